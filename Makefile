@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: MIT
+#
+# The whole build: one static library (libascendopt.a), the daemon, the CLI,
+# the exec helper, cmocka unit tests, shell integration tests, libFuzzer
+# targets and benchmarks.  Targets: all check bench demo install clean lint
+# fuzz.  Knobs: SANITIZE=address,undefined, PREFIX, DESTDIR, NO_DEPS=1 (skip
+# scripts/install-deps), FUZZ_SECONDS.
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBEXECDIR  ?= $(PREFIX)/libexec/ascendopt
+DATADIR     ?= $(PREFIX)/share/ascendopt
+SYSCONFDIR  ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+
+CC       ?= cc
+CLANG    ?= clang
+OPT      ?= -O2 -g
+SANITIZE ?=
+FUZZ_SECONDS ?= 60
+NPROC    := $(shell nproc 2>/dev/null || echo 2)
+
+BUILD    := build$(if $(SANITIZE),-san)
+FUZZ_DIR := build-fuzz
+
+PKGS      := libevent libevent_pthreads jansson rocksdb libgit2 libsystemd libcurl
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+SAN_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+WARNINGS  := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+             -Wno-unused-parameter
+ALL_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -I. -D_GNU_SOURCE -MMD -MP \
+             -DASCENDOPT_LIBEXECDIR='"$(LIBEXECDIR)"' -DASCENDOPT_DATADIR='"$(DATADIR)"' \
+             $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_DIRS  := common daemon cli watchers queue store optimizer npu publish llm
+PROG_SRCS := daemon/main.c cli/main.c common/exec-helper.c
+LIB_SRCS  := $(filter-out $(PROG_SRCS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS)) $(addsuffix /*/*.c,$(LIB_DIRS))))
+LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+LIB       := $(BUILD)/libascendopt.a
+PROGRAMS  := $(BUILD)/ascendopt $(BUILD)/ascendoptd $(BUILD)/ascendopt-exec
+
+UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+SHELL_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
+BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c))
+
+# Each fuzzer is compiled by clang from the sources it exercises, so the
+# coverage instrumentation reaches exactly the code under test.
+FUZZERS          := config schema
+FUZZ_config_SRCS := daemon/config.c common/schema.c common/log.c
+FUZZ_schema_SRCS := common/schema.c common/log.c
+FUZZ_BINS        := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZERS))
+FUZZ_CFLAGS       = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. -D_GNU_SOURCE \
+                    -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
+
+TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
+           ASCENDOPT_FUZZ_DIR=$(abspath $(FUZZ_DIR)) \
+           ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec \
+           ASCENDOPT_SANITIZE=$(SANITIZE) \
+           CMOCKA_MESSAGE_OUTPUT=TAP \
+           ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests
+.DELETE_ON_ERROR:
+
+all: $(LIB) $(PROGRAMS)
+
+deps:
+ifeq ($(NO_DEPS),)
+	@scripts/install-deps
+endif
+
+# check and demo install what is missing first, then re-enter make so that
+# pkg-config sees the freshly installed packages.
+check: deps
+	@$(MAKE) --no-print-directory NO_DEPS=1 check-tests
+
+tests: all $(UNIT_BINS) $(HELPER_BINS) fuzzers
+
+check-tests: tests
+	$(TEST_ENV) prove -j$(NPROC) --exec '' $(UNIT_BINS) $(SHELL_TESTS)
+
+demo: deps
+	@$(MAKE) --no-print-directory NO_DEPS=1 demo-run
+
+demo-run: all
+	@echo '== ascendopt --help'
+	@$(BUILD)/ascendopt --help
+	@echo '== ascendoptd --check-config etc/ascendopt/ascendoptd.json'
+	@$(BUILD)/ascendoptd --config etc/ascendopt/ascendoptd.json --check-config
+
+bench: deps
+	@$(MAKE) --no-print-directory NO_DEPS=1 bench-run
+
+bench-run: all $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec $$b || exit 1; done
+
+fuzzers: $(FUZZ_BINS)
+
+fuzz: fuzzers
+	@for f in $(FUZZ_BINS); do \
+		name=$$(basename $$f); mkdir -p $(FUZZ_DIR)/corpus/$$name; \
+		echo "== $$name for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_DIR)/corpus/$$name tests/fuzz/corpus/$$name || exit 1; \
+	done
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/ascendopt: $(BUILD)/obj/cli/main.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/ascendoptd: $(BUILD)/obj/daemon/main.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/ascendopt-exec: $(BUILD)/obj/common/exec-helper.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka
+
+$(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/helpers/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+.SECONDEXPANSION:
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_$$*_SRCS) $$(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/ascendopt $(DESTDIR)$(DATADIR)
+	install -m 0755 $(BUILD)/ascendopt $(BUILD)/ascendoptd $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BUILD)/ascendopt-exec $(DESTDIR)$(LIBEXECDIR)/
+	for unit in systemd/*.in; do \
+		name=$$(basename $$unit .in); \
+		case $$name in *.user.service) dest=$(DESTDIR)$(USERUNITDIR)/$${name%.user.service}.service;; \
+		               *) dest=$(DESTDIR)$(UNITDIR)/$$name;; esac; \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$unit > $$dest; \
+		chmod 0644 $$dest; \
+	done
+	@# An edited config is never overwritten; the example is installed beside it.
+	if [ -e $(DESTDIR)$(SYSCONFDIR)/ascendopt/ascendoptd.json ]; then \
+		install -m 0644 etc/ascendopt/ascendoptd.json $(DESTDIR)$(SYSCONFDIR)/ascendopt/ascendoptd.json.example; \
+	else \
+		install -m 0644 etc/ascendopt/ascendoptd.json $(DESTDIR)$(SYSCONFDIR)/ascendopt/; \
+	fi
+	if [ -d npu/sim/include ]; then cp -R npu/sim/include $(DESTDIR)$(DATADIR)/sim-include; fi
+	if [ -d npu/sim/platforms ]; then cp -R npu/sim/platforms $(DESTDIR)$(DATADIR)/platforms; fi
+
+C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+lint:
+	clang-format --dry-run --Werror $(C_FILES)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--inline-suppr --suppress=missingIncludeSystem -I. -D_GNU_SOURCE \
+		$(filter %.c,$(C_FILES))
+
+clean:
+	rm -rf build build-san $(FUZZ_DIR)
+
+-include $(shell find build/obj build-san/obj -name '*.d' 2>/dev/null)

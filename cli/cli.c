@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command dispatch for the ascendopt CLI.  Commands DESIGN names but that
+ * this build does not have yet are listed as such and exit with
+ * EX_UNAVAILABLE, so scripts can tell "missing" from "failed".
+ */
+#include "cli.h"
+
+#include "common/common.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+struct command {
+        const char *name;
+        const char *summary;
+        int (*run)(int argc, char **argv); /* NULL: not in this build yet */
+};
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const struct command commands[] = {
+        { "help", "show this help", cmd_help },
+        { "version", "show the version", cmd_version },
+        { "init", "draft ascendopt.json for an operator directory", NULL },
+        { "eval", "compile and run one operator on the simulated NPU", NULL },
+        { "optimize", "run one optimization episode in the foreground", NULL },
+        { "rewind", "build experience entries from expert kernels", NULL },
+        { "experience", "list, export or import the experience bank", NULL },
+        { "corpus", "list the operator corpus", NULL },
+        { "bench", "run the benchmark over the corpus", NULL },
+        { "status", "show what the daemon is doing", NULL },
+        { "queue", "show queued episodes", NULL },
+        { "episodes", "list episodes", NULL },
+        { "show", "show one episode and its report", NULL },
+        { "candidates", "list the measured candidates of an operator", NULL },
+        { "enqueue", "queue an operator for optimization", NULL },
+        { "cancel", "cancel a queued or running episode", NULL },
+        { "pause", "stop starting new episodes", NULL },
+        { "resume", "start episodes again", NULL },
+        { "reload", "make the daemon re-read its configuration", NULL },
+        { "recreate", "rebuild a sibling branch from scratch", NULL },
+        { "gc", "evict old entries from the store and caches", NULL },
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: ascendopt COMMAND [ARGS...]\n"
+                   "\n"
+                   "Optimizes AscendC operators (tiling and kernel) on a simulated or real\n"
+                   "Ascend NPU.\n"
+                   "\n"
+                   "Commands:\n");
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+                if (commands[i].run)
+                        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "\nPlanned, not in this build yet:\n");
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+                if (!commands[i].run)
+                        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "\nRun 'ascendopt COMMAND --help' for a command's options.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+        (void)argc;
+        (void)argv;
+        usage(stdout);
+        return EX_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+        (void)argc;
+        (void)argv;
+        printf("ascendopt %s\n", ASCENDOPT_VERSION);
+        return EX_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+        const char *name;
+
+        if (argc < 2) {
+                usage(stderr);
+                return EX_USAGE;
+        }
+        name = argv[1];
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+                name = "help";
+        else if (strcmp(name, "--version") == 0)
+                name = "version";
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+                if (strcmp(commands[i].name, name) != 0)
+                        continue;
+                if (!commands[i].run) {
+                        fprintf(stderr,
+                                "ascendopt: '%s' is not in this build yet; the README's status "
+                                "table says which issue brings it\n",
+                                name);
+                        return EX_UNAVAILABLE;
+                }
+                return commands[i].run(argc - 1, argv + 1);
+        }
+        fprintf(stderr, "ascendopt: unknown command '%s'; run 'ascendopt --help'\n", name);
+        return EX_USAGE;
+}

@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The child-process runner.  Children are started with posix_spawn through
+ * the ascendopt-exec helper (which sets rlimits), optionally inside a
+ * bubblewrap sandbox, each in its own process group.  A pidfd on the libevent
+ * base reports the exit, stdout and stderr are read through non-blocking
+ * pipes up to a cap, and a timer kills the whole group at the deadline.
+ * Nothing here ever waits on a child from the event loop.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#ifndef ASCENDOPT_LIBEXECDIR
+#define ASCENDOPT_LIBEXECDIR "/usr/local/libexec/ascendopt"
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILT_WITH_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILT_WITH_ASAN 1
+#endif
+#endif
+
+#define DEFAULT_OUTPUT_CAP    (1u << 20)
+#define DEFAULT_MAX_CHILDREN  256
+#define TRUNCATION_MARKER_MAX 96
+/* Upper bound on argv entries we add around the user's argv. */
+#define EXTRA_ARGS_MAX 64
+
+extern char **environ;
+
+struct child_runner {
+        struct event_base *base;
+        char *exec_helper;
+        char *bwrap; /* NULL when no usable sandbox */
+        size_t max_children;
+        size_t running;
+        struct child *children; /* doubly linked list of running children */
+};
+
+struct stream {
+        int fd;
+        struct event *event;
+        struct child_output *output;
+        size_t cap;
+};
+
+struct child {
+        struct child_runner *runner;
+        struct child *prev, *next;
+        pid_t pid;
+        int pidfd;
+        struct event *exit_event;
+        struct event *timer;
+        struct stream out, err;
+        struct timespec started;
+        uint64_t cpu_limit;
+        child_done_fn done;
+        void *userdata;
+        struct child_result result;
+};
+
+static double seconds_since(const struct timespec *start)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+static bool is_executable_file(const char *path)
+{
+        return access(path, X_OK) == 0;
+}
+
+/* Resolves a program name against PATH, as execvp would.  Returns a new string. */
+static char *resolve_program(const char *name)
+{
+        const char *path = getenv("PATH");
+        char candidate[PATH_MAX];
+
+        if (strchr(name, '/'))
+                return is_executable_file(name) ? strdup(name) : NULL;
+        if (!path)
+                path = "/usr/local/bin:/usr/bin:/bin";
+        while (*path) {
+                const char *end = strchr(path, ':');
+                size_t len = end ? (size_t)(end - path) : strlen(path);
+                int n = snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)len,
+                                 len ? path : ".", name);
+                if (n > 0 && (size_t)n < sizeof(candidate) && is_executable_file(candidate))
+                        return strdup(candidate);
+                if (!end)
+                        break;
+                path = end + 1;
+        }
+        return NULL;
+}
+
+const char *child_find_exec_helper(void)
+{
+        static char next_to_self[PATH_MAX];
+        const char *env = getenv("ASCENDOPT_EXEC_HELPER");
+        ssize_t n;
+
+        if (env && *env)
+                return is_executable_file(env) ? env : NULL;
+        n = readlink("/proc/self/exe", next_to_self, sizeof(next_to_self) - 1);
+        if (n > 0) {
+                char *slash;
+                next_to_self[n] = '\0';
+                slash = strrchr(next_to_self, '/');
+                if (slash && (size_t)(slash - next_to_self) + sizeof("/ascendopt-exec") <=
+                                 sizeof(next_to_self)) {
+                        strcpy(slash, "/ascendopt-exec");
+                        if (is_executable_file(next_to_self))
+                                return next_to_self;
+                }
+        }
+        if (is_executable_file(ASCENDOPT_LIBEXECDIR "/ascendopt-exec"))
+                return ASCENDOPT_LIBEXECDIR "/ascendopt-exec";
+        return NULL;
+}
+
+/*
+ * bubblewrap may be installed yet unusable (no user namespaces in a
+ * container), so run it once at start-up.  This blocks for a few
+ * milliseconds, which is acceptable before the loop runs.
+ */
+static bool sandbox_works(const char *bwrap)
+{
+        const char *argv[] = { bwrap,
+                               "--unshare-all",
+                               "--die-with-parent",
+                               "--ro-bind",
+                               "/",
+                               "/",
+                               "--proc",
+                               "/proc",
+                               "--dev",
+                               "/dev",
+                               "true",
+                               NULL };
+        posix_spawn_file_actions_t actions;
+        pid_t pid;
+        int status = 0, r;
+
+        if (posix_spawn_file_actions_init(&actions) != 0)
+                return false;
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+        r = posix_spawn(&pid, bwrap, &actions, NULL, (char *const *)argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (r != 0)
+                return false;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int child_runner_new(struct event_base *base, const struct child_runner_options *options,
+                     struct child_runner **ret_runner)
+{
+        struct child_runner_options defaults = { 0 };
+        struct child_runner *runner = NULL;
+        const char *helper;
+        int r;
+
+        if (!base || !ret_runner)
+                return -EINVAL;
+        if (!options)
+                options = &defaults;
+        helper = options->exec_helper ? options->exec_helper : child_find_exec_helper();
+        if (!helper || !is_executable_file(helper))
+                return -ENOENT;
+
+        runner = calloc(1, sizeof(*runner));
+        if (!runner)
+                return -ENOMEM;
+        runner->base = base;
+        runner->max_children = options->max_children ? options->max_children : DEFAULT_MAX_CHILDREN;
+        runner->exec_helper = strdup(helper);
+        if (!runner->exec_helper) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        if (!options->bwrap || *options->bwrap) {
+                char *bwrap = resolve_program(options->bwrap ? options->bwrap : "bwrap");
+                if (bwrap && sandbox_works(bwrap))
+                        runner->bwrap = bwrap;
+                else
+                        free(bwrap);
+        }
+        *ret_runner = runner;
+        return 0;
+fail:
+        child_runner_free(runner);
+        return r;
+}
+
+bool child_runner_has_sandbox(const struct child_runner *runner)
+{
+        return runner && runner->bwrap;
+}
+
+size_t child_runner_running(const struct child_runner *runner)
+{
+        return runner ? runner->running : 0;
+}
+
+static void output_release(struct child_output *o)
+{
+        free(o->data);
+        o->data = NULL;
+}
+
+static void stream_close(struct stream *s)
+{
+        if (s->event) {
+                event_free(s->event);
+                s->event = NULL;
+        }
+        if (s->fd >= 0) {
+                close(s->fd);
+                s->fd = -1;
+        }
+}
+
+static void child_unlink(struct child *c)
+{
+        struct child_runner *runner = c->runner;
+
+        if (c->prev)
+                c->prev->next = c->next;
+        else if (runner->children == c)
+                runner->children = c->next;
+        if (c->next)
+                c->next->prev = c->prev;
+        c->prev = c->next = NULL;
+        runner->running--;
+}
+
+static void child_free(struct child *c)
+{
+        if (!c)
+                return;
+        stream_close(&c->out);
+        stream_close(&c->err);
+        if (c->exit_event)
+                event_free(c->exit_event);
+        if (c->timer)
+                event_free(c->timer);
+        if (c->pidfd >= 0)
+                close(c->pidfd);
+        output_release(&c->result.out);
+        output_release(&c->result.err);
+        free(c);
+}
+
+/* Reads what is available; returns true at end of file or on a hard error. */
+static bool stream_drain(struct stream *s)
+{
+        char chunk[16384];
+
+        for (;;) {
+                ssize_t n = read(s->fd, chunk, sizeof(chunk));
+                if (n > 0) {
+                        struct child_output *o = s->output;
+                        size_t room = s->cap > o->len ? s->cap - o->len : 0;
+                        size_t keep = (size_t)n < room ? (size_t)n : room;
+                        memcpy(o->data + o->len, chunk, keep);
+                        o->len += keep;
+                        o->data[o->len] = '\0';
+                        o->total += (size_t)n;
+                        continue;
+                }
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                        return false;
+                return true;
+        }
+}
+
+static void on_stream_readable(evutil_socket_t fd, short what, void *arg)
+{
+        struct stream *s = arg;
+
+        (void)fd;
+        (void)what;
+        if (stream_drain(s))
+                stream_close(s);
+}
+
+static void mark_truncation(struct child_output *o)
+{
+        if (o->total <= o->len)
+                return;
+        o->truncated = true;
+        o->len +=
+            (size_t)snprintf(o->data + o->len, TRUNCATION_MARKER_MAX,
+                             "\n[output truncated: kept %zu of %zu bytes]\n", o->len, o->total);
+}
+
+static void classify_end(struct child *c, int status)
+{
+        struct child_result *r = &c->result;
+        double cpu = (double)r->usage.ru_utime.tv_sec + (double)r->usage.ru_stime.tv_sec +
+                     ((double)r->usage.ru_utime.tv_usec + (double)r->usage.ru_stime.tv_usec) / 1e6;
+
+        if (WIFEXITED(status)) {
+                r->exit_code = WEXITSTATUS(status);
+                r->signal = 0;
+        } else if (WIFSIGNALED(status)) {
+                r->exit_code = -1;
+                r->signal = WTERMSIG(status);
+        }
+        if (r->signal == SIGXCPU || (r->signal == SIGKILL && c->cpu_limit && !r->timed_out &&
+                                     !r->cancelled && cpu >= (double)c->cpu_limit))
+                r->limit_hit = CHILD_LIMIT_CPU;
+        else if (r->signal == SIGXFSZ)
+                r->limit_hit = CHILD_LIMIT_FILE_SIZE;
+}
+
+static void on_child_exit(evutil_socket_t fd, short what, void *arg)
+{
+        struct child *c = arg;
+        int status = 0;
+        pid_t got;
+
+        (void)fd;
+        (void)what;
+        /*
+         * The leader is a zombie until we reap it, so its process group id
+         * cannot be reused yet: killing the group now reaches exactly the
+         * grandchildren it left behind, which would otherwise hold our
+         * pipes open forever.
+         */
+        kill(-c->pid, SIGKILL);
+        do
+                got = wait4(c->pid, &status, 0, &c->result.usage);
+        while (got < 0 && errno == EINTR);
+        c->result.wall_s = seconds_since(&c->started);
+        classify_end(c, status);
+
+        /* Whatever exited processes wrote is in the pipes now; do not wait for
+         * EOF, which a grandchild that left the group could withhold. */
+        if (c->out.fd >= 0)
+                stream_drain(&c->out);
+        if (c->err.fd >= 0)
+                stream_drain(&c->err);
+        stream_close(&c->out);
+        stream_close(&c->err);
+        mark_truncation(&c->result.out);
+        mark_truncation(&c->result.err);
+
+        child_unlink(c);
+        if (c->done)
+                c->done(&c->result, c->userdata);
+        child_free(c);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+        struct child *c = arg;
+
+        (void)fd;
+        (void)what;
+        c->result.timed_out = true;
+        kill(-c->pid, SIGKILL);
+}
+
+void child_cancel(struct child *c)
+{
+        if (!c)
+                return;
+        c->result.cancelled = true;
+        kill(-c->pid, SIGKILL);
+}
+
+static int add_arg(const char **argv, size_t *n, size_t max, const char *arg)
+{
+        if (*n + 1 >= max)
+                return -E2BIG;
+        argv[(*n)++] = arg;
+        argv[*n] = NULL;
+        return 0;
+}
+
+static int add_limit(const char **argv, size_t *n, size_t max, char *buf, const char *flag,
+                     uint64_t value)
+{
+        int r;
+
+        if (!value)
+                return 0;
+        snprintf(buf, 24, "%llu", (unsigned long long)value);
+        r = add_arg(argv, n, max, flag);
+        return r < 0 ? r : add_arg(argv, n, max, buf);
+}
+
+/* The full argv: helper [limits] -- [bwrap ... --] program args. */
+static int build_argv(struct child_runner *runner, const struct child_spec *spec,
+                      const char *program, char numbers[5][24], const char ***ret_argv,
+                      bool *ret_sandboxed)
+{
+        size_t user = 0, n = 0, max;
+        const char **argv;
+        bool sandbox = spec->sandbox_dir && runner->bwrap;
+        uint64_t address_space = spec->limits.address_space_bytes;
+        int r = 0;
+
+#ifdef BUILT_WITH_ASAN
+        address_space = 0; /* ASan reserves terabytes of address space */
+#endif
+        while (spec->argv[user])
+                user++;
+        for (const char *const *p = spec->sandbox_ro_paths; p && *p; p++)
+                user += 3;
+        max = user + EXTRA_ARGS_MAX;
+        argv = calloc(max, sizeof(*argv));
+        if (!argv)
+                return -ENOMEM;
+
+        r = add_arg(argv, &n, max, runner->exec_helper);
+        if (!r)
+                r = add_limit(argv, &n, max, numbers[0], "--as", address_space);
+        if (!r)
+                r = add_limit(argv, &n, max, numbers[1], "--cpu", spec->limits.cpu_seconds);
+        if (!r)
+                r = add_limit(argv, &n, max, numbers[2], "--fsize", spec->limits.file_size_bytes);
+        if (!r)
+                r = add_limit(argv, &n, max, numbers[3], "--nproc", spec->limits.processes);
+        if (!r && spec->nice > 0)
+                r = add_limit(argv, &n, max, numbers[4], "--nice", (uint64_t)spec->nice);
+        if (!r)
+                r = add_arg(argv, &n, max, "--");
+        if (!r && sandbox) {
+                /* Killing our bwrap kills the sandbox's pid 1 (die-with-parent),
+                 * which tears down every process in its pid namespace. */
+                const char *fixed[] = { runner->bwrap,
+                                        "--unshare-all",
+                                        "--die-with-parent",
+                                        "--new-session",
+                                        "--ro-bind",
+                                        "/",
+                                        "/",
+                                        "--dev",
+                                        "/dev",
+                                        "--proc",
+                                        "/proc",
+                                        "--tmpfs",
+                                        "/tmp",
+                                        "--bind",
+                                        spec->sandbox_dir,
+                                        spec->sandbox_dir };
+                for (size_t i = 0; !r && i < ARRAY_SIZE(fixed); i++)
+                        r = add_arg(argv, &n, max, fixed[i]);
+                for (const char *const *p = spec->sandbox_ro_paths; !r && p && *p; p++) {
+                        r = add_arg(argv, &n, max, "--ro-bind");
+                        if (!r)
+                                r = add_arg(argv, &n, max, *p);
+                        if (!r)
+                                r = add_arg(argv, &n, max, *p);
+                }
+                if (!r)
+                        r = add_arg(argv, &n, max, "--chdir");
+                if (!r)
+                        r = add_arg(argv, &n, max, spec->cwd ? spec->cwd : spec->sandbox_dir);
+                if (!r)
+                        r = add_arg(argv, &n, max, "--");
+        }
+        if (!r)
+                r = add_arg(argv, &n, max, program);
+        for (size_t i = 1; !r && spec->argv[i]; i++)
+                r = add_arg(argv, &n, max, spec->argv[i]);
+        if (r < 0) {
+                free(argv);
+                return r;
+        }
+        *ret_argv = argv;
+        *ret_sandboxed = sandbox;
+        return 0;
+}
+
+static int make_pipe(int ends[2])
+{
+        if (pipe2(ends, O_CLOEXEC) < 0)
+                return -errno;
+        /* Only our end is non-blocking: the child expects ordinary blocking writes. */
+        if (fcntl(ends[0], F_SETFL, O_NONBLOCK) < 0) {
+                int r = -errno;
+                close(ends[0]);
+                close(ends[1]);
+                return r;
+        }
+        return 0;
+}
+
+static int spawn(struct child *c, const char *const *argv, const struct child_spec *spec, int out_w,
+                 int err_w)
+{
+        posix_spawn_file_actions_t actions;
+        posix_spawnattr_t attr;
+        sigset_t all, none;
+        int r;
+
+        if (posix_spawn_file_actions_init(&actions) != 0)
+                return -ENOMEM;
+        if (posix_spawnattr_init(&attr) != 0) {
+                posix_spawn_file_actions_destroy(&actions);
+                return -ENOMEM;
+        }
+        sigfillset(&all);
+        sigemptyset(&none);
+        r = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(&actions, out_w, STDOUT_FILENO);
+        if (!r)
+                r = posix_spawn_file_actions_adddup2(&actions, err_w, STDERR_FILENO);
+        /* Belt and braces for descriptors a library opened without O_CLOEXEC. */
+        if (!r)
+                r = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+        if (!r && spec->cwd)
+                r = posix_spawn_file_actions_addchdir_np(&actions, spec->cwd);
+        if (!r)
+                r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                        POSIX_SPAWN_SETSIGDEF);
+        if (!r)
+                r = posix_spawnattr_setpgroup(&attr, 0);
+        /* The daemon ignores SIGPIPE and blocks signals it handles through
+         * libevent; children must start with the defaults. */
+        if (!r)
+                r = posix_spawnattr_setsigmask(&attr, &none);
+        if (!r)
+                r = posix_spawnattr_setsigdefault(&attr, &all);
+        if (!r)
+                r = posix_spawn(
+                    &c->pid, argv[0], &actions, &attr, (char *const *)argv,
+                    (char *const *)(spec->envp ? spec->envp : (const char *const *)environ));
+        posix_spawnattr_destroy(&attr);
+        posix_spawn_file_actions_destroy(&actions);
+        return -r;
+}
+
+int child_start(struct child_runner *runner, const struct child_spec *spec, child_done_fn done,
+                void *userdata, struct child **ret_child)
+{
+        char numbers[5][24];
+        const char **argv = NULL;
+        char *program = NULL;
+        struct child *c = NULL;
+        int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
+        bool sandboxed = false;
+        int r;
+
+        if (!runner || !spec || !spec->argv || !spec->argv[0] || spec->timeout_s < 0 ||
+            spec->nice < 0)
+                return -EINVAL;
+        if (runner->running >= runner->max_children)
+                return -EAGAIN;
+        program = resolve_program(spec->argv[0]);
+        if (!program)
+                return -ENOENT;
+        if (spec->cwd && access(spec->cwd, X_OK) < 0) {
+                r = -errno;
+                goto fail;
+        }
+
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        c->runner = runner;
+        c->pidfd = -1;
+        c->out.fd = c->err.fd = -1;
+        c->done = done;
+        c->userdata = userdata;
+        c->cpu_limit = spec->limits.cpu_seconds;
+        c->out.output = &c->result.out;
+        c->err.output = &c->result.err;
+        c->out.cap = c->err.cap = spec->output_cap ? spec->output_cap : DEFAULT_OUTPUT_CAP;
+        c->result.out.data = malloc(c->out.cap + TRUNCATION_MARKER_MAX + 1);
+        c->result.err.data = malloc(c->err.cap + TRUNCATION_MARKER_MAX + 1);
+        if (!c->result.out.data || !c->result.err.data) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        c->result.out.data[0] = c->result.err.data[0] = '\0';
+
+        r = build_argv(runner, spec, program, numbers, &argv, &sandboxed);
+        if (r < 0)
+                goto fail;
+        r = make_pipe(out_pipe);
+        if (r < 0)
+                goto fail;
+        r = make_pipe(err_pipe);
+        if (r < 0)
+                goto fail;
+
+        clock_gettime(CLOCK_MONOTONIC, &c->started);
+        r = spawn(c, argv, spec, out_pipe[1], err_pipe[1]);
+        if (r < 0)
+                goto fail;
+        close(out_pipe[1]);
+        close(err_pipe[1]);
+        out_pipe[1] = err_pipe[1] = -1;
+        c->out.fd = out_pipe[0];
+        c->err.fd = err_pipe[0];
+        out_pipe[0] = err_pipe[0] = -1;
+        c->result.pid = c->pid;
+        c->result.sandboxed = sandboxed;
+
+        /* From here on the process exists: failures must kill and reap it. */
+        c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+        if (c->pidfd < 0) {
+                r = -errno;
+                goto kill_child;
+        }
+        c->exit_event = event_new(runner->base, c->pidfd, EV_READ, on_child_exit, c);
+        c->out.event =
+            event_new(runner->base, c->out.fd, EV_READ | EV_PERSIST, on_stream_readable, &c->out);
+        c->err.event =
+            event_new(runner->base, c->err.fd, EV_READ | EV_PERSIST, on_stream_readable, &c->err);
+        if (!c->exit_event || !c->out.event || !c->err.event) {
+                r = -ENOMEM;
+                goto kill_child;
+        }
+        if (event_add(c->exit_event, NULL) < 0 || event_add(c->out.event, NULL) < 0 ||
+            event_add(c->err.event, NULL) < 0) {
+                r = -EIO;
+                goto kill_child;
+        }
+        if (spec->timeout_s > 0) {
+                struct timeval tv = {
+                        .tv_sec = (time_t)spec->timeout_s,
+                        .tv_usec =
+                            (suseconds_t)((spec->timeout_s - (double)(time_t)spec->timeout_s) * 1e6)
+                };
+                c->timer = evtimer_new(runner->base, on_timeout, c);
+                if (!c->timer || evtimer_add(c->timer, &tv) < 0) {
+                        r = -ENOMEM;
+                        goto kill_child;
+                }
+        }
+
+        c->next = runner->children;
+        if (runner->children)
+                runner->children->prev = c;
+        runner->children = c;
+        runner->running++;
+        free(argv);
+        free(program);
+        if (ret_child)
+                *ret_child = c;
+        return 0;
+
+kill_child:
+        kill(-c->pid, SIGKILL);
+        while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+fail:
+        for (int i = 0; i < 2; i++) {
+                if (out_pipe[i] >= 0)
+                        close(out_pipe[i]);
+                if (err_pipe[i] >= 0)
+                        close(err_pipe[i]);
+        }
+        free(argv);
+        free(program);
+        child_free(c);
+        return r;
+}
+
+struct child_runner *child_runner_free(struct child_runner *runner)
+{
+        if (!runner)
+                return NULL;
+        while (runner->children) {
+                struct child *c = runner->children;
+                kill(-c->pid, SIGKILL);
+                while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+                child_unlink(c);
+                child_free(c);
+        }
+        free(runner->exec_helper);
+        free(runner->bwrap);
+        free(runner);
+        return NULL;
+}
+
+const char *child_result_describe(const struct child_result *r, char *buf, size_t size)
+{
+        if (r->timed_out)
+                snprintf(buf, size, "timed out after %.1f s", r->wall_s);
+        else if (r->cancelled)
+                snprintf(buf, size, "cancelled");
+        else if (r->limit_hit == CHILD_LIMIT_CPU)
+                snprintf(buf, size, "CPU time limit exceeded");
+        else if (r->limit_hit == CHILD_LIMIT_FILE_SIZE)
+                snprintf(buf, size, "file size limit exceeded");
+        else if (r->signal)
+                snprintf(buf, size, "killed by SIG%s",
+                         sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+        else
+                snprintf(buf, size, "exit %d", r->exit_code);
+        return buf;
+}

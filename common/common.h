@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Utilities every component stands on: logging with sd-daemon priority
+ * prefixes, validation of JSON documents against schemas written in C, and
+ * the child-process runner through which every compile, run and toolchain
+ * call goes.  Nothing here blocks an event loop.
+ */
+#ifndef ASCENDOPT_COMMON_H
+#define ASCENDOPT_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <syslog.h>
+
+#include <jansson.h>
+
+struct event_base;
+
+#define ASCENDOPT_VERSION "0.1.0"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------------------------------------------------------- logging */
+
+/*
+ * One line per event on stderr (or the fd given to log_set_fd).  Each line
+ * starts with an sd-daemon priority prefix such as "<3>" so that journald
+ * keeps the priority, unless the fd is a terminal, where the prefix is
+ * replaced by a readable "error: " style word.  Newlines inside a message
+ * are escaped so that one event is always one line.
+ *
+ * The process-wide level and fd are the only global state of this folder;
+ * set them once at start-up, before any other thread runs.
+ */
+void log_set_max_level(int priority);
+int log_get_max_level(void);
+/* fd is borrowed; -1 restores stderr. */
+void log_set_fd(int fd);
+
+/*
+ * Logs a message at a syslog priority (LOG_ERR ... LOG_DEBUG).  context may
+ * be NULL or a short label such as "episode 42"; it is printed in brackets
+ * after the prefix so that every line about one episode can be grepped.
+ */
+void log_msg(int priority, const char *context, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define log_error(...)   log_msg(LOG_ERR, NULL, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, NULL, __VA_ARGS__)
+#define log_notice(...)  log_msg(LOG_NOTICE, NULL, __VA_ARGS__)
+#define log_info(...)    log_msg(LOG_INFO, NULL, __VA_ARGS__)
+#define log_debug(...)   log_msg(LOG_DEBUG, NULL, __VA_ARGS__)
+
+/* Parses "err", "warning", "info", "debug" ... or a digit 0-7. */
+int log_level_from_string(const char *s, int *ret_priority);
+
+/* ------------------------------------------------------ JSON schemas */
+
+enum schema_kind {
+        SCHEMA_STRING = 1 << 0,
+        SCHEMA_INTEGER = 1 << 1,
+        SCHEMA_NUMBER = 1 << 2, /* integers are accepted where numbers are */
+        SCHEMA_BOOL = 1 << 3,
+        SCHEMA_OBJECT = 1 << 4,
+        SCHEMA_ARRAY = 1 << 5,
+        SCHEMA_NULL = 1 << 6,
+};
+
+struct schema_field;
+
+/*
+ * What a JSON value must look like.  A schema is a static tree of these; a
+ * zero member means "no constraint".  When several kinds are allowed the
+ * constraints of each kind apply to values of that kind.
+ */
+struct schema {
+        unsigned kinds;       /* bitmask of enum schema_kind */
+        const char *expected; /* phrase for errors; built from kinds if NULL */
+        /* objects: fields, terminated by a field whose name is NULL */
+        const struct schema_field *fields;
+        /* arrays */
+        const struct schema *items;
+        size_t min_items, max_items;
+        /* numbers and integers */
+        bool has_min, has_max;
+        double min, max;
+        /* strings */
+        const char *const *choices; /* NULL-terminated */
+        size_t max_length;
+        bool non_empty;
+};
+
+struct schema_field {
+        const char *name;
+        const struct schema *schema;
+        bool required;
+};
+
+/*
+ * Checks doc against schema.  On failure returns -EINVAL and writes one
+ * message such as "ascendoptd.json: .repos[2].path: expected a string" into
+ * err (truncated to err_size).  source names the document in the message.
+ * Unknown object keys are errors that name the key.
+ */
+int schema_validate(const json_t *doc, const struct schema *schema, const char *source, char *err,
+                    size_t err_size);
+
+/*
+ * Parses JSON text, reporting a syntax error as "SOURCE:LINE:COLUMN: ..." in
+ * err.  Duplicate keys are rejected.  On success *ret_doc is a new reference.
+ */
+int json_parse_text(const char *text, size_t len, const char *source, json_t **ret_doc, char *err,
+                    size_t err_size);
+
+/* ------------------------------------------------- child-process runner */
+
+/* Resource limits of a child; 0 leaves a limit as inherited. */
+struct child_limits {
+        uint64_t address_space_bytes; /* RLIMIT_AS; ignored in ASan builds */
+        uint64_t cpu_seconds;         /* RLIMIT_CPU */
+        uint64_t file_size_bytes;     /* RLIMIT_FSIZE */
+        uint64_t processes;           /* RLIMIT_NPROC, counted per user */
+};
+
+struct child_spec {
+        /* argv[0] is the program; it is looked up in PATH when it has no '/' */
+        const char *const *argv;
+        const char *const *envp; /* NULL inherits the runner's environment */
+        const char *cwd;         /* NULL inherits */
+        struct child_limits limits;
+        double timeout_s;  /* wall clock; 0 means none */
+        size_t output_cap; /* bytes kept per stream; 0 means 1 MiB */
+        int nice;          /* added niceness, 0..19 */
+        /*
+         * When set and bubblewrap is usable, the child runs with no network,
+         * a read-only view of the system and only this directory writable
+         * (plus a private /tmp).  When bubblewrap is missing the child runs
+         * unsandboxed and the result says so.
+         */
+        const char *sandbox_dir;
+        /* Extra read-only paths the sandboxed child may see; NULL-terminated. */
+        const char *const *sandbox_ro_paths;
+};
+
+enum child_limit_hit {
+        CHILD_LIMIT_NONE = 0,
+        CHILD_LIMIT_CPU,       /* killed by SIGXCPU/SIGKILL at RLIMIT_CPU */
+        CHILD_LIMIT_FILE_SIZE, /* killed by SIGXFSZ */
+};
+
+struct child_output {
+        char *data; /* NUL-terminated, owned by the result */
+        size_t len;
+        size_t total;   /* bytes the child wrote, kept or not */
+        bool truncated; /* total > len; data ends with a marker line */
+};
+
+struct child_result {
+        pid_t pid;
+        int exit_code; /* -1 when killed by a signal */
+        int signal;    /* 0 unless killed by a signal */
+        bool timed_out;
+        bool cancelled;
+        bool sandboxed;
+        enum child_limit_hit limit_hit;
+        double wall_s;
+        struct rusage usage;
+        struct child_output out, err;
+};
+
+/* Human summary of how a child ended, e.g. "exit 1", "killed by SIGSEGV",
+ * "timed out after 2.0 s", "CPU limit exceeded".  Returns a static string
+ * or writes into buf. */
+const char *child_result_describe(const struct child_result *r, char *buf, size_t size);
+
+struct child_runner;
+struct child;
+
+/*
+ * Called once per child from the event loop after it ended and its output
+ * was drained.  The result is borrowed for the duration of the call.  The
+ * callback may start new children.
+ */
+typedef void (*child_done_fn)(const struct child_result *result, void *userdata);
+
+struct child_runner_options {
+        const char *exec_helper; /* path of ascendopt-exec; NULL: child_find_exec_helper() */
+        const char *bwrap;       /* path of bwrap; NULL: looked up in PATH; "" disables */
+        size_t max_children;     /* 0 means 256 */
+};
+
+/*
+ * Creates a runner bound to an event base (borrowed; it must outlive the
+ * runner).  Fails with -ENOENT when the exec helper cannot be found.
+ */
+int child_runner_new(struct event_base *base, const struct child_runner_options *options,
+                     struct child_runner **ret_runner);
+
+/* Kills every running child (without calling callbacks) and frees the runner. */
+struct child_runner *child_runner_free(struct child_runner *runner);
+
+/* Whether children asking for a sandbox actually get one. */
+bool child_runner_has_sandbox(const struct child_runner *runner);
+
+/* Number of children started and not yet reported. */
+size_t child_runner_running(const struct child_runner *runner);
+
+/*
+ * Starts a child in its own process group.  Never blocks.  Returns -EAGAIN
+ * when max_children are already running, -EINVAL on a bad spec, or another
+ * -errno when the pipes or the process could not be made.  *ret_child (may
+ * be NULL) stays valid until the callback returns.
+ */
+int child_start(struct child_runner *runner, const struct child_spec *spec, child_done_fn done,
+                void *userdata, struct child **ret_child);
+
+/* Kills the child's process group; the callback still runs, with cancelled set. */
+void child_cancel(struct child *child);
+
+/*
+ * Where the exec helper lives: $ASCENDOPT_EXEC_HELPER, else next to the
+ * running program, else the installed libexec path.  Returns a static or
+ * environment string, or NULL when none exists.
+ */
+const char *child_find_exec_helper(void);
+
+#endif

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ascendoptd configuration: its schema, written in C so that every error
+ * names the JSON path of the field, and the defaults of each field left out.
+ */
+#include "daemon.h"
+
+#include "common/common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A config file larger than this is surely not a config file. */
+#define CONFIG_MAX_FILE_BYTES (1u << 20)
+
+/* ------------------------------------------------------------ schema */
+
+static const struct schema string_path = { .kinds = SCHEMA_STRING,
+                                           .non_empty = true,
+                                           .max_length = 4095 };
+static const struct schema string_name = { .kinds = SCHEMA_STRING,
+                                           .non_empty = true,
+                                           .max_length = 255 };
+static const struct schema boolean = { .kinds = SCHEMA_BOOL };
+static const struct schema pattern_list = { .kinds = SCHEMA_ARRAY,
+                                            .items = &string_name,
+                                            .min_items = 1,
+                                            .max_items = CONFIG_MAX_PATTERNS };
+
+#define INT_RANGE(lo, hi)                                                               \
+        {                                                                               \
+                .kinds = SCHEMA_INTEGER, .has_min = true, .min = (lo), .has_max = true, \
+                .max = (hi)                                                             \
+        }
+#define NUM_RANGE(lo, hi)                                                                          \
+        {                                                                                          \
+                .kinds = SCHEMA_NUMBER, .has_min = true, .min = (lo), .has_max = true, .max = (hi) \
+        }
+
+static const struct schema device_id = INT_RANGE(0, 1023);
+static const struct schema devices = {
+        .kinds = SCHEMA_INTEGER | SCHEMA_ARRAY | SCHEMA_STRING,
+        .expected = "a device count, a list of device ids, or \"auto\"",
+        .has_min = true,
+        .min = 1,
+        .has_max = true,
+        .max = CONFIG_MAX_DEVICES,
+        .items = &device_id,
+        .min_items = 1,
+        .max_items = CONFIG_MAX_DEVICES,
+        .choices = (const char *const[]){ "auto", NULL },
+};
+
+static const struct schema rlimits = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "address_space_mb", &(const struct schema)INT_RANGE(64, 1 << 24), false },
+                { "cpu_s", &(const struct schema)INT_RANGE(1, 86400), false },
+                { "file_size_mb", &(const struct schema)INT_RANGE(1, 1 << 20), false },
+                { "processes", &(const struct schema)INT_RANGE(1, 1 << 20), false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema episode = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "budget", &(const struct schema)INT_RANGE(1, 100000), false },
+                { "rounds", &(const struct schema)INT_RANGE(1, 1000), false },
+                { "stage1_steps", &(const struct schema)INT_RANGE(0, 100000), false },
+                { "stage2_steps", &(const struct schema)INT_RANGE(0, 100000), false },
+                { "eval_timeout_s", &(const struct schema)NUM_RANGE(1, 86400), false },
+                { "wall_budget_s", &(const struct schema)NUM_RANGE(10, 30 * 86400), false },
+                { "on_supersede",
+                  &(const struct schema){ .kinds = SCHEMA_STRING,
+                                          .choices =
+                                              (const char *const[]){ "finish", "cancel", NULL } },
+                  false },
+                { "rlimits", &rlimits, false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema repo = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "path", &string_path, true },
+                { "branches", &pattern_list, false },
+                { "operators", &pattern_list, false },
+                { "llm_allowed", &boolean, false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema publish = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "prefix", &string_name, false },
+                { "min_speedup", &(const struct schema)NUM_RANGE(1.0, 1000.0), false },
+                { "post_publish_hook", &string_path, false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema llm = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "endpoint", &string_path, true },
+                { "model", &string_name, true },
+                { "embedding_model", &string_name, false },
+                { "api_key_file", &string_path, false },
+                { "api_key_env", &string_name, false },
+                { "timeout_s", &(const struct schema)NUM_RANGE(1, 3600), false },
+                { "max_tokens", &(const struct schema)INT_RANGE(16, 1 << 20), false },
+                { "temperature", &(const struct schema)NUM_RANGE(0, 2), false },
+                { "max_concurrency", &(const struct schema)INT_RANGE(1, 64), false },
+                { "episode_token_budget", &(const struct schema)INT_RANGE(0, 1e12), false },
+                { "allow_loopback_for_all_repos", &boolean, false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema limits = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "store_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
+                { "cache_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
+                { "queue_max_items", &(const struct schema)INT_RANGE(1, 1e7), false },
+                { NULL, NULL, false },
+            },
+};
+
+static const struct schema config_schema = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "state_dir", &string_path, false },
+                { "socket", &string_path, false },
+                { "backend",
+                  &(const struct schema){ .kinds = SCHEMA_STRING,
+                                          .choices =
+                                              (const char *const[]){ "sim", "ascend", NULL } },
+                  false },
+                { "platform", &string_name, false },
+                { "devices", &devices, false },
+                { "max_parallel_compiles", &(const struct schema)INT_RANGE(1, 256), false },
+                { "log_level",
+                  &(const struct schema){ .kinds = SCHEMA_STRING,
+                                          .choices =
+                                              (const char *const[]){ "err", "warning", "notice",
+                                                                     "info", "debug", NULL } },
+                  false },
+                { "episode", &episode, false },
+                { "repos",
+                  &(const struct schema){
+                      .kinds = SCHEMA_ARRAY, .items = &repo, .max_items = CONFIG_MAX_REPOS },
+                  false },
+                { "publish", &publish, false },
+                { "llm", &llm, false },
+                { "limits", &limits, false },
+                { NULL, NULL, false },
+            },
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static int config_error(char *err, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int config_error(char *err, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err && size) {
+                va_start(ap, fmt);
+                vsnprintf(err, size, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+/* Joins two path pieces into a new string. */
+static char *path_join(const char *a, const char *b)
+{
+        char *s = NULL;
+
+        if (asprintf(&s, "%s/%s", a, b) < 0)
+                return NULL;
+        return s;
+}
+
+/* Expands a leading "~/" with $HOME; returns a new string. */
+static char *expand_home(const char *path)
+{
+        const char *home = getenv("HOME");
+
+        if (path[0] == '~' && (path[1] == '/' || path[1] == '\0') && home && *home)
+                return path_join(home, path[1] ? path + 2 : "");
+        return strdup(path);
+}
+
+static char *string_or_default(const json_t *obj, const char *key, const char *fallback)
+{
+        const json_t *v = json_object_get(obj, key);
+
+        if (v)
+                return expand_home(json_string_value(v));
+        return fallback ? strdup(fallback) : NULL;
+}
+
+static double number_or(const json_t *obj, const char *key, double fallback)
+{
+        const json_t *v = json_object_get(obj, key);
+        return v ? json_number_value(v) : fallback;
+}
+
+static bool bool_or(const json_t *obj, const char *key, bool fallback)
+{
+        const json_t *v = json_object_get(obj, key);
+        return v ? json_is_true(v) : fallback;
+}
+
+static int copy_patterns(const json_t *list, const char *const *fallback, char ***ret,
+                         size_t *ret_n)
+{
+        size_t n = list ? json_array_size(list) : 0;
+        char **out;
+
+        if (!list) {
+                while (fallback && fallback[n])
+                        n++;
+        }
+        out = calloc(n + 1, sizeof(*out));
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                out[i] = strdup(list ? json_string_value(json_array_get(list, i)) : fallback[i]);
+                if (!out[i]) {
+                        for (size_t j = 0; j < i; j++)
+                                free(out[j]);
+                        free(out);
+                        return -ENOMEM;
+                }
+        }
+        *ret = out;
+        *ret_n = n;
+        return 0;
+}
+
+static void free_patterns(char **list, size_t n)
+{
+        for (size_t i = 0; list && i < n; i++)
+                free(list[i]);
+        free(list);
+}
+
+/* State lives in $STATE_DIRECTORY under systemd, else in XDG state. */
+static char *default_state_dir(void)
+{
+        const char *dir = getenv("STATE_DIRECTORY");
+        const char *xdg = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+        char *s = NULL;
+
+        if (dir && *dir) {
+                const char *colon = strchr(dir, ':');
+                return colon ? strndup(dir, (size_t)(colon - dir)) : strdup(dir);
+        }
+        if (getenv("ASCENDOPT_STATE_DIR") && *getenv("ASCENDOPT_STATE_DIR"))
+                return strdup(getenv("ASCENDOPT_STATE_DIR"));
+        if (xdg && *xdg)
+                return path_join(xdg, "ascendopt");
+        if (home && *home && asprintf(&s, "%s/.local/state/ascendopt", home) >= 0)
+                return s;
+        return strdup("/var/lib/ascendopt");
+}
+
+static char *default_socket(void)
+{
+        const char *dir = getenv("RUNTIME_DIRECTORY");
+        const char *xdg = getenv("XDG_RUNTIME_DIR");
+        const char *env = getenv("ASCENDOPT_SOCKET");
+
+        if (dir && *dir) {
+                const char *colon = strchr(dir, ':');
+                char *first = colon ? strndup(dir, (size_t)(colon - dir)) : strdup(dir);
+                char *s = first ? path_join(first, "ascendoptd.sock") : NULL;
+                free(first);
+                return s;
+        }
+        if (env && *env)
+                return strdup(env);
+        if (xdg && *xdg)
+                return path_join(xdg, "ascendopt/ascendoptd.sock");
+        return strdup("/run/ascendopt/ascendoptd.sock");
+}
+
+static int default_compiles(void)
+{
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
+}
+
+/* ------------------------------------------------------------ loading */
+
+static int load_repos(struct config *c, const json_t *list, char *err, size_t size)
+{
+        static const char *const default_branches[] = { "main", "master", NULL };
+        size_t n = json_array_size(list);
+        int r;
+
+        c->repos = calloc(n ? n : 1, sizeof(*c->repos));
+        if (!c->repos)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const json_t *obj = json_array_get(list, i);
+                struct config_repo *repo = &c->repos[i];
+
+                c->n_repos = i + 1;
+                repo->path = string_or_default(obj, "path", NULL);
+                if (!repo->path)
+                        return -ENOMEM;
+                if (repo->path[0] != '/')
+                        return config_error(err, size,
+                                            "%s: .repos[%zu].path: must be an absolute path "
+                                            "(or start with ~/), got \"%s\"",
+                                            c->source, i, repo->path);
+                for (size_t j = 0; j < i; j++)
+                        if (strcmp(c->repos[j].path, repo->path) == 0)
+                                return config_error(err, size,
+                                                    "%s: .repos[%zu].path: \"%s\" is already "
+                                                    "listed as .repos[%zu]",
+                                                    c->source, i, repo->path, j);
+                r = copy_patterns(json_object_get(obj, "branches"), default_branches,
+                                  &repo->branches, &repo->n_branches);
+                if (r == 0)
+                        r = copy_patterns(json_object_get(obj, "operators"), NULL, &repo->operators,
+                                          &repo->n_operators);
+                if (r < 0)
+                        return r;
+                repo->llm_allowed = bool_or(obj, "llm_allowed", false);
+        }
+        return 0;
+}
+
+static int load_devices(struct config *c, const json_t *v, char *err, size_t size)
+{
+        if (!v) {
+                c->devices_auto = c->backend == CONFIG_BACKEND_ASCEND;
+                c->device_count = c->devices_auto ? 0 : 1;
+                return 0;
+        }
+        if (json_is_string(v)) {
+                if (c->backend == CONFIG_BACKEND_SIM)
+                        return config_error(err, size,
+                                            "%s: .devices: \"auto\" needs the ascend backend; "
+                                            "give the sim a device count such as 2",
+                                            c->source);
+                c->devices_auto = true;
+                return 0;
+        }
+        if (json_is_integer(v)) {
+                c->device_count = (int)json_integer_value(v);
+                return 0;
+        }
+        if (c->backend == CONFIG_BACKEND_SIM)
+                return config_error(err, size,
+                                    "%s: .devices: a list of device ids needs the ascend "
+                                    "backend; give the sim a device count such as 2",
+                                    c->source);
+        c->n_device_ids = json_array_size(v);
+        for (size_t i = 0; i < c->n_device_ids; i++) {
+                c->device_ids[i] = (int)json_integer_value(json_array_get(v, i));
+                for (size_t j = 0; j < i; j++)
+                        if (c->device_ids[j] == c->device_ids[i])
+                                return config_error(err, size,
+                                                    "%s: .devices[%zu]: device %d is listed twice",
+                                                    c->source, i, c->device_ids[i]);
+        }
+        c->device_count = (int)c->n_device_ids;
+        return 0;
+}
+
+static int load_sections(struct config *c, const json_t *doc, char *err, size_t size)
+{
+        const json_t *ep = json_object_get(doc, "episode");
+        const json_t *rl = json_object_get(ep, "rlimits");
+        const json_t *pub = json_object_get(doc, "publish");
+        const json_t *llm_obj = json_object_get(doc, "llm");
+        const json_t *lim = json_object_get(doc, "limits");
+        const json_t *supersede = json_object_get(ep, "on_supersede");
+        int r;
+
+        c->episode.budget = (int)number_or(ep, "budget", 40);
+        c->episode.rounds = (int)number_or(ep, "rounds", 2);
+        c->episode.stage1_steps = (int)number_or(ep, "stage1_steps", 10);
+        c->episode.stage2_steps = (int)number_or(ep, "stage2_steps", 10);
+        c->episode.eval_timeout_s = number_or(ep, "eval_timeout_s", 120);
+        c->episode.wall_budget_s = number_or(ep, "wall_budget_s", 4 * 3600);
+        c->episode.cancel_superseded =
+            supersede && strcmp(json_string_value(supersede), "cancel") == 0;
+        c->episode.rlimits.address_space_mb = (uint64_t)number_or(rl, "address_space_mb", 8192);
+        c->episode.rlimits.cpu_s = (uint64_t)number_or(rl, "cpu_s", 600);
+        c->episode.rlimits.file_size_mb = (uint64_t)number_or(rl, "file_size_mb", 1024);
+        c->episode.rlimits.processes = (uint64_t)number_or(rl, "processes", 0);
+        if (c->episode.stage1_steps + c->episode.stage2_steps == 0)
+                return config_error(err, size,
+                                    "%s: .episode: stage1_steps and stage2_steps are both 0, "
+                                    "so an episode could never evaluate anything",
+                                    c->source);
+
+        c->publish.prefix = string_or_default(pub, "prefix", "ascendopt/");
+        c->publish.min_speedup = number_or(pub, "min_speedup", 1.02);
+        c->publish.post_publish_hook = string_or_default(pub, "post_publish_hook", NULL);
+        if (!c->publish.prefix)
+                return -ENOMEM;
+        if (c->publish.prefix[strlen(c->publish.prefix) - 1] != '/' ||
+            strncmp(c->publish.prefix, "refs/", 5) == 0 || c->publish.prefix[0] == '/')
+                return config_error(err, size,
+                                    "%s: .publish.prefix: must be a branch name prefix ending "
+                                    "in '/', such as \"ascendopt/\", got \"%s\"",
+                                    c->source, c->publish.prefix);
+
+        c->llm.enabled = llm_obj != NULL;
+        c->llm.endpoint = string_or_default(llm_obj, "endpoint", NULL);
+        c->llm.model = string_or_default(llm_obj, "model", NULL);
+        c->llm.embedding_model = string_or_default(llm_obj, "embedding_model", NULL);
+        c->llm.api_key_file = string_or_default(llm_obj, "api_key_file", NULL);
+        c->llm.api_key_env = string_or_default(llm_obj, "api_key_env", NULL);
+        c->llm.timeout_s = number_or(llm_obj, "timeout_s", 120);
+        c->llm.max_tokens = (int)number_or(llm_obj, "max_tokens", 4096);
+        c->llm.temperature = number_or(llm_obj, "temperature", 0.7);
+        c->llm.max_concurrency = (int)number_or(llm_obj, "max_concurrency", 2);
+        c->llm.episode_token_budget = (int64_t)number_or(llm_obj, "episode_token_budget", 200000);
+        c->llm.allow_loopback_for_all_repos =
+            bool_or(llm_obj, "allow_loopback_for_all_repos", false);
+        if (c->llm.api_key_file && c->llm.api_key_env)
+                return config_error(
+                    err, size, "%s: .llm: give api_key_file or api_key_env, not both", c->source);
+
+        c->limits.store_max_bytes = (uint64_t)number_or(lim, "store_max_bytes", 8e9);
+        c->limits.cache_max_bytes = (uint64_t)number_or(lim, "cache_max_bytes", 4e9);
+        c->limits.queue_max_items = (uint64_t)number_or(lim, "queue_max_items", 10000);
+
+        r = load_repos(c, json_object_get(doc, "repos"), err, size);
+        return r;
+}
+
+int config_parse(const char *text, size_t len, const char *source, struct config **ret_config,
+                 char *err, size_t err_size)
+{
+        struct config *c = NULL;
+        json_t *doc = NULL;
+        const json_t *backend, *level;
+        int r;
+
+        if (!source)
+                source = "<config>";
+        r = json_parse_text(text, len, source, &doc, err, err_size);
+        if (r < 0)
+                return r;
+        r = schema_validate(doc, &config_schema, source, err, err_size);
+        if (r < 0)
+                goto out;
+
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                r = -ENOMEM;
+                goto out;
+        }
+        c->source = strdup(source);
+        backend = json_object_get(doc, "backend");
+        c->backend = backend && strcmp(json_string_value(backend), "ascend") == 0
+                         ? CONFIG_BACKEND_ASCEND
+                         : CONFIG_BACKEND_SIM;
+        c->state_dir = json_object_get(doc, "state_dir") ? string_or_default(doc, "state_dir", NULL)
+                                                         : default_state_dir();
+        c->socket = json_object_get(doc, "socket") ? string_or_default(doc, "socket", NULL)
+                                                   : default_socket();
+        c->platform = string_or_default(doc, "platform", "Ascend910B2");
+        c->max_parallel_compiles = (int)number_or(doc, "max_parallel_compiles", default_compiles());
+        c->log_level = LOG_INFO;
+        level = json_object_get(doc, "log_level");
+        if (level)
+                log_level_from_string(json_string_value(level), &c->log_level);
+        if (!c->source || !c->state_dir || !c->socket || !c->platform) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = load_devices(c, json_object_get(doc, "devices"), err, err_size);
+        if (r < 0)
+                goto out;
+        r = load_sections(c, doc, err, err_size);
+        if (r < 0)
+                goto out;
+        *ret_config = c;
+        c = NULL;
+out:
+        if (r == -ENOMEM && err && err_size)
+                snprintf(err, err_size, "%s: out of memory", source);
+        config_free(c);
+        json_decref(doc);
+        return r;
+}
+
+int config_load(const char *path, struct config **ret_config, char *err, size_t err_size)
+{
+        struct stat st;
+        char *text = NULL;
+        FILE *f = NULL;
+        size_t got;
+        int r;
+
+        f = fopen(path, "re");
+        if (!f) {
+                r = -errno;
+                snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+                goto out;
+        }
+        if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+                r = -EINVAL;
+                snprintf(err, err_size, "%s: not a regular file", path);
+                goto out;
+        }
+        if ((uint64_t)st.st_size > CONFIG_MAX_FILE_BYTES) {
+                r = -EFBIG;
+                snprintf(err, err_size, "%s: %lld bytes is too large for a config (limit %u)", path,
+                         (long long)st.st_size, CONFIG_MAX_FILE_BYTES);
+                goto out;
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                r = -ENOMEM;
+                goto out;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        if (ferror(f)) {
+                r = -EIO;
+                snprintf(err, err_size, "%s: read error", path);
+                goto out;
+        }
+        text[got] = '\0';
+        r = config_parse(text, got, path, ret_config, err, err_size);
+out:
+        free(text);
+        if (f)
+                fclose(f);
+        return r;
+}
+
+const char *config_default_path(char *buf, size_t size)
+{
+        const char *xdg = getenv("XDG_CONFIG_HOME");
+        const char *home = getenv("HOME");
+
+        if (geteuid() == 0)
+                snprintf(buf, size, "/etc/ascendopt/ascendoptd.json");
+        else if (xdg && *xdg)
+                snprintf(buf, size, "%s/ascendopt/ascendoptd.json", xdg);
+        else
+                snprintf(buf, size, "%s/.config/ascendopt/ascendoptd.json", home ? home : "");
+        return buf;
+}
+
+const char *config_backend_name(enum config_backend backend)
+{
+        return backend == CONFIG_BACKEND_ASCEND ? "ascend" : "sim";
+}
+
+struct config *config_free(struct config *c)
+{
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_repos; i++) {
+                free(c->repos[i].path);
+                free_patterns(c->repos[i].branches, c->repos[i].n_branches);
+                free_patterns(c->repos[i].operators, c->repos[i].n_operators);
+        }
+        free(c->repos);
+        free(c->publish.prefix);
+        free(c->publish.post_publish_hook);
+        free(c->llm.endpoint);
+        free(c->llm.model);
+        free(c->llm.embedding_model);
+        free(c->llm.api_key_file);
+        free(c->llm.api_key_env);
+        free(c->source);
+        free(c->state_dir);
+        free(c->socket);
+        free(c->platform);
+        free(c);
+        return NULL;
+}
