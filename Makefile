@@ -67,6 +67,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
 
 .PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(LIB) $(PROGRAMS)
 

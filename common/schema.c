@@ -33,8 +33,8 @@ static int fail(struct validation *v, const char *fmt, ...)
         vsnprintf(detail, sizeof(detail), fmt, ap);
         va_end(ap);
         if (v->err && v->err_size)
-                snprintf(v->err, v->err_size, "%s: %s: %s", v->source, v->path[0] ? v->path : ".",
-                         detail);
+                snprintf(v->err, v->err_size, "%s: %s: %s", v->source,
+                         v->path[0] ? v->path : "top level", detail);
         return -EINVAL;
 }
 

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: arbitrary bytes through config parsing and validation.
+ * Any input must give either a config or one error message, never a crash. */
+#include "common/common.h"
+#include "daemon/daemon.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+        struct config *config = NULL;
+        char err[512];
+
+        if (config_parse((const char *)data, size, "fuzz.json", &config, err, sizeof(err)) == 0)
+                config_free(config);
+        else if (strlen(err) == 0)
+                __builtin_trap();
+        return 0;
+}

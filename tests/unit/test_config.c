@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of config loading: defaults, the documented example, and that every
+ * kind of mistake gives one message naming the file, the JSON path of the
+ * field and what was expected.  Also the generic schema validator.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "common/common.h"
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct config *parse_ok(const char *text)
+{
+        struct config *c = NULL;
+        char err[512] = "";
+        int r = config_parse(text, strlen(text), "ascendoptd.json", &c, err, sizeof(err));
+
+        if (r < 0)
+                fail_msg("unexpected error: %s", err);
+        return c;
+}
+
+static void expect_error(const char *text, const char *message)
+{
+        struct config *c = NULL;
+        char err[512] = "";
+
+        assert_int_equal(config_parse(text, strlen(text), "ascendoptd.json", &c, err, sizeof(err)),
+                         -EINVAL);
+        assert_null(c);
+        assert_string_equal(err, message);
+}
+
+static void test_empty_config_takes_defaults(void **state)
+{
+        struct config *c;
+
+        setenv("HOME", "/home/tester", 1);
+        unsetenv("XDG_STATE_HOME");
+        unsetenv("STATE_DIRECTORY");
+        unsetenv("ASCENDOPT_STATE_DIR");
+        c = parse_ok("{}");
+        assert_int_equal(c->backend, CONFIG_BACKEND_SIM);
+        assert_string_equal(c->platform, "Ascend910B2");
+        assert_int_equal(c->device_count, 1);
+        assert_int_equal(c->episode.budget, 40);
+        assert_int_equal(c->episode.rounds, 2);
+        assert_true(c->publish.min_speedup > 1.019 && c->publish.min_speedup < 1.021);
+        assert_string_equal(c->publish.prefix, "ascendopt/");
+        assert_string_equal(c->state_dir, "/home/tester/.local/state/ascendopt");
+        assert_false(c->llm.enabled);
+        assert_int_equal(c->n_repos, 0);
+        assert_true(c->max_parallel_compiles >= 1);
+        config_free(c);
+}
+
+static void test_systemd_directories_win(void **state)
+{
+        struct config *c;
+
+        setenv("STATE_DIRECTORY", "/var/lib/ascendopt", 1);
+        setenv("RUNTIME_DIRECTORY", "/run/ascendopt", 1);
+        c = parse_ok("{}");
+        assert_string_equal(c->state_dir, "/var/lib/ascendopt");
+        assert_string_equal(c->socket, "/run/ascendopt/ascendoptd.sock");
+        config_free(c);
+        unsetenv("STATE_DIRECTORY");
+        unsetenv("RUNTIME_DIRECTORY");
+}
+
+static void test_repos_and_home_expansion(void **state)
+{
+        struct config *c;
+
+        setenv("HOME", "/home/tester", 1);
+        c = parse_ok("{\"repos\": [{\"path\": \"~/ops\", \"branches\": [\"dev/*\"], "
+                     "\"operators\": [\"src/*/*\"], \"llm_allowed\": true}, "
+                     "{\"path\": \"/srv/mirror.git\"}]}");
+        assert_int_equal(c->n_repos, 2);
+        assert_string_equal(c->repos[0].path, "/home/tester/ops");
+        assert_int_equal(c->repos[0].n_branches, 1);
+        assert_string_equal(c->repos[0].branches[0], "dev/*");
+        assert_string_equal(c->repos[0].operators[0], "src/*/*");
+        assert_true(c->repos[0].llm_allowed);
+        /* left out: main and master are followed, operators are auto-detected */
+        assert_int_equal(c->repos[1].n_branches, 2);
+        assert_string_equal(c->repos[1].branches[1], "master");
+        assert_int_equal(c->repos[1].n_operators, 0);
+        assert_false(c->repos[1].llm_allowed);
+        config_free(c);
+}
+
+static void test_devices_forms(void **state)
+{
+        struct config *c = parse_ok("{\"devices\": 4}");
+
+        assert_int_equal(c->device_count, 4);
+        config_free(c);
+        c = parse_ok("{\"backend\": \"ascend\", \"devices\": [0, 3]}");
+        assert_int_equal(c->n_device_ids, 2);
+        assert_int_equal(c->device_ids[1], 3);
+        config_free(c);
+        c = parse_ok("{\"backend\": \"ascend\"}");
+        assert_true(c->devices_auto);
+        config_free(c);
+        expect_error("{\"devices\": \"auto\"}",
+                     "ascendoptd.json: .devices: \"auto\" needs the ascend backend; give the sim "
+                     "a device count such as 2");
+        expect_error("{\"backend\": \"ascend\", \"devices\": [1, 1]}",
+                     "ascendoptd.json: .devices[1]: device 1 is listed twice");
+        expect_error("{\"devices\": 0}", "ascendoptd.json: .devices: must be at least 1, got 0");
+        expect_error("{\"devices\": true}",
+                     "ascendoptd.json: .devices: expected a device count, a list of device ids, "
+                     "or \"auto\"");
+}
+
+static void test_wrong_type_names_the_path(void **state)
+{
+        expect_error("{\"repos\": [{\"path\": \"/a\"}, {\"path\": \"/b\"}, {\"path\": 7}]}",
+                     "ascendoptd.json: .repos[2].path: expected a string");
+        expect_error("{\"episode\": {\"budget\": 2.5}}",
+                     "ascendoptd.json: .episode.budget: expected an integer");
+        expect_error("{\"episode\": {\"rlimits\": {\"cpu_s\": \"10\"}}}",
+                     "ascendoptd.json: .episode.rlimits.cpu_s: expected an integer");
+        expect_error("[]", "ascendoptd.json: top level: expected an object");
+}
+
+static void test_unknown_keys_are_named(void **state)
+{
+        expect_error("{\"publish\": {\"prefx\": \"x/\"}}",
+                     "ascendoptd.json: .publish.prefx: unknown key \"prefx\"");
+        expect_error("{\"repos\": [{\"path\": \"/a\", \"branch\": \"main\"}]}",
+                     "ascendoptd.json: .repos[0].branch: unknown key \"branch\"");
+}
+
+static void test_ranges_choices_and_required(void **state)
+{
+        expect_error(
+            "{\"backend\": \"cuda\"}",
+            "ascendoptd.json: .backend: expected one of \"sim\", \"ascend\", got \"cuda\"");
+        expect_error("{\"publish\": {\"min_speedup\": 0.5}}",
+                     "ascendoptd.json: .publish.min_speedup: must be at least 1, got 0.5");
+        expect_error("{\"repos\": [{\"branches\": [\"main\"]}]}",
+                     "ascendoptd.json: .repos[0].path: missing required field");
+        expect_error("{\"repos\": [{\"path\": \"/a\", \"branches\": []}]}",
+                     "ascendoptd.json: .repos[0].branches: expected at least 1 item, got 0");
+        expect_error("{\"llm\": {\"endpoint\": \"http://127.0.0.1:8000/v1\"}}",
+                     "ascendoptd.json: .llm.model: missing required field");
+}
+
+static void test_cross_field_rules(void **state)
+{
+        expect_error("{\"repos\": [{\"path\": \"relative/ops\"}]}",
+                     "ascendoptd.json: .repos[0].path: must be an absolute path (or start with "
+                     "~/), got \"relative/ops\"");
+        expect_error("{\"repos\": [{\"path\": \"/a\"}, {\"path\": \"/a\"}]}",
+                     "ascendoptd.json: .repos[1].path: \"/a\" is already listed as .repos[0]");
+        expect_error("{\"publish\": {\"prefix\": \"refs/heads/x/\"}}",
+                     "ascendoptd.json: .publish.prefix: must be a branch name prefix ending in "
+                     "'/', such as \"ascendopt/\", got \"refs/heads/x/\"");
+        expect_error("{\"episode\": {\"stage1_steps\": 0, \"stage2_steps\": 0}}",
+                     "ascendoptd.json: .episode: stage1_steps and stage2_steps are both 0, so an "
+                     "episode could never evaluate anything");
+        expect_error("{\"llm\": {\"endpoint\": \"http://x\", \"model\": \"m\", \"api_key_file\": "
+                     "\"/k\", \"api_key_env\": \"K\"}}",
+                     "ascendoptd.json: .llm: give api_key_file or api_key_env, not both");
+}
+
+static void test_syntax_errors_give_line_and_column(void **state)
+{
+        expect_error("{\n  \"devices\": 2,,\n}",
+                     "ascendoptd.json:2:16: string or '}' expected near ','");
+        expect_error("{\"devices\": 1, \"devices\": 2}",
+                     "ascendoptd.json:1:24: duplicate object key near '\"devices\"'");
+}
+
+static void test_limits_on_lists(void **state)
+{
+        char *text = malloc(64 * 1024);
+        size_t pos = 0;
+
+        pos += (size_t)sprintf(text + pos, "{\"repos\": [");
+        for (int i = 0; i <= CONFIG_MAX_REPOS; i++)
+                pos += (size_t)sprintf(text + pos, "%s{\"path\": \"/r%d\"}", i ? "," : "", i);
+        sprintf(text + pos, "]}");
+        expect_error(text, "ascendoptd.json: .repos: expected at most 256 items, got 257");
+        free(text);
+}
+
+static void test_load_file_errors(void **state)
+{
+        struct config *c = NULL;
+        char err[512];
+        char path[] = "/tmp/ascendopt-config-XXXXXX";
+        int fd;
+
+        assert_int_equal(config_load("/nonexistent/ascendoptd.json", &c, err, sizeof(err)),
+                         -ENOENT);
+        assert_string_equal(err, "/nonexistent/ascendoptd.json: cannot open: No such file or "
+                                 "directory");
+        fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "{\"socket\": 5}", 13), 13);
+        close(fd);
+        assert_int_equal(config_load(path, &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ": .socket: expected a string"));
+        assert_int_equal(strncmp(err, path, strlen(path)), 0);
+        unlink(path);
+}
+
+static void test_documented_example_is_valid(void **state)
+{
+        struct config *c = NULL;
+        char err[512] = "";
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/etc/ascendopt/ascendoptd.json",
+                 getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".");
+        if (config_load(path, &c, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_int_equal(c->device_count, 2);
+        assert_int_equal(c->n_repos, 1);
+        config_free(c);
+}
+
+/* The generic validator, on a schema of its own. */
+static const struct schema item = { .kinds = SCHEMA_NUMBER | SCHEMA_NULL };
+static const struct schema list = { .kinds = SCHEMA_ARRAY, .items = &item };
+static const struct schema root = {
+        .kinds = SCHEMA_OBJECT,
+        .fields = (const struct schema_field[]){ { "values", &list, true }, { NULL, NULL, false } },
+};
+
+static void test_schema_union_kinds_and_nesting(void **state)
+{
+        char err[256];
+        json_t *doc = json_loads("{\"values\": [1, 2.5, null, \"x\"]}", 0, NULL);
+
+        assert_int_equal(schema_validate(doc, &root, "doc", err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "doc: .values[3]: expected a number or null");
+        json_decref(doc);
+        doc = json_loads("{\"values\": [1, 2.5, null]}", 0, NULL);
+        assert_int_equal(schema_validate(doc, &root, "doc", err, sizeof(err)), 0);
+        json_decref(doc);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_empty_config_takes_defaults),
+                cmocka_unit_test(test_systemd_directories_win),
+                cmocka_unit_test(test_repos_and_home_expansion),
+                cmocka_unit_test(test_devices_forms),
+                cmocka_unit_test(test_wrong_type_names_the_path),
+                cmocka_unit_test(test_unknown_keys_are_named),
+                cmocka_unit_test(test_ranges_choices_and_required),
+                cmocka_unit_test(test_cross_field_rules),
+                cmocka_unit_test(test_syntax_errors_give_line_and_column),
+                cmocka_unit_test(test_limits_on_lists),
+                cmocka_unit_test(test_load_file_errors),
+                cmocka_unit_test(test_documented_example_is_valid),
+                cmocka_unit_test(test_schema_union_kinds_and_nesting),
+        };
+        return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
