@@ -81,7 +81,10 @@ struct schema {
         const char *expected; /* phrase for errors; built from kinds if NULL */
         /* objects: fields, terminated by a field whose name is NULL */
         const struct schema_field *fields;
-        /* arrays */
+        /* objects: when set, keys not in fields are allowed and their values
+         * must match this schema (a map such as {"x": [lo, hi]}) */
+        const struct schema *values;
+        /* arrays; max_items also caps the keys of an object */
         const struct schema *items;
         size_t min_items, max_items;
         /* numbers and integers */

@@ -97,17 +97,25 @@ static int validate_object(struct validation *v, const json_t *value, const stru
         json_t *member;
         int r = 0;
 
+        if (s->max_items && json_object_size(value) > s->max_items)
+                return fail(v, "expected at most %zu keys, got %zu", s->max_items,
+                            json_object_size(value));
         /* Unknown keys first: a typo must not hide behind "missing field". */
         json_object_foreach((json_t *)value, key, member)
         {
                 const struct schema_field *f = s->fields;
                 while (f && f->name && strcmp(f->name, key) != 0)
                         f++;
-                if (!f || !f->name) {
-                        snprintf(v->path + base, sizeof(v->path) - base, ".%s", key);
+                if (f && f->name)
+                        continue;
+                snprintf(v->path + base, sizeof(v->path) - base, ".%s", key);
+                if (!s->values) {
                         r = fail(v, "unknown key \"%s\"", key);
                         goto out;
                 }
+                r = validate(v, member, s->values);
+                if (r < 0)
+                        goto out;
         }
         for (const struct schema_field *f = s->fields; f && f->name; f++) {
                 json_t *child = json_object_get(value, f->name);

@@ -1,12 +1,128 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NPU backends behind one table of function pointers: the simulated 910B
- * vector core (sim) and the CANN toolchain with msprof (ascend), both
- * reporting DESIGN's result JSON.
+ * NPU side of ascendopt: the operator manifest (ascendopt.json), the output
+ * comparison that judges correctness, and evaluation of an operator on a
+ * backend.  Backends (sim today, ascend later) sit behind one table of
+ * function pointers and all report DESIGN's result JSON.  Library code: it
+ * does not log; errors come back as -errno plus a message.
  */
 #ifndef ASCENDOPT_NPU_H
 #define ASCENDOPT_NPU_H
 
-/* No interface yet: README.md's status table lists this component as missing. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+struct event_base;
+
+/* Limits on what one manifest may ask for. */
+#define NPU_MAX_TENSORS       64
+#define NPU_MAX_CASES         64
+#define NPU_MAX_DIMS          8
+#define NPU_MAX_LIST_ITEMS    64
+#define NPU_MAX_CASE_ELEMENTS (1ull << 31)
+
+/* ----------------------------------------------------------------- dtypes */
+
+enum npu_dtype {
+        NPU_FLOAT16,
+        NPU_FLOAT32,
+        NPU_BFLOAT16,
+        NPU_INT8,
+        NPU_INT16,
+        NPU_INT32,
+        NPU_INT64,
+        NPU_UINT8,
+        NPU_UINT16,
+        NPU_UINT32,
+        NPU_BOOL,
+        NPU_DTYPE_COUNT,
+};
+
+/* "float16" and friends; -EINVAL for an unknown name. */
+int npu_dtype_from_name(const char *name, enum npu_dtype *ret);
+const char *npu_dtype_name(enum npu_dtype dtype);
+/* The C++ type the kernel sees, for DTYPE_<NAME> macros: "half", "float"... */
+const char *npu_dtype_kernel_type(enum npu_dtype dtype);
+size_t npu_dtype_size(enum npu_dtype dtype);
+bool npu_dtype_is_float(enum npu_dtype dtype);
+
+/* --------------------------------------------------------------- manifest */
+
+struct npu_tolerance {
+        double atol;
+        double rtol;
+        double max_mismatch_fraction;
+};
+
+struct npu_tensor {
+        char *name;
+        enum npu_dtype dtype;
+};
+
+struct npu_case {
+        char *name;
+        json_t *shapes; /* {tensor: [dims] or [[dims], ...] for a dynamic list} */
+        json_t *attrs;  /* the manifest's attrs with the case's overrides applied */
+        bool bench;
+};
+
+struct npu_manifest {
+        char *dir;           /* the operator directory, absolute */
+        char *source;        /* path of ascendopt.json, for messages */
+        char *name;          /* OpDef type name, e.g. AddCustom */
+        char *kernel;        /* entry expression, e.g. add_custom or is_finite<1, 2> */
+        char *kernel_source; /* op_kernel/<op>.cpp, relative to dir; all of op_host is built */
+        struct npu_tensor *inputs, *outputs;
+        size_t n_inputs, n_outputs;
+        struct npu_case *cases;
+        size_t n_cases;
+        json_t *input_ranges; /* {input: [lo, hi]} */
+        struct npu_tolerance tolerance[NPU_DTYPE_COUNT];
+        int level;
+        bool auto_sync;
+        json_t *doc; /* the whole manifest */
+};
+
+/*
+ * Loads OPDIR/ascendopt.json and checks it against the operator's files:
+ * the op_host and op_kernel sources must exist, every case must give a shape
+ * to every input, and shapes stay under the limits above.  Errors name the
+ * file and field: "add/ascendopt.json: .cases[1].shapes.y: missing shape".
+ */
+int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
+                      size_t err_size);
+struct npu_manifest *npu_manifest_free(struct npu_manifest *manifest);
+
+/* The default kernel entry for an OpDef name: AddCustom -> add_custom. */
+char *npu_snake_case(const char *name);
+
+/* ------------------------------------------------------------- comparison */
+
+struct npu_comparison {
+        double max_abs_err;
+        double max_rel_err;
+        double mismatch_fraction;
+        size_t elements;
+        size_t mismatches;
+        bool passed;
+};
+
+/*
+ * Compares two buffers of n elements of one dtype: an element passes when
+ * |got - want| <= atol + rtol * |want|, and NaN and Inf must sit at the same
+ * positions.  The comparison passes when the failing fraction is at most
+ * max_mismatch_fraction.
+ */
+void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t n,
+                 const struct npu_tolerance *tolerance, struct npu_comparison *ret);
+
+/* half and bfloat16 bit patterns to float, exactly. */
+float npu_half_to_float(uint16_t bits);
+float npu_bfloat16_to_float(uint16_t bits);
 
 #endif

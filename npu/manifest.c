@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The operator manifest, ascendopt.json: its schema (DESIGN's "The operator
+ * manifest"), the defaults derived from the operator's own files, and the
+ * checks that tie the two together, each error naming the file and field.
+ */
+#include "npu.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MANIFEST_MAX_BYTES (1u << 20)
+
+static const struct schema name_string = { .kinds = SCHEMA_STRING,
+                                           .non_empty = true,
+                                           .max_length = 128 };
+static const struct schema dtype_string = {
+        .kinds = SCHEMA_STRING,
+        .choices =
+            (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16", "int32",
+                                   "int64", "uint8", "uint16", "uint32", "bool", NULL },
+};
+static const struct schema tensor = {
+        .kinds = SCHEMA_OBJECT,
+        .fields = (const struct schema_field[]){ { "name", &name_string, true },
+                                                 { "dtype", &dtype_string, true },
+                                                 { NULL, NULL, false } },
+};
+static const struct schema tensor_list = {
+        .kinds = SCHEMA_ARRAY, .items = &tensor, .min_items = 1, .max_items = NPU_MAX_TENSORS
+};
+static const struct schema attr_value = { .kinds = SCHEMA_NUMBER | SCHEMA_BOOL | SCHEMA_STRING |
+                                                   SCHEMA_ARRAY };
+static const struct schema attrs = { .kinds = SCHEMA_OBJECT,
+                                     .values = &attr_value,
+                                     .max_items = 64 };
+static const struct schema shape_value = { .kinds = SCHEMA_ARRAY,
+                                           .expected = "a list of dimensions",
+                                           .max_items = NPU_MAX_LIST_ITEMS };
+static const struct schema shapes = { .kinds = SCHEMA_OBJECT,
+                                      .values = &shape_value,
+                                      .max_items = 2 * NPU_MAX_TENSORS };
+static const struct schema boolean = { .kinds = SCHEMA_BOOL };
+static const struct schema case_schema = {
+        .kinds = SCHEMA_OBJECT,
+        .fields = (const struct schema_field[]){ { "name", &name_string, true },
+                                                 { "shapes", &shapes, true },
+                                                 { "attrs", &attrs, false },
+                                                 { "bench", &boolean, false },
+                                                 { NULL, NULL, false } },
+};
+static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
+static const struct schema range = { .kinds = SCHEMA_ARRAY,
+                                     .expected = "[lo, hi]",
+                                     .items = &finite_number,
+                                     .min_items = 2,
+                                     .max_items = 2 };
+static const struct schema unit_fraction = {
+        .kinds = SCHEMA_NUMBER, .has_min = true, .min = 0, .has_max = true, .max = 1
+};
+static const struct schema non_negative = { .kinds = SCHEMA_NUMBER, .has_min = true, .min = 0 };
+static const struct schema tolerance = {
+        .kinds = SCHEMA_OBJECT,
+        .fields = (const struct schema_field[]){ { "atol", &non_negative, false },
+                                                 { "rtol", &non_negative, false },
+                                                 { "max_mismatch_fraction", &unit_fraction, false },
+                                                 { NULL, NULL, false } },
+};
+static const struct schema string_list = { .kinds = SCHEMA_ARRAY,
+                                           .items = &name_string,
+                                           .max_items = 32 };
+static const struct schema manifest_schema = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "name", &name_string, true },
+                { "kernel",
+                  &(const struct schema){
+                      .kinds = SCHEMA_STRING, .non_empty = true, .max_length = 256 },
+                  false },
+                { "description", &(const struct schema){ .kinds = SCHEMA_STRING }, false },
+                { "inputs", &tensor_list, true },
+                { "outputs", &tensor_list, true },
+                { "attrs", &attrs, false },
+                { "cases",
+                  &(const struct schema){ .kinds = SCHEMA_ARRAY,
+                                          .items = &case_schema,
+                                          .min_items = 1,
+                                          .max_items = NPU_MAX_CASES },
+                  true },
+                { "input_ranges",
+                  &(const struct schema){
+                      .kinds = SCHEMA_OBJECT, .values = &range, .max_items = NPU_MAX_TENSORS },
+                  false },
+                { "tolerance",
+                  &(const struct schema){
+                      .kinds = SCHEMA_OBJECT, .values = &tolerance, .max_items = NPU_DTYPE_COUNT },
+                  false },
+                { "level",
+                  &(const struct schema){ .kinds = SCHEMA_INTEGER,
+                                          .has_min = true,
+                                          .min = 1,
+                                          .has_max = true,
+                                          .max = 3 },
+                  false },
+                { "tags", &string_list, false },
+                { "auto_sync", &boolean, false },
+                { "platforms", &string_list, false },
+                { NULL, NULL, false },
+            },
+};
+
+/* Tolerances when the manifest gives none: a few ulps of the dtype. */
+static const struct npu_tolerance default_tolerance[NPU_DTYPE_COUNT] = {
+        [NPU_FLOAT16] = { 1e-3, 1e-3, 0 },  [NPU_FLOAT32] = { 1e-5, 1e-5, 0 },
+        [NPU_BFLOAT16] = { 8e-3, 8e-3, 0 }, [NPU_INT8] = { 0, 0, 0 },
+        [NPU_INT16] = { 0, 0, 0 },          [NPU_INT32] = { 0, 0, 0 },
+        [NPU_INT64] = { 0, 0, 0 },          [NPU_UINT8] = { 0, 0, 0 },
+        [NPU_UINT16] = { 0, 0, 0 },         [NPU_UINT32] = { 0, 0, 0 },
+        [NPU_BOOL] = { 0, 0, 0 },
+};
+
+static int manifest_error(char *err, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int manifest_error(char *err, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err && size) {
+                va_start(ap, fmt);
+                vsnprintf(err, size, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+char *npu_snake_case(const char *name)
+{
+        size_t len = strlen(name);
+        char *out = malloc(2 * len + 1);
+        size_t j = 0;
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)name[i];
+                if (isupper(c)) {
+                        if (i > 0 && (islower((unsigned char)name[i - 1]) ||
+                                      isdigit((unsigned char)name[i - 1]) ||
+                                      (i + 1 < len && islower((unsigned char)name[i + 1]))))
+                                out[j++] = '_';
+                        out[j++] = (char)tolower(c);
+                } else {
+                        out[j++] = (char)c;
+                }
+        }
+        out[j] = '\0';
+        return out;
+}
+
+static bool is_regular_file(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * Picks op_kernel's source: <entry>.cpp (the entry without template
+ * arguments), else <dir name>.cpp, else the only .cpp there is.
+ */
+static int find_kernel_source(struct npu_manifest *m, char *err, size_t size)
+{
+        char path[PATH_MAX], base[256];
+        const char *dirname = strrchr(m->dir, '/') ? strrchr(m->dir, '/') + 1 : m->dir;
+        const char *tries[2];
+        char *only = NULL;
+        size_t found = 0;
+        struct dirent *e;
+        DIR *d;
+
+        snprintf(base, sizeof(base), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
+        tries[0] = base;
+        tries[1] = dirname;
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/op_kernel/%s.cpp", m->dir, tries[i]);
+                if (is_regular_file(path)) {
+                        if (asprintf(&m->kernel_source, "op_kernel/%s.cpp", tries[i]) < 0)
+                                return -ENOMEM;
+                        return 0;
+                }
+        }
+        snprintf(path, sizeof(path), "%s/op_kernel", m->dir);
+        d = opendir(path);
+        if (!d)
+                return manifest_error(err, size, "%s: the operator has no op_kernel/ directory",
+                                      m->dir);
+        while ((e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+                if (len > 4 && strcmp(e->d_name + len - 4, ".cpp") == 0) {
+                        found++;
+                        free(only);
+                        only = strdup(e->d_name);
+                }
+        }
+        closedir(d);
+        if (found != 1) {
+                free(only);
+                return manifest_error(err, size,
+                                      "%s: .kernel: cannot tell the kernel source: no "
+                                      "op_kernel/%s.cpp and %zu .cpp files in op_kernel/",
+                                      m->source, base, found);
+        }
+        if (!only || asprintf(&m->kernel_source, "op_kernel/%s", only) < 0) {
+                free(only);
+                return -ENOMEM;
+        }
+        free(only);
+        return 0;
+}
+
+static int load_tensors(const json_t *list, struct npu_tensor **ret, size_t *ret_n)
+{
+        size_t n = json_array_size(list);
+        struct npu_tensor *t = calloc(n, sizeof(*t));
+
+        if (!t)
+                return -ENOMEM;
+        *ret = t;
+        *ret_n = n;
+        for (size_t i = 0; i < n; i++) {
+                const json_t *obj = json_array_get(list, i);
+                t[i].name = strdup(json_string_value(json_object_get(obj, "name")));
+                if (!t[i].name)
+                        return -ENOMEM;
+                npu_dtype_from_name(json_string_value(json_object_get(obj, "dtype")), &t[i].dtype);
+        }
+        return 0;
+}
+
+static const struct npu_tensor *find_tensor(const struct npu_manifest *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_inputs; i++)
+                if (strcmp(m->inputs[i].name, name) == 0)
+                        return &m->inputs[i];
+        for (size_t i = 0; i < m->n_outputs; i++)
+                if (strcmp(m->outputs[i].name, name) == 0)
+                        return &m->outputs[i];
+        return NULL;
+}
+
+/* Checks one shape: dims, or for a dynamic list a list of dims. */
+static int check_shape(const struct npu_manifest *m, size_t ci, const char *tensor,
+                       const json_t *shape, char *err, size_t size)
+{
+        bool is_list = json_array_size(shape) > 0 && json_is_array(json_array_get(shape, 0));
+        size_t n_items = is_list ? json_array_size(shape) : 1;
+        unsigned long long total = 0;
+
+        for (size_t k = 0; k < n_items; k++) {
+                const json_t *dims = is_list ? json_array_get(shape, k) : shape;
+                unsigned long long elements = 1;
+                size_t rank = json_array_size(dims);
+
+                if (!json_is_array(dims) || rank > NPU_MAX_DIMS)
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].shapes.%s: expected a list of at "
+                                              "most %d dimensions, or a list of such lists",
+                                              m->source, ci, tensor, NPU_MAX_DIMS);
+                for (size_t d = 0; d < rank; d++) {
+                        const json_t *dim = json_array_get(dims, d);
+                        if (!json_is_integer(dim) || json_integer_value(dim) < 1 ||
+                            json_integer_value(dim) > (json_int_t)NPU_MAX_CASE_ELEMENTS)
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: dimension "
+                                                      "%zu must be a positive integer",
+                                                      m->source, ci, tensor, d);
+                        elements *= (unsigned long long)json_integer_value(dim);
+                        if (elements > NPU_MAX_CASE_ELEMENTS)
+                                break;
+                }
+                total += elements;
+        }
+        if (total > NPU_MAX_CASE_ELEMENTS)
+                return manifest_error(err, size,
+                                      "%s: .cases[%zu].shapes.%s: more than %llu elements",
+                                      m->source, ci, tensor, NPU_MAX_CASE_ELEMENTS);
+        return 0;
+}
+
+static int load_cases(struct npu_manifest *m, char *err, size_t size)
+{
+        const json_t *list = json_object_get(m->doc, "cases");
+        const json_t *base_attrs = json_object_get(m->doc, "attrs");
+        size_t n = json_array_size(list);
+
+        m->cases = calloc(n, sizeof(*m->cases));
+        if (!m->cases)
+                return -ENOMEM;
+        m->n_cases = n;
+        for (size_t i = 0; i < n; i++) {
+                const json_t *obj = json_array_get(list, i);
+                const json_t *shp = json_object_get(obj, "shapes");
+                struct npu_case *c = &m->cases[i];
+                const char *key;
+                json_t *value;
+                int r;
+
+                c->name = strdup(json_string_value(json_object_get(obj, "name")));
+                c->bench = json_is_true(json_object_get(obj, "bench"));
+                c->shapes = json_deep_copy(shp);
+                c->attrs = base_attrs ? json_deep_copy(base_attrs) : json_object();
+                if (!c->name || !c->shapes || !c->attrs)
+                        return -ENOMEM;
+                if (json_object_get(obj, "attrs") &&
+                    json_object_update(c->attrs, json_object_get(obj, "attrs")) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < i; j++)
+                        if (strcmp(m->cases[j].name, c->name) == 0)
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].name: \"%s\" is already "
+                                                      "the name of .cases[%zu]",
+                                                      m->source, i, c->name, j);
+                json_object_foreach((json_t *)shp, key, value)
+                {
+                        if (!find_tensor(m, key))
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: no input or "
+                                                      "output is named \"%s\"",
+                                                      m->source, i, key, key);
+                        r = check_shape(m, i, key, value, err, size);
+                        if (r < 0)
+                                return r;
+                }
+                for (size_t t = 0; t < m->n_inputs; t++)
+                        if (!json_object_get(shp, m->inputs[t].name))
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: missing shape "
+                                                      "for input \"%s\"",
+                                                      m->source, i, m->inputs[t].name,
+                                                      m->inputs[t].name);
+        }
+        return 0;
+}
+
+static int load_tolerances(struct npu_manifest *m, char *err, size_t size)
+{
+        const json_t *tol = json_object_get(m->doc, "tolerance");
+        const char *key;
+        json_t *value;
+
+        memcpy(m->tolerance, default_tolerance, sizeof(m->tolerance));
+        json_object_foreach((json_t *)tol, key, value)
+        {
+                enum npu_dtype dtype;
+                const json_t *v;
+
+                if (npu_dtype_from_name(key, &dtype) < 0)
+                        return manifest_error(err, size,
+                                              "%s: .tolerance.%s: not a dtype name such as "
+                                              "float16 or float32",
+                                              m->source, key);
+                if ((v = json_object_get(value, "atol")))
+                        m->tolerance[dtype].atol = json_number_value(v);
+                if ((v = json_object_get(value, "rtol")))
+                        m->tolerance[dtype].rtol = json_number_value(v);
+                if ((v = json_object_get(value, "max_mismatch_fraction")))
+                        m->tolerance[dtype].max_mismatch_fraction = json_number_value(v);
+        }
+        return 0;
+}
+
+static int check_ranges(struct npu_manifest *m, char *err, size_t size)
+{
+        const char *key;
+        json_t *value;
+
+        json_object_foreach(m->input_ranges, key, value)
+        {
+                bool known = false;
+                for (size_t i = 0; i < m->n_inputs; i++)
+                        known |= strcmp(m->inputs[i].name, key) == 0;
+                if (!known)
+                        return manifest_error(err, size,
+                                              "%s: .input_ranges.%s: no input is named \"%s\"",
+                                              m->source, key, key);
+                if (json_number_value(json_array_get(value, 0)) >
+                    json_number_value(json_array_get(value, 1)))
+                        return manifest_error(err, size,
+                                              "%s: .input_ranges.%s: lo is greater than hi",
+                                              m->source, key);
+        }
+        return 0;
+}
+
+static int read_manifest_text(const char *path, char **ret_text, size_t *ret_len, char *err,
+                              size_t size)
+{
+        struct stat st;
+        FILE *f = fopen(path, "re");
+        char *text;
+        size_t got;
+
+        if (!f) {
+                int r = -errno;
+                if (r == -ENOENT)
+                        snprintf(err, size,
+                                 "%s: no manifest; write one (see README, \"The operator "
+                                 "manifest\")",
+                                 path);
+                else
+                        snprintf(err, size, "%s: cannot open: %s", path, strerror(-r));
+                return r;
+        }
+        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > MANIFEST_MAX_BYTES) {
+                fclose(f);
+                return manifest_error(err, size, "%s: not a manifest (larger than %u bytes)", path,
+                                      MANIFEST_MAX_BYTES);
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        *ret_text = text;
+        *ret_len = got;
+        return 0;
+}
+
+int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
+                      size_t err_size)
+{
+        struct npu_manifest *m = NULL;
+        char path[PATH_MAX], *text = NULL;
+        const json_t *v;
+        size_t len = 0;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->dir = realpath(opdir, NULL);
+        if (!m->dir) {
+                r = -errno;
+                snprintf(err, err_size, "%s: not an operator directory: %s", opdir,
+                         strerror(errno));
+                goto out;
+        }
+        snprintf(path, sizeof(path), "%s/ascendopt.json", m->dir);
+        m->source = strdup(path);
+        if (!m->source) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = read_manifest_text(path, &text, &len, err, err_size);
+        if (r < 0)
+                goto out;
+        r = json_parse_text(text, len, path, &m->doc, err, err_size);
+        if (r < 0)
+                goto out;
+        r = schema_validate(m->doc, &manifest_schema, path, err, err_size);
+        if (r < 0)
+                goto out;
+
+        m->name = strdup(json_string_value(json_object_get(m->doc, "name")));
+        v = json_object_get(m->doc, "kernel");
+        m->kernel = v ? strdup(json_string_value(v)) : npu_snake_case(m->name);
+        m->level = (int)json_integer_value(json_object_get(m->doc, "level"));
+        v = json_object_get(m->doc, "auto_sync");
+        m->auto_sync = v ? json_is_true(v) : true;
+        m->input_ranges = json_object_get(m->doc, "input_ranges");
+        m->input_ranges = m->input_ranges ? json_incref(m->input_ranges) : json_object();
+        if (!m->name || !m->kernel || !m->input_ranges) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = load_tensors(json_object_get(m->doc, "inputs"), &m->inputs, &m->n_inputs);
+        if (r == 0)
+                r = load_tensors(json_object_get(m->doc, "outputs"), &m->outputs, &m->n_outputs);
+        if (r < 0)
+                goto out;
+        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
+                const char *name =
+                    i < m->n_inputs ? m->inputs[i].name : m->outputs[i - m->n_inputs].name;
+                for (size_t j = 0; j < i; j++) {
+                        const char *other =
+                            j < m->n_inputs ? m->inputs[j].name : m->outputs[j - m->n_inputs].name;
+                        if (strcmp(name, other) == 0) {
+                                r = manifest_error(err, err_size,
+                                                   "%s: tensor name \"%s\" is used twice among "
+                                                   "inputs and outputs",
+                                                   path, name);
+                                goto out;
+                        }
+                }
+        }
+        r = check_ranges(m, err, err_size);
+        if (r == 0)
+                r = load_tolerances(m, err, err_size);
+        if (r == 0)
+                r = load_cases(m, err, err_size);
+        if (r == 0)
+                r = find_kernel_source(m, err, err_size);
+        if (r < 0)
+                goto out;
+        snprintf(path, sizeof(path), "%s/op_host", m->dir);
+        if (access(path, R_OK | X_OK) < 0) {
+                r = manifest_error(err, err_size, "%s: the operator has no op_host/ directory",
+                                   m->dir);
+                goto out;
+        }
+        *ret_manifest = m;
+        m = NULL;
+out:
+        if (r == -ENOMEM && err && err_size)
+                snprintf(err, err_size, "%s: out of memory", opdir);
+        free(text);
+        npu_manifest_free(m);
+        return r;
+}
+
+static void free_tensors(struct npu_tensor *t, size_t n)
+{
+        for (size_t i = 0; t && i < n; i++)
+                free(t[i].name);
+        free(t);
+}
+
+struct npu_manifest *npu_manifest_free(struct npu_manifest *m)
+{
+        if (!m)
+                return NULL;
+        for (size_t i = 0; m->cases && i < m->n_cases; i++) {
+                free(m->cases[i].name);
+                json_decref(m->cases[i].shapes);
+                json_decref(m->cases[i].attrs);
+        }
+        free(m->cases);
+        free_tensors(m->inputs, m->n_inputs);
+        free_tensors(m->outputs, m->n_outputs);
+        json_decref(m->input_ranges);
+        json_decref(m->doc);
+        free(m->dir);
+        free(m->source);
+        free(m->name);
+        free(m->kernel);
+        free(m->kernel_source);
+        free(m);
+        return NULL;
+}

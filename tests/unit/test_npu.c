@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the operator manifest and of the output comparison: defaults
+ * derived from the operator's files, errors that name the field, and the
+ * tolerance rule with NaN and Inf.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "npu/npu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char opdir[64];
+
+static void write_file(const char *rel, const char *text)
+{
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", opdir, rel);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static int setup(void **state)
+{
+        char path[128];
+
+        snprintf(opdir, sizeof(opdir), "/tmp/ascendopt-op-XXXXXX");
+        assert_non_null(mkdtemp(opdir));
+        snprintf(path, sizeof(path), "%s/op_host", opdir);
+        mkdir(path, 0755);
+        snprintf(path, sizeof(path), "%s/op_kernel", opdir);
+        mkdir(path, 0755);
+        write_file("op_host/add_custom.cpp", "// host\n");
+        write_file("op_kernel/add_custom.cpp", "// kernel\n");
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        char cmd[128];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", opdir);
+        assert_int_equal(system(cmd), 0);
+        return 0;
+}
+
+static const char *good_manifest =
+    "{\"name\": \"AddCustom\", \"level\": 1,\n"
+    " \"inputs\": [{\"name\": \"x\", \"dtype\": \"float16\"}, {\"name\": \"y\", \"dtype\": "
+    "\"float16\"}],\n"
+    " \"outputs\": [{\"name\": \"z\", \"dtype\": \"float16\"}],\n"
+    " \"attrs\": {\"alpha\": 1.5},\n"
+    " \"cases\": [{\"name\": \"small\", \"shapes\": {\"x\": [8, 64], \"y\": [8, 64]}},\n"
+    "           {\"name\": \"big\", \"shapes\": {\"x\": [8192, 8192], \"y\": [8192, 8192]}, "
+    "\"bench\": true, \"attrs\": {\"alpha\": 2}}],\n"
+    " \"input_ranges\": {\"y\": [0.5, 2]},\n"
+    " \"tolerance\": {\"float16\": {\"atol\": 0.01}}}\n";
+
+static void test_manifest_defaults(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+
+        write_file("ascendopt.json", good_manifest);
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_string_equal(m->name, "AddCustom");
+        assert_string_equal(m->kernel, "add_custom");
+        assert_string_equal(m->kernel_source, "op_kernel/add_custom.cpp");
+        assert_int_equal(m->n_inputs, 2);
+        assert_int_equal(m->outputs[0].dtype, NPU_FLOAT16);
+        assert_int_equal(m->n_cases, 2);
+        assert_false(m->cases[0].bench);
+        assert_true(m->cases[1].bench);
+        /* case attrs override the operator's */
+        assert_true(json_real_value(json_object_get(m->cases[0].attrs, "alpha")) == 1.5);
+        assert_int_equal(json_integer_value(json_object_get(m->cases[1].attrs, "alpha")), 2);
+        assert_true(m->auto_sync);
+        assert_true(m->tolerance[NPU_FLOAT16].atol == 0.01);
+        assert_true(m->tolerance[NPU_FLOAT16].rtol == 1e-3);
+        assert_true(m->tolerance[NPU_FLOAT32].atol == 1e-5);
+        npu_manifest_free(m);
+}
+
+static void expect_manifest_error(const char *text, const char *suffix)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+        const char *tail;
+
+        write_file("ascendopt.json", text);
+        assert_int_equal(npu_manifest_load(opdir, &m, err, sizeof(err)), -EINVAL);
+        assert_null(m);
+        tail = strstr(err, "ascendopt.json: ");
+        if (!tail || strcmp(tail + strlen("ascendopt.json: "), suffix) != 0)
+                fail_msg("got \"%s\", want \"...ascendopt.json: %s\"", err, suffix);
+}
+
+static void test_manifest_errors_name_the_field(void **state)
+{
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float8\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": []}",
+                              ".inputs[0].dtype: expected one of \"float16\", \"float32\", "
+                              "\"bfloat16\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", "
+                              "\"uint16\", \"uint32\", \"bool\", got \"float8\"");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"z\": "
+                              "[4]}}]}",
+                              ".cases[0].shapes.x: missing shape for input \"x\"");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": "
+                              "[4, 0]}}]}",
+                              ".cases[0].shapes.x: dimension 1 must be a positive integer");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": "
+                              "[4], \"w\": [4]}}]}",
+                              ".cases[0].shapes.w: no input or output is named \"w\"");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": "
+                              "[4]}}], \"input_ranges\": {\"x\": [2, 1]}}",
+                              ".input_ranges.x: lo is greater than hi");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": "
+                              "[4]}}], \"levle\": 1}",
+                              ".levle: unknown key \"levle\"");
+        write_file("op_kernel/helpers.cpp", "// a second kernel file\n");
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"kernel\": \"other_entry<2>\", \"cases\": "
+                              "[{\"name\": \"a\", \"shapes\": {\"x\": [1]}}]}",
+                              ".kernel: cannot tell the kernel source: no "
+                              "op_kernel/other_entry.cpp and 2 .cpp files in op_kernel/");
+}
+
+static void test_missing_manifest_says_what_to_do(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512];
+
+        assert_int_equal(npu_manifest_load(opdir, &m, err, sizeof(err)), -ENOENT);
+        assert_non_null(strstr(err, "ascendopt.json: no manifest; write one"));
+}
+
+static void test_snake_case(void **state)
+{
+        char *s = npu_snake_case("AddCustom");
+        assert_string_equal(s, "add_custom");
+        free(s);
+        s = npu_snake_case("RMSNorm2D");
+        assert_string_equal(s, "rms_norm2_d");
+        free(s);
+}
+
+static void test_compare_tolerance_rule(void **state)
+{
+        const float want[4] = { 1.0f, 100.0f, 0.0f, -2.0f };
+        const float got[4] = { 1.001f, 100.05f, 0.0f, -2.5f };
+        struct npu_tolerance tol = { .atol = 1e-3, .rtol = 1e-3, .max_mismatch_fraction = 0 };
+        struct npu_comparison c;
+
+        npu_compare(NPU_FLOAT32, got, want, 4, &tol, &c);
+        /* 1.001 and 100.05 pass (atol + rtol*|want|), -2.5 does not */
+        assert_int_equal(c.mismatches, 1);
+        assert_false(c.passed);
+        assert_true(fabs(c.max_abs_err - 0.5) < 1e-6);
+        tol.max_mismatch_fraction = 0.25;
+        npu_compare(NPU_FLOAT32, got, want, 4, &tol, &c);
+        assert_true(c.passed);
+}
+
+static void test_compare_nan_and_inf_positions(void **state)
+{
+        const float want[3] = { NAN, INFINITY, 1.0f };
+        const float same[3] = { NAN, INFINITY, 1.0f };
+        const float moved[3] = { 1.0f, -INFINITY, NAN };
+        struct npu_tolerance tol = { 1, 1, 0 };
+        struct npu_comparison c;
+
+        npu_compare(NPU_FLOAT32, same, want, 3, &tol, &c);
+        assert_true(c.passed);
+        npu_compare(NPU_FLOAT32, moved, want, 3, &tol, &c);
+        assert_int_equal(c.mismatches, 3);
+}
+
+static void test_half_decoding(void **state)
+{
+        const uint16_t h[4] = { 0x3c00, 0xc000, 0x0001, 0x7bff };
+        assert_true(npu_half_to_float(h[0]) == 1.0f);
+        assert_true(npu_half_to_float(h[1]) == -2.0f);
+        assert_true(npu_half_to_float(h[2]) == ldexpf(1.0f, -24));
+        assert_true(npu_half_to_float(h[3]) == 65504.0f);
+        assert_true(isinf(npu_half_to_float(0x7c00)));
+        assert_true(isnan(npu_half_to_float(0x7e00)));
+        assert_true(npu_bfloat16_to_float(0x3f80) == 1.0f);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_manifest_defaults, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_manifest_errors_name_the_field, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_missing_manifest_says_what_to_do, setup,
+                                                teardown),
+                cmocka_unit_test(test_snake_case),
+                cmocka_unit_test(test_compare_tolerance_rule),
+                cmocka_unit_test(test_compare_nan_and_inf_positions),
+                cmocka_unit_test(test_half_decoding),
+        };
+        return cmocka_run_group_tests_name("npu", tests, NULL, NULL);
+}
