@@ -118,6 +118,23 @@ int schema_validate(const json_t *doc, const struct schema *schema, const char *
 int json_parse_text(const char *text, size_t len, const char *source, json_t **ret_doc, char *err,
                     size_t err_size);
 
+/* ---------------------------------------------------------------- SHA-256 */
+
+#define SHA256_DIGEST_SIZE 32
+#define SHA256_HEX_SIZE    65 /* 64 hex digits and a NUL */
+
+struct sha256 {
+        uint32_t state[8];
+        uint64_t length;
+        uint8_t block[64];
+        size_t used;
+};
+
+void sha256_init(struct sha256 *s);
+void sha256_update(struct sha256 *s, const void *data, size_t len);
+void sha256_final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE]);
+void sha256_hex(const uint8_t digest[SHA256_DIGEST_SIZE], char hex[SHA256_HEX_SIZE]);
+
 /* ------------------------------------------------- child-process runner */
 
 /* Resource limits of a child; 0 leaves a limit as inherited. */
