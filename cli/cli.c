@@ -5,12 +5,14 @@
  * EX_UNAVAILABLE, so scripts can tell "missing" from "failed".
  */
 #include "cli.h"
+#include "cli-internal.h"
 
-#include "common/common.h"
-
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 struct command {
         const char *name;
@@ -25,7 +27,7 @@ static const struct command commands[] = {
         { "help", "show this help", cmd_help },
         { "version", "show the version", cmd_version },
         { "init", "draft ascendopt.json for an operator directory", NULL },
-        { "eval", "compile and run one operator on the simulated NPU", NULL },
+        { "eval", "compile and run one operator on the simulated NPU", cmd_eval },
         { "optimize", "run one optimization episode in the foreground", NULL },
         { "rewind", "build experience entries from expert kernels", NULL },
         { "experience", "list, export or import the experience bank", NULL },
@@ -77,6 +79,36 @@ static int cmd_version(int argc, char **argv)
         (void)argv;
         printf("ascendopt %s\n", ASCENDOPT_VERSION);
         return EX_OK;
+}
+
+int cli_usage_error(const char *command, const char *message)
+{
+        fprintf(stderr, "ascendopt %s: %s; run 'ascendopt %s --help'\n", command, message,
+                command);
+        return EX_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        if (!s || !*s || *s == '-')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 0);
+        if (errno || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+void cli_print_json(const json_t *value)
+{
+        size_t flags = isatty(STDOUT_FILENO) ? JSON_INDENT(2) : JSON_COMPACT;
+
+        json_dumpf(value, stdout, flags | JSON_SORT_KEYS);
+        fputc('\n', stdout);
 }
 
 int cli_main(int argc, char **argv)

@@ -118,6 +118,21 @@ int schema_validate(const json_t *doc, const struct schema *schema, const char *
 int json_parse_text(const char *text, size_t len, const char *source, json_t **ret_doc, char *err,
                     size_t err_size);
 
+/* ------------------------------------------------------------------ paths */
+
+/*
+ * snprintf into a fixed buffer, for building paths: returns 0, or
+ * -ENAMETOOLONG when the result did not fit (buf then holds a truncated,
+ * NUL-terminated string that must not be used).
+ */
+int format_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Creates a directory and its missing parents (mode 0755). */
+int mkdir_p(const char *path);
+
+/* Removes a file or a directory tree; does not follow symlinks. */
+int rm_rf(const char *path);
+
 /* ---------------------------------------------------------------- SHA-256 */
 
 #define SHA256_DIGEST_SIZE 32

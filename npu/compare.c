@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -163,4 +165,152 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
         c.mismatch_fraction = n ? (double)c.mismatches / (double)n : 0;
         c.passed = c.mismatch_fraction <= tolerance->max_mismatch_fraction;
         *ret = c;
+}
+
+/* Reads a whole output file; the caller frees *ret. */
+static int read_file(const char *path, void **ret, size_t *ret_len)
+{
+        FILE *f = fopen(path, "re");
+        long size;
+        void *data;
+
+        if (!f)
+                return -errno;
+        if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0) {
+                fclose(f);
+                return -EIO;
+        }
+        data = malloc(size ? (size_t)size : 1);
+        if (!data) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+                free(data);
+                fclose(f);
+                return -EIO;
+        }
+        fclose(f);
+        *ret = data;
+        *ret_len = (size_t)size;
+        return 0;
+}
+
+static const json_t *find_case(const json_t *result, const char *name)
+{
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(json_object_get(result, "cases"), i, c)
+                if (strcmp(json_string_value(json_object_get(c, "case")), name) == 0)
+                        return c;
+        return NULL;
+}
+
+static const json_t *find_output(const json_t *c, const char *name)
+{
+        size_t i;
+        json_t *o;
+
+        json_array_foreach(json_object_get(c, "outputs"), i, o)
+                if (strcmp(json_string_value(json_object_get(o, "name")), name) == 0)
+                        return o;
+        return NULL;
+}
+
+/* Compares one output tensor of one case; adds its verdict to the case's record. */
+static int compare_output(const struct npu_manifest *m, const struct npu_tensor *t,
+                          const json_t *got_case, const json_t *want_case,
+                          struct npu_comparison *total, char *err, size_t err_size)
+{
+        const char *case_name = json_string_value(json_object_get(got_case, "case"));
+        const json_t *got = find_output(got_case, t->name), *want = find_output(want_case, t->name);
+        const char *got_file = json_string_value(json_object_get(got, "file"));
+        const char *want_file = json_string_value(json_object_get(want, "file"));
+        size_t esize = npu_dtype_size(t->dtype);
+        void *a = NULL, *b = NULL;
+        size_t a_len = 0, b_len = 0;
+        struct npu_comparison c;
+        int r;
+
+        if (!got_file || !want_file) {
+                snprintf(err, err_size, "case %s: output %s was not recorded", case_name, t->name);
+                return -EINVAL;
+        }
+        r = read_file(got_file, &a, &a_len);
+        if (r == 0)
+                r = read_file(want_file, &b, &b_len);
+        if (r < 0) {
+                snprintf(err, err_size, "case %s: output %s: cannot read: %s", case_name, t->name,
+                         strerror(-r));
+                goto out;
+        }
+        if (a_len != b_len || a_len % esize) {
+                snprintf(err, err_size, "case %s: output %s: %zu bytes against %zu", case_name,
+                         t->name, a_len, b_len);
+                r = -EINVAL;
+                goto out;
+        }
+        npu_compare(t->dtype, a, b, a_len / esize, &m->tolerance[t->dtype], &c);
+        if (c.max_abs_err > total->max_abs_err)
+                total->max_abs_err = c.max_abs_err;
+        if (c.max_rel_err > total->max_rel_err)
+                total->max_rel_err = c.max_rel_err;
+        if (c.mismatch_fraction > total->mismatch_fraction)
+                total->mismatch_fraction = c.mismatch_fraction;
+        total->elements += c.elements;
+        total->mismatches += c.mismatches;
+        total->passed = total->passed && c.passed;
+out:
+        free(a);
+        free(b);
+        return r;
+}
+
+int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const json_t *reference,
+                        char *err, size_t err_size)
+{
+        json_t *verdicts = json_array();
+        bool all_passed = true;
+        size_t i;
+        json_t *got_case;
+        int r = 0;
+
+        if (!verdicts)
+                return -ENOMEM;
+        json_array_foreach(json_object_get(candidate, "cases"), i, got_case) {
+                const char *name = json_string_value(json_object_get(got_case, "case"));
+                const json_t *want_case = name ? find_case(reference, name) : NULL;
+                struct npu_comparison total = { .passed = true };
+
+                if (!want_case) {
+                        snprintf(err, err_size, "case %s has no reference result",
+                                 name ? name : "?");
+                        r = -EINVAL;
+                        goto out;
+                }
+                for (size_t t = 0; t < m->n_outputs; t++) {
+                        r = compare_output(m, &m->outputs[t], got_case, want_case, &total, err,
+                                           err_size);
+                        if (r < 0)
+                                goto out;
+                }
+                all_passed = all_passed && total.passed;
+                json_array_append_new(verdicts,
+                                      json_pack("{s:s, s:f, s:f, s:f, s:b}", "case", name,
+                                                "max_abs_err", total.max_abs_err, "max_rel_err",
+                                                total.max_rel_err, "mismatch_fraction",
+                                                total.mismatch_fraction, "passed", total.passed));
+        }
+        json_object_set(candidate, "correctness", verdicts);
+        if (!all_passed) {
+                json_object_set_new(candidate, "status", json_string("wrong_answer"));
+                json_object_set_new(candidate, "error",
+                                    json_pack("{s:s, s:s}", "kind", "wrong_answer", "message",
+                                              "outputs differ from the reference beyond the "
+                                              "tolerance; see correctness"));
+        }
+out:
+        json_decref(verdicts);
+        return r;
 }

@@ -125,4 +125,65 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
 float npu_half_to_float(uint16_t bits);
 float npu_bfloat16_to_float(uint16_t bits);
 
+/* ------------------------------------------------------------- evaluation */
+
+/* Where the simulator's headers, platform files and runtime library live. */
+struct npu_sim_paths {
+        char *root; /* holds include/, platforms/ and libascendsim.a */
+        char *include_dir;
+        char *platforms_dir;
+        char *library;
+};
+
+/*
+ * Finds the simulator: $ASCENDOPT_SIM_DIR, else "sim" next to the running
+ * program (the build tree), else the installed data directory.  -ENOENT
+ * when none holds a runtime library.
+ */
+int npu_sim_paths_find(struct npu_sim_paths *ret);
+void npu_sim_paths_release(struct npu_sim_paths *paths);
+
+struct npu_eval_options {
+        const char *platform; /* NULL: Ascend910B2 */
+        uint64_t seed;
+        int only_case;    /* index into the manifest's cases; -1 runs every case */
+        double timeout_s; /* per compile and per run; 0: 120 s */
+        struct child_limits limits;
+        const char *work_dir; /* created if missing; NULL: a temporary directory */
+        bool keep_work_dir;   /* a temporary directory is removed unless this is set */
+        bool sandbox;         /* run candidates under bubblewrap when it works */
+        const char *const *permissive; /* simulator rules downgraded to warnings */
+        uint64_t max_instructions;     /* 0: the runtime's default */
+};
+
+struct npu_eval;
+
+/*
+ * Receives the result JSON (DESIGN's "The result JSON"); ownership passes
+ * to the callback.  Called once, from the event loop.
+ */
+typedef void (*npu_eval_done_fn)(json_t *result, void *userdata);
+
+/*
+ * Builds the operator for the simulator and runs its cases, asynchronously
+ * on the runner's event loop.  The manifest and paths are borrowed and must
+ * outlive the evaluation.  Returns -errno when nothing could be started
+ * (the callback is then never called).
+ */
+int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                   const struct npu_manifest *manifest, const struct npu_eval_options *options,
+                   npu_eval_done_fn done, void *userdata, struct npu_eval **ret_eval);
+
+/* Cancels a running evaluation; its callback still runs, with status infra_error. */
+void npu_eval_cancel(struct npu_eval *eval);
+
+/*
+ * Compares the outputs recorded in two results of the same manifest and
+ * seed, case by case.  Adds "correctness" to candidate and sets its status
+ * to wrong_answer when a case fails.  Returns -EINVAL when the results
+ * cannot be compared (different cases, missing files).
+ */
+int npu_compare_results(const struct npu_manifest *manifest, json_t *candidate,
+                        const json_t *reference, char *err, size_t err_size);
+
 #endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ascendopt eval: compile and run one operator on the simulated NPU, and
+ * with --compare judge it against another operator directory on the same
+ * seeded inputs.  Prints a short report, or exactly one JSON object.
+ */
+#include "cli-internal.h"
+
+#include "npu/npu.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#define MAX_PERMISSIVE 16
+
+struct eval_run {
+        const char *opdir;
+        struct npu_manifest *manifest;
+        json_t *result;
+};
+
+struct eval_session {
+        struct eval_run runs[2]; /* [0] the operator, [1] the --compare reference */
+        size_t n_runs;
+        size_t finished;
+};
+
+static void eval_usage(FILE *f)
+{
+        fprintf(f, "Usage: ascendopt eval OPDIR [options]\n"
+                   "\n"
+                   "Compiles the operator in OPDIR against the simulated NPU and runs its shape\n"
+                   "cases from OPDIR/ascendopt.json.\n"
+                   "\n"
+                   "  --case N|NAME        run only this case (index or name)\n"
+                   "  --platform SOC       Ascend910B2 (default) or Ascend910B4\n"
+                   "  --seed N             seed of the random inputs (default 1)\n"
+                   "  --compare OTHER      also run OTHER on the same inputs and judge OPDIR's\n"
+                   "                       outputs against OTHER's within the tolerance\n"
+                   "  --timeout SECONDS    per compile and per run (default 120)\n"
+                   "  --permissive RULE    downgrade a simulator rule to a warning\n"
+                   "  --work-dir DIR       build and run in DIR and keep it\n"
+                   "  --json               print exactly one JSON object\n");
+}
+
+static void on_eval_done(json_t *result, void *userdata)
+{
+        struct eval_run *run = userdata;
+
+        run->result = result;
+}
+
+static int resolve_case(const struct npu_manifest *m, const char *arg, int *ret)
+{
+        char *end;
+        long index = strtol(arg, &end, 10);
+
+        if (*arg && !*end && index >= 0 && (size_t)index < m->n_cases) {
+                *ret = (int)index;
+                return 0;
+        }
+        for (size_t i = 0; i < m->n_cases; i++) {
+                if (strcmp(m->cases[i].name, arg) == 0) {
+                        *ret = (int)i;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+static void print_human(const json_t *result, const char *opdir)
+{
+        const char *status = json_string_value(json_object_get(result, "status"));
+        const json_t *error = json_object_get(result, "error");
+        size_t i;
+        json_t *c;
+
+        printf("%s: %s\n", opdir, status ? status : "?");
+        if (error) {
+                const char *file = json_string_value(json_object_get(error, "file"));
+                json_int_t line = json_integer_value(json_object_get(error, "line"));
+                if (file && line)
+                        printf("  at %s:%lld\n", file, (long long)line);
+                printf("  %s: %s\n", json_string_value(json_object_get(error, "kind")),
+                       json_string_value(json_object_get(error, "message")));
+        }
+        json_array_foreach(json_object_get(result, "cases"), i, c) {
+                printf("  case %-12s %-8s block_dim %-3lld tiling_key %-4lld", 
+                       json_string_value(json_object_get(c, "case")),
+                       json_string_value(json_object_get(c, "status")),
+                       (long long)json_integer_value(json_object_get(c, "block_dim")),
+                       (long long)json_integer_value(json_object_get(c, "tiling_key")));
+                if (json_object_get(c, "latency_us"))
+                        printf(" %.2f us", json_number_value(json_object_get(c, "latency_us")));
+                printf("\n");
+        }
+        json_array_foreach(json_object_get(result, "correctness"), i, c)
+                printf("  vs reference, case %-12s %s  max_abs_err %.3g  max_rel_err %.3g  "
+                       "mismatches %.4f%%\n",
+                       json_string_value(json_object_get(c, "case")),
+                       json_is_true(json_object_get(c, "passed")) ? "pass" : "FAIL",
+                       json_number_value(json_object_get(c, "max_abs_err")),
+                       json_number_value(json_object_get(c, "max_rel_err")),
+                       100 * json_number_value(json_object_get(c, "mismatch_fraction")));
+        if (json_object_get(result, "outputs_sha256"))
+                printf("  outputs_sha256 %s\n",
+                       json_string_value(json_object_get(result, "outputs_sha256")));
+}
+
+int cmd_eval(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "case", required_argument, NULL, 'c' },
+                { "platform", required_argument, NULL, 'p' },
+                { "seed", required_argument, NULL, 's' },
+                { "compare", required_argument, NULL, 'C' },
+                { "timeout", required_argument, NULL, 't' },
+                { "permissive", required_argument, NULL, 'P' },
+                { "work-dir", required_argument, NULL, 'w' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        const char *permissive[MAX_PERMISSIVE + 1] = { NULL };
+        size_t n_permissive = 0;
+        struct npu_eval_options eval_options = { .seed = 1, .only_case = -1 };
+        struct eval_session session = { 0 };
+        struct npu_sim_paths paths = { 0 };
+        struct child_runner *runner = NULL;
+        struct event_base *base = NULL;
+        const char *case_arg = NULL, *compare = NULL;
+        bool json_out = false;
+        char err[2048];
+        int opt, ret = EX_OK, r;
+
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'c':
+                        case_arg = optarg;
+                        break;
+                case 'p':
+                        eval_options.platform = optarg;
+                        break;
+                case 's':
+                        if (cli_parse_u64(optarg, &eval_options.seed) < 0)
+                                return cli_usage_error("eval", "--seed wants a number");
+                        break;
+                case 'C':
+                        compare = optarg;
+                        break;
+                case 't':
+                        eval_options.timeout_s = strtod(optarg, NULL);
+                        if (eval_options.timeout_s <= 0)
+                                return cli_usage_error("eval", "--timeout wants seconds > 0");
+                        break;
+                case 'P':
+                        if (n_permissive == MAX_PERMISSIVE)
+                                return cli_usage_error("eval", "too many --permissive rules");
+                        permissive[n_permissive++] = optarg;
+                        break;
+                case 'w':
+                        eval_options.work_dir = optarg;
+                        eval_options.keep_work_dir = true;
+                        break;
+                case 'j':
+                        json_out = true;
+                        break;
+                case 'h':
+                        eval_usage(stdout);
+                        return EX_OK;
+                default:
+                        eval_usage(stderr);
+                        return EX_USAGE;
+                }
+        }
+        if (optind + 1 != argc) {
+                eval_usage(stderr);
+                return EX_USAGE;
+        }
+        eval_options.permissive = permissive;
+        if (compare && eval_options.work_dir)
+                return cli_usage_error("eval", "--work-dir cannot be combined with --compare");
+
+        session.runs[0].opdir = argv[optind];
+        session.runs[1].opdir = compare;
+        session.n_runs = compare ? 2 : 1;
+        for (size_t i = 0; i < session.n_runs; i++) {
+                r = npu_manifest_load(session.runs[i].opdir, &session.runs[i].manifest, err,
+                                      sizeof(err));
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt eval: %s\n", err);
+                        ret = EX_DATAERR;
+                        goto out;
+                }
+        }
+        if (case_arg && resolve_case(session.runs[0].manifest, case_arg, &eval_options.only_case) <
+                                0) {
+                fprintf(stderr, "ascendopt eval: %s has no case \"%s\"\n",
+                        session.runs[0].manifest->source, case_arg);
+                ret = EX_USAGE;
+                goto out;
+        }
+        if (npu_sim_paths_find(&paths) < 0) {
+                fprintf(stderr, "ascendopt eval: the simulator runtime was not found; build it "
+                                "with 'make' or set ASCENDOPT_SIM_DIR\n");
+                ret = EX_UNAVAILABLE;
+                goto out;
+        }
+        base = event_base_new();
+        if (!base || child_runner_new(base, NULL, &runner) < 0) {
+                fprintf(stderr, "ascendopt eval: cannot start the child-process runner (is "
+                                "ascendopt-exec installed?)\n");
+                ret = EX_UNAVAILABLE;
+                goto out;
+        }
+        if (compare)
+                eval_options.keep_work_dir = true; /* outputs must outlive the runs */
+        for (size_t i = 0; i < session.n_runs; i++) {
+                r = npu_eval_start(runner, &paths, session.runs[i].manifest, &eval_options,
+                                   on_eval_done, &session.runs[i], NULL);
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt eval: %s: cannot start: %s\n",
+                                session.runs[i].opdir, strerror(-r));
+                        ret = EX_OSERR;
+                        goto out;
+                }
+        }
+        while (!session.runs[0].result || (compare && !session.runs[1].result))
+                event_base_loop(base, EVLOOP_ONCE);
+
+        if (compare) {
+                const char *ref_status =
+                        json_string_value(json_object_get(session.runs[1].result, "status"));
+                if (!ref_status || strcmp(ref_status, "ok") != 0) {
+                        json_object_set_new(session.runs[0].result, "reference",
+                                            json_incref(session.runs[1].result));
+                        fprintf(stderr, "ascendopt eval: the reference %s did not run: %s\n",
+                                compare, ref_status ? ref_status : "?");
+                } else if (strcmp(json_string_value(json_object_get(session.runs[0].result,
+                                                                    "status")),
+                                  "ok") == 0 &&
+                           npu_compare_results(session.runs[0].manifest, session.runs[0].result,
+                                               session.runs[1].result, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "ascendopt eval: cannot compare: %s\n", err);
+                        ret = EX_DATAERR;
+                }
+        }
+        if (compare)
+                json_object_del(session.runs[0].result, "work_dir"); /* removed below */
+        if (json_out)
+                cli_print_json(session.runs[0].result);
+        else
+                print_human(session.runs[0].result, session.runs[0].opdir);
+        if (ret == EX_OK &&
+            strcmp(json_string_value(json_object_get(session.runs[0].result, "status")), "ok") !=
+                    0)
+                ret = 1;
+out:
+        for (size_t i = 0; i < ARRAY_SIZE(session.runs); i++) {
+                const char *dir = json_string_value(
+                        json_object_get(session.runs[i].result, "work_dir"));
+                if (compare && dir)
+                        rm_rf(dir);
+                json_decref(session.runs[i].result);
+                npu_manifest_free(session.runs[i].manifest);
+        }
+        child_runner_free(runner);
+        if (base)
+                event_base_free(base);
+        npu_sim_paths_release(&paths);
+        return ret;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* Small filesystem helpers for building paths and scratch directories. */
+#include "common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int format_path(char *buf, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int mkdir_p(const char *path)
+{
+        char buf[PATH_MAX];
+
+        if (format_path(buf, sizeof(buf), "%s", path) < 0)
+                return -ENAMETOOLONG;
+        for (char *p = buf + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = '/';
+        }
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+/* Removes the entries of the directory open as dirfd, then nothing else. */
+static int remove_entries(int dirfd)
+{
+        DIR *d = fdopendir(dirfd);
+        struct dirent *e;
+        int r = 0;
+
+        if (!d) {
+                close(dirfd);
+                return -errno;
+        }
+        while ((e = readdir(d))) {
+                struct stat st;
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                        continue;
+                if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode)) {
+                        int child = openat(dirfd, e->d_name,
+                                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (child >= 0)
+                                remove_entries(child);
+                        if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) < 0 && r == 0)
+                                r = -errno;
+                } else if (unlinkat(dirfd, e->d_name, 0) < 0 && r == 0) {
+                        r = -errno;
+                }
+        }
+        closedir(d);
+        return r;
+}
+
+int rm_rf(const char *path)
+{
+        struct stat st;
+        int fd;
+
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISDIR(st.st_mode))
+                return unlink(path) < 0 ? -errno : 0;
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        remove_entries(fd);
+        return rmdir(path) < 0 ? -errno : 0;
+}

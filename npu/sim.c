@@ -1,0 +1,742 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated-NPU evaluator: compiles an operator's op_host sources and a
+ * generated glue unit that includes its kernel against the clean-room
+ * AscendC headers, links the simulator runtime, then runs each shape case
+ * and gathers the per-case result files into one result JSON.  Every step
+ * is a child process on the runner; nothing here blocks the event loop.
+ */
+#include "npu.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef ASCENDOPT_DATADIR
+#define ASCENDOPT_DATADIR "/usr/local/share/ascendopt"
+#endif
+
+#define MAX_HOST_SOURCES 32
+#define MAX_ARGS (4 * NPU_MAX_TENSORS + MAX_HOST_SOURCES + 32)
+#define ERROR_LINES_KEPT 20
+
+/* ------------------------------------------------------------ paths */
+
+static bool sim_root_ok(const char *root)
+{
+        char path[PATH_MAX];
+
+        format_path(path, sizeof(path), "%s/libascendsim.a", root);
+        return access(path, R_OK) == 0;
+}
+
+int npu_sim_paths_find(struct npu_sim_paths *ret)
+{
+        char exe[PATH_MAX], candidate[PATH_MAX];
+        const char *env = getenv("ASCENDOPT_SIM_DIR");
+        const char *root = NULL;
+        ssize_t n;
+
+        memset(ret, 0, sizeof(*ret));
+        if (env && *env) {
+                if (!sim_root_ok(env))
+                        return -ENOENT;
+                root = env;
+        } else {
+                n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+                if (n > 0) {
+                        char *slash;
+                        exe[n] = '\0';
+                        slash = strrchr(exe, '/');
+                        if (slash) {
+                                *slash = '\0';
+                                format_path(candidate, sizeof(candidate), "%s/sim", exe);
+                                if (sim_root_ok(candidate))
+                                        root = candidate;
+                        }
+                }
+                if (!root && sim_root_ok(ASCENDOPT_DATADIR "/sim"))
+                        root = ASCENDOPT_DATADIR "/sim";
+        }
+        if (!root)
+                return -ENOENT;
+        ret->root = realpath(root, NULL);
+        if (!ret->root)
+                return -errno;
+        if (asprintf(&ret->include_dir, "%s/include", ret->root) < 0 ||
+            asprintf(&ret->platforms_dir, "%s/platforms", ret->root) < 0 ||
+            asprintf(&ret->library, "%s/libascendsim.a", ret->root) < 0) {
+                npu_sim_paths_release(ret);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+void npu_sim_paths_release(struct npu_sim_paths *paths)
+{
+        if (!paths)
+                return;
+        free(paths->root);
+        free(paths->include_dir);
+        free(paths->platforms_dir);
+        free(paths->library);
+        memset(paths, 0, sizeof(*paths));
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static int write_text(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "we");
+        int r = 0;
+
+        if (!f)
+                return -errno;
+        if (fputs(text, f) < 0)
+                r = -EIO;
+        if (fclose(f) != 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+static double now_s(void)
+{
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Upper-cases a tensor name for DTYPE_<NAME>. */
+static void upper(char *dst, size_t size, const char *src)
+{
+        size_t i = 0;
+
+        for (; src[i] && i + 1 < size; i++)
+                dst[i] = (char)(src[i] >= 'a' && src[i] <= 'z' ? src[i] - 32 : src[i]);
+        dst[i] = '\0';
+}
+
+/*
+ * The first compiler errors, trimmed: the first "file:line:col: error:"
+ * line names the place, and up to ERROR_LINES_KEPT lines from there on are
+ * kept as the message.
+ */
+static json_t *compile_error_from(const char *stderr_text, const char *work_dir)
+{
+        const char *first = NULL, *p = stderr_text;
+        char file[PATH_MAX] = "", message[4096];
+        int line = 0;
+        size_t kept = 0, len = 0;
+
+        while (p && *p) {
+                const char *eol = strchr(p, '\n');
+                const char *mark = strstr(p, ": error: ");
+                if (mark && (!eol || mark < eol) && !first)
+                        first = p;
+                p = eol ? eol + 1 : NULL;
+        }
+        if (first) {
+                int col = 0;
+                const char *colon = strchr(first, ':');
+                if (colon && (size_t)(colon - first) < sizeof(file)) {
+                        memcpy(file, first, (size_t)(colon - first));
+                        file[colon - first] = '\0';
+                        sscanf(colon + 1, "%d:%d", &line, &col);
+                }
+        }
+        message[0] = '\0';
+        for (p = first ? first : stderr_text; p && *p && kept < ERROR_LINES_KEPT; kept++) {
+                const char *eol = strchr(p, '\n');
+                size_t n = eol ? (size_t)(eol - p + 1) : strlen(p);
+                if (len + n >= sizeof(message))
+                        break;
+                memcpy(message + len, p, n);
+                len += n;
+                message[len] = '\0';
+                p = eol ? eol + 1 : NULL;
+        }
+        /* the glue unit is ours; point at the user's kernel instead where we can */
+        if (strstr(file, work_dir) == file)
+                snprintf(file, sizeof(file), "(generated glue)");
+        return json_pack("{s:s, s:s, s:s?, s:i}", "kind", "compile_error", "message",
+                         message[0] ? message : "the compiler failed without a message", "file",
+                         file[0] ? file : NULL, "line", line);
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+enum eval_step {
+        STEP_COMPILE_HOST,
+        STEP_COMPILE_KERNEL,
+        STEP_LINK,
+        STEP_RUN,
+        STEP_DONE,
+};
+
+struct npu_eval {
+        struct child_runner *runner;
+        const struct npu_sim_paths *paths;
+        const struct npu_manifest *manifest;
+        struct npu_eval_options options;
+        npu_eval_done_fn done;
+        void *userdata;
+
+        char work_dir[PATH_MAX];
+        bool work_dir_is_temporary;
+        char *host_sources[MAX_HOST_SOURCES];
+        size_t n_host_sources;
+        size_t next_host;
+        size_t next_case;
+        enum eval_step step;
+        struct child *child;
+        bool cancelled;
+        double started, compile_s, run_s;
+        json_t *result;
+        json_t *cases;
+};
+
+static void eval_free(struct npu_eval *e)
+{
+        if (!e)
+                return;
+        for (size_t i = 0; i < e->n_host_sources; i++)
+                free(e->host_sources[i]);
+        if (e->work_dir_is_temporary && !e->options.keep_work_dir && e->work_dir[0])
+                rm_rf(e->work_dir);
+        json_decref(e->result);
+        json_decref(e->cases);
+        free(e);
+}
+
+static void finish(struct npu_eval *e, const char *status, json_t *error)
+{
+        json_t *result = e->result;
+        struct sha256 digest;
+        uint8_t bytes[SHA256_DIGEST_SIZE];
+        char hex[SHA256_HEX_SIZE];
+        const json_t *summary_case = NULL;
+        size_t i;
+        json_t *c;
+
+        e->step = STEP_DONE;
+        json_object_set_new(result, "status", json_string(status));
+        if (error)
+                json_object_set_new(result, "error", error);
+        json_object_set_new(result, "compile_s", json_real(e->compile_s));
+        json_object_set_new(result, "run_s", json_real(e->run_s));
+
+        /* Summary fields come from the first bench case that ran, else the first. */
+        json_array_foreach(e->cases, i, c) {
+                if (!summary_case)
+                        summary_case = c;
+                if (json_is_true(json_object_get(c, "bench"))) {
+                        summary_case = c;
+                        break;
+                }
+        }
+        if (summary_case) {
+                json_object_set(result, "block_dim", json_object_get(summary_case, "block_dim"));
+                json_object_set(result, "tiling_key", json_object_get(summary_case, "tiling_key"));
+        }
+        /* One digest over every case's outputs, in order, names included. */
+        sha256_init(&digest);
+        json_array_foreach(e->cases, i, c) {
+                size_t j;
+                json_t *o;
+                json_array_foreach(json_object_get(c, "outputs"), j, o) {
+                        const char *h = json_string_value(json_object_get(o, "sha256"));
+                        if (h)
+                                sha256_update(&digest, h, strlen(h));
+                }
+        }
+        sha256_final(&digest, bytes);
+        sha256_hex(bytes, hex);
+        if (json_array_size(e->cases))
+                json_object_set_new(result, "outputs_sha256", json_string(hex));
+        json_object_set(result, "cases", e->cases);
+        if (!e->work_dir_is_temporary || e->options.keep_work_dir)
+                json_object_set_new(result, "work_dir", json_string(e->work_dir));
+
+        e->result = NULL;
+        e->done(result, e->userdata);
+        eval_free(e);
+}
+
+static void advance(struct npu_eval *e);
+
+static void on_step_done(const struct child_result *r, void *userdata);
+
+static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed)
+{
+        const char *ro_paths[] = { e->manifest->dir, e->paths->root, NULL };
+        struct child_spec spec = {
+                .argv = argv,
+                .cwd = e->work_dir,
+                .limits = e->options.limits,
+                .timeout_s = e->options.timeout_s > 0 ? e->options.timeout_s : 120,
+                .output_cap = 256 * 1024,
+                .sandbox_dir = sandboxed ? e->work_dir : NULL,
+                .sandbox_ro_paths = ro_paths,
+        };
+
+        return child_start(e->runner, &spec, on_step_done, e, &e->child);
+}
+
+/* Storage for the arguments every compile shares; argv points into it. */
+struct compile_args {
+        char includes[4][PATH_MAX];
+        char defines[2 * NPU_MAX_TENSORS][192];
+};
+
+static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, const char **argv,
+                                    size_t *n)
+{
+        const struct npu_manifest *m = e->manifest;
+        size_t d = 0;
+
+        snprintf(a->includes[0], PATH_MAX, "-I%s", e->paths->include_dir);
+        snprintf(a->includes[1], PATH_MAX, "-I%s/op_host", m->dir);
+        snprintf(a->includes[2], PATH_MAX, "-I%s/op_kernel", m->dir);
+        snprintf(a->includes[3], PATH_MAX, "-I%s", m->dir);
+        argv[(*n)++] = "g++";
+        argv[(*n)++] = "-std=gnu++17";
+        argv[(*n)++] = "-O2";
+        argv[(*n)++] = "-ffp-contract=off";
+        argv[(*n)++] = "-fno-fast-math";
+        argv[(*n)++] = "-w";
+        for (size_t i = 0; i < ARRAY_SIZE(a->includes); i++)
+                argv[(*n)++] = a->includes[i];
+        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
+                const struct npu_tensor *t = i < m->n_inputs ? &m->inputs[i]
+                                                             : &m->outputs[i - m->n_inputs];
+                char name[128];
+                upper(name, sizeof(name), t->name);
+                snprintf(a->defines[d], sizeof(a->defines[d]), "-DDTYPE_%s=%s", name,
+                         npu_dtype_kernel_type(t->dtype));
+                argv[(*n)++] = a->defines[d++];
+                snprintf(a->defines[d], sizeof(a->defines[d]), "-DORIG_DTYPE_%s=%s", name,
+                         npu_dtype_kernel_type(t->dtype));
+                argv[(*n)++] = a->defines[d++];
+        }
+}
+
+static int start_compile_host(struct npu_eval *e)
+{
+        struct compile_args args;
+        char source[PATH_MAX], object[PATH_MAX];
+        const char *argv[MAX_ARGS];
+        size_t n = 0;
+
+        add_common_compile_args(e, &args, argv, &n);
+        format_path(source, sizeof(source), "%s/op_host/%s", e->manifest->dir,
+                 e->host_sources[e->next_host]);
+        format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, e->next_host);
+        argv[n++] = "-c";
+        argv[n++] = source;
+        argv[n++] = "-o";
+        argv[n++] = object;
+        argv[n] = NULL;
+        return start_child(e, argv, e->options.sandbox);
+}
+
+static int start_compile_kernel(struct npu_eval *e)
+{
+        struct compile_args args;
+        char glue[PATH_MAX], object[PATH_MAX], *text = NULL;
+        const char *argv[MAX_ARGS];
+        size_t n = 0;
+        int r;
+
+        format_path(glue, sizeof(glue), "%s/glue.cpp", e->work_dir);
+        if (asprintf(&text,
+                     "// Generated by ascendopt: the kernel translation unit and its entry.\n"
+                     "#include \"%s/%s\"\n"
+                     "ASCENDSIM_KERNEL_ENTRY(%s);\n",
+                     e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel) < 0)
+                return -ENOMEM;
+        r = write_text(glue, text);
+        free(text);
+        if (r < 0)
+                return r;
+        add_common_compile_args(e, &args, argv, &n);
+        format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
+        argv[n++] = "-c";
+        argv[n++] = glue;
+        argv[n++] = "-o";
+        argv[n++] = object;
+        argv[n] = NULL;
+        return start_child(e, argv, e->options.sandbox);
+}
+
+static int start_link(struct npu_eval *e)
+{
+        char objects[MAX_HOST_SOURCES + 1][PATH_MAX], program[PATH_MAX], libdir[PATH_MAX];
+        const char *argv[MAX_ARGS];
+        size_t n = 0;
+
+        argv[n++] = "g++";
+        for (size_t i = 0; i < e->n_host_sources; i++) {
+                format_path(objects[i], PATH_MAX, "%s/host_%zu.o", e->work_dir, i);
+                argv[n++] = objects[i];
+        }
+        format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
+        argv[n++] = objects[e->n_host_sources];
+        snprintf(libdir, sizeof(libdir), "-L%s", e->paths->root);
+        argv[n++] = libdir;
+        argv[n++] = "-lascendsim";
+        argv[n++] = "-ljansson";
+        argv[n++] = "-lm";
+        format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        argv[n++] = "-o";
+        argv[n++] = program;
+        argv[n] = NULL;
+        return start_child(e, argv, e->options.sandbox);
+}
+
+static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
+{
+        char path[PATH_MAX];
+        json_error_t error;
+        json_t *p;
+
+        format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir, e->options.platform);
+        p = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
+        if (!p)
+                snprintf(err, size, "platform %s: %.512s: %s", e->options.platform, path, error.text);
+        return p;
+}
+
+/* The case's tensors with dtypes and shapes, in manifest order. */
+static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs)
+{
+        const struct npu_tensor *list = inputs ? m->inputs : m->outputs;
+        size_t n = inputs ? m->n_inputs : m->n_outputs;
+        json_t *out = json_array();
+        const json_t *first_shape = json_object_get(c->shapes, m->inputs[0].name);
+
+        for (size_t i = 0; i < n; i++) {
+                const json_t *shape = json_object_get(c->shapes, list[i].name);
+                /* an output without a shape takes the first input's, as most ops do */
+                if (!shape)
+                        shape = first_shape;
+                json_array_append_new(out, json_pack("{s:s, s:s, s:O}", "name", list[i].name,
+                                                     "dtype", npu_dtype_name(list[i].dtype),
+                                                     "shape", shape));
+        }
+        return out;
+}
+
+static int start_run(struct npu_eval *e, char *err, size_t err_size)
+{
+        const struct npu_manifest *m = e->manifest;
+        const struct npu_case *c = &m->cases[e->next_case];
+        char spec_path[PATH_MAX], out_dir[PATH_MAX], program[PATH_MAX];
+        const char *argv[] = { program, spec_path, out_dir, NULL };
+        json_t *spec, *platform, *permissive = json_array();
+        int r;
+
+        platform = load_platform(e, err, err_size);
+        if (!platform) {
+                json_decref(permissive);
+                return -ENOENT;
+        }
+        for (const char *const *p = e->options.permissive; p && *p; p++)
+                json_array_append_new(permissive, json_string(*p));
+        spec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o, s:I}", "op",
+                         m->name, "kernel", m->kernel, "case", c->name, "inputs",
+                         case_tensors(m, c, true), "outputs", case_tensors(m, c, false), "attrs",
+                         c->attrs, "seed", (json_int_t)(e->options.seed + e->next_case),
+                         "input_ranges", m->input_ranges, "auto_sync", m->auto_sync, "platform",
+                         platform, "permissive", permissive, "max_instructions",
+                         (json_int_t)e->options.max_instructions);
+        if (!spec)
+                return -ENOMEM;
+        format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->work_dir, e->next_case);
+        format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
+        format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        r = json_dump_file(spec, spec_path, JSON_INDENT(1)) < 0 ? -EIO : 0;
+        json_decref(spec);
+        if (r == 0)
+                r = mkdir_p(out_dir);
+        if (r < 0) {
+                snprintf(err, err_size, "%.512s: cannot write the case spec: %s", spec_path,
+                         strerror(-r));
+                return r;
+        }
+        return start_child(e, argv, e->options.sandbox);
+}
+
+static int file_sha256(const char *path, char hex[SHA256_HEX_SIZE])
+{
+        FILE *f = fopen(path, "re");
+        struct sha256 s;
+        uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
+        size_t n;
+
+        if (!f)
+                return -errno;
+        sha256_init(&s);
+        while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+                sha256_update(&s, buf, n);
+        fclose(f);
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+        return 0;
+}
+
+/* Reads case_N/result.json written by the runtime; NULL when it is missing. */
+static json_t *read_case_result(struct npu_eval *e)
+{
+        char path[PATH_MAX], file[PATH_MAX], hex[SHA256_HEX_SIZE];
+        json_t *r, *outputs, *o;
+        size_t i;
+
+        format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case);
+        r = json_load_file(path, 0, NULL);
+        if (!r || !json_is_object(r)) {
+                json_decref(r);
+                return NULL;
+        }
+        outputs = json_object_get(r, "outputs");
+        json_array_foreach(outputs, i, o) {
+                const char *f = json_string_value(json_object_get(o, "file"));
+                if (!f)
+                        continue;
+                if (f[0] != '/') {
+                        format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
+                                 f);
+                        json_object_set_new(o, "file", json_string(file));
+                        f = file;
+                }
+                if (file_sha256(f, hex) == 0)
+                        json_object_set_new(o, "sha256", json_string(hex));
+        }
+        return r;
+}
+
+static void on_run_done(struct npu_eval *e, const struct child_result *r)
+{
+        const struct npu_case *c = &e->manifest->cases[e->next_case];
+        char what[128];
+        json_t *case_result;
+        const char *status;
+
+        if (r->timed_out) {
+                finish(e, "timeout",
+                       json_pack("{s:s, s:s}", "kind", "timeout", "message",
+                                 child_result_describe(r, what, sizeof(what))));
+                return;
+        }
+        case_result = read_case_result(e);
+        if (!case_result) {
+                char message[2048];
+                snprintf(message, sizeof(message), "case %s: the simulated run %s: %.1500s",
+                         c->name, child_result_describe(r, what, sizeof(what)),
+                         r->err.data && r->err.len ? r->err.data : "(no output)");
+                finish(e, "runtime_error",
+                       json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+                return;
+        }
+        json_object_set_new(case_result, "case", json_string(c->name));
+        json_object_set_new(case_result, "bench", json_boolean(c->bench));
+        json_array_append(e->cases, case_result);
+        status = json_string_value(json_object_get(case_result, "status"));
+        if (!status || strcmp(status, "ok") != 0) {
+                json_t *error = json_object_get(case_result, "error");
+                finish(e, status ? status : "runtime_error", error ? json_incref(error) : NULL);
+                json_decref(case_result);
+                return;
+        }
+        json_decref(case_result);
+        advance(e);
+}
+
+static void on_step_done(const struct child_result *r, void *userdata)
+{
+        struct npu_eval *e = userdata;
+        double took = r->wall_s;
+        char what[128];
+
+        e->child = NULL;
+        if (e->cancelled) {
+                finish(e, "infra_error",
+                       json_pack("{s:s, s:s}", "kind", "infra_error", "message", "cancelled"));
+                return;
+        }
+        if (e->step == STEP_RUN) {
+                e->run_s += took;
+                on_run_done(e, r);
+                return;
+        }
+        e->compile_s += took;
+        if (r->timed_out || r->exit_code != 0) {
+                json_t *error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
+                if (r->timed_out || r->signal) {
+                        char message[256];
+                        snprintf(message, sizeof(message), "the compiler %s",
+                                 child_result_describe(r, what, sizeof(what)));
+                        json_object_set_new(error, "message", json_string(message));
+                }
+                finish(e, "compile_error", error);
+                return;
+        }
+        advance(e);
+}
+
+/* Starts the next child, or finishes. */
+static void advance(struct npu_eval *e)
+{
+        char err[1024] = "";
+        int r = 0;
+
+        switch (e->step) {
+        case STEP_COMPILE_HOST:
+                if (e->next_host < e->n_host_sources) {
+                        r = start_compile_host(e);
+                        e->next_host++;
+                        break;
+                }
+                e->step = STEP_COMPILE_KERNEL;
+                r = start_compile_kernel(e);
+                break;
+        case STEP_COMPILE_KERNEL:
+                e->step = STEP_LINK;
+                r = start_link(e);
+                break;
+        case STEP_LINK:
+                e->step = STEP_RUN;
+                e->next_case = e->options.only_case >= 0 ? (size_t)e->options.only_case : 0;
+                r = start_run(e, err, sizeof(err));
+                break;
+        case STEP_RUN:
+                if (e->options.only_case >= 0 || ++e->next_case >= e->manifest->n_cases) {
+                        finish(e, "ok", NULL);
+                        return;
+                }
+                r = start_run(e, err, sizeof(err));
+                break;
+        case STEP_DONE:
+                return;
+        }
+        if (r < 0) {
+                if (!err[0])
+                        snprintf(err, sizeof(err), "cannot start a child process: %s",
+                                 strerror(-r));
+                finish(e, "infra_error",
+                       json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
+        }
+}
+
+static int list_host_sources(struct npu_eval *e)
+{
+        char path[PATH_MAX];
+        struct dirent *entry;
+        DIR *d;
+
+        format_path(path, sizeof(path), "%s/op_host", e->manifest->dir);
+        d = opendir(path);
+        if (!d)
+                return -errno;
+        while ((entry = readdir(d))) {
+                size_t len = strlen(entry->d_name);
+                if (len < 5 || strcmp(entry->d_name + len - 4, ".cpp") != 0)
+                        continue;
+                if (e->n_host_sources == MAX_HOST_SOURCES) {
+                        closedir(d);
+                        return -E2BIG;
+                }
+                e->host_sources[e->n_host_sources] = strdup(entry->d_name);
+                if (!e->host_sources[e->n_host_sources]) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                e->n_host_sources++;
+        }
+        closedir(d);
+        /* readdir order is arbitrary; the build must not be */
+        for (size_t i = 1; i < e->n_host_sources; i++)
+                for (size_t j = i; j > 0 && strcmp(e->host_sources[j - 1], e->host_sources[j]) > 0;
+                     j--) {
+                        char *t = e->host_sources[j];
+                        e->host_sources[j] = e->host_sources[j - 1];
+                        e->host_sources[j - 1] = t;
+                }
+        return e->n_host_sources ? 0 : -ENOENT;
+}
+
+int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                   const struct npu_manifest *manifest, const struct npu_eval_options *options,
+                   npu_eval_done_fn done, void *userdata, struct npu_eval **ret_eval)
+{
+        struct npu_eval *e;
+        int r;
+
+        if (!runner || !paths || !manifest || !options || !done)
+                return -EINVAL;
+        if (options->only_case >= (int)manifest->n_cases)
+                return -ERANGE;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->runner = runner;
+        e->paths = paths;
+        e->manifest = manifest;
+        e->options = *options;
+        if (!e->options.platform)
+                e->options.platform = "Ascend910B2";
+        e->done = done;
+        e->userdata = userdata;
+        e->started = now_s();
+        e->result = json_pack("{s:s, s:s, s:s, s:I}", "operator", manifest->name, "backend", "sim",
+                              "platform", e->options.platform, "seed",
+                              (json_int_t)e->options.seed);
+        e->cases = json_array();
+        if (!e->result || !e->cases) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        if (options->work_dir) {
+                snprintf(e->work_dir, sizeof(e->work_dir), "%s", options->work_dir);
+                r = mkdir_p(e->work_dir);
+        } else {
+                const char *tmp = getenv("TMPDIR");
+                snprintf(e->work_dir, sizeof(e->work_dir), "%s/ascendopt-eval-XXXXXX",
+                         tmp && *tmp ? tmp : "/tmp");
+                r = mkdtemp(e->work_dir) ? 0 : -errno;
+                e->work_dir_is_temporary = r == 0;
+        }
+        if (r < 0)
+                goto fail;
+        r = list_host_sources(e);
+        if (r < 0)
+                goto fail;
+        e->step = STEP_COMPILE_HOST;
+        r = start_compile_host(e);
+        if (r < 0)
+                goto fail;
+        e->next_host = 1;
+        if (ret_eval)
+                *ret_eval = e;
+        return 0;
+fail:
+        if (!e->work_dir_is_temporary)
+                e->work_dir[0] = '\0';
+        eval_free(e);
+        return r;
+}
+
+void npu_eval_cancel(struct npu_eval *e)
+{
+        if (!e)
+                return;
+        e->cancelled = true;
+        child_cancel(e->child);
+}
