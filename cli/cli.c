@@ -83,8 +83,7 @@ static int cmd_version(int argc, char **argv)
 
 int cli_usage_error(const char *command, const char *message)
 {
-        fprintf(stderr, "ascendopt %s: %s; run 'ascendopt %s --help'\n", command, message,
-                command);
+        fprintf(stderr, "ascendopt %s: %s; run 'ascendopt %s --help'\n", command, message, command);
         return EX_USAGE;
 }
 

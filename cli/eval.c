@@ -91,8 +91,9 @@ static void print_human(const json_t *result, const char *opdir)
                 printf("  %s: %s\n", json_string_value(json_object_get(error, "kind")),
                        json_string_value(json_object_get(error, "message")));
         }
-        json_array_foreach(json_object_get(result, "cases"), i, c) {
-                printf("  case %-12s %-8s block_dim %-3lld tiling_key %-4lld", 
+        json_array_foreach(json_object_get(result, "cases"), i, c)
+        {
+                printf("  case %-12s %-8s block_dim %-3lld tiling_key %-4lld",
                        json_string_value(json_object_get(c, "case")),
                        json_string_value(json_object_get(c, "status")),
                        (long long)json_integer_value(json_object_get(c, "block_dim")),
@@ -102,13 +103,13 @@ static void print_human(const json_t *result, const char *opdir)
                 printf("\n");
         }
         json_array_foreach(json_object_get(result, "correctness"), i, c)
-                printf("  vs reference, case %-12s %s  max_abs_err %.3g  max_rel_err %.3g  "
-                       "mismatches %.4f%%\n",
-                       json_string_value(json_object_get(c, "case")),
-                       json_is_true(json_object_get(c, "passed")) ? "pass" : "FAIL",
-                       json_number_value(json_object_get(c, "max_abs_err")),
-                       json_number_value(json_object_get(c, "max_rel_err")),
-                       100 * json_number_value(json_object_get(c, "mismatch_fraction")));
+            printf("  vs reference, case %-12s %s  max_abs_err %.3g  max_rel_err %.3g  "
+                   "mismatches %.4f%%\n",
+                   json_string_value(json_object_get(c, "case")),
+                   json_is_true(json_object_get(c, "passed")) ? "pass" : "FAIL",
+                   json_number_value(json_object_get(c, "max_abs_err")),
+                   json_number_value(json_object_get(c, "max_rel_err")),
+                   100 * json_number_value(json_object_get(c, "mismatch_fraction")));
         if (json_object_get(result, "outputs_sha256"))
                 printf("  outputs_sha256 %s\n",
                        json_string_value(json_object_get(result, "outputs_sha256")));
@@ -201,8 +202,8 @@ int cmd_eval(int argc, char **argv)
                         goto out;
                 }
         }
-        if (case_arg && resolve_case(session.runs[0].manifest, case_arg, &eval_options.only_case) <
-                                0) {
+        if (case_arg &&
+            resolve_case(session.runs[0].manifest, case_arg, &eval_options.only_case) < 0) {
                 fprintf(stderr, "ascendopt eval: %s has no case \"%s\"\n",
                         session.runs[0].manifest->source, case_arg);
                 ret = EX_USAGE;
@@ -238,15 +239,15 @@ int cmd_eval(int argc, char **argv)
 
         if (compare) {
                 const char *ref_status =
-                        json_string_value(json_object_get(session.runs[1].result, "status"));
+                    json_string_value(json_object_get(session.runs[1].result, "status"));
                 if (!ref_status || strcmp(ref_status, "ok") != 0) {
                         json_object_set_new(session.runs[0].result, "reference",
                                             json_incref(session.runs[1].result));
                         fprintf(stderr, "ascendopt eval: the reference %s did not run: %s\n",
                                 compare, ref_status ? ref_status : "?");
-                } else if (strcmp(json_string_value(json_object_get(session.runs[0].result,
-                                                                    "status")),
-                                  "ok") == 0 &&
+                } else if (strcmp(
+                               json_string_value(json_object_get(session.runs[0].result, "status")),
+                               "ok") == 0 &&
                            npu_compare_results(session.runs[0].manifest, session.runs[0].result,
                                                session.runs[1].result, err, sizeof(err)) < 0) {
                         fprintf(stderr, "ascendopt eval: cannot compare: %s\n", err);
@@ -260,13 +261,12 @@ int cmd_eval(int argc, char **argv)
         else
                 print_human(session.runs[0].result, session.runs[0].opdir);
         if (ret == EX_OK &&
-            strcmp(json_string_value(json_object_get(session.runs[0].result, "status")), "ok") !=
-                    0)
+            strcmp(json_string_value(json_object_get(session.runs[0].result, "status")), "ok") != 0)
                 ret = 1;
 out:
         for (size_t i = 0; i < ARRAY_SIZE(session.runs); i++) {
-                const char *dir = json_string_value(
-                        json_object_get(session.runs[i].result, "work_dir"));
+                const char *dir =
+                    json_string_value(json_object_get(session.runs[i].result, "work_dir"));
                 if (compare && dir)
                         rm_rf(dir);
                 json_decref(session.runs[i].result);

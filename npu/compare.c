@@ -201,9 +201,9 @@ static const json_t *find_case(const json_t *result, const char *name)
         size_t i;
         json_t *c;
 
-        json_array_foreach(json_object_get(result, "cases"), i, c)
-                if (strcmp(json_string_value(json_object_get(c, "case")), name) == 0)
-                        return c;
+        json_array_foreach(json_object_get(result, "cases"), i,
+                           c) if (strcmp(json_string_value(json_object_get(c, "case")), name) ==
+                                  0) return c;
         return NULL;
 }
 
@@ -212,9 +212,9 @@ static const json_t *find_output(const json_t *c, const char *name)
         size_t i;
         json_t *o;
 
-        json_array_foreach(json_object_get(c, "outputs"), i, o)
-                if (strcmp(json_string_value(json_object_get(o, "name")), name) == 0)
-                        return o;
+        json_array_foreach(json_object_get(c, "outputs"), i,
+                           o) if (strcmp(json_string_value(json_object_get(o, "name")), name) ==
+                                  0) return o;
         return NULL;
 }
 
@@ -278,7 +278,8 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
 
         if (!verdicts)
                 return -ENOMEM;
-        json_array_foreach(json_object_get(candidate, "cases"), i, got_case) {
+        json_array_foreach(json_object_get(candidate, "cases"), i, got_case)
+        {
                 const char *name = json_string_value(json_object_get(got_case, "case"));
                 const json_t *want_case = name ? find_case(reference, name) : NULL;
                 struct npu_comparison total = { .passed = true };

@@ -149,9 +149,9 @@ struct npu_eval_options {
         int only_case;    /* index into the manifest's cases; -1 runs every case */
         double timeout_s; /* per compile and per run; 0: 120 s */
         struct child_limits limits;
-        const char *work_dir; /* created if missing; NULL: a temporary directory */
-        bool keep_work_dir;   /* a temporary directory is removed unless this is set */
-        bool sandbox;         /* run candidates under bubblewrap when it works */
+        const char *work_dir;          /* created if missing; NULL: a temporary directory */
+        bool keep_work_dir;            /* a temporary directory is removed unless this is set */
+        bool sandbox;                  /* run candidates under bubblewrap when it works */
         const char *const *permissive; /* simulator rules downgraded to warnings */
         uint64_t max_instructions;     /* 0: the runtime's default */
 };

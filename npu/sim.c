@@ -24,7 +24,7 @@
 #endif
 
 #define MAX_HOST_SOURCES 32
-#define MAX_ARGS (4 * NPU_MAX_TENSORS + MAX_HOST_SOURCES + 32)
+#define MAX_ARGS         (4 * NPU_MAX_TENSORS + MAX_HOST_SOURCES + 32)
 #define ERROR_LINES_KEPT 20
 
 /* ------------------------------------------------------------ paths */
@@ -234,7 +234,8 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         json_object_set_new(result, "run_s", json_real(e->run_s));
 
         /* Summary fields come from the first bench case that ran, else the first. */
-        json_array_foreach(e->cases, i, c) {
+        json_array_foreach(e->cases, i, c)
+        {
                 if (!summary_case)
                         summary_case = c;
                 if (json_is_true(json_object_get(c, "bench"))) {
@@ -248,10 +249,12 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         }
         /* One digest over every case's outputs, in order, names included. */
         sha256_init(&digest);
-        json_array_foreach(e->cases, i, c) {
+        json_array_foreach(e->cases, i, c)
+        {
                 size_t j;
                 json_t *o;
-                json_array_foreach(json_object_get(c, "outputs"), j, o) {
+                json_array_foreach(json_object_get(c, "outputs"), j, o)
+                {
                         const char *h = json_string_value(json_object_get(o, "sha256"));
                         if (h)
                                 sha256_update(&digest, h, strlen(h));
@@ -315,8 +318,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
         for (size_t i = 0; i < ARRAY_SIZE(a->includes); i++)
                 argv[(*n)++] = a->includes[i];
         for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
-                const struct npu_tensor *t = i < m->n_inputs ? &m->inputs[i]
-                                                             : &m->outputs[i - m->n_inputs];
+                const struct npu_tensor *t =
+                    i < m->n_inputs ? &m->inputs[i] : &m->outputs[i - m->n_inputs];
                 char name[128];
                 upper(name, sizeof(name), t->name);
                 snprintf(a->defines[d], sizeof(a->defines[d]), "-DDTYPE_%s=%s", name,
@@ -337,7 +340,7 @@ static int start_compile_host(struct npu_eval *e)
 
         add_common_compile_args(e, &args, argv, &n);
         format_path(source, sizeof(source), "%s/op_host/%s", e->manifest->dir,
-                 e->host_sources[e->next_host]);
+                    e->host_sources[e->next_host]);
         format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, e->next_host);
         argv[n++] = "-c";
         argv[n++] = source;
@@ -410,7 +413,8 @@ static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
         format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir, e->options.platform);
         p = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
         if (!p)
-                snprintf(err, size, "platform %s: %.512s: %s", e->options.platform, path, error.text);
+                snprintf(err, size, "platform %s: %.512s: %s", e->options.platform, path,
+                         error.text);
         return p;
 }
 
@@ -427,9 +431,9 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
                 /* an output without a shape takes the first input's, as most ops do */
                 if (!shape)
                         shape = first_shape;
-                json_array_append_new(out, json_pack("{s:s, s:s, s:O}", "name", list[i].name,
-                                                     "dtype", npu_dtype_name(list[i].dtype),
-                                                     "shape", shape));
+                json_array_append_new(out,
+                                      json_pack("{s:s, s:s, s:O}", "name", list[i].name, "dtype",
+                                                npu_dtype_name(list[i].dtype), "shape", shape));
         }
         return out;
 }
@@ -450,13 +454,13 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
         }
         for (const char *const *p = e->options.permissive; p && *p; p++)
                 json_array_append_new(permissive, json_string(*p));
-        spec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o, s:I}", "op",
-                         m->name, "kernel", m->kernel, "case", c->name, "inputs",
-                         case_tensors(m, c, true), "outputs", case_tensors(m, c, false), "attrs",
-                         c->attrs, "seed", (json_int_t)(e->options.seed + e->next_case),
-                         "input_ranges", m->input_ranges, "auto_sync", m->auto_sync, "platform",
-                         platform, "permissive", permissive, "max_instructions",
-                         (json_int_t)e->options.max_instructions);
+        spec =
+            json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o, s:I}", "op", m->name,
+                      "kernel", m->kernel, "case", c->name, "inputs", case_tensors(m, c, true),
+                      "outputs", case_tensors(m, c, false), "attrs", c->attrs, "seed",
+                      (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
+                      "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive,
+                      "max_instructions", (json_int_t)e->options.max_instructions);
         if (!spec)
                 return -ENOMEM;
         format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->work_dir, e->next_case);
@@ -506,13 +510,14 @@ static json_t *read_case_result(struct npu_eval *e)
                 return NULL;
         }
         outputs = json_object_get(r, "outputs");
-        json_array_foreach(outputs, i, o) {
+        json_array_foreach(outputs, i, o)
+        {
                 const char *f = json_string_value(json_object_get(o, "file"));
                 if (!f)
                         continue;
                 if (f[0] != '/') {
                         format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
-                                 f);
+                                    f);
                         json_object_set_new(o, "file", json_string(file));
                         f = file;
                 }
@@ -696,8 +701,7 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
         e->userdata = userdata;
         e->started = now_s();
         e->result = json_pack("{s:s, s:s, s:s, s:I}", "operator", manifest->name, "backend", "sim",
-                              "platform", e->options.platform, "seed",
-                              (json_int_t)e->options.seed);
+                              "platform", e->options.platform, "seed", (json_int_t)e->options.seed);
         e->cases = json_array();
         if (!e->result || !e->cases) {
                 r = -ENOMEM;

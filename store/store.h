@@ -1,11 +1,115 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Store: the RocksDB column families that own all durable state (queue,
- * episodes, candidates, blobs, experience), written in synced batches.
+ * The store: the single owner of durable state, in RocksDB column families
+ * (DESIGN's "The store").  Every multi-key change goes through one synced
+ * write batch, so a kill -9 at any point loses nothing that was committed.
+ * Only one process opens a store at a time; RocksDB's lock enforces it.
+ * Library code: returns -errno plus a message, never logs.
  */
 #ifndef ASCENDOPT_STORE_H
 #define ASCENDOPT_STORE_H
 
-/* No interface yet: README.md's status table lists this component as missing. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+/* Bumped whenever the layout of keys or values changes; see store_open(). */
+#define STORE_SCHEMA_VERSION 1
+
+enum store_family {
+        STORE_META,       /* schema version and store-wide counters */
+        STORE_REPOS,      /* last seen tip per repo and branch */
+        STORE_QUEUE,      /* queue items by (state, priority, sequence) and an index by id */
+        STORE_EPISODES,   /* episode records and trajectories */
+        STORE_CANDIDATES, /* results keyed by candidate identity */
+        STORE_BLOBS,      /* content-addressed source texts, compressed */
+        STORE_EXPERIENCE, /* experience bank entries and statistics */
+        STORE_FAMILY_COUNT,
+};
+
+struct store;
+struct store_batch;
+
+const char *store_family_name(enum store_family family);
+
+/*
+ * Opens (creating if needed) the store in dir.  Errors, with a message in err:
+ *   -EBUSY     another process holds the store; the message names it when known
+ *   -EPROTO    the store was written by a newer schema this build cannot read
+ *   -EIO       RocksDB failed; its message is included
+ */
+int store_open(const char *dir, struct store **ret_store, char *err, size_t err_size);
+
+/* Closes the store and releases its lock; accepts NULL. */
+struct store *store_close(struct store *store);
+
+/* The schema version recorded in the store. */
+int store_schema_version(struct store *store);
+
+/* Reads one value; -ENOENT when absent.  *ret_value is malloc'd. */
+int store_get(struct store *store, enum store_family family, const void *key, size_t key_len,
+              void **ret_value, size_t *ret_len);
+
+/* Reads a JSON value stored under a string key; -ENOENT, or -EBADMSG when it is not JSON. */
+int store_get_json(struct store *store, enum store_family family, const char *key,
+                   json_t **ret_value);
+
+/* ------------------------------------------------------------ batches */
+
+/* A batch belongs to one open store (borrowed; it must outlive the batch). */
+struct store_batch *store_batch_new(struct store *store);
+struct store_batch *store_batch_free(struct store_batch *batch);
+
+void store_batch_put(struct store_batch *batch, enum store_family family, const void *key,
+                     size_t key_len, const void *value, size_t value_len);
+/* Serialises value compactly with sorted keys; -ENOMEM on failure. */
+int store_batch_put_json(struct store_batch *batch, enum store_family family, const char *key,
+                         const json_t *value);
+void store_batch_delete(struct store_batch *batch, enum store_family family, const void *key,
+                        size_t key_len);
+size_t store_batch_count(const struct store_batch *batch);
+
+/* Writes the batch atomically and fsyncs before returning.  The batch is left empty. */
+int store_batch_commit(struct store_batch *batch);
+
+/* ------------------------------------------------------------ scans */
+
+/*
+ * Calls visit for every key starting with prefix, in key order.  visit
+ * returns 0 to go on, a positive number to stop early (store_scan then
+ * returns 0), or -errno to abort (returned as is).
+ */
+typedef int (*store_visit_fn)(const void *key, size_t key_len, const void *value, size_t value_len,
+                              void *userdata);
+int store_scan(struct store *store, enum store_family family, const void *prefix, size_t prefix_len,
+               store_visit_fn visit, void *userdata);
+
+/* ------------------------------------------------------------ blobs */
+
+/*
+ * Adds a source text to the batch under its SHA-256 (hex, written into
+ * ret_hex).  Storing the same text twice costs nothing.
+ */
+void store_blob_put(struct store_batch *batch, const void *data, size_t len,
+                    char ret_hex[SHA256_HEX_SIZE]);
+int store_blob_get(struct store *store, const char *hex, void **ret_data, size_t *ret_len);
+
+/* ------------------------------------------------------------ candidates */
+
+/* The memoized result of a candidate identity; -ENOENT when never measured. */
+int store_candidate_get(struct store *store, const char *identity, json_t **ret_result);
+
+/*
+ * Adds a result to the batch.  infra_error results are refused with
+ * -EINVAL: they say nothing about the candidate and are never cached.
+ */
+int store_candidate_put(struct store_batch *batch, const char *identity, const json_t *result);
+
+/* Estimated bytes on disk, for the size caps of the config. */
+int store_size_bytes(struct store *store, uint64_t *ret_bytes);
 
 #endif
