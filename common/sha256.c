@@ -87,16 +87,13 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 void sha256_final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE])
 {
         uint64_t bits = s->length * 8;
-        uint8_t pad = 0x80;
+        /* 0x80, zeros up to 56 mod 64, then the bit length big-endian */
+        uint8_t padding[72] = { 0x80 };
+        size_t pad_len = (s->used < 56 ? 56 : 120) - s->used;
 
-        sha256_update(s, &pad, 1);
-        pad = 0;
-        while (s->used != 56)
-                sha256_update(s, &pad, 1);
-        for (int i = 7; i >= 0; i--) {
-                uint8_t byte = (uint8_t)(bits >> (8 * i));
-                sha256_update(s, &byte, 1);
-        }
+        for (int i = 0; i < 8; i++)
+                padding[pad_len + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+        sha256_update(s, padding, pad_len + 8);
         for (int i = 0; i < 8; i++) {
                 digest[4 * i] = (uint8_t)(s->state[i] >> 24);
                 digest[4 * i + 1] = (uint8_t)(s->state[i] >> 16);
