@@ -333,7 +333,7 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
 
 static int start_compile_host(struct npu_eval *e)
 {
-        struct compile_args args;
+        struct compile_args args = { 0 };
         char source[PATH_MAX], object[PATH_MAX];
         const char *argv[MAX_ARGS];
         size_t n = 0;
@@ -352,7 +352,7 @@ static int start_compile_host(struct npu_eval *e)
 
 static int start_compile_kernel(struct npu_eval *e)
 {
-        struct compile_args args;
+        struct compile_args args = { 0 };
         char glue[PATH_MAX], object[PATH_MAX], *text = NULL;
         const char *argv[MAX_ARGS];
         size_t n = 0;
