@@ -63,6 +63,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            ASCENDOPT_SANITIZE=$(SANITIZE) \
            CMOCKA_MESSAGE_OUTPUT=TAP \
            ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+           LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 .PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests

@@ -65,4 +65,68 @@ int watch_recorded_tip(struct store *store, const char *repo_path, const char *b
 void watch_record_tip(struct store_batch *batch, const char *repo_path, const char *branch,
                       const char *oid);
 
+/* ------------------------------------------------------------ the watcher */
+
+struct watcher;
+
+struct watch_repo_spec {
+        const char *path; /* work tree, linked worktree or bare repo */
+        char *const *branches;
+        size_t n_branches;
+        char *const *operators; /* globs; none: auto-detect */
+        size_t n_operators;
+};
+
+/* One branch that moved (or was seen for the first time: old_oid NULL). */
+struct watch_event {
+        const char *repo;
+        const char *branch;
+        const char *old_oid;
+        const char *new_oid;
+        char *const *operator_dirs; /* sorted; empty when no operator changed */
+        size_t n_operator_dirs;
+};
+
+/*
+ * Called from the event loop for every branch whose tip differs from the
+ * recorded one.  The callback must record new_oid (watch_record_tip) in the
+ * same synced batch as whatever it queues; until it does, later scans
+ * report the same move again, so nothing is lost to a crash in between.
+ */
+typedef void (*watch_event_fn)(const struct watch_event *event, void *userdata);
+
+struct watcher_options {
+        double settle_s;        /* quiet time after the last event; 0: 0.5 s */
+        double lock_wait_max_s; /* longest wait on index.lock before calling it stale; 0: 180 s */
+        const char *exclude_prefix;  /* our sibling branch prefix; never followed */
+        size_t max_watches_per_repo; /* 0: 4096 */
+};
+
+/* Creates a watcher with one inotify instance on base (borrowed), reading
+ * recorded tips from store (borrowed). */
+int watcher_new(struct event_base *base, struct store *store, const struct watcher_options *options,
+                watch_event_fn on_event, void *userdata, struct watcher **ret_watcher);
+struct watcher *watcher_free(struct watcher *watcher);
+
+/*
+ * Starts following a repo (the spec is copied).  A repo that is missing or
+ * unreadable is retried with backoff (1 s doubling to 60 s) and logged; a
+ * repo attached successfully is scanned at once, which catches up on
+ * commits made while the daemon was down.  -EEXIST when already followed.
+ */
+int watcher_add_repo(struct watcher *watcher, const struct watch_repo_spec *spec);
+int watcher_remove_repo(struct watcher *watcher, const char *path);
+
+/* Scans every repo now (after an inotify queue overflow, or on request). */
+void watcher_rescan_all(struct watcher *watcher);
+
+/* Number of inotify watches held, for status and tests. */
+size_t watcher_watch_count(const struct watcher *watcher);
+
+/*
+ * Delay before the n-th rescan in a burst of rescans (n from 0): the first
+ * three are free, then 100 ms doubling to at most 10 s, as watchman does.
+ */
+double watch_rescan_delay_s(unsigned n);
+
 #endif
