@@ -1,11 +1,103 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Queue: optimization episodes persisted in the store, scheduled onto device
- * slots one episode per device, with priorities, supersession and retries.
+ * The queue of optimization episodes, persisted in the store.  Items are
+ * keyed twice: by id (the record) and, while queued, by (priority,
+ * sequence) so that claiming the next one is one ordered seek.  A newer
+ * commit of the same (repo, branch, operator) supersedes a queued older
+ * one.  Every state change is one synced batch.  Library code: no logging.
  */
 #ifndef ASCENDOPT_QUEUE_H
 #define ASCENDOPT_QUEUE_H
 
-/* No interface yet: README.md's status table lists this component as missing. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct store;
+struct store_batch;
+
+enum queue_priority {
+        QUEUE_PRIORITY_COMMIT = 0, /* found by a watcher */
+        QUEUE_PRIORITY_MANUAL = 1, /* asked for with 'ascendopt enqueue' */
+};
+
+enum queue_state {
+        QUEUE_QUEUED,
+        QUEUE_RUNNING,
+        QUEUE_DONE,
+        QUEUE_FAILED,
+        QUEUE_CANCELLED,
+        QUEUE_SUPERSEDED,
+};
+
+const char *queue_state_name(enum queue_state state);
+int queue_state_from_name(const char *name, enum queue_state *ret);
+
+struct queue;
+
+struct queue_options {
+        uint64_t max_items;    /* queued items at most; 0: 10000 */
+        unsigned max_attempts; /* runs per item before it fails for good; 0: 3 */
+};
+
+/*
+ * Opens the queue on a store (borrowed).  Items left running by a previous
+ * process go back to the front of the queue, so their episodes resume;
+ * ret_recovered (may be NULL) says how many.
+ */
+int queue_open(struct store *store, const struct queue_options *options, struct queue **ret_queue,
+               unsigned *ret_recovered);
+struct queue *queue_close(struct queue *queue);
+
+struct queue_request {
+        const char *repo;
+        const char *branch;
+        const char *op_dir; /* relative to the repo root */
+        const char *commit; /* hex */
+        enum queue_priority priority;
+};
+
+/*
+ * Adds an item to batch (the caller commits it, typically together with
+ * the watcher's new tip).  A queued item for the same repo, branch and
+ * op_dir is marked superseded in the same batch.  *ret_running_older
+ * (may be NULL) receives the id of a running item for an older commit of
+ * the same operator, or 0, so the caller can cancel it if configured to.
+ * -ENOSPC when max_items are queued already.
+ */
+int queue_enqueue(struct queue *queue, struct store_batch *batch, const struct queue_request *req,
+                  uint64_t *ret_id, uint64_t *ret_running_older);
+
+/* Like queue_enqueue, in a batch of its own that is committed before it returns. */
+int queue_enqueue_now(struct queue *queue, const struct queue_request *req, uint64_t *ret_id,
+                      uint64_t *ret_running_older);
+
+/*
+ * Takes the queued item with the highest priority, oldest first, marks it
+ * running on device and commits that.  -ENOENT when nothing is queued.
+ * *ret_item is the record (a new reference).
+ */
+int queue_claim_next(struct queue *queue, int device, json_t **ret_item);
+
+/*
+ * Ends a running item.  With retry set and attempts left, it goes back to
+ * the queue instead (behind items of its priority); the reason is kept
+ * either way.  -ENOENT for an unknown id, -EINVAL when it is not running.
+ */
+int queue_finish(struct queue *queue, uint64_t id, enum queue_state state, const char *reason,
+                 bool retry);
+
+/* Cancels a queued or running item (running ones: the caller stops the episode). */
+int queue_cancel(struct queue *queue, uint64_t id, const char *reason);
+
+/* The record of one item; -ENOENT when unknown. */
+int queue_get(struct queue *queue, uint64_t id, json_t **ret_item);
+
+/* Items in a state (or every item when state is negative), oldest first, at most limit. */
+int queue_list(struct queue *queue, int state, size_t limit, json_t **ret_items);
+
+/* Number of items queued now. */
+uint64_t queue_depth(const struct queue *queue);
 
 #endif

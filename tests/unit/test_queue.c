@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the persistent queue on a real store: priority order,
+ * supersession by newer commits, retries with reasons, recovery of items a
+ * dead process left running, limits, cancellation and persistence.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "queue/queue.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+static struct store *store;
+static struct queue *queue;
+
+static void open_all(uint64_t max_items, unsigned *recovered)
+{
+        struct queue_options options = { .max_items = max_items };
+        char err[256];
+
+        assert_int_equal(store_open(dir, &store, err, sizeof(err)), 0);
+        assert_int_equal(queue_open(store, &options, &queue, recovered), 0);
+}
+
+static void close_all(void)
+{
+        queue = queue_close(queue);
+        store = store_close(store);
+}
+
+static int setup(void **state)
+{
+        snprintf(dir, sizeof(dir), "/tmp/ascendopt-queue-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        open_all(0, NULL);
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        close_all();
+        return rm_rf(dir);
+}
+
+static uint64_t enqueue(const char *op, const char *commit, enum queue_priority priority,
+                        uint64_t *running_older)
+{
+        struct queue_request req = { .repo = "/srv/ops",
+                                     .branch = "main",
+                                     .op_dir = op,
+                                     .commit = commit,
+                                     .priority = priority };
+        uint64_t id = 0;
+
+        assert_int_equal(queue_enqueue_now(queue, &req, &id, running_older), 0);
+        return id;
+}
+
+static uint64_t claim(int device)
+{
+        json_t *item = NULL;
+        uint64_t id;
+
+        assert_int_equal(queue_claim_next(queue, device, &item), 0);
+        assert_string_equal(json_string_value(json_object_get(item, "state")), "running");
+        id = (uint64_t)json_integer_value(json_object_get(item, "id"));
+        json_decref(item);
+        return id;
+}
+
+static const char *state_of(uint64_t id, char *buf, size_t size)
+{
+        json_t *item = NULL;
+
+        assert_int_equal(queue_get(queue, id, &item), 0);
+        snprintf(buf, size, "%s", json_string_value(json_object_get(item, "state")));
+        json_decref(item);
+        return buf;
+}
+
+static void test_manual_work_outranks_commits(void **state)
+{
+        uint64_t a = enqueue("ops/a", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t b = enqueue("ops/b", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t c = enqueue("ops/c", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        json_t *item = NULL;
+
+        assert_int_equal(queue_depth(queue), 3);
+        assert_int_equal(claim(0), c);
+        assert_int_equal(claim(1), a);
+        assert_int_equal(claim(0), b);
+        assert_int_equal(queue_claim_next(queue, 0, &item), -ENOENT);
+        assert_int_equal(queue_depth(queue), 0);
+}
+
+static void test_newer_commit_supersedes_queued_older(void **state)
+{
+        char buf[32];
+        uint64_t old = enqueue("ops/add", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t again = enqueue("ops/add", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t newer = enqueue("ops/add", "c2", QUEUE_PRIORITY_COMMIT, NULL);
+        json_t *item = NULL;
+
+        /* the same commit twice is one item */
+        assert_int_equal(again, old);
+        assert_string_equal(state_of(old, buf, sizeof(buf)), "superseded");
+        assert_int_equal(queue_depth(queue), 1);
+        assert_int_equal(claim(0), newer);
+        assert_int_equal(queue_get(queue, old, &item), 0);
+        assert_int_equal(json_integer_value(json_object_get(item, "superseded_by")), newer);
+        json_decref(item);
+}
+
+static void test_running_older_is_reported(void **state)
+{
+        uint64_t running_older = 0;
+        uint64_t old = enqueue("ops/add", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t newer;
+
+        assert_int_equal(claim(0), old);
+        newer = enqueue("ops/add", "c2", QUEUE_PRIORITY_COMMIT, &running_older);
+        assert_int_equal(running_older, old);
+        assert_int_equal(queue_depth(queue), 1);
+        assert_int_equal(claim(0), newer);
+}
+
+static void test_retries_are_bounded_and_keep_reasons(void **state)
+{
+        char buf[32];
+        uint64_t id = enqueue("ops/add", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        json_t *item = NULL;
+
+        for (int attempt = 1; attempt <= 3; attempt++) {
+                assert_int_equal(claim(0), id);
+                assert_int_equal(queue_finish(queue, id, QUEUE_FAILED, "device timed out", true),
+                                 0);
+        }
+        /* three attempts were the limit */
+        assert_string_equal(state_of(id, buf, sizeof(buf)), "failed");
+        assert_int_equal(queue_depth(queue), 0);
+        assert_int_equal(queue_get(queue, id, &item), 0);
+        assert_int_equal(json_integer_value(json_object_get(item, "attempts")), 3);
+        assert_int_equal(json_array_size(json_object_get(item, "reasons")), 3);
+        json_decref(item);
+        /* finishing something that is not running is refused */
+        assert_int_equal(queue_finish(queue, id, QUEUE_DONE, NULL, false), -EINVAL);
+        assert_int_equal(queue_finish(queue, 999, QUEUE_DONE, NULL, false), -ENOENT);
+}
+
+static void test_restart_resumes_running_items_first(void **state)
+{
+        unsigned recovered = 0;
+        uint64_t a = enqueue("ops/a", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        uint64_t b = enqueue("ops/b", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        uint64_t c;
+
+        assert_int_equal(claim(0), a);
+        close_all(); /* as if the daemon died mid-episode */
+        open_all(0, &recovered);
+        assert_int_equal(recovered, 1);
+        assert_int_equal(queue_depth(queue), 2);
+        assert_int_equal(claim(0), a);
+        assert_int_equal(claim(1), b);
+        /* ids keep growing across restarts */
+        c = enqueue("ops/c", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        assert_true(c > b);
+}
+
+static void test_queue_has_a_limit(void **state)
+{
+        struct queue_request req = {
+                .repo = "/r", .branch = "main", .op_dir = "ops/x", .commit = "c1"
+        };
+
+        close_all();
+        open_all(2, NULL);
+        enqueue("ops/a", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        enqueue("ops/b", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        assert_int_equal(queue_enqueue_now(queue, &req, NULL, NULL), -ENOSPC);
+        claim(0);
+        assert_int_equal(queue_enqueue_now(queue, &req, NULL, NULL), 0);
+}
+
+static void test_cancel(void **state)
+{
+        char buf[32];
+        uint64_t queued = enqueue("ops/a", "c1", QUEUE_PRIORITY_COMMIT, NULL);
+        uint64_t running = enqueue("ops/b", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        json_t *items = NULL;
+
+        assert_int_equal(claim(0), running);
+        assert_int_equal(queue_cancel(queue, queued, "asked by alice"), 0);
+        assert_int_equal(queue_cancel(queue, running, NULL), 0);
+        assert_string_equal(state_of(queued, buf, sizeof(buf)), "cancelled");
+        assert_string_equal(state_of(running, buf, sizeof(buf)), "cancelled");
+        assert_int_equal(queue_cancel(queue, queued, NULL), -EINVAL);
+        assert_int_equal(queue_depth(queue), 0);
+        assert_int_equal(queue_list(queue, QUEUE_CANCELLED, 0, &items), 0);
+        assert_int_equal(json_array_size(items), 2);
+        json_decref(items);
+        assert_int_equal(queue_list(queue, -1, 1, &items), 0);
+        assert_int_equal(json_array_size(items), 1);
+        json_decref(items);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_manual_work_outranks_commits, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_newer_commit_supersedes_queued_older, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_running_older_is_reported, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_retries_are_bounded_and_keep_reasons, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_restart_resumes_running_items_first, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_queue_has_a_limit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        };
+        return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
+}
