@@ -100,4 +100,42 @@ int queue_list(struct queue *queue, int state, size_t limit, json_t **ret_items)
 /* Number of items queued now. */
 uint64_t queue_depth(const struct queue *queue);
 
+/* ------------------------------------------------------------ devices */
+
+/*
+ * The devices episodes run on, one measurement per device at a time.  A
+ * lease is also an flock on <lock_dir>/<backend>-device-<id>.lock, so two
+ * daemons, or a daemon and a foreground 'ascendopt optimize', never measure
+ * on the same device at once.
+ */
+struct device_pool;
+
+#define DEVICE_POOL_MAX 64
+
+/*
+ * ids are the device ids (0..n-1 for the sim).  lock_dir NULL picks
+ * /run/lock/ascendopt when writable, else $XDG_RUNTIME_DIR/ascendopt/locks,
+ * else /tmp/ascendopt-locks-<uid>; it is created.
+ */
+int device_pool_new(const char *backend, const int *ids, size_t n, const char *lock_dir,
+                    struct device_pool **ret_pool);
+struct device_pool *device_pool_free(struct device_pool *pool);
+
+/*
+ * Leases a free, healthy device that no other process holds; *ret_slot is
+ * its index in the pool.  -EBUSY when none is free.  Never blocks.
+ */
+int device_pool_acquire(struct device_pool *pool, size_t *ret_slot);
+void device_pool_release(struct device_pool *pool, size_t slot);
+
+/* Takes a device out of service (e.g. after a failed health probe) until reinstated. */
+void device_pool_quarantine(struct device_pool *pool, size_t slot, const char *reason);
+void device_pool_reinstate(struct device_pool *pool, size_t slot);
+
+size_t device_pool_size(const struct device_pool *pool);
+int device_pool_id(const struct device_pool *pool, size_t slot);
+
+/* [{id, state: free|leased|held_elsewhere|quarantined, reason?}] for status. */
+json_t *device_pool_status(const struct device_pool *pool);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -213,6 +214,56 @@ static void test_cancel(void **state)
         json_decref(items);
 }
 
+static void test_devices_are_leased_once_across_processes(void **state)
+{
+        const int ids[] = { 0, 1 };
+        struct device_pool *mine = NULL, *theirs = NULL;
+        char locks[96];
+        size_t slot, other;
+        json_t *status;
+
+        snprintf(locks, sizeof(locks), "%s/locks", dir);
+        assert_int_equal(device_pool_new("sim", ids, 2, locks, &mine), 0);
+        assert_int_equal(device_pool_acquire(mine, &slot), 0);
+        assert_int_equal(device_pool_id(mine, slot), 0);
+
+        /* another process: flock locks are per open file, so a child sees ours */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                size_t got = 99;
+                int r = device_pool_new("sim", ids, 2, locks, &theirs);
+                if (r == 0)
+                        r = device_pool_acquire(theirs, &got);
+                /* device 0 is ours, so the child must get device 1, then nothing */
+                if (r != 0 || device_pool_id(theirs, got) != 1)
+                        _exit(1);
+                if (device_pool_acquire(theirs, &got) != -EBUSY)
+                        _exit(2);
+                _exit(0);
+        }
+        int status_code = 0;
+        waitpid(pid, &status_code, 0);
+        assert_true(WIFEXITED(status_code));
+        assert_int_equal(WEXITSTATUS(status_code), 0);
+
+        assert_int_equal(device_pool_acquire(mine, &other), 0);
+        assert_int_equal(device_pool_id(mine, other), 1);
+        assert_int_equal(device_pool_acquire(mine, &other), -EBUSY);
+        device_pool_release(mine, slot);
+        device_pool_quarantine(mine, slot, "health probe failed");
+        assert_int_equal(device_pool_acquire(mine, &other), -EBUSY);
+        status = device_pool_status(mine);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(status, 0), "state")),
+                            "quarantined");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(status, 1), "state")),
+                            "leased");
+        json_decref(status);
+        device_pool_reinstate(mine, slot);
+        assert_int_equal(device_pool_acquire(mine, &other), 0);
+        device_pool_free(mine);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -226,6 +277,8 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_queue_has_a_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_devices_are_leased_once_across_processes,
+                                                setup, teardown),
         };
         return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
 }
