@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage I's genes: the integer literals of a tiling program that are worth
+ * tuning, found on tokens (initialisers, #define values, SetBlockDim
+ * arguments, or explicit @tune markers), each with a range inferred from
+ * its value, and the rewrite that sets them.
+ */
+#include "optimizer.h"
+
+#include "common/common.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define FILE_MAX_BYTES (1u << 20)
+#define VALUE_CAP      (1ll << 24)
+
+/* Parses an integer literal token (decimal or hex, separators, u/l suffixes). */
+static bool parse_integer(const char *s, size_t len, int64_t *ret)
+{
+        char digits[64];
+        size_t n = 0;
+        char *end;
+        long long v;
+
+        for (size_t i = 0; i < len; i++) {
+                if (s[i] == '\'')
+                        continue;
+                if (n + 1 >= sizeof(digits))
+                        return false;
+                digits[n++] = s[i];
+        }
+        while (n && strchr("uUlL", digits[n - 1]))
+                n--;
+        digits[n] = '\0';
+        if (!n || strpbrk(digits, ".pP") || (strpbrk(digits, "eE") && !strpbrk(digits, "xX")))
+                return false;
+        if (digits[0] == '0' && n > 1 && (digits[1] == 'b' || digits[1] == 'B'))
+                return false;
+        v = strtoll(digits, &end, 0);
+        if (*end)
+                return false;
+        *ret = v;
+        return true;
+}
+
+static bool is_pow2(int64_t v)
+{
+        return v > 0 && (v & (v - 1)) == 0;
+}
+
+static void infer_range(struct gene *g)
+{
+        int64_t v = g->value;
+
+        if (is_pow2(v)) {
+                g->scale = GENE_POW2;
+                g->lo = v >= 16 ? v / 16 : 1;
+                g->hi = v <= VALUE_CAP / 16 ? v * 16 : VALUE_CAP;
+        } else if (v % 32 == 0) {
+                g->scale = GENE_ALIGN32;
+                g->lo = 32;
+                g->hi = v <= VALUE_CAP / 8 ? v * 8 : VALUE_CAP;
+        } else {
+                g->scale = GENE_STEP;
+                g->lo = v >= 4 ? v / 4 : 1;
+                g->hi = v <= VALUE_CAP / 4 ? v * 4 : VALUE_CAP;
+        }
+}
+
+/* "@tune lo..hi [step|pow2|align32]" in a comment; false when absent or malformed. */
+static bool parse_marker(const char *comment, size_t len, struct gene *g)
+{
+        char text[256], scale[16] = "step";
+        long long lo, hi;
+        const char *at;
+
+        snprintf(text, sizeof(text), "%.*s", (int)(len < 255 ? len : 255), comment);
+        at = strstr(text, "@tune");
+        if (!at || sscanf(at, "@tune %lld..%lld %15s", &lo, &hi, scale) < 2 || lo > hi)
+                return false;
+        g->lo = lo;
+        g->hi = hi;
+        g->scale = strcasecmp(scale, "pow2") == 0      ? GENE_POW2
+                   : strcasecmp(scale, "align32") == 0 ? GENE_ALIGN32
+                                                       : GENE_STEP;
+        g->marked = true;
+        return true;
+}
+
+static void copy_name(struct gene *g, const struct token_list *list, size_t i)
+{
+        const struct token *t = &list->tokens[i];
+
+        snprintf(g->name, sizeof(g->name), "%.*s", (int)t->len, list->text + t->start);
+}
+
+/*
+ * Decides whether the literal at token i sits where a tuning knob does and
+ * names it.  Only plain literals count: "x = 8;" but not "x = 8 * n;".
+ */
+static bool knob_context(const struct token_list *list, size_t i, struct gene *g)
+{
+        size_t prev = token_prev(list, i), next = token_next(list, i);
+        size_t before = prev == (size_t)-1 ? (size_t)-1 : token_prev(list, prev);
+        const struct token *t = &list->tokens[i];
+
+        if (t->in_directive) {
+                /* # define NAME LIT, and nothing after it on the line */
+                size_t hash = before == (size_t)-1 ? (size_t)-1 : token_prev(list, before);
+                if (prev == (size_t)-1 || before == (size_t)-1 || hash == (size_t)-1 ||
+                    !token_is(list, before, "define") ||
+                    list->tokens[hash].kind != TOKEN_DIRECTIVE ||
+                    list->tokens[prev].kind != TOKEN_IDENTIFIER ||
+                    (next < list->n && list->tokens[next].in_directive &&
+                     list->tokens[next].kind != TOKEN_DIRECTIVE &&
+                     list->tokens[next].line == t->line))
+                        return false;
+                copy_name(g, list, prev);
+                return true;
+        }
+        if (next >= list->n || prev == (size_t)-1 || before == (size_t)-1)
+                return false;
+        if (token_is(list, prev, "=") && list->tokens[before].kind == TOKEN_IDENTIFIER &&
+            (token_is(list, next, ";") || token_is(list, next, ","))) {
+                copy_name(g, list, before);
+                return true;
+        }
+        if (token_is(list, prev, "(") && token_is(list, before, "SetBlockDim") &&
+            token_is(list, next, ")")) {
+                snprintf(g->name, sizeof(g->name), "blockDim");
+                return true;
+        }
+        return false;
+}
+
+/* Names that hold hardware facts rather than choices. */
+static bool fixed_by_hardware(const char *name)
+{
+        char lower[64];
+        size_t i;
+
+        for (i = 0; name[i] && i + 1 < sizeof(lower); i++)
+                lower[i] = (char)tolower((unsigned char)name[i]);
+        lower[i] = '\0';
+        return strstr(lower, "align") || strstr(lower, "block_size") ||
+               strstr(lower, "blocksize") || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
+}
+
+/* The comment on the same line as token i, if any. */
+static const struct token *comment_on_line(const struct token_list *list, size_t i)
+{
+        unsigned line = list->tokens[i].line;
+
+        for (size_t j = i + 1; j < list->n && list->tokens[j].line == line; j++)
+                if (list->tokens[j].kind == TOKEN_COMMENT)
+                        return &list->tokens[j];
+        return NULL;
+}
+
+int genes_find_in_text(const char *file, const char *text, size_t len, struct gene **genes,
+                       size_t *n, char *err, size_t err_size)
+{
+        struct token_list list;
+        unsigned bad_line = 0;
+        size_t first_new = *n;
+        bool any_marked = false;
+        int r;
+
+        r = tokenize(text, len, &list, &bad_line);
+        if (r < 0) {
+                snprintf(err, err_size, "%s:%u: cannot tokenize (unterminated literal or comment)",
+                         file, bad_line);
+                return r;
+        }
+        for (size_t i = 0; i < list.n; i++) {
+                const struct token *t = &list.tokens[i];
+                const struct token *comment;
+                struct gene g = { 0 };
+                struct gene *grown;
+
+                if (t->kind != TOKEN_NUMBER || !parse_integer(text + t->start, t->len, &g.value))
+                        continue;
+                comment = comment_on_line(&list, i);
+                if (comment && parse_marker(text + comment->start, comment->len, &g)) {
+                        any_marked = true;
+                        if (!knob_context(&list, i, &g))
+                                snprintf(g.name, sizeof(g.name), "line%u", t->line);
+                } else if (!knob_context(&list, i, &g) || g.value < 2 ||
+                           fixed_by_hardware(g.name)) {
+                        continue;
+                } else {
+                        infer_range(&g);
+                }
+                if (*n == GENES_MAX) {
+                        snprintf(err, err_size,
+                                 "%s: more than %d genes; mark the ones to tune "
+                                 "with // @tune lo..hi",
+                                 file, GENES_MAX);
+                        r = -E2BIG;
+                        break;
+                }
+                snprintf(g.file, sizeof(g.file), "%s", file);
+                g.start = t->start;
+                g.len = t->len;
+                g.line = t->line;
+                grown = realloc(*genes, (*n + 1) * sizeof(**genes));
+                if (!grown) {
+                        r = -ENOMEM;
+                        break;
+                }
+                *genes = grown;
+                (*genes)[(*n)++] = g;
+        }
+        /* markers in this file mean only marked literals of this file count */
+        if (r == 0 && any_marked) {
+                size_t kept = first_new;
+                for (size_t i = first_new; i < *n; i++)
+                        if ((*genes)[i].marked)
+                                (*genes)[kept++] = (*genes)[i];
+                *n = kept;
+        }
+        token_list_release(&list);
+        return r;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_text(const char *path, char **ret, size_t *ret_len)
+{
+        FILE *f = fopen(path, "re");
+        struct stat st;
+        char *text;
+        size_t got;
+
+        if (!f)
+                return -errno;
+        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > FILE_MAX_BYTES) {
+                fclose(f);
+                return -EFBIG;
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        *ret = text;
+        *ret_len = got;
+        return 0;
+}
+
+static bool is_source_name(const char *name)
+{
+        const char *dot = strrchr(name, '.');
+
+        return dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".h") == 0 ||
+                       strcmp(dot, ".hpp") == 0 || strcmp(dot, ".cc") == 0);
+}
+
+int genes_find(const char *opdir, struct gene **ret_genes, size_t *ret_n, char *err,
+               size_t err_size)
+{
+        char dir[PATH_MAX], path[PATH_MAX], rel[PATH_MAX];
+        char *names[64];
+        size_t n_names = 0, n = 0;
+        struct gene *genes = NULL;
+        struct dirent *e;
+        DIR *d;
+        int r = 0;
+
+        if (format_path(dir, sizeof(dir), "%s/op_host", opdir) < 0)
+                return -ENAMETOOLONG;
+        d = opendir(dir);
+        if (!d) {
+                snprintf(err, err_size, "%s: cannot read: %s", dir, strerror(errno));
+                return -errno;
+        }
+        while ((e = readdir(d)) && n_names < sizeof(names) / sizeof(*names))
+                if (is_source_name(e->d_name) && (names[n_names] = strdup(e->d_name)))
+                        n_names++;
+        closedir(d);
+        qsort(names, n_names, sizeof(*names), compare_names);
+        for (size_t i = 0; i < n_names && r == 0; i++) {
+                char *text = NULL;
+                size_t len = 0;
+                if (format_path(path, sizeof(path), "%s/%s", dir, names[i]) < 0 ||
+                    format_path(rel, sizeof(rel), "op_host/%s", names[i]) < 0) {
+                        r = -ENAMETOOLONG;
+                        break;
+                }
+                r = read_text(path, &text, &len);
+                if (r < 0) {
+                        snprintf(err, err_size, "%s: cannot read: %s", path, strerror(-r));
+                        break;
+                }
+                r = genes_find_in_text(rel, text, len, &genes, &n, err, err_size);
+                free(text);
+        }
+        for (size_t i = 0; i < n_names; i++)
+                free(names[i]);
+        if (r < 0) {
+                free(genes);
+                return r;
+        }
+        /* markers anywhere mean only marked literals anywhere */
+        bool any_marked = false;
+        for (size_t i = 0; i < n; i++)
+                any_marked |= genes[i].marked;
+        if (any_marked) {
+                size_t kept = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (genes[i].marked)
+                                genes[kept++] = genes[i];
+                n = kept;
+        }
+        *ret_genes = genes;
+        *ret_n = n;
+        return 0;
+}
+
+int64_t gene_snap(const struct gene *g, int64_t v)
+{
+        if (v < g->lo)
+                v = g->lo;
+        if (v > g->hi)
+                v = g->hi;
+        switch (g->scale) {
+        case GENE_POW2: {
+                int64_t p = 1;
+                while (p * 2 <= v)
+                        p *= 2;
+                /* round to the nearer power, staying inside the range */
+                if (p * 2 <= g->hi && v - p > p * 2 - v)
+                        p *= 2;
+                return p < g->lo ? g->lo : p;
+        }
+        case GENE_ALIGN32: {
+                int64_t a = (v + 16) / 32 * 32;
+                if (a < g->lo)
+                        a += 32;
+                if (a > g->hi)
+                        a -= 32;
+                return a < 32 ? 32 : a;
+        }
+        case GENE_STEP:
+        default:
+                return v;
+        }
+}
+
+int genes_apply(const char *file, const char *text, size_t len, const struct gene *genes,
+                const int64_t *values, size_t n, char **ret)
+{
+        struct text_edits edits = { 0 };
+        int r = 0;
+
+        for (size_t i = 0; i < n && r == 0; i++) {
+                char literal[32];
+                int64_t check;
+                if (strcmp(genes[i].file, file) != 0)
+                        continue;
+                if (genes[i].start + genes[i].len > len ||
+                    !parse_integer(text + genes[i].start, genes[i].len, &check) ||
+                    check != genes[i].value) {
+                        r = -EINVAL;
+                        break;
+                }
+                /* keep the literal's suffix (2048U stays unsigned) */
+                size_t suffix = genes[i].len;
+                while (suffix > 0 && strchr("uUlL", text[genes[i].start + suffix - 1]))
+                        suffix--;
+                snprintf(literal, sizeof(literal), "%" PRId64 "%.*s", values[i],
+                         (int)(genes[i].len - suffix), text + genes[i].start + suffix);
+                r = text_edits_add(&edits, genes[i].start, genes[i].len, literal);
+        }
+        if (r == 0)
+                r = text_edits_apply(&edits, text, len, ret);
+        text_edits_release(&edits);
+        return r;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of Stage I's gene finder and rewriter on a tiling program written
+ * the way cann-ops samples are: which literals are knobs, their ranges,
+ * explicit @tune markers, snapping, and rewrites that keep everything else.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "optimizer/optimizer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *tiling = "#include \"add_custom_tiling.h\"\n"
+                            "namespace optiling {\n"
+                            "const uint32_t BLOCK_SIZE = 32;\n"
+                            "const uint32_t BUFFER_NUM = 2;\n"
+                            "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"
+                            "{\n"
+                            "    uint64_t ubSize;\n"
+                            "    uint32_t tileLength = 2048U;  // elements per tile\n"
+                            "    uint32_t ubPartNum = 3, unused = 0;\n"
+                            "    uint32_t doubled = tileLength * 2;\n"
+                            "    context->SetBlockDim(8);\n"
+                            "    context->SetTilingKey(1);\n"
+                            "    auto shape = context->GetInputShape(0);\n"
+                            "    /* a comment = 4096; */\n"
+                            "#define TILE_CAP 0x1000\n"
+                            "    return ge::GRAPH_SUCCESS;\n"
+                            "}\n"
+                            "}\n";
+
+static void find(const char *text, struct gene **genes, size_t *n)
+{
+        char err[256];
+
+        *genes = NULL;
+        *n = 0;
+        if (genes_find_in_text("op_host/add_custom.cpp", text, strlen(text), genes, n, err,
+                               sizeof(err)) < 0)
+                fail_msg("%s", err);
+}
+
+static void test_knobs_are_found_with_ranges(void **state)
+{
+        struct gene *g;
+        size_t n;
+
+        find(tiling, &g, &n);
+        assert_int_equal(n, 5);
+        assert_string_equal(g[0].name, "BUFFER_NUM");
+        assert_int_equal(g[0].scale, GENE_POW2);
+        assert_int_equal(g[0].lo, 1);
+        assert_int_equal(g[0].hi, 32);
+        assert_string_equal(g[1].name, "tileLength");
+        assert_int_equal(g[1].value, 2048);
+        assert_int_equal(g[1].line, 8);
+        assert_int_equal(g[1].lo, 128);
+        assert_int_equal(g[1].hi, 32768);
+        assert_string_equal(g[2].name, "ubPartNum");
+        assert_int_equal(g[2].scale, GENE_STEP);
+        assert_int_equal(g[2].lo, 1);
+        assert_int_equal(g[2].hi, 12);
+        assert_string_equal(g[3].name, "blockDim");
+        assert_int_equal(g[3].value, 8);
+        assert_string_equal(g[4].name, "TILE_CAP");
+        assert_int_equal(g[4].value, 4096);
+        free(g);
+}
+
+static void test_markers_take_over(void **state)
+{
+        const char *text = "uint32_t tile = 1024; // @tune 256..8192 pow2\n"
+                           "uint32_t parts = 3;\n"
+                           "uint32_t cores = 40; // @tune 1..48\n";
+        struct gene *g;
+        size_t n;
+
+        find(text, &g, &n);
+        assert_int_equal(n, 2);
+        assert_true(g[0].marked);
+        assert_int_equal(g[0].lo, 256);
+        assert_int_equal(g[0].hi, 8192);
+        assert_int_equal(g[0].scale, GENE_POW2);
+        assert_string_equal(g[1].name, "cores");
+        assert_int_equal(g[1].scale, GENE_STEP);
+        free(g);
+}
+
+static void test_snap(void **state)
+{
+        struct gene pow2 = { .lo = 128, .hi = 32768, .scale = GENE_POW2 };
+        struct gene align = { .lo = 32, .hi = 4096, .scale = GENE_ALIGN32 };
+        struct gene step = { .lo = 1, .hi = 12, .scale = GENE_STEP };
+
+        assert_int_equal(gene_snap(&pow2, 3000), 2048);
+        assert_int_equal(gene_snap(&pow2, 3100), 4096);
+        assert_int_equal(gene_snap(&pow2, 5), 128);
+        assert_int_equal(gene_snap(&pow2, 1 << 20), 32768);
+        assert_int_equal(gene_snap(&align, 100), 96);
+        assert_int_equal(gene_snap(&align, 5000), 4096);
+        assert_int_equal(gene_snap(&step, 40), 12);
+}
+
+static void test_apply_rewrites_only_the_genes(void **state)
+{
+        struct gene *g;
+        size_t n;
+        int64_t values[5] = { 1, 4096, 5, 40, 8192 };
+        char *out = NULL;
+
+        find(tiling, &g, &n);
+        assert_int_equal(
+            genes_apply("op_host/add_custom.cpp", tiling, strlen(tiling), g, values, n, &out), 0);
+        assert_non_null(strstr(out, "const uint32_t BUFFER_NUM = 1;\n"));
+        assert_non_null(strstr(out, "uint32_t tileLength = 4096U;  // elements per tile\n"));
+        assert_non_null(strstr(out, "uint32_t ubPartNum = 5, unused = 0;\n"));
+        assert_non_null(strstr(out, "SetBlockDim(40);"));
+        assert_non_null(strstr(out, "#define TILE_CAP 8192\n"));
+        assert_non_null(strstr(out, "const uint32_t BLOCK_SIZE = 32;\n"));
+        assert_non_null(strstr(out, "/* a comment = 4096; */"));
+        free(out);
+        /* genes of another file are left alone; stale positions are refused */
+        assert_int_equal(genes_apply("op_host/other.h", tiling, strlen(tiling), g, values, n, &out),
+                         0);
+        assert_string_equal(out, tiling);
+        free(out);
+        assert_int_equal(genes_apply("op_host/add_custom.cpp", "int x;", 6, g, values, n, &out),
+                         -EINVAL);
+        free(g);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_knobs_are_found_with_ranges),
+                cmocka_unit_test(test_markers_take_over),
+                cmocka_unit_test(test_snap),
+                cmocka_unit_test(test_apply_rewrites_only_the_genes),
+        };
+        return cmocka_run_group_tests_name("optimizer_genes", tests, NULL, NULL);
+}
