@@ -27,6 +27,7 @@ FUZZ_DIR := build-fuzz
 PKGS      := libevent libevent_pthreads jansson rocksdb libgit2 libsystemd libcurl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS       = $(PKG_LIBS) -lm
 
 SAN_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 WARNINGS  := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
@@ -122,30 +123,30 @@ $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/ascendopt: $(BUILD)/obj/cli/main.o $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/ascendoptd: $(BUILD)/obj/daemon/main.o $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/ascendopt-exec: $(BUILD)/obj/common/exec-helper.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 
 $(BUILD)/tests/helpers/%: $(BUILD)/obj/tests/helpers/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 .SECONDEXPANSION:
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_$$*_SRCS) $$(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LIBS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(UNITDIR) \

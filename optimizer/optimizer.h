@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 /* ------------------------------------------------------------ tokens */
 
 enum token_kind {
@@ -138,5 +140,64 @@ int64_t gene_snap(const struct gene *gene, int64_t value);
  */
 int genes_apply(const char *file, const char *text, size_t len, const struct gene *genes,
                 const int64_t *values, size_t n, char **ret);
+
+/* ------------------------------------------------------------ Stage I search */
+
+/*
+ * Evolutionary search over genomes (one value per gene): a population with
+ * tournament selection, mutations (step, halve/double, align to 32 B,
+ * random reset) and uniform crossover, combined by an AUC bandit that
+ * credits whichever technique recently produced improvements (as OpenTuner
+ * does).  Failed genomes are remembered: a proposal at least as large, gene
+ * by gene, as one that overflowed UB is not made.  Deterministic for a
+ * seed; the whole state round-trips through JSON so an episode can resume.
+ */
+enum search_technique {
+        TECHNIQUE_MUTATE_STEP,
+        TECHNIQUE_MUTATE_SCALE, /* halve or double */
+        TECHNIQUE_MUTATE_ALIGN,
+        TECHNIQUE_MUTATE_RESET,
+        TECHNIQUE_CROSSOVER,
+        TECHNIQUE_RANDOM, /* a whole random genome: what BoN does */
+        TECHNIQUE_COUNT,
+};
+
+const char *search_technique_name(enum search_technique t);
+
+struct search;
+
+struct search_options {
+        uint64_t seed;
+        size_t population; /* 0: 8 */
+        bool random_only;  /* Best-of-N: every proposal is TECHNIQUE_RANDOM */
+};
+
+/* genes (borrowed, must outlive the search); the baseline genome is their values. */
+int search_new(const struct gene *genes, size_t n_genes, const struct search_options *options,
+               struct search **ret_search);
+struct search *search_free(struct search *search);
+
+/*
+ * Proposes the next genome into values (n_genes entries), never one already
+ * recorded, and says which technique made it.  -ENOSPC when no new genome
+ * could be found (the space is exhausted).
+ */
+int search_propose(struct search *search, int64_t *values, enum search_technique *ret_technique);
+
+/*
+ * Records the outcome of a genome: ok with its latency, or a failure kind
+ * (such as "ub_overflow" or "wrong_answer").  Returns true when it is a
+ * new best.
+ */
+bool search_record(struct search *search, const int64_t *values, enum search_technique technique,
+                   bool ok, double latency_us, const char *failure_kind);
+
+/* The best genome so far (NULL before any success) and its latency. */
+const int64_t *search_best(const struct search *search, double *ret_latency_us);
+
+/* Serialises the whole state: population, RNG, credits, failure memory. */
+json_t *search_to_json(const struct search *search);
+/* Restores a state written by search_to_json for the same genes. */
+int search_from_json(struct search *search, const json_t *state);
 
 #endif

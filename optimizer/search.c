@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage I's evolutionary search over gene values, with an AUC bandit over
+ * its techniques and a memory of failures.  Pure computation: the episode
+ * proposes, evaluates and records; this file only decides what to try.
+ */
+#include "optimizer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RECORDED   4096
+#define CREDIT_WINDOW  32
+#define PROPOSAL_TRIES 64
+#define EXPLORATION    0.5
+
+static const char *const technique_names[TECHNIQUE_COUNT] = {
+        [TECHNIQUE_MUTATE_STEP] = "mutate_step",   [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
+        [TECHNIQUE_MUTATE_ALIGN] = "mutate_align", [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
+        [TECHNIQUE_CROSSOVER] = "crossover",       [TECHNIQUE_RANDOM] = "random",
+};
+
+struct entry {
+        int64_t *values;
+        bool ok;
+        double latency_us;
+        char kind[32];
+        int technique; /* TECHNIQUE_COUNT for the baseline or an outside proposal */
+};
+
+struct search {
+        const struct gene *genes;
+        size_t n_genes;
+        struct search_options options;
+        uint64_t rng[4];
+        struct entry *seen;
+        size_t n_seen, cap_seen;
+        long best; /* index into seen, -1 before any success */
+        uint8_t window[TECHNIQUE_COUNT][CREDIT_WINDOW];
+        size_t window_len[TECHNIQUE_COUNT];
+        uint64_t uses[TECHNIQUE_COUNT];
+};
+
+const char *search_technique_name(enum search_technique t)
+{
+        return t < TECHNIQUE_COUNT ? technique_names[t] : "baseline";
+}
+
+/* ------------------------------------------------------------ randomness */
+
+static uint64_t rotl(uint64_t x, int k)
+{
+        return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** (Blackman and Vigna), seeded through splitmix64. */
+static uint64_t next_random(struct search *s)
+{
+        uint64_t *r = s->rng;
+        uint64_t result = rotl(r[1] * 5, 7) * 9, t = r[1] << 17;
+
+        r[2] ^= r[0];
+        r[3] ^= r[1];
+        r[1] ^= r[2];
+        r[0] ^= r[3];
+        r[2] ^= t;
+        r[3] = rotl(r[3], 45);
+        return result;
+}
+
+static void seed_random(struct search *s, uint64_t seed)
+{
+        for (int i = 0; i < 4; i++) {
+                uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                s->rng[i] = z ^ (z >> 31);
+        }
+}
+
+/* Uniform in [lo, hi]. */
+static int64_t random_between(struct search *s, int64_t lo, int64_t hi)
+{
+        uint64_t span = (uint64_t)(hi - lo) + 1;
+
+        if (hi <= lo)
+                return lo;
+        return lo + (int64_t)(next_random(s) % span);
+}
+
+static double random_unit(struct search *s)
+{
+        return (double)(next_random(s) >> 11) / 9007199254740992.0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+int search_new(const struct gene *genes, size_t n_genes, const struct search_options *options,
+               struct search **ret_search)
+{
+        struct search *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return -ENOMEM;
+        s->genes = genes;
+        s->n_genes = n_genes;
+        if (options)
+                s->options = *options;
+        if (!s->options.population)
+                s->options.population = 8;
+        s->best = -1;
+        seed_random(s, s->options.seed);
+        *ret_search = s;
+        return 0;
+}
+
+struct search *search_free(struct search *s)
+{
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n_seen; i++)
+                free(s->seen[i].values);
+        free(s->seen);
+        free(s);
+        return NULL;
+}
+
+/* ------------------------------------------------------------ memory */
+
+static bool same_genome(const struct search *s, const int64_t *a, const int64_t *b)
+{
+        return memcmp(a, b, s->n_genes * sizeof(*a)) == 0;
+}
+
+static bool already_seen(const struct search *s, const int64_t *values)
+{
+        for (size_t i = 0; i < s->n_seen; i++)
+                if (same_genome(s, s->seen[i].values, values))
+                        return true;
+        return false;
+}
+
+/* Whether values is, gene by gene, at least a genome that overflowed UB. */
+static bool in_failing_region(const struct search *s, const int64_t *values)
+{
+        for (size_t i = 0; i < s->n_seen; i++) {
+                const struct entry *e = &s->seen[i];
+                bool dominated = true;
+                if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
+                        continue;
+                for (size_t g = 0; g < s->n_genes && dominated; g++)
+                        dominated = values[g] >= e->values[g];
+                if (dominated)
+                        return true;
+        }
+        return false;
+}
+
+/* The baseline genome: the values as written. */
+static void baseline(const struct search *s, int64_t *values)
+{
+        for (size_t g = 0; g < s->n_genes; g++)
+                values[g] = s->genes[g].value;
+}
+
+/* Tournament of two among the best `population` successes; the baseline if none. */
+static const int64_t *pick_parent(struct search *s, int64_t *fallback)
+{
+        size_t cap = s->options.population < 64 ? s->options.population : 64;
+        size_t order[64], n = 0;
+
+        for (size_t i = 0; i < s->n_seen; i++) {
+                double latency = s->seen[i].latency_us;
+                size_t j;
+                if (!s->seen[i].ok)
+                        continue;
+                if (n == cap && latency >= s->seen[order[n - 1]].latency_us)
+                        continue;
+                j = n < cap ? n++ : n - 1; /* when full, the worst makes room */
+                while (j > 0 && s->seen[order[j - 1]].latency_us > latency) {
+                        order[j] = order[j - 1];
+                        j--;
+                }
+                order[j] = i;
+        }
+        if (n == 0) {
+                baseline(s, fallback);
+                return fallback;
+        }
+        size_t a = (size_t)random_between(s, 0, (int64_t)n - 1);
+        size_t b = (size_t)random_between(s, 0, (int64_t)n - 1);
+        return s->seen[order[a < b ? a : b]].values;
+}
+
+/* ------------------------------------------------------------ techniques */
+
+static int64_t random_value(struct search *s, const struct gene *g)
+{
+        if (g->scale == GENE_POW2) {
+                int lo = 0, hi = 0;
+                while ((1ll << lo) < g->lo)
+                        lo++;
+                while ((1ll << (hi + 1)) <= g->hi)
+                        hi++;
+                return gene_snap(g, 1ll << random_between(s, lo, hi));
+        }
+        return gene_snap(g, random_between(s, g->lo, g->hi));
+}
+
+static void mutate_gene(struct search *s, enum search_technique t, const struct gene *g, int64_t *v)
+{
+        int64_t x = *v;
+
+        switch (t) {
+        case TECHNIQUE_MUTATE_STEP:
+                if (g->scale == GENE_POW2)
+                        x = random_unit(s) < 0.5 ? x * 2 : x / 2;
+                else if (g->scale == GENE_ALIGN32)
+                        x += 32 * random_between(s, 1, 4) * (random_unit(s) < 0.5 ? -1 : 1);
+                else {
+                        /* log-uniform step: mostly small moves, sometimes a leap */
+                        double span = (double)(g->hi - g->lo) / 2;
+                        int64_t step = (int64_t)exp(random_unit(s) * log(span > 1 ? span : 1));
+                        x += (step > 0 ? step : 1) * (random_unit(s) < 0.5 ? -1 : 1);
+                }
+                break;
+        case TECHNIQUE_MUTATE_SCALE:
+                x = random_unit(s) < 0.5 ? x * 2 : x / 2;
+                break;
+        case TECHNIQUE_MUTATE_ALIGN:
+                x = (int64_t)((double)x * (0.75 + 0.5 * random_unit(s)));
+                x = (x + 16) / 32 * 32;
+                break;
+        case TECHNIQUE_MUTATE_RESET:
+        default:
+                x = random_value(s, g);
+                break;
+        }
+        *v = gene_snap(g, x);
+}
+
+static void apply_technique(struct search *s, enum search_technique t, int64_t *values)
+{
+        int64_t fallback[GENES_MAX];
+        const int64_t *parent;
+
+        if (t == TECHNIQUE_RANDOM) {
+                for (size_t g = 0; g < s->n_genes; g++)
+                        values[g] = random_value(s, &s->genes[g]);
+                return;
+        }
+        parent = pick_parent(s, fallback);
+        memcpy(values, parent, s->n_genes * sizeof(*values));
+        if (t == TECHNIQUE_CROSSOVER) {
+                int64_t fallback2[GENES_MAX];
+                const int64_t *other = pick_parent(s, fallback2);
+                for (size_t g = 0; g < s->n_genes; g++)
+                        if (random_unit(s) < 0.5)
+                                values[g] = other[g];
+                /* two identical parents would make no news: nudge one gene */
+                if (same_genome(s, values, parent)) {
+                        size_t k = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+                        mutate_gene(s, TECHNIQUE_MUTATE_STEP, &s->genes[k], &values[k]);
+                }
+                return;
+        }
+        size_t first = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+        mutate_gene(s, t, &s->genes[first], &values[first]);
+        if (s->n_genes > 1 && random_unit(s) < 1.0 / 3) {
+                size_t second = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+                mutate_gene(s, t, &s->genes[second], &values[second]);
+        }
+}
+
+/* AUC credit of recent improvements plus an exploration bonus. */
+static double bandit_score(const struct search *s, int t, uint64_t total_uses)
+{
+        double auc = 0, weight = 0;
+
+        if (s->uses[t] == 0)
+                return INFINITY;
+        for (size_t i = 0; i < s->window_len[t]; i++) {
+                auc += (double)(i + 1) * s->window[t][i];
+                weight += (double)(i + 1);
+        }
+        return (weight > 0 ? auc / weight : 0) +
+               EXPLORATION * sqrt(2.0 * log((double)total_uses) / (double)s->uses[t]);
+}
+
+static enum search_technique choose_technique(const struct search *s, const bool *exhausted)
+{
+        uint64_t total = 0;
+        double best_score = -1;
+        int best = TECHNIQUE_MUTATE_STEP;
+
+        /* the first population is drawn at random around the baseline, as a GA seeds it */
+        if (s->options.random_only || s->n_seen < s->options.population / 2)
+                return TECHNIQUE_RANDOM;
+        for (int t = 0; t < TECHNIQUE_COUNT; t++)
+                total += s->uses[t];
+        for (int t = 0; t < TECHNIQUE_COUNT; t++) {
+                double score;
+                /* whole random genomes are the baseline strategy's, not evolution's */
+                if (t == TECHNIQUE_RANDOM || exhausted[t])
+                        continue;
+                score = bandit_score(s, t, total > 0 ? total : 1);
+                if (score > best_score) {
+                        best_score = score;
+                        best = t;
+                }
+        }
+        return (enum search_technique)best;
+}
+
+int search_propose(struct search *s, int64_t *values, enum search_technique *ret_technique)
+{
+        bool exhausted[TECHNIQUE_COUNT] = { false };
+
+        if (s->n_genes == 0 || s->n_genes > GENES_MAX)
+                return -ENOSPC;
+        for (int round = 0; round < TECHNIQUE_COUNT; round++) {
+                enum search_technique t = choose_technique(s, exhausted);
+                for (int i = 0; i < PROPOSAL_TRIES; i++) {
+                        apply_technique(s, t, values);
+                        if (!already_seen(s, values) && !in_failing_region(s, values)) {
+                                *ret_technique = t;
+                                return 0;
+                        }
+                }
+                exhausted[t] = true;
+                if (s->options.random_only)
+                        break;
+        }
+        return -ENOSPC;
+}
+
+bool search_record(struct search *s, const int64_t *values, enum search_technique technique,
+                   bool ok, double latency_us, const char *failure_kind)
+{
+        struct entry *e;
+        bool new_best;
+
+        if (s->n_seen == MAX_RECORDED)
+                return false;
+        if (s->n_seen == s->cap_seen) {
+                size_t cap = s->cap_seen ? 2 * s->cap_seen : 64;
+                struct entry *grown = realloc(s->seen, cap * sizeof(*grown));
+                if (!grown)
+                        return false;
+                s->seen = grown;
+                s->cap_seen = cap;
+        }
+        e = &s->seen[s->n_seen];
+        memset(e, 0, sizeof(*e));
+        e->values = malloc(s->n_genes * sizeof(*values) + 1);
+        if (!e->values)
+                return false;
+        memcpy(e->values, values, s->n_genes * sizeof(*values));
+        e->ok = ok;
+        e->latency_us = latency_us;
+        e->technique = technique;
+        snprintf(e->kind, sizeof(e->kind), "%s", ok ? "" : (failure_kind ? failure_kind : "?"));
+        new_best = ok && (s->best < 0 || latency_us < s->seen[s->best].latency_us);
+        if (new_best)
+                s->best = (long)s->n_seen;
+        s->n_seen++;
+        if (technique < TECHNIQUE_COUNT) {
+                size_t *len = &s->window_len[technique];
+                if (*len == CREDIT_WINDOW) {
+                        memmove(s->window[technique], s->window[technique] + 1, CREDIT_WINDOW - 1);
+                        (*len)--;
+                }
+                s->window[technique][(*len)++] = new_best && s->n_seen > 1;
+                s->uses[technique]++;
+        }
+        return new_best;
+}
+
+const int64_t *search_best(const struct search *s, double *ret_latency_us)
+{
+        if (s->best < 0)
+                return NULL;
+        if (ret_latency_us)
+                *ret_latency_us = s->seen[s->best].latency_us;
+        return s->seen[s->best].values;
+}
+
+/* ------------------------------------------------------------ persistence */
+
+json_t *search_to_json(const struct search *s)
+{
+        json_t *root = json_object(), *rng = json_array(), *seen = json_array();
+        json_t *credits = json_array();
+
+        for (int i = 0; i < 4; i++) {
+                char hex[20];
+                snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)s->rng[i]);
+                json_array_append_new(rng, json_string(hex));
+        }
+        for (size_t i = 0; i < s->n_seen; i++) {
+                const struct entry *e = &s->seen[i];
+                json_t *values = json_array();
+                for (size_t g = 0; g < s->n_genes; g++)
+                        json_array_append_new(values, json_integer(e->values[g]));
+                json_array_append_new(seen, json_pack("{s:o, s:b, s:f, s:s, s:i}", "values", values,
+                                                      "ok", e->ok, "latency_us", e->latency_us,
+                                                      "kind", e->kind, "technique", e->technique));
+        }
+        for (int t = 0; t < TECHNIQUE_COUNT; t++) {
+                json_t *window = json_array();
+                for (size_t i = 0; i < s->window_len[t]; i++)
+                        json_array_append_new(window, json_integer(s->window[t][i]));
+                json_array_append_new(credits,
+                                      json_pack("{s:s, s:I, s:o}", "technique", technique_names[t],
+                                                "uses", (json_int_t)s->uses[t], "window", window));
+        }
+        json_object_set_new(root, "rng", rng);
+        json_object_set_new(root, "seen", seen);
+        json_object_set_new(root, "credits", credits);
+        json_object_set_new(root, "genes", json_integer((json_int_t)s->n_genes));
+        return root;
+}
+
+int search_from_json(struct search *s, const json_t *state)
+{
+        const json_t *rng = json_object_get(state, "rng"), *seen = json_object_get(state, "seen");
+        const json_t *credits = json_object_get(state, "credits"), *e;
+        int64_t values[GENES_MAX];
+        size_t i;
+
+        if ((size_t)json_integer_value(json_object_get(state, "genes")) != s->n_genes ||
+            json_array_size(rng) != 4 || json_array_size(credits) != TECHNIQUE_COUNT)
+                return -EINVAL;
+        for (i = 0; i < s->n_seen; i++)
+                free(s->seen[i].values);
+        s->n_seen = 0;
+        s->best = -1;
+        memset(s->uses, 0, sizeof(s->uses));
+        memset(s->window_len, 0, sizeof(s->window_len));
+        json_array_foreach(seen, i, e)
+        {
+                const json_t *v = json_object_get(e, "values");
+                if (json_array_size(v) != s->n_genes)
+                        return -EINVAL;
+                for (size_t g = 0; g < s->n_genes; g++)
+                        values[g] = json_integer_value(json_array_get(v, g));
+                /* windows and uses are restored below, so record as outside proposals */
+                search_record(s, values, TECHNIQUE_COUNT, json_is_true(json_object_get(e, "ok")),
+                              json_number_value(json_object_get(e, "latency_us")),
+                              json_string_value(json_object_get(e, "kind")));
+                s->seen[s->n_seen - 1].technique =
+                    (int)json_integer_value(json_object_get(e, "technique"));
+        }
+        for (int t = 0; t < TECHNIQUE_COUNT; t++) {
+                const json_t *c = json_array_get(credits, (size_t)t);
+                const json_t *window = json_object_get(c, "window");
+                s->uses[t] = (uint64_t)json_integer_value(json_object_get(c, "uses"));
+                s->window_len[t] = json_array_size(window) < CREDIT_WINDOW ? json_array_size(window)
+                                                                           : CREDIT_WINDOW;
+                for (size_t k = 0; k < s->window_len[t]; k++)
+                        s->window[t][k] = (uint8_t)json_integer_value(json_array_get(window, k));
+        }
+        for (int k = 0; k < 4; k++)
+                s->rng[k] = strtoull(json_string_value(json_array_get(rng, (size_t)k)), NULL, 16);
+        return 0;
+}

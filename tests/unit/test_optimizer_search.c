@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of Stage I's search on a synthetic tiling landscape: determinism,
+ * no genome proposed twice, the UB-overflow region avoided, evolution
+ * beating random sampling on the same budget, and a resumed search that
+ * continues exactly where the saved one was.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "optimizer/optimizer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct gene genes[3] = {
+        { .name = "tileLength", .value = 2048, .lo = 128, .hi = 32768, .scale = GENE_POW2 },
+        { .name = "ubPartNum", .value = 3, .lo = 1, .hi = 12, .scale = GENE_STEP },
+        { .name = "blockDim", .value = 8, .lo = 2, .hi = 40, .scale = GENE_STEP },
+};
+
+/*
+ * A stand-in for the simulator: bigger tiles and more cores help until the
+ * UB (tile * parts * 2 bytes) overflows 96 KiB; 40 cores is the machine,
+ * and blockDim not dividing 48 leaves a tail.
+ */
+static bool evaluate(const int64_t *v, double *latency, const char **kind)
+{
+        if (v[0] * v[1] * 2 > 96 * 1024) {
+                *kind = "ub_overflow";
+                return false;
+        }
+        if (v[1] < 2) {
+                *kind = "wrong_answer";
+                return false;
+        }
+        *latency = 1e5 / (double)v[2] * (1.0 + 4096.0 / (double)v[0]) * (48 % v[2] ? 1.25 : 1.0) +
+                   3.0 * (double)v[1];
+        return true;
+}
+
+/* Runs an episode of budget evaluations; returns the best latency. */
+static double run(uint64_t seed, bool random_only, int budget, int64_t *trace, size_t trace_len)
+{
+        struct search_options options = { .seed = seed, .random_only = random_only };
+        struct search *s = NULL;
+        int64_t v[3], base[3] = { 2048, 3, 8 };
+        double latency = 0, best = 0;
+        const char *kind = NULL;
+
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        assert_true(evaluate(base, &latency, &kind));
+        search_record(s, base, TECHNIQUE_COUNT, true, latency, NULL);
+        for (int i = 0; i < budget; i++) {
+                enum search_technique t;
+                bool ok;
+                if (search_propose(s, v, &t) < 0)
+                        break;
+                if (trace && (size_t)i * 3 + 2 < trace_len)
+                        memcpy(trace + 3 * i, v, sizeof(v));
+                ok = evaluate(v, &latency, &kind);
+                search_record(s, v, t, ok, latency, kind);
+        }
+        assert_non_null(search_best(s, &best));
+        search_free(s);
+        return best;
+}
+
+static void test_same_seed_same_trajectory(void **state)
+{
+        int64_t a[120] = { 0 }, b[120] = { 0 }, c[120] = { 0 };
+
+        run(7, false, 40, a, 120);
+        run(7, false, 40, b, 120);
+        run(8, false, 40, c, 120);
+        assert_memory_equal(a, b, sizeof(a));
+        assert_memory_not_equal(a, c, sizeof(a));
+}
+
+static void test_no_repeats_and_failures_avoided(void **state)
+{
+        struct search_options options = { .seed = 3 };
+        struct search *s = NULL;
+        int64_t proposals[60][3], fail[3] = { 16384, 6, 8 }, base[3] = { 2048, 3, 8 };
+        enum search_technique t;
+
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 1000, NULL);
+        search_record(s, fail, TECHNIQUE_MUTATE_SCALE, false, 0, "ub_overflow");
+        for (int i = 0; i < 60; i++) {
+                assert_int_equal(search_propose(s, proposals[i], &t), 0);
+                assert_true(t < TECHNIQUE_COUNT);
+                /* nothing at least as large as the overflowing genome */
+                assert_false(proposals[i][0] >= 16384 && proposals[i][1] >= 6 &&
+                             proposals[i][2] >= 8);
+                for (int g = 0; g < 3; g++) {
+                        assert_true(proposals[i][g] >= genes[g].lo);
+                        assert_true(proposals[i][g] <= genes[g].hi);
+                }
+                for (int j = 0; j < i; j++)
+                        assert_memory_not_equal(proposals[i], proposals[j], sizeof(proposals[i]));
+                search_record(s, proposals[i], t, true, 2000 + i, NULL);
+        }
+        search_free(s);
+}
+
+static void test_evolution_beats_random_on_the_same_budget(void **state)
+{
+        double evolved = 0, random = 0;
+
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+                evolved += log(run(seed, false, 40, NULL, 0));
+                random += log(run(seed, true, 40, NULL, 0));
+        }
+        /* geometric means over five seeds */
+        assert_true(exp(evolved / 5) < exp(random / 5));
+}
+
+static void test_resume_continues_exactly(void **state)
+{
+        struct search_options options = { .seed = 11 };
+        struct search *a = NULL, *b = NULL;
+        int64_t v[3], w[3], base[3] = { 2048, 3, 8 };
+        enum search_technique ta, tb;
+        double latency;
+        const char *kind;
+        json_t *saved;
+
+        assert_int_equal(search_new(genes, 3, &options, &a), 0);
+        search_record(a, base, TECHNIQUE_COUNT, true, 5000, NULL);
+        for (int i = 0; i < 12; i++) {
+                bool ok;
+                assert_int_equal(search_propose(a, v, &ta), 0);
+                ok = evaluate(v, &latency, &kind);
+                search_record(a, v, ta, ok, latency, kind);
+        }
+        saved = search_to_json(a);
+        options.seed = 999; /* the saved RNG state wins over the seed */
+        assert_int_equal(search_new(genes, 3, &options, &b), 0);
+        assert_int_equal(search_from_json(b, saved), 0);
+        for (int i = 0; i < 10; i++) {
+                bool ok;
+                assert_int_equal(search_propose(a, v, &ta), 0);
+                assert_int_equal(search_propose(b, w, &tb), 0);
+                assert_memory_equal(v, w, sizeof(v));
+                assert_int_equal(ta, tb);
+                ok = evaluate(v, &latency, &kind);
+                search_record(a, v, ta, ok, latency, kind);
+                search_record(b, w, tb, ok, latency, kind);
+        }
+        json_decref(saved);
+        search_free(a);
+        search_free(b);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_same_seed_same_trajectory),
+                cmocka_unit_test(test_no_repeats_and_failures_avoided),
+                cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
+                cmocka_unit_test(test_resume_continues_exactly),
+        };
+        return cmocka_run_group_tests_name("optimizer_search", tests, NULL, NULL);
+}
