@@ -3,6 +3,7 @@
 #ifndef ASCENDOPT_CLI_INTERNAL_H
 #define ASCENDOPT_CLI_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -10,6 +11,27 @@
 #include "common/common.h"
 
 int cmd_eval(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_episodes(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_enqueue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_reload(int argc, char **argv);
+
+/* --socket, else $ASCENDOPT_SOCKET, else $XDG_RUNTIME_DIR/ascendopt/ascendoptd.sock,
+ * else /run/ascendopt/ascendoptd.sock.  Writes into buf. */
+const char *cli_socket_path(const char *flag, char *buf, size_t size);
+
+/*
+ * One HTTP request to the daemon's control socket.  *ret_body is the JSON
+ * answer (new reference) and *ret_status its HTTP status; -errno plus a
+ * message in err when the daemon could not be reached or answered garbage.
+ */
+int cli_request(const char *socket_path, const char *method, const char *path, const json_t *body,
+                int *ret_status, json_t **ret_body, char *err, size_t err_size);
 
 /* Prints "ascendopt COMMAND: MESSAGE" and a hint to stderr; returns EX_USAGE. */
 int cli_usage_error(const char *command, const char *message);

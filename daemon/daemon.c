@@ -5,27 +5,26 @@
  * one when the new one is bad) and the sd_notify protocol.  ascendoptd never
  * forks itself; systemd or a terminal keeps it in the foreground.
  */
-#include "daemon.h"
+#include "daemon-internal.h"
 
 #include "common/common.h"
+#include "queue/queue.h"
+#include "store/store.h"
+#include "watchers/watchers.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
-
-struct daemon {
-        struct event_base *base;
-        struct config *config;
-        char *config_path;
-        struct event *sigterm, *sigint, *sighup;
-};
 
 static void usage(FILE *f)
 {
@@ -75,29 +74,131 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         event_base_loopbreak(d->base);
 }
 
+/* Follows exactly the repos of the config: drops those gone, adds those new. */
+static void sync_repos(struct daemon *d, const struct config *old, const struct config *fresh)
+{
+        for (size_t i = 0; old && i < old->n_repos; i++) {
+                bool kept = false;
+                for (size_t j = 0; j < fresh->n_repos && !kept; j++)
+                        kept = strcmp(old->repos[i].path, fresh->repos[j].path) == 0;
+                if (!kept) {
+                        watcher_remove_repo(d->watcher, old->repos[i].path);
+                        log_notice("no longer watching %s", old->repos[i].path);
+                }
+        }
+        for (size_t j = 0; j < fresh->n_repos; j++) {
+                const struct config_repo *repo = &fresh->repos[j];
+                struct watch_repo_spec spec = {
+                        .path = repo->path,
+                        .branches = repo->branches,
+                        .n_branches = repo->n_branches,
+                        .operators = repo->operators,
+                        .n_operators = repo->n_operators,
+                };
+                int r = watcher_add_repo(d->watcher, &spec);
+                if (r == 0)
+                        log_info("watching %s (%zu branch pattern%s)", repo->path, repo->n_branches,
+                                 repo->n_branches == 1 ? "" : "s");
+                else if (r != -EEXIST)
+                        log_error("cannot watch %s: %s", repo->path, strerror(-r));
+        }
+}
+
+int daemon_reload(struct daemon *d, char *err, size_t err_size)
+{
+        struct config *fresh = NULL;
+        int r;
+
+        r = config_load(d->config_path, &fresh, err, err_size);
+        if (r < 0)
+                return r;
+        if (strcmp(fresh->state_dir, d->config->state_dir) != 0 ||
+            strcmp(fresh->socket, d->config->socket) != 0 || fresh->backend != d->config->backend ||
+            fresh->device_count != d->config->device_count) {
+                snprintf(err, err_size,
+                         "%s: state_dir, socket, backend and devices take effect only on a "
+                         "restart; restart ascendoptd to change them",
+                         d->config_path);
+                config_free(fresh);
+                return -EINVAL;
+        }
+        sync_repos(d, d->config, fresh);
+        config_free(d->config);
+        d->config = fresh;
+        apply_log_level(fresh);
+        describe_config(fresh);
+        return 0;
+}
+
 static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
 {
         struct daemon *d = arg;
-        struct config *fresh = NULL;
         char err[1024];
 
         (void)sig;
         (void)what;
         sd_notify(0, "RELOADING=1");
-        if (config_load(d->config_path, &fresh, err, sizeof(err)) < 0) {
+        if (daemon_reload(d, err, sizeof(err)) < 0)
                 log_error("reload rejected, keeping the running configuration: %s", err);
-        } else {
-                config_free(d->config);
-                d->config = fresh;
-                apply_log_level(fresh);
+        else
                 log_notice("configuration reloaded");
-                describe_config(fresh);
+        sd_notify(0, "READY=1");
+}
+
+/* A branch moved: queue its changed operators and record the tip in one batch. */
+static void on_branch_moved(const struct watch_event *e, void *userdata)
+{
+        struct daemon *d = userdata;
+        struct store_batch *b = store_batch_new(d->store);
+        size_t queued = 0;
+        int r = 0;
+
+        if (!b) {
+                log_error("out of memory while queueing %s %s", e->repo, e->branch);
+                return;
         }
-        sd_notify(0, "READY=1\nSTATUS=idle");
+        for (size_t i = 0; i < e->n_operator_dirs && r == 0; i++) {
+                struct queue_request req = { .repo = e->repo,
+                                             .branch = e->branch,
+                                             .op_dir = e->operator_dirs[i],
+                                             .commit = e->new_oid,
+                                             .priority = QUEUE_PRIORITY_COMMIT };
+                uint64_t id = 0, running_older = 0;
+                r = queue_enqueue(d->queue, b, &req, &id, &running_older);
+                if (r == -ENOSPC) {
+                        log_msg(LOG_ERR, e->repo,
+                                "queue is full (limits.queue_max_items); %s on %s is not "
+                                "queued and will be retried on the next change",
+                                e->operator_dirs[i], e->branch);
+                        break;
+                }
+                if (r == 0) {
+                        queued++;
+                        log_msg(LOG_INFO, e->repo, "queued item %llu: %s at %.12s on %s",
+                                (unsigned long long)id, e->operator_dirs[i], e->new_oid, e->branch);
+                }
+        }
+        /* the tip moves only together with everything it produced */
+        if (r == 0) {
+                watch_record_tip(b, e->repo, e->branch, e->new_oid);
+                r = store_batch_commit(b);
+                if (r < 0)
+                        log_error("cannot record %s %s: %s", e->repo, e->branch, strerror(-r));
+                else
+                        d->commits_seen++;
+        }
+        store_batch_free(b);
+        if (queued)
+                sd_notifyf(0, "STATUS=%llu queued", (unsigned long long)queue_depth(d->queue));
 }
 
 static void daemon_release(struct daemon *d)
 {
+        d->control = control_stop(d->control);
+        d->watcher = watcher_free(d->watcher);
+        d->devices = device_pool_free(d->devices);
+        d->queue = queue_close(d->queue);
+        d->store = store_close(d->store);
         if (d->sigterm)
                 event_free(d->sigterm);
         if (d->sigint)
@@ -108,6 +209,96 @@ static void daemon_release(struct daemon *d)
                 event_base_free(d->base);
         config_free(d->config);
         free(d->config_path);
+}
+
+/* Opens the store, queue, devices, watchers and control socket; logs why not. */
+static int daemon_open(struct daemon *d)
+{
+        struct queue_options queue_options = { .max_items = d->config->limits.queue_max_items };
+        struct watcher_options watch_options = { .exclude_prefix = d->config->publish.prefix };
+        int ids[CONFIG_MAX_DEVICES];
+        char path[PATH_MAX], err[1024];
+        unsigned recovered = 0;
+        int r;
+
+        if (d->config->backend != CONFIG_BACKEND_SIM) {
+                log_error("%s: .backend: \"%s\" is not in this build yet; use \"sim\"",
+                          d->config_path, config_backend_name(d->config->backend));
+                return -EX_CONFIG;
+        }
+        r = format_path(path, sizeof(path), "%s/store", d->config->state_dir);
+        if (r == 0)
+                r = store_open(path, &d->store, err, sizeof(err));
+        if (r < 0) {
+                log_error("%s", r == -ENAMETOOLONG ? "state_dir is too long" : err);
+                return -EX_CANTCREAT;
+        }
+        r = queue_open(d->store, &queue_options, &d->queue, &recovered);
+        if (r < 0) {
+                log_error("cannot open the queue in %s: %s", path, strerror(-r));
+                return -EX_SOFTWARE;
+        }
+        if (recovered)
+                log_notice("%u episode%s interrupted by the last stop will resume", recovered,
+                           recovered == 1 ? "" : "s");
+        for (int i = 0; i < d->config->device_count; i++)
+                ids[i] = i;
+        r = device_pool_new(config_backend_name(d->config->backend), ids,
+                            (size_t)d->config->device_count, NULL, &d->devices);
+        if (r < 0) {
+                log_error("cannot set up device locks: %s", strerror(-r));
+                return -EX_OSERR;
+        }
+        r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
+        if (r < 0) {
+                log_error("cannot start inotify: %s", strerror(-r));
+                return -EX_OSERR;
+        }
+        sync_repos(d, NULL, d->config);
+        r = control_start(d, &d->control, err, sizeof(err));
+        if (r < 0) {
+                log_error("%s", err);
+                return -EX_UNAVAILABLE;
+        }
+        return 0;
+}
+
+json_t *daemon_status(struct daemon *d)
+{
+        json_t *repos = json_array();
+
+        for (size_t i = 0; i < d->config->n_repos; i++) {
+                const struct config_repo *repo = &d->config->repos[i];
+                struct watch_tip *tips = NULL;
+                size_t n = 0;
+                char err[512];
+                json_t *branches = json_array();
+                if (watch_list_tips(repo->path, repo->branches, repo->n_branches,
+                                    d->config->publish.prefix, &tips, &n, err, sizeof(err)) < 0) {
+                        json_array_append_new(
+                            repos, json_pack("{s:s, s:s}", "path", repo->path, "error", err));
+                        json_decref(branches);
+                        continue;
+                }
+                for (size_t t = 0; t < n; t++) {
+                        char recorded[WATCH_OID_HEX];
+                        bool known =
+                            watch_recorded_tip(d->store, repo->path, tips[t].branch, recorded) == 0;
+                        json_array_append_new(
+                            branches, json_pack("{s:s, s:s, s:s?}", "branch", tips[t].branch, "tip",
+                                                tips[t].oid, "last_seen", known ? recorded : NULL));
+                }
+                watch_tips_free(tips, n);
+                json_array_append_new(
+                    repos, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
+        }
+        return json_pack(
+            "{s:s, s:i, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:I}", "version", ASCENDOPT_VERSION,
+            "pid", (int)getpid(), "uptime_s", (json_int_t)(time(NULL) - d->started), "backend",
+            config_backend_name(d->config->backend), "platform", d->config->platform, "paused",
+            d->paused, "queue_depth", (json_int_t)queue_depth(d->queue), "commits_seen",
+            (json_int_t)d->commits_seen, "devices", device_pool_status(d->devices), "repos", repos,
+            "watches", (json_int_t)watcher_watch_count(d->watcher));
 }
 
 int daemon_main(int argc, char **argv)
@@ -123,7 +314,7 @@ int daemon_main(int argc, char **argv)
         struct daemon d = { 0 };
         char default_path[4096], err[1024];
         bool check_only = false;
-        int opt, ret = EX_OK;
+        int opt, ret = EX_OK, r;
 
         while ((opt = getopt_long(argc, argv, "c:fh", options, NULL)) != -1) {
                 switch (opt) {
@@ -173,6 +364,7 @@ int daemon_main(int argc, char **argv)
 
         /* Signals arrive through libevent; children get the defaults back. */
         signal(SIGPIPE, SIG_IGN);
+        d.started = time(NULL);
         d.base = event_base_new();
         if (!d.base) {
                 log_error("cannot create the event loop");
@@ -188,10 +380,14 @@ int daemon_main(int argc, char **argv)
                 ret = EX_OSERR;
                 goto out;
         }
-
         describe_config(d.config);
-        log_notice("ascendoptd %s started", ASCENDOPT_VERSION);
-        sd_notify(0, "READY=1\nSTATUS=idle");
+        r = daemon_open(&d);
+        if (r < 0) {
+                ret = -r;
+                goto out;
+        }
+        log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
+        sd_notifyf(0, "READY=1\nSTATUS=%llu queued", (unsigned long long)queue_depth(d.queue));
         if (event_base_dispatch(d.base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;

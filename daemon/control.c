@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control API: HTTP+JSON over a unix socket (evhttp on the daemon's
+ * loop).  GET requests read state; POST requests change it and are only
+ * accepted from the daemon's user, root, or the daemon's group, as told by
+ * SO_PEERCRED.  Every body in and out goes through jansson.
+ */
+#include "daemon-internal.h"
+
+#include "common/common.h"
+#include "queue/queue.h"
+#include "watchers/watchers.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <sys/queue.h>
+
+#include <event2/keyvalq_struct.h>
+
+#define MAX_BODY_BYTES (64 * 1024)
+#define LIST_LIMIT     500
+
+struct control {
+        struct daemon *daemon;
+        struct evhttp *http;
+        char *path;
+};
+
+static void reply(struct evhttp_request *req, int code, json_t *body)
+{
+        struct evbuffer *out = evbuffer_new();
+        char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                          "application/json");
+        if (out && text)
+                evbuffer_add(out, text, strlen(text));
+        evhttp_send_reply(req, code, code < 300 ? "OK" : "Error", out);
+        if (out)
+                evbuffer_free(out);
+        free(text);
+        json_decref(body);
+}
+
+static void reply_error(struct evhttp_request *req, int code, const char *message)
+{
+        reply(req, code, json_pack("{s:s}", "error", message));
+}
+
+/* Whether the peer may change things: our user, root, or our group. */
+static bool peer_may_write(struct evhttp_request *req)
+{
+        struct evhttp_connection *conn = evhttp_request_get_connection(req);
+        struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        int fd = bev ? (int)bufferevent_getfd(bev) : -1;
+
+        if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                return false;
+        return cred.uid == 0 || cred.uid == geteuid() || cred.gid == getegid();
+}
+
+static json_t *read_body(struct evhttp_request *req)
+{
+        struct evbuffer *in = evhttp_request_get_input_buffer(req);
+        size_t len = evbuffer_get_length(in);
+        char *text;
+        json_t *body;
+
+        if (len == 0)
+                return json_object();
+        if (len > MAX_BODY_BYTES)
+                return NULL;
+        text = malloc(len + 1);
+        if (!text)
+                return NULL;
+        evbuffer_copyout(in, text, len);
+        text[len] = '\0';
+        body = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+        free(text);
+        return json_is_object(body) ? body : (json_decref(body), NULL);
+}
+
+static void get_queue(struct control *c, struct evhttp_request *req)
+{
+        json_t *queued = NULL, *running = NULL;
+
+        if (queue_list(c->daemon->queue, QUEUE_RUNNING, LIST_LIMIT, &running) < 0 ||
+            queue_list(c->daemon->queue, QUEUE_QUEUED, LIST_LIMIT, &queued) < 0) {
+                json_decref(running);
+                reply_error(req, 500, "cannot read the queue");
+                return;
+        }
+        reply(req, 200,
+              json_pack("{s:o, s:o, s:b}", "running", running, "queued", queued, "paused",
+                        c->daemon->paused));
+}
+
+static void get_items(struct control *c, struct evhttp_request *req, const char *query)
+{
+        struct evkeyvalq params;
+        const char *state_name;
+        enum queue_state state;
+        json_t *items = NULL;
+        int want = -1;
+
+        TAILQ_INIT(&params);
+        if (query && evhttp_parse_query_str(query, &params) < 0) {
+                reply_error(req, 400, "malformed query");
+                return;
+        }
+        state_name = evhttp_find_header(&params, "state");
+        if (state_name) {
+                if (queue_state_from_name(state_name, &state) < 0) {
+                        evhttp_clear_headers(&params);
+                        reply_error(req, 400,
+                                    "unknown state; use queued, running, done, failed, "
+                                    "cancelled or superseded");
+                        return;
+                }
+                want = (int)state;
+        }
+        evhttp_clear_headers(&params);
+        if (queue_list(c->daemon->queue, want, LIST_LIMIT, &items) < 0) {
+                reply_error(req, 500, "cannot read the queue");
+                return;
+        }
+        reply(req, 200, json_pack("{s:o}", "items", items));
+}
+
+static void get_item(struct control *c, struct evhttp_request *req, const char *id_text)
+{
+        char *end;
+        unsigned long long id = strtoull(id_text, &end, 10);
+        json_t *item = NULL;
+
+        if (!*id_text || *end || queue_get(c->daemon->queue, id, &item) < 0) {
+                reply_error(req, 404, "no such item");
+                return;
+        }
+        reply(req, 200, item);
+}
+
+static const struct config_repo *find_repo(const struct config *config, const char *path)
+{
+        char real[PATH_MAX];
+
+        for (size_t i = 0; i < config->n_repos; i++)
+                if (strcmp(config->repos[i].path, path) == 0)
+                        return &config->repos[i];
+        if (realpath(path, real))
+                for (size_t i = 0; i < config->n_repos; i++)
+                        if (strcmp(config->repos[i].path, real) == 0)
+                                return &config->repos[i];
+        return NULL;
+}
+
+static void post_enqueue(struct control *c, struct evhttp_request *req, const json_t *body)
+{
+        const char *repo_path = json_string_value(json_object_get(body, "repo"));
+        const char *op_dir = json_string_value(json_object_get(body, "op_dir"));
+        const char *branch = json_string_value(json_object_get(body, "branch"));
+        const struct config_repo *repo;
+        struct watch_tip *tips = NULL;
+        char *pattern[1];
+        char err[1024], message[1200];
+        size_t n = 0;
+        uint64_t id = 0;
+        int r;
+
+        if (!repo_path || !op_dir) {
+                reply_error(req, 400, "enqueue needs \"repo\" and \"op_dir\"");
+                return;
+        }
+        repo = find_repo(c->daemon->config, repo_path);
+        if (!repo) {
+                snprintf(message, sizeof(message),
+                         "%s is not a repo of the configuration; add it under \"repos\" and "
+                         "reload",
+                         repo_path);
+                reply_error(req, 404, message);
+                return;
+        }
+        if (!branch)
+                branch = repo->n_branches ? repo->branches[0] : "main";
+        pattern[0] = (char *)branch;
+        r = watch_list_tips(repo->path, pattern, 1, NULL, &tips, &n, err, sizeof(err));
+        if (r < 0 || n == 0) {
+                snprintf(message, sizeof(message), "%s: branch %s not found%s%s", repo->path,
+                         branch, r < 0 ? ": " : "", r < 0 ? err : "");
+                watch_tips_free(tips, n);
+                reply_error(req, 404, message);
+                return;
+        }
+        struct queue_request qr = { .repo = repo->path,
+                                    .branch = tips[0].branch,
+                                    .op_dir = op_dir,
+                                    .commit = tips[0].oid,
+                                    .priority = QUEUE_PRIORITY_MANUAL };
+        r = queue_enqueue_now(c->daemon->queue, &qr, &id, NULL);
+        if (r < 0) {
+                watch_tips_free(tips, n);
+                reply_error(req, r == -ENOSPC ? 507 : 500,
+                            r == -ENOSPC ? "the queue is full (limits.queue_max_items)"
+                                         : strerror(-r));
+                return;
+        }
+        log_msg(LOG_INFO, repo->path, "queued item %llu by request: %s at %.12s on %s",
+                (unsigned long long)id, op_dir, tips[0].oid, tips[0].branch);
+        reply(req, 200,
+              json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "commit", tips[0].oid, "branch",
+                        tips[0].branch));
+        watch_tips_free(tips, n);
+}
+
+static void post_cancel(struct control *c, struct evhttp_request *req, const json_t *body)
+{
+        const json_t *id = json_object_get(body, "id");
+        int r;
+
+        if (!json_is_integer(id)) {
+                reply_error(req, 400, "cancel needs an integer \"id\"");
+                return;
+        }
+        r = queue_cancel(c->daemon->queue, (uint64_t)json_integer_value(id),
+                         "cancelled by request");
+        if (r == -ENOENT)
+                reply_error(req, 404, "no such item");
+        else if (r == -EINVAL)
+                reply_error(req, 409, "the item is neither queued nor running");
+        else if (r < 0)
+                reply_error(req, 500, strerror(-r));
+        else
+                reply(req, 200, json_pack("{s:b}", "cancelled", 1));
+}
+
+static void handle(struct evhttp_request *req, void *arg)
+{
+        struct control *c = arg;
+        const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+        const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+        enum evhttp_cmd_type method = evhttp_request_get_command(req);
+        char err[1024];
+        json_t *body = NULL;
+
+        if (!path) {
+                reply_error(req, 400, "malformed request");
+                return;
+        }
+        if (method == EVHTTP_REQ_GET) {
+                if (strcmp(path, "/v1/status") == 0)
+                        reply(req, 200, daemon_status(c->daemon));
+                else if (strcmp(path, "/v1/queue") == 0)
+                        get_queue(c, req);
+                else if (strcmp(path, "/v1/items") == 0)
+                        get_items(c, req, evhttp_uri_get_query(uri));
+                else if (strncmp(path, "/v1/items/", 10) == 0)
+                        get_item(c, req, path + 10);
+                else
+                        reply_error(req, 404, "no such endpoint");
+                return;
+        }
+        if (method != EVHTTP_REQ_POST) {
+                reply_error(req, 405, "use GET or POST");
+                return;
+        }
+        if (!peer_may_write(req)) {
+                reply_error(req, 403, "only the daemon's user, root or its group may change it");
+                return;
+        }
+        body = read_body(req);
+        if (!body) {
+                reply_error(req, 400, "the body must be a JSON object of at most 64 KiB");
+                return;
+        }
+        if (strcmp(path, "/v1/enqueue") == 0) {
+                post_enqueue(c, req, body);
+        } else if (strcmp(path, "/v1/cancel") == 0) {
+                post_cancel(c, req, body);
+        } else if (strcmp(path, "/v1/pause") == 0 || strcmp(path, "/v1/resume") == 0) {
+                c->daemon->paused = strcmp(path, "/v1/pause") == 0;
+                log_notice("%s by request", c->daemon->paused ? "paused" : "resumed");
+                reply(req, 200, json_pack("{s:b}", "paused", c->daemon->paused));
+        } else if (strcmp(path, "/v1/reload") == 0) {
+                if (daemon_reload(c->daemon, err, sizeof(err)) < 0) {
+                        log_error("reload rejected, keeping the running configuration: %s", err);
+                        reply_error(req, 400, err);
+                } else {
+                        log_notice("configuration reloaded by request");
+                        reply(req, 200, json_pack("{s:b}", "reloaded", 1));
+                }
+        } else {
+                reply_error(req, 404, "no such endpoint");
+        }
+        json_decref(body);
+}
+
+/* Fails when a live daemon answers on path; removes a stale socket file. */
+static int claim_path(const char *path, char *err, size_t err_size)
+{
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        int fd, r;
+
+        if (access(path, F_OK) < 0)
+                return 0;
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        r = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+        close(fd);
+        if (r == 0) {
+                snprintf(err, err_size,
+                         "%s: another ascendoptd is answering on this socket; stop it or give "
+                         "this one its own \"socket\" and \"state_dir\"",
+                         path);
+                return -EADDRINUSE;
+        }
+        return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size)
+{
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        const char *path = d->config->socket;
+        char dir[PATH_MAX];
+        struct control *c = NULL;
+        char *slash;
+        int fd = -1, r;
+
+        if (strlen(path) >= sizeof(addr.sun_path)) {
+                snprintf(err, err_size, "%s: .socket: longer than %zu bytes", d->config->source,
+                         sizeof(addr.sun_path) - 1);
+                return -ENAMETOOLONG;
+        }
+        snprintf(dir, sizeof(dir), "%s", path);
+        slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+                *slash = '\0';
+                r = mkdir_p(dir);
+                if (r < 0) {
+                        snprintf(err, err_size, "%s: cannot create: %s", dir, strerror(-r));
+                        return r;
+                }
+        }
+        r = claim_path(path, err, err_size);
+        if (r < 0)
+                return r;
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+            chmod(path, 0660) < 0 || listen(fd, 64) < 0) {
+                r = -errno;
+                snprintf(err, err_size, "%s: cannot listen: %s", path, strerror(errno));
+                goto fail;
+        }
+        c = calloc(1, sizeof(*c));
+        if (!c || !(c->path = strdup(path)) || !(c->http = evhttp_new(d->base))) {
+                r = -ENOMEM;
+                snprintf(err, err_size, "out of memory");
+                goto fail;
+        }
+        c->daemon = d;
+        evhttp_set_gencb(c->http, handle, c);
+        evhttp_set_allowed_methods(c->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
+        evhttp_set_max_body_size(c->http, MAX_BODY_BYTES);
+        evhttp_set_max_headers_size(c->http, 16 * 1024);
+        evhttp_set_timeout(c->http, 30);
+        if (!evhttp_accept_socket_with_handle(c->http, fd)) {
+                r = -EIO;
+                snprintf(err, err_size, "%s: cannot serve HTTP on the socket", path);
+                goto fail;
+        }
+        *ret_control = c;
+        return 0;
+fail:
+        /* the socket is only the server's once accepted, which never failed here */
+        if (c && c->http)
+                evhttp_free(c->http);
+        if (fd >= 0)
+                close(fd);
+        if (c)
+                free(c->path);
+        free(c);
+        unlink(path);
+        return r;
+}
+
+struct control *control_stop(struct control *c)
+{
+        if (!c)
+                return NULL;
+        evhttp_free(c->http);
+        unlink(c->path);
+        free(c->path);
+        free(c);
+        return NULL;
+}
