@@ -347,21 +347,23 @@ size_t token_match(const struct token_list *list, size_t i)
 
 int text_edits_add(struct text_edits *edits, size_t start, size_t len, const char *replacement)
 {
-        char *copy = strdup(replacement ? replacement : "");
+        struct text_edit *slot;
 
-        if (!copy)
-                return -ENOMEM;
         if (edits->n == edits->cap) {
                 size_t cap = edits->cap ? 2 * edits->cap : 8;
                 struct text_edit *grown = realloc(edits->edits, cap * sizeof(*grown));
-                if (!grown) {
-                        free(copy);
+                if (!grown)
                         return -ENOMEM;
-                }
                 edits->edits = grown;
                 edits->cap = cap;
         }
-        edits->edits[edits->n++] = (struct text_edit){ start, len, copy };
+        slot = &edits->edits[edits->n];
+        slot->start = start;
+        slot->len = len;
+        slot->replacement = strdup(replacement ? replacement : "");
+        if (!slot->replacement)
+                return -ENOMEM;
+        edits->n++;
         return 0;
 }
 
