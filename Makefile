@@ -44,6 +44,17 @@ LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB       := $(BUILD)/libascendopt.a
 PROGRAMS  := $(BUILD)/ascendopt $(BUILD)/ascendoptd $(BUILD)/ascendopt-exec
 
+# The simulator runtime is C++ that candidates link; it is never sanitized
+# (candidates are not), so every build shares one copy in build/sim.
+CXX        ?= g++
+SIM_DIR    := build/sim
+SIM_SRCS   := $(wildcard npu/sim/runtime/*.cpp)
+SIM_OBJS   := $(patsubst npu/sim/runtime/%.cpp,$(SIM_DIR)/obj/%.o,$(SIM_SRCS))
+SIM_CXXFLAGS = -std=gnu++17 -O2 -g0 -ffp-contract=off -fno-strict-aliasing -pipe -Wall -Werror \
+               -Wno-unused-variable -Wno-unused-function -Inpu/sim/include -Inpu/sim/runtime -MMD -MP
+SIM_LIB    := $(SIM_DIR)/libascendsim.a
+SIM_TREE   := $(SIM_LIB) $(SIM_DIR)/include $(SIM_DIR)/platforms $(if $(SANITIZE),$(BUILD)/sim)
+
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 SHELL_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
@@ -72,7 +83,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(LIB) $(PROGRAMS)
+all: $(LIB) $(PROGRAMS) $(SIM_TREE)
 
 deps:
 ifeq ($(NO_DEPS),)
@@ -116,6 +127,25 @@ fuzz: fuzzers
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SIM_DIR)/obj/%.o: npu/sim/runtime/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(SIM_CXXFLAGS) -c -o $@ $<
+
+$(SIM_LIB): $(SIM_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The evaluator finds the simulator as "sim" next to the programs.
+$(SIM_DIR)/include $(SIM_DIR)/platforms:
+	@mkdir -p $(SIM_DIR)
+	ln -sfn $(abspath npu/sim/$(notdir $@)) $@
+
+ifneq ($(SANITIZE),)
+$(BUILD)/sim:
+	@mkdir -p $(BUILD)
+	ln -sfn $(abspath $(SIM_DIR)) $@
+endif
 
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -166,8 +196,9 @@ install: all
 	else \
 		install -m 0644 etc/ascendopt/ascendoptd.json $(DESTDIR)$(SYSCONFDIR)/ascendopt/; \
 	fi
-	if [ -d npu/sim/include ]; then cp -R npu/sim/include $(DESTDIR)$(DATADIR)/sim-include; fi
-	if [ -d npu/sim/platforms ]; then cp -R npu/sim/platforms $(DESTDIR)$(DATADIR)/platforms; fi
+	install -d $(DESTDIR)$(DATADIR)/sim
+	cp -R npu/sim/include npu/sim/platforms $(DESTDIR)$(DATADIR)/sim/
+	install -m 0644 $(SIM_LIB) $(DESTDIR)$(DATADIR)/sim/
 
 # Our C; the AscendC shim (C++) and operator sources keep the style of their kind.
 C_FILES = $(filter-out npu/sim/% tests/ops/% examples/%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
@@ -181,4 +212,4 @@ lint:
 clean:
 	rm -rf build build-san $(FUZZ_DIR)
 
--include $(shell find build/obj build-san/obj -name '*.d' 2>/dev/null)
+-include $(shell find build/obj build-san/obj build/sim/obj -name '*.d' 2>/dev/null)

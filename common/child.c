@@ -386,6 +386,11 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         kill(-c->pid, SIGKILL);
 }
 
+pid_t child_pid(const struct child *c)
+{
+        return c ? c->pid : 0;
+}
+
 void child_cancel(struct child *c)
 {
         if (!c)

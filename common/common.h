@@ -252,8 +252,12 @@ size_t child_runner_running(const struct child_runner *runner);
 int child_start(struct child_runner *runner, const struct child_spec *spec, child_done_fn done,
                 void *userdata, struct child **ret_child);
 
-/* Kills the child's process group; the callback still runs, with cancelled set. */
+/* Kills the child's process group; the callback still runs, with cancelled set.
+ * Accepts NULL. */
 void child_cancel(struct child *child);
+
+/* The process id of a running child. */
+pid_t child_pid(const struct child *child);
 
 /*
  * Where the exec helper lives: $ASCENDOPT_EXEC_HELPER, else next to the

@@ -127,6 +127,10 @@ float npu_bfloat16_to_float(uint16_t bits);
 
 /* ------------------------------------------------------------- evaluation */
 
+/* The compiler and flags of every simulator compile (argv[0] is the compiler). */
+#define NPU_SIM_COMPILE_FLAGS 8
+extern const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS];
+
 /* Where the simulator's headers, platform files and runtime library live. */
 struct npu_sim_paths {
         char *root; /* holds include/, platforms/ and libascendsim.a */

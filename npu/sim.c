@@ -173,9 +173,14 @@ static json_t *compile_error_from(const char *stderr_text, const char *work_dir)
 
 /* ------------------------------------------------------------ evaluation */
 
+/* The compiler and the flags every unit gets; part of a candidate's identity. */
+const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS] = {
+        "g++",   "-std=gnu++17", "-O2", "-g0", "-ffp-contract=off", "-fno-strict-aliasing",
+        "-pipe", "-w",
+};
+
 enum eval_step {
-        STEP_COMPILE_HOST,
-        STEP_COMPILE_KERNEL,
+        STEP_COMPILE, /* every op_host unit and the kernel unit, in parallel */
         STEP_LINK,
         STEP_RUN,
         STEP_DONE,
@@ -193,10 +198,13 @@ struct npu_eval {
         bool work_dir_is_temporary;
         char *host_sources[MAX_HOST_SOURCES];
         size_t n_host_sources;
-        size_t next_host;
+        char *tiling_headers[MAX_HOST_SOURCES];
+        size_t n_tiling_headers;
+        size_t compiles_pending;
+        json_t *compile_error; /* the first failing unit's diagnostics */
         size_t next_case;
         enum eval_step step;
-        struct child *child;
+        struct child *children[MAX_HOST_SOURCES + 1];
         bool cancelled;
         double started, compile_s, run_s;
         json_t *result;
@@ -209,10 +217,13 @@ static void eval_free(struct npu_eval *e)
                 return;
         for (size_t i = 0; i < e->n_host_sources; i++)
                 free(e->host_sources[i]);
+        for (size_t i = 0; i < e->n_tiling_headers; i++)
+                free(e->tiling_headers[i]);
         if (e->work_dir_is_temporary && !e->options.keep_work_dir && e->work_dir[0])
                 rm_rf(e->work_dir);
         json_decref(e->result);
         json_decref(e->cases);
+        json_decref(e->compile_error);
         free(e);
 }
 
@@ -262,8 +273,17 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         }
         sha256_final(&digest, bytes);
         sha256_hex(bytes, hex);
-        if (json_array_size(e->cases))
+        if (json_array_size(e->cases) && strcmp(status, "ok") == 0)
                 json_object_set_new(result, "outputs_sha256", json_string(hex));
+        /* output files die with a temporary work dir: do not point at them */
+        if (e->work_dir_is_temporary && !e->options.keep_work_dir)
+                json_array_foreach(e->cases, i, c)
+                {
+                        size_t j;
+                        json_t *o;
+                        json_array_foreach(json_object_get(c, "outputs"), j, o)
+                            json_object_del(o, "file");
+                }
         json_object_set(result, "cases", e->cases);
         if (!e->work_dir_is_temporary || e->options.keep_work_dir)
                 json_object_set_new(result, "work_dir", json_string(e->work_dir));
@@ -277,7 +297,7 @@ static void advance(struct npu_eval *e);
 
 static void on_step_done(const struct child_result *r, void *userdata);
 
-static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed)
+static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed, size_t slot)
 {
         const char *ro_paths[] = { e->manifest->dir, e->paths->root, NULL };
         struct child_spec spec = {
@@ -290,13 +310,14 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
                 .sandbox_ro_paths = ro_paths,
         };
 
-        return child_start(e->runner, &spec, on_step_done, e, &e->child);
+        return child_start(e->runner, &spec, on_step_done, e, &e->children[slot]);
 }
 
-/* Storage for the arguments every compile shares; argv points into it. */
+/* Storage for the arguments of one compile; argv points into it. */
 struct compile_args {
         char includes[4][PATH_MAX];
         char defines[2 * NPU_MAX_TENSORS][192];
+        char forced[MAX_HOST_SOURCES][PATH_MAX];
 };
 
 static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, const char **argv,
@@ -309,12 +330,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
         snprintf(a->includes[1], PATH_MAX, "-I%s/op_host", m->dir);
         snprintf(a->includes[2], PATH_MAX, "-I%s/op_kernel", m->dir);
         snprintf(a->includes[3], PATH_MAX, "-I%s", m->dir);
-        argv[(*n)++] = "g++";
-        argv[(*n)++] = "-std=gnu++17";
-        argv[(*n)++] = "-O2";
-        argv[(*n)++] = "-ffp-contract=off";
-        argv[(*n)++] = "-fno-fast-math";
-        argv[(*n)++] = "-w";
+        for (size_t i = 0; i < ARRAY_SIZE(npu_sim_compile_flags); i++)
+                argv[(*n)++] = npu_sim_compile_flags[i];
         for (size_t i = 0; i < ARRAY_SIZE(a->includes); i++)
                 argv[(*n)++] = a->includes[i];
         for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
@@ -331,28 +348,33 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
         }
 }
 
-static int start_compile_host(struct npu_eval *e)
+static int start_compile_host(struct npu_eval *e, size_t index)
 {
-        struct compile_args args = { 0 };
+        struct compile_args *args = calloc(1, sizeof(*args));
         char source[PATH_MAX], object[PATH_MAX];
         const char *argv[MAX_ARGS];
         size_t n = 0;
+        int r;
 
-        add_common_compile_args(e, &args, argv, &n);
+        if (!args)
+                return -ENOMEM;
+        add_common_compile_args(e, args, argv, &n);
         format_path(source, sizeof(source), "%s/op_host/%s", e->manifest->dir,
-                    e->host_sources[e->next_host]);
-        format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, e->next_host);
+                    e->host_sources[index]);
+        format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, index);
         argv[n++] = "-c";
         argv[n++] = source;
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
-        return start_child(e, argv, e->options.sandbox);
+        r = start_child(e, argv, e->options.sandbox, index);
+        free(args);
+        return r;
 }
 
 static int start_compile_kernel(struct npu_eval *e)
 {
-        struct compile_args args = { 0 };
+        struct compile_args *args = NULL;
         char glue[PATH_MAX], object[PATH_MAX], *text = NULL;
         const char *argv[MAX_ARGS];
         size_t n = 0;
@@ -369,14 +391,29 @@ static int start_compile_kernel(struct npu_eval *e)
         free(text);
         if (r < 0)
                 return r;
-        add_common_compile_args(e, &args, argv, &n);
+        args = calloc(1, sizeof(*args));
+        if (!args)
+                return -ENOMEM;
+        add_common_compile_args(e, args, argv, &n);
+        /* The real build generates the tiling structs the kernel sees; we
+         * force-include the operator's tiling headers and a prelude instead. */
+        for (size_t i = 0; i < e->n_tiling_headers; i++) {
+                format_path(args->forced[i], PATH_MAX, "%s/op_host/%s", e->manifest->dir,
+                            e->tiling_headers[i]);
+                argv[n++] = "-include";
+                argv[n++] = args->forced[i];
+        }
+        argv[n++] = "-include";
+        argv[n++] = "ascendsim/kernel_prelude.h";
         format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
         argv[n++] = "-c";
         argv[n++] = glue;
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
-        return start_child(e, argv, e->options.sandbox);
+        r = start_child(e, argv, e->options.sandbox, MAX_HOST_SOURCES);
+        free(args);
+        return r;
 }
 
 static int start_link(struct npu_eval *e)
@@ -401,7 +438,7 @@ static int start_link(struct npu_eval *e)
         argv[n++] = "-o";
         argv[n++] = program;
         argv[n] = NULL;
-        return start_child(e, argv, e->options.sandbox);
+        return start_child(e, argv, e->options.sandbox, 0);
 }
 
 static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
@@ -455,14 +492,16 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
         for (const char *const *p = e->options.permissive; p && *p; p++)
                 json_array_append_new(permissive, json_string(*p));
         spec =
-            json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o, s:I}", "op", m->name,
+            json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o}", "op", m->name,
                       "kernel", m->kernel, "case", c->name, "inputs", case_tensors(m, c, true),
                       "outputs", case_tensors(m, c, false), "attrs", c->attrs, "seed",
                       (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
-                      "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive,
-                      "max_instructions", (json_int_t)e->options.max_instructions);
+                      "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;
+        if (e->options.max_instructions)
+                json_object_set_new(spec, "max_instructions",
+                                    json_integer((json_int_t)e->options.max_instructions));
         format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->work_dir, e->next_case);
         format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
         format_path(program, sizeof(program), "%s/operator", e->work_dir);
@@ -475,7 +514,7 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
                          strerror(-r));
                 return r;
         }
-        return start_child(e, argv, e->options.sandbox);
+        return start_child(e, argv, e->options.sandbox, 0);
 }
 
 static int file_sha256(const char *path, char hex[SHA256_HEX_SIZE])
@@ -564,55 +603,87 @@ static void on_run_done(struct npu_eval *e, const struct child_result *r)
         advance(e);
 }
 
-static void on_step_done(const struct child_result *r, void *userdata)
+/* Which slot a finished child had, so the slot can be cleared. */
+static void forget_child(struct npu_eval *e, pid_t pid)
 {
-        struct npu_eval *e = userdata;
-        double took = r->wall_s;
+        for (size_t i = 0; i < ARRAY_SIZE(e->children); i++)
+                if (e->children[i] && child_pid(e->children[i]) == pid)
+                        e->children[i] = NULL;
+}
+
+static void on_compile_done(struct npu_eval *e, const struct child_result *r)
+{
         char what[128];
 
-        e->child = NULL;
-        if (e->cancelled) {
-                finish(e, "infra_error",
-                       json_pack("{s:s, s:s}", "kind", "infra_error", "message", "cancelled"));
-                return;
-        }
-        if (e->step == STEP_RUN) {
-                e->run_s += took;
-                on_run_done(e, r);
-                return;
-        }
-        e->compile_s += took;
-        if (r->timed_out || r->exit_code != 0) {
-                json_t *error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
+        e->compile_s = r->wall_s > e->compile_s ? r->wall_s : e->compile_s;
+        if ((r->timed_out || r->exit_code != 0) && !e->compile_error) {
+                e->compile_error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
                 if (r->timed_out || r->signal) {
                         char message[256];
                         snprintf(message, sizeof(message), "the compiler %s",
                                  child_result_describe(r, what, sizeof(what)));
-                        json_object_set_new(error, "message", json_string(message));
+                        json_object_set_new(e->compile_error, "message", json_string(message));
                 }
+        }
+        if (--e->compiles_pending > 0)
+                return;
+        if (e->compile_error) {
+                json_t *error = e->compile_error;
+                e->compile_error = NULL;
                 finish(e, "compile_error", error);
                 return;
         }
         advance(e);
 }
 
-/* Starts the next child, or finishes. */
+static void on_step_done(const struct child_result *r, void *userdata)
+{
+        struct npu_eval *e = userdata;
+        char what[128];
+
+        forget_child(e, r->pid);
+        if (e->cancelled) {
+                if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
+                        return;
+                finish(e, "infra_error",
+                       json_pack("{s:s, s:s}", "kind", "infra_error", "message", "cancelled"));
+                return;
+        }
+        switch (e->step) {
+        case STEP_COMPILE:
+                on_compile_done(e, r);
+                return;
+        case STEP_LINK:
+                e->compile_s += r->wall_s;
+                if (r->timed_out || r->exit_code != 0) {
+                        json_t *error =
+                            compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
+                        if (r->timed_out || r->signal)
+                                json_object_set_new(
+                                    error, "message",
+                                    json_string(child_result_describe(r, what, sizeof(what))));
+                        finish(e, "compile_error", error);
+                        return;
+                }
+                advance(e);
+                return;
+        case STEP_RUN:
+                e->run_s += r->wall_s;
+                on_run_done(e, r);
+                return;
+        case STEP_DONE:
+                return;
+        }
+}
+
+/* Starts the next step, or finishes. */
 static void advance(struct npu_eval *e)
 {
         char err[1024] = "";
         int r = 0;
 
         switch (e->step) {
-        case STEP_COMPILE_HOST:
-                if (e->next_host < e->n_host_sources) {
-                        r = start_compile_host(e);
-                        e->next_host++;
-                        break;
-                }
-                e->step = STEP_COMPILE_KERNEL;
-                r = start_compile_kernel(e);
-                break;
-        case STEP_COMPILE_KERNEL:
+        case STEP_COMPILE:
                 e->step = STEP_LINK;
                 r = start_link(e);
                 break;
@@ -640,40 +711,53 @@ static void advance(struct npu_eval *e)
         }
 }
 
+static int add_name(char **list, size_t *n, const char *name)
+{
+        if (*n == MAX_HOST_SOURCES)
+                return -E2BIG;
+        list[*n] = strdup(name);
+        if (!list[*n])
+                return -ENOMEM;
+        (*n)++;
+        return 0;
+}
+
+static void sort_names(char **list, size_t n)
+{
+        /* readdir order is arbitrary; the build must not be */
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && strcmp(list[j - 1], list[j]) > 0; j--) {
+                        char *t = list[j];
+                        list[j] = list[j - 1];
+                        list[j - 1] = t;
+                }
+}
+
+/* op_host's .cpp units, and its tiling headers that the kernel unit must see. */
 static int list_host_sources(struct npu_eval *e)
 {
         char path[PATH_MAX];
         struct dirent *entry;
         DIR *d;
+        int r = 0;
 
         format_path(path, sizeof(path), "%s/op_host", e->manifest->dir);
         d = opendir(path);
         if (!d)
                 return -errno;
-        while ((entry = readdir(d))) {
+        while (r == 0 && (entry = readdir(d))) {
                 size_t len = strlen(entry->d_name);
-                if (len < 5 || strcmp(entry->d_name + len - 4, ".cpp") != 0)
-                        continue;
-                if (e->n_host_sources == MAX_HOST_SOURCES) {
-                        closedir(d);
-                        return -E2BIG;
-                }
-                e->host_sources[e->n_host_sources] = strdup(entry->d_name);
-                if (!e->host_sources[e->n_host_sources]) {
-                        closedir(d);
-                        return -ENOMEM;
-                }
-                e->n_host_sources++;
+                if (len > 4 && strcmp(entry->d_name + len - 4, ".cpp") == 0)
+                        r = add_name(e->host_sources, &e->n_host_sources, entry->d_name);
+                else if (len > 2 && strcmp(entry->d_name + len - 2, ".h") == 0 &&
+                         strstr(entry->d_name, "tiling"))
+                        r = add_name(e->tiling_headers, &e->n_tiling_headers, entry->d_name);
         }
         closedir(d);
-        /* readdir order is arbitrary; the build must not be */
-        for (size_t i = 1; i < e->n_host_sources; i++)
-                for (size_t j = i; j > 0 && strcmp(e->host_sources[j - 1], e->host_sources[j]) > 0;
-                     j--) {
-                        char *t = e->host_sources[j];
-                        e->host_sources[j] = e->host_sources[j - 1];
-                        e->host_sources[j - 1] = t;
-                }
+        if (r < 0)
+                return r;
+        sort_names(e->host_sources, e->n_host_sources);
+        sort_names(e->tiling_headers, e->n_tiling_headers);
         return e->n_host_sources ? 0 : -ENOENT;
 }
 
@@ -722,11 +806,23 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
         r = list_host_sources(e);
         if (r < 0)
                 goto fail;
-        e->step = STEP_COMPILE_HOST;
-        r = start_compile_host(e);
+        e->step = STEP_COMPILE;
+        for (size_t i = 0; i < e->n_host_sources && r == 0; i++) {
+                r = start_compile_host(e, i);
+                e->compiles_pending += r == 0;
+        }
+        if (r == 0) {
+                r = start_compile_kernel(e);
+                e->compiles_pending += r == 0;
+        }
+        if (r < 0 && e->compiles_pending) {
+                /* children already run: they report back, and the evaluation
+                 * ends through the callback as infra_error */
+                npu_eval_cancel(e);
+                r = 0;
+        }
         if (r < 0)
                 goto fail;
-        e->next_host = 1;
         if (ret_eval)
                 *ret_eval = e;
         return 0;
@@ -742,5 +838,6 @@ void npu_eval_cancel(struct npu_eval *e)
         if (!e)
                 return;
         e->cancelled = true;
-        child_cancel(e->child);
+        for (size_t i = 0; i < ARRAY_SIZE(e->children); i++)
+                child_cancel(e->children[i]);
 }
