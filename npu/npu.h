@@ -190,4 +190,76 @@ void npu_eval_cancel(struct npu_eval *eval);
 int npu_compare_results(const struct npu_manifest *manifest, json_t *candidate,
                         const json_t *reference, char *err, size_t err_size);
 
+/* ------------------------------------------------------------ the evaluator */
+
+/*
+ * Turns a candidate (an operator with some files replaced) into a trusted,
+ * memoized result: computes its identity (DESIGN's "Candidate identity"),
+ * serves it from the store when it was measured before, and otherwise
+ * materialises it in a scratch directory, builds and runs it on the sim,
+ * judges its outputs against a reference result, and stores the result and
+ * the candidate's source texts.  infra_error results are never stored.
+ */
+struct store;
+struct npu_evaluator;
+struct npu_evaluation;
+
+#define NPU_EVALUATOR_VERSION 1
+
+struct npu_evaluator_options {
+        struct event_base *base; /* the loop the runner is on (borrowed) */
+        const char *platform;    /* NULL: Ascend910B2 */
+        const char *scratch_dir; /* created; candidates are built below it */
+        double timeout_s;
+        struct child_limits limits;
+        bool sandbox;
+        const char *const *permissive;
+};
+
+/*
+ * Creates an evaluator.  runner, paths and store are borrowed.  Reads the
+ * platform file, the simulator's headers and library, and asks the
+ * compiler for its version (once, briefly blocking) to form the context
+ * part of every identity.  Errors name what is missing.
+ */
+int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
+                      struct store *store, const struct npu_evaluator_options *options,
+                      struct npu_evaluator **ret_evaluator, char *err, size_t err_size);
+struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *evaluator);
+
+/* The digest of everything but the operator's own files that a result depends on. */
+const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
+
+/* One file of a candidate that differs from the base operator. */
+struct npu_override {
+        const char *path; /* relative to the operator directory, e.g. op_host/add_tiling.h */
+        const char *text;
+};
+
+struct npu_request {
+        const struct npu_manifest *manifest; /* the base operator (borrowed) */
+        const struct npu_override *overrides;
+        size_t n_overrides;
+        uint64_t seed;
+        /* a result kept with keep_outputs whose outputs judge this one; NULL: not judged */
+        const json_t *reference;
+        /* keep the candidate's scratch dir; the result's "scratch_dir" names it
+         * and the caller removes it (rm_rf) when done with the outputs */
+        bool keep_outputs;
+        bool bypass_memo; /* run even when memoized (the reference's outputs are needed) */
+};
+
+/*
+ * Receives the result (ownership passes) and whether it came from the memo.
+ * Called once, from the event loop, never from inside npu_evaluate().
+ */
+typedef void (*npu_evaluated_fn)(json_t *result, bool memo_hit, void *userdata);
+
+/* Computes the identity of a request's candidate into hex; -errno when a file is unreadable. */
+int npu_candidate_identity(const struct npu_evaluator *evaluator, const struct npu_request *request,
+                           char hex[SHA256_HEX_SIZE]);
+
+int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *request,
+                 npu_evaluated_fn done, void *userdata, struct npu_evaluation **ret_evaluation);
+
 #endif

@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memoizing evaluator in front of the sim backend: candidate identity,
+ * the candidate memo in the store, materialisation of a candidate's files
+ * in a scratch directory, correctness against a reference result, and the
+ * content-addressed record of every measured candidate's sources.
+ */
+#include "npu.h"
+
+#include "store/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#define MAX_FILES      256
+#define FILE_MAX_BYTES (4u << 20)
+
+extern char **environ;
+
+struct npu_evaluator {
+        struct child_runner *runner;
+        const struct npu_sim_paths *paths;
+        struct store *store;
+        struct npu_evaluator_options options;
+        char *scratch_dir;
+        char *platform;
+        char context[SHA256_HEX_SIZE];
+        unsigned long long counter;
+};
+
+/* One file of a candidate: the base operator's bytes or an override. */
+struct candidate_file {
+        char path[PATH_MAX];
+        char *text;
+        size_t len;
+};
+
+struct candidate {
+        struct candidate_file files[MAX_FILES];
+        size_t n;
+};
+
+struct npu_evaluation {
+        struct npu_evaluator *evaluator;
+        npu_evaluated_fn done;
+        void *userdata;
+        char identity[SHA256_HEX_SIZE];
+        char dir[PATH_MAX];
+        struct npu_manifest *manifest; /* of the materialised copy */
+        json_t *reference;
+        json_t *memo;
+        bool keep_outputs;
+        uint64_t seed;
+        json_t *files; /* {path: blob sha} */
+        struct event *later;
+};
+
+/* ------------------------------------------------------------ reading */
+
+static int read_file(const char *path, char **ret, size_t *ret_len)
+{
+        struct stat st;
+        char *text;
+        size_t got;
+        FILE *f = fopen(path, "re");
+
+        if (!f)
+                return -errno;
+        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > FILE_MAX_BYTES) {
+                fclose(f);
+                return -EFBIG;
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        *ret = text;
+        *ret_len = got;
+        return 0;
+}
+
+static void hash_file(struct sha256 *s, const char *path)
+{
+        uint8_t buf[65536];
+        size_t n;
+        FILE *f = fopen(path, "re");
+
+        if (!f)
+                return;
+        while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+                sha256_update(s, buf, n);
+        fclose(f);
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Hashes every regular file below dir, by sorted relative path. */
+static void hash_tree(struct sha256 *s, const char *dir, const char *rel)
+{
+        char path[PATH_MAX], child_rel[PATH_MAX];
+        char *names[1024];
+        size_t n = 0;
+        struct dirent *e;
+        DIR *d;
+
+        if (format_path(path, sizeof(path), "%s%s%s", dir, rel[0] ? "/" : "", rel) < 0)
+                return;
+        d = opendir(path);
+        if (!d)
+                return;
+        while ((e = readdir(d)) && n < ARRAY_SIZE(names))
+                if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)))
+                        n++;
+        closedir(d);
+        qsort(names, n, sizeof(*names), compare_strings);
+        for (size_t i = 0; i < n; i++) {
+                struct stat st;
+                char full[PATH_MAX];
+                if (format_path(child_rel, sizeof(child_rel), "%s%s%s", rel, rel[0] ? "/" : "",
+                                names[i]) == 0 &&
+                    format_path(full, sizeof(full), "%s/%s", dir, child_rel) == 0 &&
+                    stat(full, &st) == 0) {
+                        if (S_ISDIR(st.st_mode)) {
+                                hash_tree(s, dir, child_rel);
+                        } else if (S_ISREG(st.st_mode)) {
+                                sha256_update(s, child_rel, strlen(child_rel) + 1);
+                                hash_file(s, full);
+                        }
+                }
+                free(names[i]);
+        }
+}
+
+/* The compiler's version, asked once: "12.2.0" for GCC 12. */
+static int compiler_version(char *buf, size_t size)
+{
+        char *argv[] = { (char *)npu_sim_compile_flags[0], "-dumpfullversion", "-dumpversion",
+                         NULL };
+        posix_spawn_file_actions_t actions;
+        int pipe_fds[2], status = 0, r;
+        pid_t pid;
+        ssize_t n;
+
+        if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+                return -errno;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+        r = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+        close(pipe_fds[1]);
+        if (r != 0) {
+                close(pipe_fds[0]);
+                return -r;
+        }
+        n = read(pipe_fds[0], buf, size - 1);
+        close(pipe_fds[0]);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return -EIO;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return 0;
+}
+
+int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
+                      struct store *store, const struct npu_evaluator_options *options,
+                      struct npu_evaluator **ret_evaluator, char *err, size_t err_size)
+{
+        struct npu_evaluator *e;
+        char platform_path[PATH_MAX], version[128];
+        struct sha256 s;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct stat st;
+        int r;
+
+        if (!runner || !paths || !store || !options || !options->base || !options->scratch_dir)
+                return -EINVAL;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->runner = runner;
+        e->paths = paths;
+        e->store = store;
+        e->options = *options;
+        e->platform = strdup(options->platform ? options->platform : "Ascend910B2");
+        e->scratch_dir = strdup(options->scratch_dir);
+        if (!e->platform || !e->scratch_dir) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        e->options.platform = e->platform;
+        e->options.scratch_dir = e->scratch_dir;
+        r = mkdir_p(e->scratch_dir);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
+                goto fail;
+        }
+        format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
+                    e->platform);
+        if (stat(platform_path, &st) < 0) {
+                snprintf(err, err_size, "platform %s: no %s; known platforms live in %s",
+                         e->platform, platform_path, paths->platforms_dir);
+                r = -ENOENT;
+                goto fail;
+        }
+        r = compiler_version(version, sizeof(version));
+        if (r < 0) {
+                snprintf(err, err_size, "cannot run %s to learn its version: %s",
+                         npu_sim_compile_flags[0], strerror(-r));
+                goto fail;
+        }
+
+        /* Everything a result depends on besides the operator's own files. */
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt-evaluator", 20);
+        snprintf(version + strlen(version), sizeof(version) - strlen(version), " v%d sim %s",
+                 NPU_EVALUATOR_VERSION, gnu_get_libc_version());
+        sha256_update(&s, version, strlen(version) + 1);
+        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
+                sha256_update(&s, npu_sim_compile_flags[i], strlen(npu_sim_compile_flags[i]) + 1);
+        hash_file(&s, platform_path);
+        hash_file(&s, paths->library);
+        hash_tree(&s, paths->include_dir, "");
+        sha256_final(&s, digest);
+        sha256_hex(digest, e->context);
+        *ret_evaluator = e;
+        return 0;
+fail:
+        npu_evaluator_free(e);
+        return r;
+}
+
+struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
+{
+        if (!e)
+                return NULL;
+        free(e->scratch_dir);
+        free(e->platform);
+        free(e);
+        return NULL;
+}
+
+const char *npu_evaluator_context(const struct npu_evaluator *e)
+{
+        return e->context;
+}
+
+/* ------------------------------------------------------------ candidates */
+
+static void candidate_release(struct candidate *c)
+{
+        for (size_t i = 0; i < c->n; i++)
+                free(c->files[i].text);
+        c->n = 0;
+}
+
+static int add_base_files(struct candidate *c, const char *root, const char *sub)
+{
+        char dir[PATH_MAX];
+        char *names[MAX_FILES];
+        size_t n = 0;
+        struct dirent *e;
+        DIR *d;
+        int r = 0;
+
+        if (format_path(dir, sizeof(dir), "%s/%s", root, sub) < 0)
+                return -ENAMETOOLONG;
+        d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while ((e = readdir(d)) && n < MAX_FILES)
+                if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name)))
+                        n++;
+        closedir(d);
+        for (size_t i = 0; i < n; i++) {
+                char full[PATH_MAX];
+                struct stat st;
+                struct candidate_file *f;
+                if (r < 0 || format_path(full, sizeof(full), "%s/%s", dir, names[i]) < 0 ||
+                    stat(full, &st) < 0 || !S_ISREG(st.st_mode)) {
+                        free(names[i]);
+                        continue;
+                }
+                if (c->n == MAX_FILES) {
+                        r = -E2BIG;
+                        free(names[i]);
+                        continue;
+                }
+                f = &c->files[c->n];
+                r = format_path(f->path, sizeof(f->path), "%s/%s", sub, names[i]);
+                if (r == 0)
+                        r = read_file(full, &f->text, &f->len);
+                if (r == 0)
+                        c->n++;
+                free(names[i]);
+        }
+        return r;
+}
+
+static int compare_files(const void *a, const void *b)
+{
+        return strcmp(((const struct candidate_file *)a)->path,
+                      ((const struct candidate_file *)b)->path);
+}
+
+/* The base operator's files with the overrides applied, sorted by path. */
+static int candidate_load(const struct npu_request *req, struct candidate *c)
+{
+        const char *root = req->manifest->dir;
+        char manifest[PATH_MAX];
+        int r;
+
+        c->n = 0;
+        r = add_base_files(c, root, "op_host");
+        if (r == 0)
+                r = add_base_files(c, root, "op_kernel");
+        if (r == 0 && format_path(manifest, sizeof(manifest), "%s/ascendopt.json", root) == 0) {
+                struct candidate_file *f = &c->files[c->n];
+                snprintf(f->path, sizeof(f->path), "ascendopt.json");
+                r = read_file(manifest, &f->text, &f->len);
+                c->n += r == 0;
+        }
+        for (size_t i = 0; r == 0 && i < req->n_overrides; i++) {
+                const struct npu_override *o = &req->overrides[i];
+                struct candidate_file *f = NULL;
+                if (!o->path || !o->text || strstr(o->path, "..") || o->path[0] == '/') {
+                        r = -EINVAL;
+                        break;
+                }
+                for (size_t j = 0; j < c->n && !f; j++)
+                        if (strcmp(c->files[j].path, o->path) == 0)
+                                f = &c->files[j];
+                if (!f) {
+                        if (c->n == MAX_FILES) {
+                                r = -E2BIG;
+                                break;
+                        }
+                        f = &c->files[c->n++];
+                        snprintf(f->path, sizeof(f->path), "%s", o->path);
+                        f->text = NULL;
+                }
+                free(f->text);
+                f->text = strdup(o->text);
+                f->len = f->text ? strlen(f->text) : 0;
+                if (!f->text)
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                candidate_release(c);
+                return r;
+        }
+        qsort(c->files, c->n, sizeof(*c->files), compare_files);
+        return 0;
+}
+
+static void candidate_digest(const struct npu_evaluator *e, const struct candidate *c,
+                             char hex[SHA256_HEX_SIZE])
+{
+        struct sha256 s;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        char length[32];
+
+        sha256_init(&s);
+        sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
+        for (size_t i = 0; i < c->n; i++) {
+                snprintf(length, sizeof(length), "%zu", c->files[i].len);
+                sha256_update(&s, c->files[i].path, strlen(c->files[i].path) + 1);
+                sha256_update(&s, length, strlen(length) + 1);
+                sha256_update(&s, c->files[i].text, c->files[i].len);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+}
+
+int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_request *req,
+                           char hex[SHA256_HEX_SIZE])
+{
+        struct candidate *c = calloc(1, sizeof(*c));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        r = candidate_load(req, c);
+        if (r == 0)
+                candidate_digest(e, c, hex);
+        candidate_release(c);
+        free(c);
+        return r;
+}
+
+/* Writes the candidate's files under dir, creating op_host/ and op_kernel/. */
+static int candidate_write(const struct candidate *c, const char *dir)
+{
+        for (size_t i = 0; i < c->n; i++) {
+                char path[PATH_MAX], parent[PATH_MAX];
+                char *slash;
+                FILE *f;
+                int r = format_path(path, sizeof(path), "%s/%s", dir, c->files[i].path);
+                if (r < 0)
+                        return r;
+                snprintf(parent, sizeof(parent), "%s", path);
+                slash = strrchr(parent, '/');
+                if (slash) {
+                        *slash = '\0';
+                        r = mkdir_p(parent);
+                        if (r < 0)
+                                return r;
+                }
+                f = fopen(path, "we");
+                if (!f)
+                        return -errno;
+                if (fwrite(c->files[i].text, 1, c->files[i].len, f) != c->files[i].len) {
+                        fclose(f);
+                        return -EIO;
+                }
+                if (fclose(f) != 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+static void evaluation_free(struct npu_evaluation *ev)
+{
+        if (!ev)
+                return;
+        if (!ev->keep_outputs && ev->dir[0])
+                rm_rf(ev->dir);
+        if (ev->later)
+                event_free(ev->later);
+        npu_manifest_free(ev->manifest);
+        json_decref(ev->reference);
+        json_decref(ev->memo);
+        json_decref(ev->files);
+        free(ev);
+}
+
+static void deliver_memo(evutil_socket_t fd, short what, void *arg)
+{
+        struct npu_evaluation *ev = arg;
+        json_t *result = ev->memo;
+
+        (void)fd;
+        (void)what;
+        ev->memo = NULL;
+        ev->done(result, true, ev->userdata);
+        evaluation_free(ev);
+}
+
+/* The result as stored: no paths into scratch directories. */
+static json_t *storable(const json_t *result)
+{
+        json_t *copy = json_deep_copy(result), *c;
+        size_t i;
+
+        json_object_del(copy, "work_dir");
+        json_object_del(copy, "scratch_dir");
+        json_array_foreach(json_object_get(copy, "cases"), i, c)
+        {
+                size_t j;
+                json_t *o;
+                json_array_foreach(json_object_get(c, "outputs"), j, o) json_object_del(o, "file");
+                json_array_foreach(json_object_get(c, "inputs"), j, o) json_object_del(o, "file");
+        }
+        return copy;
+}
+
+static void on_sim_done(json_t *result, void *userdata)
+{
+        struct npu_evaluation *ev = userdata;
+        struct npu_evaluator *e = ev->evaluator;
+        const char *status = json_string_value(json_object_get(result, "status"));
+        char err[1024];
+
+        json_object_set_new(result, "identity", json_string(ev->identity));
+        if (ev->keep_outputs)
+                json_object_set_new(result, "scratch_dir", json_string(ev->dir));
+        json_object_set_new(result, "context", json_string(e->context));
+        json_object_set(result, "files", ev->files);
+        if (status && strcmp(status, "ok") == 0 && ev->reference &&
+            npu_compare_results(ev->manifest, result, ev->reference, err, sizeof(err)) < 0) {
+                /* the reference could not be read: say so rather than guess */
+                json_object_set_new(result, "status", json_string("infra_error"));
+                json_object_set_new(result, "error",
+                                    json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
+        }
+        status = json_string_value(json_object_get(result, "status"));
+        if (status && strcmp(status, "infra_error") != 0) {
+                struct store_batch *b = store_batch_new(e->store);
+                json_t *stored = storable(result);
+                if (b && stored && store_candidate_put(b, ev->identity, stored) == 0)
+                        store_batch_commit(b);
+                json_decref(stored);
+                store_batch_free(b);
+        }
+        ev->done(result, false, ev->userdata);
+        evaluation_free(ev);
+}
+
+/* Records the candidate's texts as blobs and returns {path: sha}. */
+static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
+{
+        struct store_batch *b = store_batch_new(e->store);
+        json_t *files = json_object();
+
+        if (!b || !files) {
+                store_batch_free(b);
+                json_decref(files);
+                return NULL;
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                char hex[SHA256_HEX_SIZE];
+                store_blob_put(b, c->files[i].text, c->files[i].len, hex);
+                json_object_set_new(files, c->files[i].path, json_string(hex));
+        }
+        if (store_batch_commit(b) < 0) {
+                json_decref(files);
+                files = NULL;
+        }
+        store_batch_free(b);
+        return files;
+}
+
+int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
+                 void *userdata, struct npu_evaluation **ret_evaluation)
+{
+        struct npu_eval_options options = { 0 };
+        struct npu_evaluation *ev = NULL;
+        struct candidate *c = NULL;
+        char op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024];
+        int r;
+
+        if (!e || !req || !req->manifest || !done)
+                return -EINVAL;
+        ev = calloc(1, sizeof(*ev));
+        c = calloc(1, sizeof(*c));
+        if (!ev || !c) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        ev->evaluator = e;
+        ev->done = done;
+        ev->userdata = userdata;
+        ev->seed = req->seed;
+        ev->keep_outputs = req->keep_outputs;
+        ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
+        r = candidate_load(req, c);
+        if (r < 0)
+                goto fail;
+        candidate_digest(e, c, ev->identity);
+
+        if (!req->bypass_memo && store_candidate_get(e->store, ev->identity, &ev->memo) == 0) {
+                ev->later = evtimer_new(e->options.base, deliver_memo, ev);
+                if (!ev->later) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                struct timeval now = { 0, 0 };
+                evtimer_add(ev->later, &now);
+                candidate_release(c);
+                free(c);
+                if (ret_evaluation)
+                        *ret_evaluation = ev;
+                return 0;
+        }
+
+        ev->files = store_sources(e, c);
+        if (!ev->files) {
+                r = -EIO;
+                goto fail;
+        }
+        r = format_path(ev->dir, sizeof(ev->dir), "%s/%.16s-%llu", e->scratch_dir, ev->identity,
+                        ++e->counter);
+        if (r == 0)
+                r = format_path(op_dir, sizeof(op_dir), "%s/op", ev->dir);
+        if (r == 0)
+                r = format_path(work_dir, sizeof(work_dir), "%s/work", ev->dir);
+        if (r == 0) {
+                rm_rf(ev->dir);
+                r = candidate_write(c, op_dir);
+        }
+        if (r < 0)
+                goto fail;
+        r = npu_manifest_load(op_dir, &ev->manifest, err, sizeof(err));
+        if (r < 0)
+                goto fail;
+        options.platform = e->platform;
+        options.seed = req->seed;
+        options.only_case = -1;
+        options.timeout_s = e->options.timeout_s;
+        options.limits = e->options.limits;
+        options.work_dir = work_dir;
+        options.keep_work_dir = true;
+        options.sandbox = e->options.sandbox;
+        options.permissive = e->options.permissive;
+        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, NULL);
+        if (r < 0)
+                goto fail;
+        candidate_release(c);
+        free(c);
+        if (ret_evaluation)
+                *ret_evaluation = ev;
+        return 0;
+fail:
+        if (c)
+                candidate_release(c);
+        free(c);
+        evaluation_free(ev);
+        return r;
+}
