@@ -197,6 +197,12 @@ install: all
 	else \
 		install -m 0644 etc/ascendopt/ascendoptd.json $(DESTDIR)$(SYSCONFDIR)/ascendopt/; \
 	fi
+	@# Prompt templates are configuration users may edit: never overwritten.
+	install -d $(DESTDIR)$(SYSCONFDIR)/ascendopt/prompts
+	for p in etc/ascendopt/prompts/*; do \
+		dest=$(DESTDIR)$(SYSCONFDIR)/ascendopt/prompts/$$(basename $$p); \
+		[ -e $$dest ] || install -m 0644 $$p $$dest; \
+	done
 	install -d $(DESTDIR)$(DATADIR)/sim
 	cp -R npu/sim/include npu/sim/platforms $(DESTDIR)$(DATADIR)/sim/
 	install -m 0644 $(SIM_LIB) $(DESTDIR)$(DATADIR)/sim/
