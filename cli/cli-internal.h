@@ -11,6 +11,11 @@
 #include "common/common.h"
 
 int cmd_eval(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
+
+/* --state-dir, else $ASCENDOPT_STATE_DIR, else $XDG_STATE_HOME/ascendopt, else
+ * ~/.local/state/ascendopt.  Writes into buf. */
+const char *cli_state_dir(const char *flag, char *buf, size_t size);
 int cmd_status(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_episodes(int argc, char **argv);

@@ -28,7 +28,7 @@ static const struct command commands[] = {
         { "version", "show the version", cmd_version },
         { "init", "draft ascendopt.json for an operator directory", NULL },
         { "eval", "compile and run one operator on the simulated NPU", cmd_eval },
-        { "optimize", "run one optimization episode in the foreground", NULL },
+        { "optimize", "run one optimization episode in the foreground", cmd_optimize },
         { "rewind", "build experience entries from expert kernels", NULL },
         { "experience", "list, export or import the experience bank", NULL },
         { "corpus", "list the operator corpus", NULL },

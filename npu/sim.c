@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,38 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
                 if (json_is_true(json_object_get(c, "bench"))) {
                         summary_case = c;
                         break;
+                }
+        }
+        /* An operator's latency is the geometric mean over its bench cases
+         * (every case when none is marked), once the model reports them. */
+        {
+                double log_sum = 0, roof_sum = 0;
+                size_t n = 0, n_roof = 0, n_bench = 0;
+                json_array_foreach(e->cases, i, c) n_bench +=
+                    json_is_true(json_object_get(c, "bench"));
+                json_array_foreach(e->cases, i, c)
+                {
+                        const json_t *lat = json_object_get(c, "latency_us");
+                        const json_t *roof = json_object_get(c, "roofline_us");
+                        if (n_bench && !json_is_true(json_object_get(c, "bench")))
+                                continue;
+                        if (json_is_number(lat) && json_number_value(lat) > 0) {
+                                log_sum += log(json_number_value(lat));
+                                n++;
+                        }
+                        if (json_is_number(roof) && json_number_value(roof) > 0) {
+                                roof_sum += log(json_number_value(roof));
+                                n_roof++;
+                        }
+                }
+                if (n && strcmp(status, "ok") == 0)
+                        json_object_set_new(result, "latency_us",
+                                            json_real(exp(log_sum / (double)n)));
+                if (n_roof && n_roof == n && strcmp(status, "ok") == 0) {
+                        double roofline = exp(roof_sum / (double)n_roof);
+                        json_object_set_new(result, "roofline_us", json_real(roofline));
+                        json_object_set_new(result, "roofline_fraction",
+                                            json_real(roofline / exp(log_sum / (double)n)));
                 }
         }
         if (summary_case) {

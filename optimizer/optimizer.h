@@ -200,4 +200,65 @@ json_t *search_to_json(const struct search *search);
 /* Restores a state written by search_to_json for the same genes. */
 int search_from_json(struct search *search, const json_t *state);
 
+/* ------------------------------------------------------------ episodes */
+
+/*
+ * An episode optimizes one operator for a budget of measured evaluations
+ * (DESIGN's "Budget": memo hits, confirmations and the baseline are not
+ * counted).  It is a state machine on the evaluator's event loop: evaluate
+ * the baseline (kept as the correctness reference), then propose, evaluate
+ * and record candidates.  A new best is confirmed on a second seed before
+ * it is accepted.  After every evaluation the whole record, search state
+ * included, is written to the store in one synced batch, so a restarted
+ * episode with the same id continues where it stopped.
+ */
+struct npu_evaluator;
+struct store;
+struct episode;
+
+enum episode_strategy {
+        EPISODE_STAGE1, /* evolve the tiling program */
+        EPISODE_BON,    /* Best-of-N: random genomes from the same space */
+};
+
+const char *episode_strategy_name(enum episode_strategy strategy);
+int episode_strategy_from_name(const char *name, enum episode_strategy *ret);
+
+struct episode_options {
+        const char *id; /* the episode's key in the store; required */
+        uint64_t seed;
+        int budget; /* 0: 40 */
+        enum episode_strategy strategy;
+        const char *log_context; /* prefix of the episode's log lines; may be NULL */
+};
+
+/* What the caller hears after each evaluation (for progress lines). */
+struct episode_progress {
+        int used, budget, memo_hits;
+        const char *what;   /* "baseline", a technique name, or "confirm" */
+        const char *status; /* the result's status */
+        double latency_us;  /* 0 when not ok */
+        double best_us;     /* best so far, 0 before the baseline */
+        bool new_best;
+};
+
+typedef void (*episode_progress_fn)(const struct episode_progress *progress, void *userdata);
+
+/* The final record (ownership passes); "state" is "done" or "failed". */
+typedef void (*episode_done_fn)(json_t *record, void *userdata);
+
+/*
+ * Starts (or resumes, when the store holds a running record with this id)
+ * an episode on the operator in opdir.  evaluator and store are borrowed.
+ * Errors before anything runs come back as -errno with a message; later
+ * ones end the episode with state "failed" and an "error" in the record.
+ */
+int episode_start(struct npu_evaluator *evaluator, struct store *store, const char *opdir,
+                  const struct episode_options *options, episode_progress_fn progress,
+                  episode_done_fn done, void *userdata, struct episode **ret_episode, char *err,
+                  size_t err_size);
+
+/* Reads an episode record; -ENOENT when unknown. */
+int episode_load(struct store *store, const char *id, json_t **ret_record);
+
 #endif

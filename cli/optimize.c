@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ascendopt optimize: one episode in the foreground, without a daemon, on
+ * the store in the state directory.  Progress is a live line on a terminal
+ * and JSON lines otherwise; the summary says what was gained and spent.
+ */
+#include "cli-internal.h"
+
+#include "npu/npu.h"
+#include "optimizer/optimizer.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+struct optimize_run {
+        bool json;
+        bool tty;
+        json_t *record;
+};
+
+static void optimize_usage(FILE *f)
+{
+        fprintf(f,
+                "Usage: ascendopt optimize OPDIR [options]\n"
+                "\n"
+                "Runs one optimization episode on the operator in OPDIR in the foreground.\n"
+                "\n"
+                "  --budget N            measured evaluations (default 40)\n"
+                "  --strategy stage1|bon evolve the tiling (default) or sample at random\n"
+                "  --seed N              seed of the search and the inputs (default 1)\n"
+                "  --platform SOC        Ascend910B2 (default) or Ascend910B4\n"
+                "  --out DIR             write the best operator files into DIR\n"
+                "  --state-dir DIR       store and scratch (default $ASCENDOPT_STATE_DIR or\n"
+                "                        ~/.local/state/ascendopt)\n"
+                "  --timeout SECONDS     per compile and per run (default 120)\n"
+                "  --json                JSON lines while running, one JSON summary at the end\n");
+}
+
+const char *cli_state_dir(const char *flag, char *buf, size_t size)
+{
+        const char *env = getenv("ASCENDOPT_STATE_DIR");
+        const char *xdg = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+
+        if (flag)
+                snprintf(buf, size, "%s", flag);
+        else if (env && *env)
+                snprintf(buf, size, "%s", env);
+        else if (xdg && *xdg)
+                snprintf(buf, size, "%s/ascendopt", xdg);
+        else
+                snprintf(buf, size, "%s/.local/state/ascendopt", home ? home : "/tmp");
+        return buf;
+}
+
+static void on_progress(const struct episode_progress *p, void *userdata)
+{
+        struct optimize_run *run = userdata;
+
+        if (!run->tty || run->json) {
+                json_t *line =
+                    json_pack("{s:s, s:i, s:i, s:i, s:s, s:s?, s:f, s:f, s:b}", "event",
+                              "evaluation", "used", p->used, "budget", p->budget, "memo_hits",
+                              p->memo_hits, "what", p->what, "status", p->status, "latency_us",
+                              p->latency_us, "best_us", p->best_us, "new_best", p->new_best);
+                char *text = json_dumps(line, JSON_COMPACT);
+                fprintf(stderr, "%s\n", text);
+                free(text);
+                json_decref(line);
+                return;
+        }
+        fprintf(stderr, "\r\033[K[%2d/%d] %-13s %-14s %10.2f us   best %.2f us%s", p->used,
+                p->budget, p->what, p->status ? p->status : "?", p->latency_us, p->best_us,
+                p->new_best ? "  *" : "");
+        if (p->new_best || strcmp(p->what, "baseline") == 0)
+                fputc('\n', stderr);
+}
+
+static void on_done(json_t *record, void *userdata)
+{
+        ((struct optimize_run *)userdata)->record = record;
+}
+
+/* Writes the best candidate's files, read back from the store's blobs. */
+static int write_best(struct store *store, const json_t *record, const char *out, char *err,
+                      size_t err_size)
+{
+        const json_t *best = json_object_get(record, "best");
+        const json_t *files =
+            json_object_get(best ? best : json_object_get(record, "baseline"), "files");
+        const char *path;
+        json_t *sha;
+
+        if (!json_object_size(files)) {
+                snprintf(err, err_size, "the episode recorded no files");
+                return -ENOENT;
+        }
+        json_object_foreach((json_t *)files, path, sha)
+        {
+                char full[PATH_MAX], parent[PATH_MAX];
+                void *data = NULL;
+                size_t len = 0;
+                FILE *f;
+                int r = store_blob_get(store, json_string_value(sha), &data, &len);
+                if (r < 0 || format_path(full, sizeof(full), "%s/%s", out, path) < 0) {
+                        snprintf(err, err_size, "%s: its text is missing from the store", path);
+                        free(data);
+                        return r < 0 ? r : -ENAMETOOLONG;
+                }
+                snprintf(parent, sizeof(parent), "%s", full);
+                *strrchr(parent, '/') = '\0';
+                mkdir_p(parent);
+                f = fopen(full, "we");
+                if (!f || fwrite(data, 1, len, f) != len) {
+                        snprintf(err, err_size, "%.1024s: cannot write: %s", full, strerror(errno));
+                        if (f)
+                                fclose(f);
+                        free(data);
+                        return -EIO;
+                }
+                fclose(f);
+                free(data);
+        }
+        return 0;
+}
+
+static void print_summary(const json_t *record)
+{
+        const json_t *baseline = json_object_get(record, "baseline");
+        const json_t *best = json_object_get(record, "best");
+        double base_us = json_number_value(json_object_get(baseline, "latency_us"));
+        double best_us = best ? json_number_value(json_object_get(best, "latency_us")) : base_us;
+        double roof = json_number_value(json_object_get(baseline, "roofline_us"));
+        const char *kind;
+        json_t *count;
+
+        printf("%s (%s, seed %lld): %s\n", json_string_value(json_object_get(record, "operator")),
+               json_string_value(json_object_get(record, "strategy")),
+               (long long)json_integer_value(json_object_get(record, "seed")),
+               json_string_value(json_object_get(record, "state")));
+        if (json_object_get(record, "error"))
+                printf("  error: %s\n", json_string_value(json_object_get(
+                                            json_object_get(record, "error"), "message")));
+        if (base_us > 0) {
+                printf("  baseline   %12.2f us\n", base_us);
+                printf("  best       %12.2f us   speedup %.3fx\n", best_us,
+                       best_us > 0 ? base_us / best_us : 0);
+                if (roof > 0)
+                        printf("  roofline   %12.2f us   fraction %.2f -> %.2f\n", roof,
+                               roof / base_us, roof / best_us);
+        }
+        printf("  evaluations %lld of %lld, memo hits %lld, confirmations %lld\n",
+               (long long)json_integer_value(json_object_get(record, "evaluations")),
+               (long long)json_integer_value(json_object_get(record, "budget")),
+               (long long)json_integer_value(json_object_get(record, "memo_hits")),
+               (long long)json_integer_value(json_object_get(record, "confirmations")));
+        json_object_foreach((json_t *)json_object_get(record, "failures"), kind, count)
+            printf("  failed: %-22s %lld\n", kind, (long long)json_integer_value(count));
+        if (best && json_object_get(best, "genome")) {
+                const char *name;
+                json_t *value;
+                printf("  best genome:\n");
+                json_object_foreach((json_t *)json_object_get(best, "genome"), name, value)
+                    printf("    %-48s %lld\n", name, (long long)json_integer_value(value));
+        }
+}
+
+int cmd_optimize(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "budget", required_argument, NULL, 'b' },
+                { "strategy", required_argument, NULL, 'S' },
+                { "seed", required_argument, NULL, 's' },
+                { "platform", required_argument, NULL, 'p' },
+                { "out", required_argument, NULL, 'o' },
+                { "state-dir", required_argument, NULL, 'd' },
+                { "timeout", required_argument, NULL, 't' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        struct episode_options episode_options = { .seed = 1, .budget = 40 };
+        struct npu_evaluator_options eval_options = { 0 };
+        struct optimize_run run = { .tty = isatty(STDERR_FILENO) };
+        struct npu_sim_paths paths = { 0 };
+        struct npu_evaluator *evaluator = NULL;
+        struct child_runner *runner = NULL;
+        struct event_base *base = NULL;
+        struct store *store = NULL;
+        const char *out = NULL, *state_flag = NULL, *platform = NULL;
+        char state_dir[PATH_MAX], dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
+        char hex[SHA256_HEX_SIZE];
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 sha;
+        uint64_t number;
+        double timeout = 0;
+        int opt, ret = EX_OK, r;
+
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'b':
+                        if (cli_parse_u64(optarg, &number) < 0 || number == 0 || number > 100000)
+                                return cli_usage_error("optimize", "--budget wants 1..100000");
+                        episode_options.budget = (int)number;
+                        break;
+                case 'S':
+                        if (episode_strategy_from_name(optarg, &episode_options.strategy) < 0)
+                                return cli_usage_error("optimize", "--strategy is stage1 or bon");
+                        break;
+                case 's':
+                        if (cli_parse_u64(optarg, &episode_options.seed) < 0)
+                                return cli_usage_error("optimize", "--seed wants a number");
+                        break;
+                case 'p':
+                        platform = optarg;
+                        break;
+                case 'o':
+                        out = optarg;
+                        break;
+                case 'd':
+                        state_flag = optarg;
+                        break;
+                case 't':
+                        timeout = strtod(optarg, NULL);
+                        if (timeout <= 0)
+                                return cli_usage_error("optimize", "--timeout wants seconds > 0");
+                        break;
+                case 'j':
+                        run.json = true;
+                        break;
+                case 'h':
+                        optimize_usage(stdout);
+                        return EX_OK;
+                default:
+                        optimize_usage(stderr);
+                        return EX_USAGE;
+                }
+        }
+        if (optind + 1 != argc) {
+                optimize_usage(stderr);
+                return EX_USAGE;
+        }
+        if (!realpath(argv[optind], opdir)) {
+                fprintf(stderr, "ascendopt optimize: %s: %s\n", argv[optind], strerror(errno));
+                return EX_NOINPUT;
+        }
+        cli_state_dir(state_flag, state_dir, sizeof(state_dir));
+        format_path(dir, sizeof(dir), "%s/store", state_dir);
+        r = store_open(dir, &store, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt optimize: %s\n", err);
+                ret = r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
+                goto out;
+        }
+        if (npu_sim_paths_find(&paths) < 0) {
+                fprintf(stderr, "ascendopt optimize: the simulator runtime was not found; build "
+                                "it with 'make' or set ASCENDOPT_SIM_DIR\n");
+                ret = EX_UNAVAILABLE;
+                goto out;
+        }
+        base = event_base_new();
+        if (!base || child_runner_new(base, NULL, &runner) < 0) {
+                fprintf(stderr, "ascendopt optimize: cannot start the child-process runner\n");
+                ret = EX_UNAVAILABLE;
+                goto out;
+        }
+        format_path(dir, sizeof(dir), "%s/scratch", state_dir);
+        eval_options.base = base;
+        eval_options.platform = platform;
+        eval_options.scratch_dir = dir;
+        eval_options.timeout_s = timeout;
+        eval_options.sandbox = true;
+        if (npu_evaluator_new(runner, &paths, store, &eval_options, &evaluator, err, sizeof(err)) <
+            0) {
+                fprintf(stderr, "ascendopt optimize: %s\n", err);
+                ret = EX_UNAVAILABLE;
+                goto out;
+        }
+
+        /* the same operator, strategy and seed resume the same episode */
+        sha256_init(&sha);
+        sha256_update(&sha, opdir, strlen(opdir));
+        sha256_update(&sha, npu_evaluator_context(evaluator), SHA256_HEX_SIZE - 1);
+        sha256_final(&sha, digest);
+        sha256_hex(digest, hex);
+        snprintf(id, sizeof(id), "optimize-%.12s-%s-s%llu-b%d", hex,
+                 episode_strategy_name(episode_options.strategy),
+                 (unsigned long long)episode_options.seed, episode_options.budget);
+        episode_options.id = id;
+        episode_options.log_context = id;
+        r = episode_start(evaluator, store, opdir, &episode_options, on_progress, on_done, &run,
+                          NULL, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt optimize: %s\n", err);
+                ret = r == -EINVAL || r == -ENOENT ? EX_DATAERR : EX_SOFTWARE;
+                goto out;
+        }
+        while (!run.record)
+                event_base_loop(base, EVLOOP_ONCE);
+        if (run.tty && !run.json)
+                fputc('\n', stderr);
+
+        if (out && write_best(store, run.record, out, err, sizeof(err)) < 0) {
+                fprintf(stderr, "ascendopt optimize: --out %s: %s\n", out, err);
+                ret = EX_CANTCREAT;
+        }
+        if (run.json) {
+                json_object_del(run.record, "search");
+                cli_print_json(run.record);
+        } else {
+                print_summary(run.record);
+        }
+        if (ret == EX_OK &&
+            strcmp(json_string_value(json_object_get(run.record, "state")), "done") != 0)
+                ret = 1;
+out:
+        json_decref(run.record);
+        npu_evaluator_free(evaluator);
+        child_runner_free(runner);
+        if (base)
+                event_base_free(base);
+        npu_sim_paths_release(&paths);
+        store_close(store);
+        return ret;
+}
