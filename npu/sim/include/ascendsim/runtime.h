@@ -140,9 +140,13 @@ void warn(srcloc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 [[noreturn]] void unsupported(srcloc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // GM allocations made by the harness (inputs, outputs, workspace, tiling).
+// A region models what the device allocator hands out: the tensor's bytes
+// rounded up to 32 plus 32 more, so [data_end, end) is padding that kernels
+// may touch (with a warning) without faulting.
 struct gm_region {
 	uint8_t *begin;
-	uint8_t *end;
+	uint8_t *data_end; /* end of the tensor's own bytes */
+	uint8_t *end;      /* end of the allocation */
 	const char *name;
 };
 const gm_region *gm_find(const void *p);
@@ -156,7 +160,7 @@ inline void gm_check(const gm_region *r, const void *view, uint64_t view_bytes, 
 {
 	const uint8_t *a = (const uint8_t *)addr;
 	const uint8_t *v = (const uint8_t *)view;
-	if (r && a >= v && (uint64_t)(a - v) + bytes <= view_bytes && a >= r->begin && a + bytes <= r->end)
+	if (r && a >= v && (uint64_t)(a - v) + bytes <= view_bytes && a >= r->begin && a + bytes <= r->data_end)
 		return;
 	gm_check_slow(r, view, view_bytes, addr, bytes, api, loc);
 }

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+//
+// Host-side API of the shim, clean-room from the documented interfaces: ge
+// data types and statuses, gert shapes, tensors, attributes and contexts
+// (tiling, shape and dtype inference, tiling-parse), fe::PlatFormInfos, the
+// PlatformAscendC queries, the OpDef builder and the registries the harness
+// reads (OP_ADD, IMPL_OP_OPTILING).  Everything is header-only except the
+// registries' storage in libascendsim.
+#ifndef ASCENDSIM_HOST_H
+#define ASCENDSIM_HOST_H
+
+#include <cstdint>
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace ge {
+
+using graphStatus = uint32_t;
+constexpr graphStatus GRAPH_SUCCESS = 0;
+constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
+constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
+
+enum DataType {
+	DT_FLOAT = 0,
+	DT_FLOAT16 = 1,
+	DT_INT8 = 2,
+	DT_INT32 = 3,
+	DT_UINT8 = 4,
+	DT_INT16 = 6,
+	DT_UINT16 = 7,
+	DT_UINT32 = 8,
+	DT_INT64 = 9,
+	DT_UINT64 = 10,
+	DT_DOUBLE = 11,
+	DT_BOOL = 12,
+	DT_STRING = 13,
+	DT_COMPLEX64 = 16,
+	DT_COMPLEX128 = 17,
+	DT_BF16 = 27,
+	DT_UNDEFINED = 28,
+	DT_INT4 = 29,
+	DT_MAX = 100,
+};
+
+enum Format {
+	FORMAT_NCHW = 0,
+	FORMAT_NHWC = 1,
+	FORMAT_ND = 2,
+	FORMAT_NC1HWC0 = 3,
+	FORMAT_FRACTAL_Z = 4,
+	FORMAT_HWCN = 16,
+	FORMAT_NDHWC = 27,
+	FORMAT_FRACTAL_NZ = 29,
+	FORMAT_NCDHW = 30,
+	FORMAT_NDC1HWC0 = 32,
+	FORMAT_RESERVED = 40,
+	FORMAT_ALL = 41,
+	FORMAT_NULL = 42,
+};
+
+// Bytes per element; 0 for types the simulator does not know.
+inline int GetSizeByDataType(DataType dt)
+{
+	switch (dt) {
+	case DT_FLOAT: case DT_INT32: case DT_UINT32: return 4;
+	case DT_FLOAT16: case DT_BF16: case DT_INT16: case DT_UINT16: return 2;
+	case DT_INT8: case DT_UINT8: case DT_BOOL: return 1;
+	case DT_INT64: case DT_UINT64: case DT_DOUBLE: case DT_COMPLEX64: return 8;
+	case DT_COMPLEX128: return 16;
+	default: return 0;
+	}
+}
+
+class AscendString {
+public:
+	AscendString() = default;
+	AscendString(const char *s) : s_(s ? s : "") {}
+	const char *GetString() const { return s_.c_str(); }
+	size_t GetLength() const { return s_.size(); }
+
+private:
+	std::string s_;
+};
+
+class Operator {
+public:
+	const char *GetName() const { return ""; }
+};
+
+} // namespace ge
+
+namespace fe {
+
+// The platform profile the harness loads from npu/sim/platforms/<soc>.json.
+class PlatFormInfos {
+public:
+	std::string soc_version;       /* e.g. "Ascend910B2" */
+	std::string short_soc_version; /* e.g. "ascend910b", matched against AddConfig */
+	uint32_t aic_cores = 0;
+	uint32_t aiv_cores = 0;
+	uint64_t ub_reported = 0;
+	uint64_t l1 = 0, l0a = 0, l0b = 0, l0c = 0, l2 = 0, hbm = 0;
+	uint64_t hbm_bw_bytes_per_cycle = 0;
+	uint64_t l2_bw_bytes_per_cycle = 0;
+	uint64_t system_workspace = 0;
+	uint32_t clock_mhz = 0;
+
+	bool GetPlatformRes(const std::string &label, const std::string &key, std::string &val) const
+	{
+		if (label == "SoCInfo" && (key == "ai_core_cnt" || key == "cube_core_cnt")) {
+			val = std::to_string(aic_cores);
+			return true;
+		}
+		if (label == "SoCInfo" && key == "vector_core_cnt") {
+			val = std::to_string(aiv_cores);
+			return true;
+		}
+		if (label == "AICoreSpec" && key == "ub_size") {
+			val = std::to_string(ub_reported);
+			return true;
+		}
+		if (label == "version" && key == "Short_SoC_version") {
+			val = short_soc_version;
+			return true;
+		}
+		if (label == "version" && key == "SoC_version") {
+			val = soc_version;
+			return true;
+		}
+		return false;
+	}
+};
+
+} // namespace fe
+
+namespace gert {
+
+class Shape {
+public:
+	static constexpr size_t kMaxDimNum = 25;
+
+	Shape() = default;
+	Shape(std::initializer_list<int64_t> dims)
+	{
+		for (int64_t d : dims)
+			AppendDim(d);
+	}
+
+	size_t GetDimNum() const { return dim_num_; }
+	int64_t GetDim(size_t idx) const { return idx < dim_num_ ? dims_[idx] : INT64_MIN; }
+	void SetDimNum(size_t n) { dim_num_ = n <= kMaxDimNum ? n : kMaxDimNum; }
+	void SetDim(size_t idx, int64_t v)
+	{
+		if (idx < kMaxDimNum)
+			dims_[idx] = v;
+	}
+	Shape &AppendDim(int64_t v)
+	{
+		if (dim_num_ < kMaxDimNum)
+			dims_[dim_num_++] = v;
+		return *this;
+	}
+	bool IsScalar() const { return dim_num_ == 0; }
+	// Product of the dims; 1 for a scalar, -1 if any dim is unknown.
+	int64_t GetShapeSize() const
+	{
+		int64_t n = 1;
+		for (size_t i = 0; i < dim_num_; i++) {
+			if (dims_[i] < 0)
+				return -1;
+			n *= dims_[i];
+		}
+		return n;
+	}
+	const int64_t &operator[](size_t idx) const { return dims_[idx]; }
+	int64_t &operator[](size_t idx) { return dims_[idx]; }
+	bool operator==(const Shape &o) const
+	{
+		if (dim_num_ != o.dim_num_)
+			return false;
+		for (size_t i = 0; i < dim_num_; i++)
+			if (dims_[i] != o.dims_[i])
+				return false;
+		return true;
+	}
+	bool operator!=(const Shape &o) const { return !(*this == o); }
+
+private:
+	int64_t dims_[kMaxDimNum] = {};
+	size_t dim_num_ = 0;
+};
+
+class StorageShape {
+public:
+	StorageShape() = default;
+	StorageShape(std::initializer_list<int64_t> origin, std::initializer_list<int64_t> storage)
+	    : origin_(origin), storage_(storage) {}
+	const Shape &GetOriginShape() const { return origin_; }
+	const Shape &GetStorageShape() const { return storage_; }
+	Shape &MutableOriginShape() { return origin_; }
+	Shape &MutableStorageShape() { return storage_; }
+	bool operator==(const StorageShape &o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+
+private:
+	Shape origin_, storage_;
+};
+
+class CompileTimeTensorDesc {
+public:
+	ge::DataType GetDataType() const { return dtype_; }
+	ge::Format GetStorageFormat() const { return format_; }
+	ge::Format GetOriginFormat() const { return format_; }
+	void SetDataType(ge::DataType dt) { dtype_ = dt; }
+
+	ge::DataType dtype_ = ge::DT_FLOAT;
+	ge::Format format_ = ge::FORMAT_ND;
+};
+
+class Tensor {
+public:
+	const StorageShape &GetShape() const { return shape_; }
+	const Shape &GetStorageShape() const { return shape_.GetStorageShape(); }
+	const Shape &GetOriginShape() const { return shape_.GetOriginShape(); }
+	int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
+	ge::DataType GetDataType() const { return dtype_; }
+	ge::Format GetStorageFormat() const { return ge::FORMAT_ND; }
+	template <class T> const T *GetData() const { return static_cast<const T *>(data_); }
+	const void *GetAddr() const { return data_; }
+	size_t GetSize() const { return size_; }
+
+	StorageShape shape_;
+	ge::DataType dtype_ = ge::DT_FLOAT;
+	const void *data_ = nullptr;
+	size_t size_ = 0;
+};
+
+// A list attribute: the element count followed by the elements.
+template <class T> class TypedContinuousVector {
+public:
+	size_t GetSize() const { return size_; }
+	const T *GetData() const { return reinterpret_cast<const T *>(this + 1); }
+
+	size_t size_ = 0;
+	size_t pad_ = 0;
+};
+using ContinuousVector = TypedContinuousVector<int64_t>;
+
+class RuntimeAttrs {
+public:
+	template <class T> const T *GetAttrPointer(size_t idx) const
+	{
+		return idx < blobs_.size() && !blobs_[idx].empty() ? reinterpret_cast<const T *>(blobs_[idx].data()) : nullptr;
+	}
+	const int64_t *GetInt(size_t idx) const { return GetAttrPointer<int64_t>(idx); }
+	const float *GetFloat(size_t idx) const { return GetAttrPointer<float>(idx); }
+	const bool *GetBool(size_t idx) const { return GetAttrPointer<bool>(idx); }
+	const char *GetStr(size_t idx) const { return GetAttrPointer<char>(idx); }
+	const TypedContinuousVector<int64_t> *GetListInt(size_t idx) const
+	{
+		return GetAttrPointer<TypedContinuousVector<int64_t>>(idx);
+	}
+	const TypedContinuousVector<float> *GetListFloat(size_t idx) const
+	{
+		return GetAttrPointer<TypedContinuousVector<float>>(idx);
+	}
+	size_t GetAttrNum() const { return blobs_.size(); }
+
+	/* One aligned blob per attribute, in OpDef declaration order. */
+	std::vector<std::vector<uint64_t>> blobs_;
+};
+
+class TilingData {
+public:
+	void *GetData() { return data_; }
+	const void *GetData() const { return data_; }
+	size_t GetCapacity() const { return capacity_; }
+	size_t GetDataSize() const { return size_; }
+	void SetDataSize(size_t size) { size_ = size; }
+
+	void *data_ = nullptr;
+	size_t capacity_ = 0;
+	size_t size_ = 0;
+};
+
+} // namespace gert
+
+namespace ascendsim {
+
+// What the harness knows about one operator invocation; shared by every
+// context it builds.  Input/output instances are flattened: a dynamic input
+// with k tensors takes k consecutive instance indexes.
+struct host_io {
+	std::vector<gert::StorageShape> in_shapes, out_shapes;
+	std::vector<gert::CompileTimeTensorDesc> in_desc, out_desc;
+	std::vector<gert::Tensor> in_tensors;
+	std::vector<int> in_ir_first, in_ir_count;  /* per IR input */
+	std::vector<int> out_ir_first, out_ir_count; /* per IR output */
+	gert::RuntimeAttrs attrs;
+	fe::PlatFormInfos *platform = nullptr;
+	const void *compile_info = nullptr;
+	std::string node_name, node_type;
+};
+
+} // namespace ascendsim
+
+namespace gert {
+
+class TilingContext {
+public:
+	const StorageShape *GetInputShape(size_t i) const { return at(io_->in_shapes, i); }
+	const StorageShape *GetOutputShape(size_t i) const { return at(io_->out_shapes, i); }
+	const StorageShape *GetOptionalInputShape(size_t ir) const { return ir_at(io_->in_shapes, ir, 0, true); }
+	const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return ir_at(io_->in_shapes, ir, rel, true); }
+	const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return at(io_->in_desc, i); }
+	const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { return ir_at(io_->in_desc, ir, 0, true); }
+	const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const
+	{
+		return ir_at(io_->in_desc, ir, rel, true);
+	}
+	const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return at(io_->out_desc, i); }
+	const Tensor *GetInputTensor(size_t i) const { return at(io_->in_tensors, i); }
+	const Tensor *GetOptionalInputTensor(size_t ir) const { return ir_at(io_->in_tensors, ir, 0, true); }
+	const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return ir_at(io_->in_tensors, ir, rel, true); }
+	size_t GetComputeNodeInputNum() const { return io_->in_ir_first.size(); }
+	size_t GetComputeNodeOutputNum() const { return io_->out_ir_first.size(); }
+	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
+	const char *GetNodeName() const { return io_->node_name.c_str(); }
+	const char *GetNodeType() const { return io_->node_type.c_str(); }
+
+	ge::graphStatus SetBlockDim(uint32_t block_dim)
+	{
+		block_dim_ = block_dim;
+		block_dim_set_ = true;
+		return ge::GRAPH_SUCCESS;
+	}
+	uint32_t GetBlockDim() const { return block_dim_; }
+	ge::graphStatus SetTilingKey(uint64_t key)
+	{
+		tiling_key_ = key;
+		return ge::GRAPH_SUCCESS;
+	}
+	uint64_t GetTilingKey() const { return tiling_key_; }
+	ge::graphStatus SetScheduleMode(uint32_t mode)
+	{
+		schedule_mode_ = mode;
+		return ge::GRAPH_SUCCESS;
+	}
+	ge::graphStatus SetNeedAtomic(bool atomic)
+	{
+		need_atomic_ = atomic;
+		return ge::GRAPH_SUCCESS;
+	}
+	int32_t GetDeterministic() const { return 1; }
+
+	TilingData *GetRawTilingData() { return &raw_; }
+	// The plain-struct style: the tiling buffer viewed as T, sized to T.
+	template <class T> T *GetTilingData()
+	{
+		if (sizeof(T) > raw_.capacity_)
+			return nullptr;
+		raw_.size_ = sizeof(T);
+		return static_cast<T *>(raw_.data_);
+	}
+
+	size_t *GetWorkspaceSizes(size_t num)
+	{
+		if (workspace_.size() < num)
+			workspace_.resize(num, 0);
+		return workspace_.data();
+	}
+	size_t GetWorkspaceNum() const { return workspace_.size(); }
+
+	fe::PlatFormInfos *GetPlatformInfo() const { return io_->platform; }
+	template <class T> const T *GetCompileInfo() const { return static_cast<const T *>(io_->compile_info); }
+	const void *GetCompileInfo() const { return io_->compile_info; }
+
+	/* Harness state. */
+	ascendsim::host_io *io_ = nullptr;
+	uint32_t block_dim_ = 0;
+	bool block_dim_set_ = false;
+	uint64_t tiling_key_ = 0;
+	uint32_t schedule_mode_ = 0;
+	bool need_atomic_ = false;
+	TilingData raw_;
+	std::vector<size_t> workspace_;
+
+private:
+	template <class T> const T *at(const std::vector<T> &v, size_t i) const { return i < v.size() ? &v[i] : nullptr; }
+	template <class T> const T *ir_at(const std::vector<T> &v, size_t ir, size_t rel, bool) const
+	{
+		if (ir >= io_->in_ir_first.size() || (int)rel >= io_->in_ir_count[ir])
+			return nullptr;
+		return at(v, (size_t)io_->in_ir_first[ir] + rel);
+	}
+};
+
+class InferShapeContext {
+public:
+	const Shape *GetInputShape(size_t i) const
+	{
+		return i < io_->in_shapes.size() ? &io_->in_shapes[i].GetOriginShape() : nullptr;
+	}
+	const Shape *GetOptionalInputShape(size_t ir) const
+	{
+		if (ir >= io_->in_ir_first.size() || io_->in_ir_count[ir] == 0)
+			return nullptr;
+		return GetInputShape((size_t)io_->in_ir_first[ir]);
+	}
+	const Shape *GetDynamicInputShape(size_t ir, size_t rel) const
+	{
+		if (ir >= io_->in_ir_first.size() || (int)rel >= io_->in_ir_count[ir])
+			return nullptr;
+		return GetInputShape((size_t)io_->in_ir_first[ir] + rel);
+	}
+	Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
+	const Tensor *GetInputTensor(size_t i) const { return i < io_->in_tensors.size() ? &io_->in_tensors[i] : nullptr; }
+	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
+	const char *GetNodeName() const { return io_->node_name.c_str(); }
+
+	ascendsim::host_io *io_ = nullptr;
+	std::vector<Shape> out_;
+};
+
+class InferDataTypeContext {
+public:
+	ge::DataType GetInputDataType(size_t i) const
+	{
+		return i < io_->in_desc.size() ? io_->in_desc[i].GetDataType() : ge::DT_UNDEFINED;
+	}
+	ge::DataType GetOptionalInputDataType(size_t ir) const
+	{
+		if (ir >= io_->in_ir_first.size() || io_->in_ir_count[ir] == 0)
+			return ge::DT_UNDEFINED;
+		return GetInputDataType((size_t)io_->in_ir_first[ir]);
+	}
+	ge::DataType GetOutputDataType(size_t i) const { return i < out_.size() ? out_[i] : ge::DT_UNDEFINED; }
+	ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt)
+	{
+		if (i >= out_.size())
+			return ge::GRAPH_FAILED;
+		out_[i] = dt;
+		return ge::GRAPH_SUCCESS;
+	}
+	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
+
+	ascendsim::host_io *io_ = nullptr;
+	std::vector<ge::DataType> out_;
+};
+
+class InferShapeRangeContext {};
+
+class TilingParseContext {
+public:
+	template <class T> T *GetCompiledInfo() { return static_cast<T *>(compile_info_); }
+	fe::PlatFormInfos *GetPlatformInfo() const { return platform_; }
+	const char *GetCompiledJson() const { return "{}"; }
+
+	void *compile_info_ = nullptr;
+	fe::PlatFormInfos *platform_ = nullptr;
+};
+
+using TilingKernelFunc = ge::graphStatus (*)(TilingContext *);
+using InferShapeKernelFunc = ge::graphStatus (*)(InferShapeContext *);
+using InferDataTypeKernelFunc = ge::graphStatus (*)(InferDataTypeContext *);
+using InferShapeRangeKernelFunc = ge::graphStatus (*)(InferShapeRangeContext *);
+using TilingParseFunc = ge::graphStatus (*)(TilingParseContext *);
+
+// IMPL_OP_OPTILING / IMPL_OP registrations, chained by value.
+class OpImplRegister {
+public:
+	explicit OpImplRegister(const char *op_type);
+	OpImplRegister &Tiling(TilingKernelFunc fn);
+	OpImplRegister &Tiling(TilingKernelFunc fn, size_t max_tiling_data_size) { return Tiling(fn), (void)max_tiling_data_size, *this; }
+	OpImplRegister &InferShape(InferShapeKernelFunc fn);
+	OpImplRegister &InferDataType(InferDataTypeKernelFunc fn);
+	OpImplRegister &InferShapeRange(InferShapeRangeKernelFunc) { return *this; }
+	OpImplRegister &InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+	OpImplRegister &PrivateAttr(const char *, int64_t) { return *this; }
+	template <class T> OpImplRegister &TilingParse(TilingParseFunc fn)
+	{
+		return set_parse(fn, [] { return (void *)new T(); }, [](void *p) { delete static_cast<T *>(p); });
+	}
+	template <class T> OpImplRegister &TilingInputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+
+private:
+	OpImplRegister &set_parse(TilingParseFunc fn, void *(*make)(), void (*drop)(void *));
+	int index_;
+};
+
+} // namespace gert
+
+#define IMPL_OP(op_type)                                                                                              \
+	static ::gert::OpImplRegister ASCENDSIM_IMPL_CAT(ascendsim_op_impl_, __COUNTER__) __attribute__((unused)) =   \
+	    ::gert::OpImplRegister(#op_type)
+#define IMPL_OP_OPTILING(op_type) IMPL_OP(op_type)
+#define IMPL_OP_INFERSHAPE(op_type) IMPL_OP(op_type)
+#define ASCENDSIM_IMPL_CAT2(a, b) a##b
+#define ASCENDSIM_IMPL_CAT(a, b) ASCENDSIM_IMPL_CAT2(a, b)
+
+namespace platform_ascendc {
+
+enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, FB = 7, BT = 8, RESERVED };
+
+enum class SocVersion {
+	ASCEND910 = 0,
+	ASCEND910B,
+	ASCEND910_93,
+	ASCEND910_95,
+	ASCEND310P,
+	ASCEND310B,
+	BS9SX1A,
+	ASCEND610Lite,
+	ASCEND031,
+	ASCEND035,
+	ASCEND910_55,
+	MC61AM21A,
+	RESERVED_VERSION = 99999,
+};
+
+class PlatformAscendC {
+public:
+	PlatformAscendC() = default;
+	explicit PlatformAscendC(fe::PlatFormInfos *info) : info_(info) {}
+
+	// On the split 910B architecture these count vector cores.
+	uint32_t GetCoreNum() const { return info_ ? info_->aiv_cores : 0; }
+	uint32_t GetCoreNumAic() const { return info_ ? info_->aic_cores : 0; }
+	uint32_t GetCoreNumAiv() const { return info_ ? info_->aiv_cores : 0; }
+	uint32_t GetCoreNumVector() const { return 0; }
+	void GetCoreMemSize(const CoreMemType &type, uint64_t &size) const
+	{
+		size = 0;
+		if (!info_)
+			return;
+		switch (type) {
+		case CoreMemType::UB: size = info_->ub_reported; break;
+		case CoreMemType::L1: size = info_->l1; break;
+		case CoreMemType::L0_A: size = info_->l0a; break;
+		case CoreMemType::L0_B: size = info_->l0b; break;
+		case CoreMemType::L0_C: size = info_->l0c; break;
+		case CoreMemType::L2: size = info_->l2; break;
+		case CoreMemType::HBM: size = info_->hbm; break;
+		default: break;
+		}
+	}
+	// Bytes per cycle.
+	void GetCoreMemBw(const CoreMemType &type, uint64_t &bw) const
+	{
+		bw = 0;
+		if (info_ && type == CoreMemType::HBM)
+			bw = info_->hbm_bw_bytes_per_cycle;
+		else if (info_ && type == CoreMemType::L2)
+			bw = info_->l2_bw_bytes_per_cycle;
+	}
+	SocVersion GetSocVersion() const
+	{
+		if (!info_)
+			return SocVersion::RESERVED_VERSION;
+		return info_->short_soc_version == "ascend910b" ? SocVersion::ASCEND910B : SocVersion::RESERVED_VERSION;
+	}
+	uint32_t GetLibApiWorkSpaceSize() const { return info_ ? (uint32_t)info_->system_workspace : 0; }
+	uint32_t CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const
+	{
+		if (aicCoreNum == 0 || aivCoreNum == 0 || aicCoreNum > aivCoreNum)
+			return sliceNum;
+		uint32_t ratio = aivCoreNum / aicCoreNum;
+		return (sliceNum + ratio - 1) / ratio;
+	}
+	fe::PlatFormInfos *GetPlatformInfos() const { return info_; }
+
+private:
+	fe::PlatFormInfos *info_ = nullptr;
+};
+
+class PlatformAscendCManager {
+public:
+	static PlatformAscendC *GetInstance();
+	static PlatformAscendC *GetInstance(const char *customSocVersion) { return (void)customSocVersion, GetInstance(); }
+};
+
+} // namespace platform_ascendc
+
+namespace ops {
+
+enum Option { IGNORE = 0, OPTIONAL = 1, REQUIRED = 2, DYNAMIC = 3, VIRTUAL = 4 };
+enum class DependScope { ALL = 0, TILING = 1, INVALID_SCOPE };
+enum class FollowType { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3, INVALID_TYPE };
+
+class OpParamDef {
+public:
+	explicit OpParamDef(const char *name) : name_(name) {}
+	OpParamDef &ParamType(Option type) { return param_type_ = type, *this; }
+	OpParamDef &DataType(std::vector<ge::DataType> types) { return dtypes_ = std::move(types), *this; }
+	OpParamDef &DataTypeList(std::vector<ge::DataType> types) { return dtypes_ = std::move(types), *this; }
+	OpParamDef &Format(std::vector<ge::Format> formats) { return formats_ = std::move(formats), *this; }
+	OpParamDef &FormatList(std::vector<ge::Format> formats) { return formats_ = std::move(formats), *this; }
+	OpParamDef &UnknownShapeFormat(std::vector<ge::Format> formats) { return (void)formats, *this; }
+	OpParamDef &ValueDepend(Option) { return *this; }
+	OpParamDef &ValueDepend(Option, DependScope) { return *this; }
+	OpParamDef &IgnoreContiguous() { return *this; }
+	OpParamDef &AutoContiguous() { return *this; }
+	OpParamDef &Scalar() { return *this; }
+	OpParamDef &ScalarList() { return *this; }
+	OpParamDef &To(ge::DataType) { return *this; }
+	OpParamDef &To(const char *) { return *this; }
+	OpParamDef &Follow(const char *) { return *this; }
+	OpParamDef &Follow(const char *, FollowType) { return *this; }
+	OpParamDef &InitValue(uint64_t) { return *this; }
+	OpParamDef &OutputShapeDependOnCompute() { return *this; }
+	OpParamDef &Comment(const char *) { return *this; }
+
+	std::string name_;
+	Option param_type_ = REQUIRED;
+	std::vector<ge::DataType> dtypes_;
+	std::vector<ge::Format> formats_;
+};
+
+enum attr_kind { ATTR_INT, ATTR_FLOAT, ATTR_BOOL, ATTR_STRING, ATTR_LIST_INT, ATTR_LIST_FLOAT, ATTR_LIST_BOOL, ATTR_NONE };
+
+class OpAttrDef {
+public:
+	explicit OpAttrDef(const char *name) : name_(name) {}
+	OpAttrDef &AttrType(Option type) { return required_ = type == REQUIRED, *this; }
+	OpAttrDef &Int() { return kind_ = ATTR_INT, *this; }
+	OpAttrDef &Int(int64_t v) { return kind_ = ATTR_INT, has_default_ = true, i_ = v, *this; }
+	OpAttrDef &Float() { return kind_ = ATTR_FLOAT, *this; }
+	OpAttrDef &Float(float v) { return kind_ = ATTR_FLOAT, has_default_ = true, f_ = v, *this; }
+	OpAttrDef &Bool() { return kind_ = ATTR_BOOL, *this; }
+	OpAttrDef &Bool(bool v) { return kind_ = ATTR_BOOL, has_default_ = true, b_ = v, *this; }
+	OpAttrDef &String() { return kind_ = ATTR_STRING, *this; }
+	OpAttrDef &String(const char *v) { return kind_ = ATTR_STRING, has_default_ = true, s_ = v, *this; }
+	OpAttrDef &ListInt() { return kind_ = ATTR_LIST_INT, *this; }
+	OpAttrDef &ListInt(std::vector<int64_t> v) { return kind_ = ATTR_LIST_INT, has_default_ = true, li_ = std::move(v), *this; }
+	OpAttrDef &ListFloat() { return kind_ = ATTR_LIST_FLOAT, *this; }
+	OpAttrDef &ListFloat(std::vector<float> v) { return kind_ = ATTR_LIST_FLOAT, has_default_ = true, lf_ = std::move(v), *this; }
+	OpAttrDef &ListBool() { return kind_ = ATTR_LIST_BOOL, *this; }
+	OpAttrDef &ListBool(std::vector<bool> v)
+	{
+		kind_ = ATTR_LIST_BOOL;
+		has_default_ = true;
+		for (bool b : v)
+			li_.push_back(b);
+		return *this;
+	}
+	OpAttrDef &Version(uint32_t) { return *this; }
+	OpAttrDef &Comment(const char *) { return *this; }
+
+	std::string name_;
+	bool required_ = true;
+	attr_kind kind_ = ATTR_NONE;
+	bool has_default_ = false;
+	int64_t i_ = 0;
+	float f_ = 0;
+	bool b_ = false;
+	std::string s_;
+	std::vector<int64_t> li_;
+	std::vector<float> lf_;
+};
+
+class OpAICoreConfig {
+public:
+	OpAICoreConfig() = default;
+	explicit OpAICoreConfig(const char *) {}
+	OpParamDef &Input(const char *name) { return params_.emplace_back(name); }
+	OpParamDef &Output(const char *name) { return params_.emplace_back(name); }
+	OpAICoreConfig &DynamicCompileStaticFlag(bool) { return *this; }
+	OpAICoreConfig &DynamicFormatFlag(bool) { return *this; }
+	OpAICoreConfig &DynamicRankSupportFlag(bool) { return *this; }
+	OpAICoreConfig &DynamicShapeSupportFlag(bool) { return *this; }
+	OpAICoreConfig &NeedCheckSupportFlag(bool) { return *this; }
+	OpAICoreConfig &PrecisionReduceFlag(bool) { return *this; }
+	OpAICoreConfig &ExtendCfgInfo(const char *, const char *) { return *this; }
+
+private:
+	std::deque<OpParamDef> params_;
+};
+
+using CheckSupportFunc = ge::graphStatus (*)(const ge::Operator &, ge::AscendString &);
+
+class OpAICoreDef {
+public:
+	OpAICoreDef &SetTiling(gert::TilingKernelFunc fn) { return tiling_ = fn, *this; }
+	OpAICoreDef &SetCheckSupport(CheckSupportFunc) { return *this; }
+	OpAICoreDef &SetOpSelectFormat(CheckSupportFunc) { return *this; }
+	OpAICoreDef &SetOpSupportInfo(CheckSupportFunc) { return *this; }
+	OpAICoreDef &SetOpSpecInfo(CheckSupportFunc) { return *this; }
+	OpAICoreDef &AddConfig(const char *soc) { return socs_.emplace_back(soc), *this; }
+	OpAICoreDef &AddConfig(const char *soc, OpAICoreConfig &) { return socs_.emplace_back(soc), *this; }
+
+	gert::TilingKernelFunc tiling_ = nullptr;
+	std::vector<std::string> socs_;
+};
+
+class OpMC2Def {
+public:
+	OpMC2Def &HcclGroup(const char *) { return *this; }
+	OpMC2Def &HcclGroup(std::vector<const char *>) { return *this; }
+};
+
+class OpDef {
+public:
+	explicit OpDef(const char *type) : type_(type) {}
+	virtual ~OpDef() = default;
+
+	OpParamDef &Input(const char *name) { return inputs_.emplace_back(name); }
+	OpParamDef &Output(const char *name) { return outputs_.emplace_back(name); }
+	OpAttrDef &Attr(const char *name) { return attrs_.emplace_back(name); }
+	OpDef &SetInferShape(gert::InferShapeKernelFunc fn) { return infer_shape_ = fn, *this; }
+	OpDef &SetInferShapeRange(gert::InferShapeRangeKernelFunc) { return *this; }
+	OpDef &SetInferDataType(gert::InferDataTypeKernelFunc fn) { return infer_dtype_ = fn, *this; }
+	OpAICoreDef &AICore() { return aicore_; }
+	OpMC2Def &MC2() { return mc2_; }
+	OpDef &Comment(const char *) { return *this; }
+
+	std::string type_;
+	std::deque<OpParamDef> inputs_, outputs_;
+	std::deque<OpAttrDef> attrs_;
+	gert::InferShapeKernelFunc infer_shape_ = nullptr;
+	gert::InferDataTypeKernelFunc infer_dtype_ = nullptr;
+	OpAICoreDef aicore_;
+	OpMC2Def mc2_;
+};
+
+// OP_ADD registers a factory; the harness builds the OpDef it needs by name.
+struct op_def_registration {
+	op_def_registration(const char *type, OpDef *(*make)());
+};
+
+} // namespace ops
+
+#define OP_ADD(op_type, ...)                                                                                          \
+	static ::ops::op_def_registration ascendsim_op_def_##op_type(                                                 \
+	    #op_type, []() -> ::ops::OpDef * { return new op_type(#op_type); })
+
+namespace ascendsim {
+
+// Registry entries the runtime reads (defined in libascendsim).
+struct op_impl_entry {
+	std::string type;
+	gert::TilingKernelFunc tiling = nullptr;
+	gert::InferShapeKernelFunc infer_shape = nullptr;
+	gert::InferDataTypeKernelFunc infer_dtype = nullptr;
+	gert::TilingParseFunc parse = nullptr;
+	void *(*make_compile_info)() = nullptr;
+	void (*drop_compile_info)(void *) = nullptr;
+};
+
+struct op_def_entry {
+	std::string type;
+	ops::OpDef *(*make)();
+};
+
+std::deque<op_impl_entry> &op_impl_registry();
+std::deque<op_def_entry> &op_def_registry();
+
+} // namespace ascendsim
+
+#endif

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+//
+// TPipe, TQue/TQueBind and TBuf (UB allocation and the queue protocol),
+// flags, barriers, SyncAll, vector-mask control and atomic modes.  The
+// bookkeeping lives in libascendsim; these templates only adapt the types.
+#ifndef ASCENDSIM_KERNEL_PIPE_H
+#define ASCENDSIM_KERNEL_PIPE_H
+
+#include "ascendsim/kernel_tensor.h"
+
+namespace AscendC {
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind {
+public:
+	TQueBind() { ascendsim::queue_setup(&q_, (int)src, (int)dst, depth); }
+
+	template <class T> LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {})
+	{
+		return make<T>(ascendsim::queue_alloc(&q_, loc));
+	}
+
+	template <class T> void FreeTensor(LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
+	{
+		if (!tensor.data_)
+			ascendsim::fail("queue_misuse", loc, "FreeTensor of a LocalTensor that was never allocated");
+		ascendsim::queue_free(&q_, ascendsim::ub_offset(tensor.data_), loc);
+	}
+
+	template <class T> bool EnQue(const LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
+	{
+		if (!tensor.data_)
+			ascendsim::fail("queue_misuse", loc, "EnQue of a LocalTensor that was never allocated");
+		ascendsim::queue_enque(&q_, ascendsim::ub_offset(tensor.data_), loc);
+		return true;
+	}
+
+	template <class T> LocalTensor<T> DeQue(ascendsim::srcloc loc = {})
+	{
+		return make<T>(ascendsim::queue_deque(&q_, loc));
+	}
+
+	bool VacantInQue() const { return ascendsim::queue_vacant(&q_) != 0; }
+	bool HasTensorInQue() const { return ascendsim::queue_count(&q_) != 0; }
+	int32_t GetTensorCountInQue() const { return ascendsim::queue_count(&q_); }
+	bool HasIdleBuffer() const { return ascendsim::queue_has_idle(&q_); }
+	void FreeAllEvent() {}
+
+	ascendsim::queue_state q_{};
+
+private:
+	template <class T> LocalTensor<T> make(uint32_t off) const
+	{
+		LocalTensor<T> t;
+		t.data_ = reinterpret_cast<T *>(ascendsim::g_core->ub + off);
+		t.size_ = t.cap_ = q_.len / (uint32_t)sizeof(T);
+		t.pos_ = (uint8_t)dst;
+		return t;
+	}
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::LCM> class TBuf {
+public:
+	template <class T> LocalTensor<T> Get(ascendsim::srcloc loc = {}) const
+	{
+		return Get<T>(len_ / (uint32_t)sizeof(T), loc);
+	}
+
+	// `len` is in elements of T.
+	template <class T> LocalTensor<T> Get(const uint32_t len, ascendsim::srcloc loc = {}) const
+	{
+		return GetWithOffset<T>(len, 0, loc);
+	}
+
+	// `size` elements of T starting `bufOffset` bytes into the buffer.
+	template <class T> LocalTensor<T> GetWithOffset(uint32_t size, const uint32_t bufOffset, ascendsim::srcloc loc = {}) const
+	{
+		if (!ready_)
+			ascendsim::fail("out_of_bounds", loc, "TBuf::Get on a TBuf that InitBuffer never set up");
+		if ((uint64_t)bufOffset + (uint64_t)size * sizeof(T) > len_)
+			ascendsim::fail("out_of_bounds", loc,
+					"TBuf::Get of %u elements x %zu bytes at offset %u exceeds the %u-byte buffer", size,
+					sizeof(T), bufOffset, len_);
+		LocalTensor<T> t;
+		t.data_ = reinterpret_cast<T *>(ascendsim::g_core->ub + base_ + bufOffset);
+		t.size_ = t.cap_ = size;
+		t.pos_ = (uint8_t)pos;
+		return t;
+	}
+
+	uint32_t base_ = 0;
+	uint32_t len_ = 0;
+	bool ready_ = false;
+};
+
+class TPipe {
+public:
+	TPipe()
+	{
+		if (ascendsim::g_core && !ascendsim::g_core->tpipe)
+			ascendsim::g_core->tpipe = this;
+	}
+	~TPipe()
+	{
+		if (ascendsim::g_core && ascendsim::g_core->tpipe == this)
+			ascendsim::g_core->tpipe = nullptr;
+	}
+	TPipe(const TPipe &) = delete;
+	TPipe &operator=(const TPipe &) = delete;
+
+	template <class Q> bool InitBuffer(Q &que, uint8_t num, uint32_t len, ascendsim::srcloc loc = {})
+	{
+		ascendsim::queue_state *q = &que.q_;
+		if (num == 0 || num > ascendsim::QUEUE_MAX_SLOTS)
+			ascendsim::fail("invalid_argument", loc, "InitBuffer: %u buffers; a queue takes 1 to %d", num,
+					(int)ascendsim::QUEUE_MAX_SLOTS);
+		if (q->ready)
+			ascendsim::fail("queue_misuse", loc, "InitBuffer called twice on the same queue");
+		uint32_t aligned = (len + 31u) & ~31u;
+		q->base = ascendsim::ub_reserve(&cursor_, (uint32_t)num * aligned, "InitBuffer(queue)", loc);
+		q->num = num;
+		q->len = aligned;
+		q->ready = true;
+		if (nqueues_ < kMaxQueues)
+			queues_[nqueues_++] = q;
+		return true;
+	}
+
+	template <TPosition pos> bool InitBuffer(TBuf<pos> &buf, uint32_t len, ascendsim::srcloc loc = {})
+	{
+		uint32_t aligned = (len + 31u) & ~31u;
+		buf.base_ = ascendsim::ub_reserve(&cursor_, aligned, "InitBuffer(TBuf)", loc);
+		buf.len_ = len;
+		buf.ready_ = true;
+		return true;
+	}
+
+	void Reset()
+	{
+		for (int i = 0; i < nqueues_; i++)
+			ascendsim::queue_release(queues_[i]);
+		nqueues_ = 0;
+		cursor_ = 0;
+	}
+	void Destroy() { Reset(); }
+	void Init() {}
+
+	template <HardEvent evt> TEventID AllocEventID(ascendsim::srcloc loc = {})
+	{
+		return ascendsim::event_alloc((int)evt, loc);
+	}
+	template <HardEvent evt> void ReleaseEventID(TEventID id, ascendsim::srcloc loc = {})
+	{
+		ascendsim::event_release((int)evt, id, loc);
+	}
+	TEventID FetchEventID(HardEvent evt, ascendsim::srcloc loc = {}) { return ascendsim::event_fetch((int)evt, loc); }
+	template <HardEvent evt> TEventID FetchEventID(ascendsim::srcloc loc = {})
+	{
+		return ascendsim::event_fetch((int)evt, loc);
+	}
+
+	uint32_t cursor_ = 0;
+
+private:
+	static constexpr int kMaxQueues = 64;
+	ascendsim::queue_state *queues_[kMaxQueues];
+	int nqueues_ = 0;
+};
+
+inline TPipe *GetTPipePtr()
+{
+	return static_cast<TPipe *>(ascendsim::g_core->tpipe);
+}
+
+template <pipe_t pipe> inline void PipeBarrier(ascendsim::srcloc loc = {})
+{
+	ascendsim::instr r{};
+	r.name = "PipeBarrier";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_BARRIER;
+	r.barrier = ascendsim::pipe_of(pipe);
+	r.pipe = r.barrier == ascendsim::PIPE_ID_ALL ? (uint8_t)ascendsim::PIPE_ID_S : r.barrier;
+	r.event_id = -1;
+	if (r.barrier == ascendsim::PIPE_ID_NONE)
+		ascendsim::unsupported(loc, "PipeBarrier on a cube pipe");
+	ascendsim::issue(r);
+}
+
+template <HardEvent evt> inline void SetFlag(int32_t eventID, ascendsim::srcloc loc = {})
+{
+	ascendsim::instr r{};
+	uint8_t src, dst;
+	if (!ascendsim::hard_event_pipes(evt, &src, &dst))
+		ascendsim::unsupported(loc, "SetFlag<%s> involves a cube pipe", ascendsim::hard_event_name((int)evt));
+	r.name = "SetFlag";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_SET_FLAG;
+	r.pipe = src;
+	r.event = (uint8_t)evt;
+	r.event_id = (int8_t)eventID;
+	if (eventID < 0 || eventID > 7)
+		ascendsim::fail("invalid_argument", loc, "SetFlag event id %d is outside 0..7", (int)eventID);
+	ascendsim::issue(r);
+}
+
+template <HardEvent evt> inline void WaitFlag(int32_t eventID, ascendsim::srcloc loc = {})
+{
+	ascendsim::instr r{};
+	uint8_t src, dst;
+	if (!ascendsim::hard_event_pipes(evt, &src, &dst))
+		ascendsim::unsupported(loc, "WaitFlag<%s> involves a cube pipe", ascendsim::hard_event_name((int)evt));
+	r.name = "WaitFlag";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_WAIT_FLAG;
+	r.pipe = dst;
+	r.event = (uint8_t)evt;
+	r.event_id = (int8_t)eventID;
+	if (eventID < 0 || eventID > 7)
+		ascendsim::fail("invalid_argument", loc, "WaitFlag event id %d is outside 0..7", (int)eventID);
+	ascendsim::issue(r);
+}
+
+template <bool isAIVOnly = true> inline void SyncAll(ascendsim::srcloc loc = {})
+{
+	ascendsim::sync_all(loc);
+}
+
+// The software form synchronises through a GM workspace of 32 bytes per core;
+// the simulator checks the workspace and then synchronises directly.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+		    const int32_t usedCores = 0, ascendsim::srcloc loc = {})
+{
+	uint32_t cores = usedCores > 0 ? (uint32_t)usedCores : ascendsim::g_core->block_num;
+	gmWorkspace.check(gmWorkspace.addr_, (uint64_t)cores * 32, "SyncAll(gmWorkspace)", loc);
+	ascendsim::ub_check(ubWorkspace, 8, "SyncAll", "ubWorkspace", loc);
+	ascendsim::sync_all(loc);
+}
+
+template <class T, MaskMode mode = MaskMode::NORMAL>
+inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, ascendsim::srcloc loc = {})
+{
+	ascendsim::g_core->mask[0] = maskLow;
+	ascendsim::g_core->mask[1] = maskHigh;
+	if (mode == MaskMode::COUNTER)
+		ascendsim::g_core->counter_mode = true;
+	ascendsim::instr r{};
+	r.name = "SetVectorMask";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_CONTROL;
+	r.pipe = ascendsim::PIPE_ID_S;
+	r.event_id = -1;
+	ascendsim::issue(r);
+}
+
+// `len` lanes from lane 0 in normal mode, or a count in counter mode.
+template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t len, ascendsim::srcloc loc = {})
+{
+	ascendsim::core_state *c = ascendsim::g_core;
+	if (mode == MaskMode::COUNTER || c->counter_mode) {
+		c->mask[0] = (uint64_t)(uint32_t)len;
+		c->mask[1] = 0;
+	} else {
+		uint32_t n = len < 0 ? 0u : (uint32_t)len;
+		c->mask[0] = n >= 64 ? ~0ULL : ((1ULL << n) - 1);
+		c->mask[1] = n >= 128 ? ~0ULL : (n <= 64 ? 0ULL : ((1ULL << (n - 64)) - 1));
+	}
+	if (mode == MaskMode::COUNTER)
+		c->counter_mode = true;
+	ascendsim::instr r{};
+	r.name = "SetVectorMask";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_CONTROL;
+	r.pipe = ascendsim::PIPE_ID_S;
+	r.event_id = -1;
+	ascendsim::issue(r);
+}
+
+inline void SetMaskCount()
+{
+	ascendsim::g_core->counter_mode = true;
+}
+
+inline void SetMaskNorm()
+{
+	ascendsim::g_core->counter_mode = false;
+}
+
+inline void ResetMask()
+{
+	ascendsim::g_core->mask[0] = ascendsim::g_core->mask[1] = ~0ULL;
+}
+
+template <class T> inline void SetAtomicAdd()
+{
+	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
+		      "SetAtomicAdd supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
+	ascendsim::g_core->atomic_op = 1;
+	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
+}
+
+template <class T> inline void SetAtomicMax()
+{
+	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
+		      "SetAtomicMax supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
+	ascendsim::g_core->atomic_op = 2;
+	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
+}
+
+template <class T> inline void SetAtomicMin()
+{
+	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
+		      "SetAtomicMin supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
+	ascendsim::g_core->atomic_op = 3;
+	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
+}
+
+inline void SetAtomicNone()
+{
+	ascendsim::g_core->atomic_op = 0;
+}
+
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
+{
+	return ascendsim::user_workspace(workspace);
+}
+
+template <class T, CacheLine line = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &)
+{
+}
+
+} // namespace AscendC
+
+// The older intrinsic spellings some kernels still use.
+inline void pipe_barrier(pipe_t p, ascendsim::srcloc loc = {})
+{
+	ascendsim::instr r{};
+	r.name = "pipe_barrier";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_BARRIER;
+	r.barrier = ascendsim::pipe_of(p);
+	r.pipe = r.barrier == ascendsim::PIPE_ID_ALL ? (uint8_t)ascendsim::PIPE_ID_S : r.barrier;
+	r.event_id = -1;
+	if (r.barrier == ascendsim::PIPE_ID_NONE)
+		ascendsim::unsupported(loc, "pipe_barrier on a cube pipe");
+	ascendsim::issue(r);
+}
+
+#endif

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+//
+// Force-included last into the kernel translation unit after the operator's
+// tiling headers (see npu/sim/build.sh): real builds generate the kernel's
+// tiling structs at global scope, so make the optiling classes visible there,
+// and defines the DT_* / FORMAT_* names the per-variant macros expand to.
+#ifndef ASCENDSIM_KERNEL_PRELUDE_H
+#define ASCENDSIM_KERNEL_PRELUDE_H
+
+namespace optiling {
+}
+using namespace optiling;
+
+// Macros real builds define per variant; values match ge::DataType so that
+// `#if ORIG_DTYPE_X == DT_FLOAT16` works in the preprocessor.
+#ifndef DT_FLOAT
+#define DT_FLOAT 0
+#define DT_FLOAT16 1
+#define DT_INT8 2
+#define DT_INT32 3
+#define DT_UINT8 4
+#define DT_INT16 6
+#define DT_UINT16 7
+#define DT_UINT32 8
+#define DT_INT64 9
+#define DT_UINT64 10
+#define DT_DOUBLE 11
+#define DT_BOOL 12
+#define DT_BF16 27
+#endif
+#ifndef FORMAT_ND
+#define FORMAT_NCHW 0
+#define FORMAT_NHWC 1
+#define FORMAT_ND 2
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+//
+// LocalTensor (a typed view of one simulated core's UB) and GlobalTensor (a
+// typed view of harness-allocated GM).  Views carry how many elements remain
+// in their buffer so that every API can bounds-check what it touches.
+#ifndef ASCENDSIM_KERNEL_TENSOR_H
+#define ASCENDSIM_KERNEL_TENSOR_H
+
+#include "ascendsim/kernel_base.h"
+
+namespace AscendC {
+
+template <class T> class LocalTensor {
+public:
+	using PrimType = T;
+
+	LocalTensor() = default;
+
+	// A sub-view starting `offset` elements in.  Hardware does not check this;
+	// the simulator checks when the view is used.
+	LocalTensor operator[](const uint32_t offset) const
+	{
+		LocalTensor t = *this;
+		t.data_ = data_ + offset;
+		t.size_ = offset <= size_ ? size_ - offset : 0;
+		t.cap_ = offset <= cap_ ? cap_ - offset : 0;
+		return t;
+	}
+
+	T GetValue(const uint32_t index, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(index, false, "LocalTensor::GetValue", loc);
+		T v;
+		std::memcpy(&v, data_ + index, sizeof(T));
+		return v;
+	}
+
+	void SetValue(const uint32_t index, const T value, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(index, true, "LocalTensor::SetValue", loc);
+		std::memcpy(data_ + index, &value, sizeof(T));
+	}
+
+	// Scalar reference access; counted as a scalar read.
+	T &operator()(const uint32_t index, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(index, false, "LocalTensor::operator()", loc);
+		return data_[index];
+	}
+
+	template <class U> LocalTensor<U> ReinterpretCast() const
+	{
+		LocalTensor<U> t;
+		t.data_ = reinterpret_cast<U *>(data_);
+		t.size_ = (uint32_t)(((uint64_t)size_ * sizeof(T)) / sizeof(U));
+		t.cap_ = (uint32_t)(((uint64_t)cap_ * sizeof(T)) / sizeof(U));
+		t.pos_ = pos_;
+		return t;
+	}
+
+	uint32_t GetSize() const { return size_; }
+	void SetSize(const uint32_t size, ascendsim::srcloc loc = {})
+	{
+		if (size > cap_)
+			ascendsim::fail("out_of_bounds", loc,
+					"LocalTensor::SetSize(%u) exceeds the %u elements left in its buffer", size, cap_);
+		size_ = size;
+	}
+	uint32_t GetLength() const { return size_ * (uint32_t)sizeof(T); }
+	uint64_t GetPhyAddr() const { return ascendsim::ub_offset(data_); }
+	uint64_t GetPhyAddr(const uint32_t offset) const { return ascendsim::ub_offset(data_ + offset); }
+	TPosition GetPosition() const { return (TPosition)pos_; }
+
+	// Simulator internals, public so that the API templates can reach them.
+	T *data_ = nullptr;
+	uint32_t size_ = 0; /* elements from data_ to the end of the buffer (or SetSize) */
+	uint32_t cap_ = 0;  /* elements from data_ to the end of the buffer */
+	uint8_t pos_ = (uint8_t)TPosition::VECCALC;
+
+	void scalar_access(uint32_t index, bool write, const char *api, ascendsim::srcloc loc) const
+	{
+		if (!data_)
+			ascendsim::fail("out_of_bounds", loc, "%s on a LocalTensor that was never allocated", api);
+		if (index >= size_)
+			ascendsim::fail("out_of_bounds", loc, "%s index %u is past the %u elements of the tensor at UB 0x%x",
+					api, index, size_, ascendsim::ub_offset(data_));
+		ascendsim::instr r{};
+		r.name = api;
+		r.loc = loc;
+		r.kind = write ? ascendsim::INSTR_SCALAR_WRITE : ascendsim::INSTR_SCALAR_READ;
+		r.pipe = ascendsim::PIPE_ID_S;
+		r.dtype = ascendsim::dtype_of<T>::code;
+		r.count = 1;
+		r.bytes = sizeof(T);
+		uint32_t off = ascendsim::ub_offset(data_ + index);
+		if (write)
+			r.dst = {off, off + (uint32_t)sizeof(T)};
+		else
+			r.src[0] = {off, off + (uint32_t)sizeof(T)};
+		r.event_id = -1;
+		ascendsim::issue(r);
+	}
+};
+
+template <class T> class GlobalTensor {
+public:
+	using PrimType = T;
+
+	GlobalTensor() = default;
+
+	void SetGlobalBuffer(__gm__ T *buffer, uint64_t bufferSize, ascendsim::srcloc loc = {})
+	{
+		(void)loc;
+		addr_ = view_ = buffer;
+		view_bytes_ = bufferSize * sizeof(T);
+		size_ = bufferSize;
+		region_ = ascendsim::gm_find(buffer);
+	}
+
+	// Without a size the view reaches to the end of the allocation.
+	void SetGlobalBuffer(__gm__ T *buffer, ascendsim::srcloc loc = {})
+	{
+		(void)loc;
+		addr_ = view_ = buffer;
+		region_ = ascendsim::gm_find(buffer);
+		view_bytes_ = region_ && (uint8_t *)buffer <= region_->end ? (uint64_t)(region_->end - (uint8_t *)buffer) : 0;
+		size_ = view_bytes_ / sizeof(T);
+	}
+
+	const __gm__ T *GetPhyAddr() const { return addr_; }
+	__gm__ T *GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
+	uint64_t GetSize() const { return size_; }
+
+	GlobalTensor operator[](const uint64_t offset) const
+	{
+		GlobalTensor t = *this;
+		t.addr_ = addr_ + offset;
+		t.size_ = offset <= size_ ? size_ - offset : 0;
+		return t;
+	}
+
+	T GetValue(const uint64_t offset, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(offset, false, "GlobalTensor::GetValue", loc);
+		T v;
+		std::memcpy(&v, addr_ + offset, sizeof(T));
+		return v;
+	}
+
+	void SetValue(const uint64_t offset, const T value, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(offset, true, "GlobalTensor::SetValue", loc);
+		std::memcpy(addr_ + offset, &value, sizeof(T));
+	}
+
+	T &operator()(const uint64_t offset, ascendsim::srcloc loc = {}) const
+	{
+		scalar_access(offset, false, "GlobalTensor::operator()", loc);
+		return addr_[offset];
+	}
+
+	void SetL2CacheHint(CacheMode mode) { cache_mode_ = (uint8_t)mode; }
+
+	// Simulator internals.
+	T *addr_ = nullptr;
+	T *view_ = nullptr;
+	uint64_t view_bytes_ = 0;
+	uint64_t size_ = 0;
+	const ascendsim::gm_region *region_ = nullptr;
+	uint8_t cache_mode_ = (uint8_t)CacheMode::CACHE_MODE_NORMAL;
+
+	void check(const T *addr, uint64_t bytes, const char *api, ascendsim::srcloc loc) const
+	{
+		ascendsim::gm_check(region_, view_, view_bytes_, addr, bytes, api, loc);
+	}
+
+	void scalar_access(uint64_t offset, bool write, const char *api, ascendsim::srcloc loc) const
+	{
+		check(addr_ + offset, sizeof(T), api, loc);
+		ascendsim::instr r{};
+		r.name = api;
+		r.loc = loc;
+		r.kind = write ? ascendsim::INSTR_SCALAR_WRITE : ascendsim::INSTR_SCALAR_READ;
+		r.pipe = ascendsim::PIPE_ID_S;
+		r.dtype = ascendsim::dtype_of<T>::code;
+		r.count = 1;
+		r.bytes = sizeof(T);
+		r.gm = addr_ + offset;
+		r.event_id = -1;
+		ascendsim::issue(r);
+	}
+};
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// Fail unless `t` is allocated, 32-byte aligned and has `elems` elements.
+template <class T>
+inline void ub_check(const AscendC::LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
+{
+	if (__builtin_expect(t.data_ == nullptr, 0))
+		fail("out_of_bounds", loc, "%s: %s is a LocalTensor that was never allocated", api, operand);
+	if (__builtin_expect(elems > t.size_, 0))
+		fail("out_of_bounds", loc,
+		     "%s: %s needs %llu elements (%llu bytes) at UB 0x%x but the tensor has only %u left", api, operand,
+		     (unsigned long long)elems, (unsigned long long)(elems * sizeof(T)), ub_offset(t.data_), t.size_);
+}
+
+// Vector and copy operands must start on a 32-byte UB boundary.
+template <class T>
+inline void ub_check_aligned(const AscendC::LocalTensor<T> &t, const char *api, const char *operand, const char *kind,
+			     srcloc loc)
+{
+	uint32_t off = ub_offset(t.data_);
+	if (__builtin_expect(off % 32 != 0, 0))
+		violation(kind, loc, "%s: %s starts at UB 0x%x, which is not 32-byte aligned", api, operand, off);
+}
+
+template <class T> inline ub_span span_of(const AscendC::LocalTensor<T> &t, uint64_t elems)
+{
+	uint32_t b = ub_offset(t.data_);
+	return ub_span{b, b + (uint32_t)(elems * sizeof(T))};
+}
+
+} // namespace ascendsim
+
+#endif

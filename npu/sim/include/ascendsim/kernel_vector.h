@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: MIT
+//
+// Vector instructions: binary, scalar and unary elementwise ops, Duplicate,
+// Axpy, Cast, Compare/CompareScalar/Select, Sigmoid/Tanh, in the count form
+// and the mask/repeat form.  Every result is rounded to the destination type
+// per instruction.  One repeat is 256 bytes; strides are in 32-byte blocks.
+#ifndef ASCENDSIM_KERNEL_VECTOR_H
+#define ASCENDSIM_KERNEL_VECTOR_H
+
+#include "ascendsim/kernel_pipe.h"
+#include "ascendsim/cast_rules.h"
+
+namespace AscendC {
+
+struct BinaryRepeatParams {
+	uint8_t dstBlkStride = 1;
+	uint8_t src0BlkStride = 1;
+	uint8_t src1BlkStride = 1;
+	uint8_t dstRepStride = 8;
+	uint8_t src0RepStride = 8;
+	uint8_t src1RepStride = 8;
+	BinaryRepeatParams() = default;
+	BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
+			   const uint8_t dstRepStrideIn, const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
+	    : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn), src1BlkStride(src1BlkStrideIn),
+	      dstRepStride(dstRepStrideIn), src0RepStride(src0RepStrideIn), src1RepStride(src1RepStrideIn) {}
+};
+
+struct UnaryRepeatParams {
+	uint16_t dstBlkStride = 1;
+	uint16_t srcBlkStride = 1;
+	uint8_t dstRepStride = 8;
+	uint8_t srcRepStride = 8;
+	UnaryRepeatParams() = default;
+	UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
+			  const uint8_t srcRepStrideIn)
+	    : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
+	      srcRepStride(srcRepStrideIn) {}
+};
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+using AscendC::LocalTensor;
+
+// Which lanes of which repeats a mask/repeat instruction touches.
+struct lane_plan {
+	uint32_t repeats;
+	uint32_t lanes;    /* lanes per repeat: 256 bytes / widest element */
+	uint64_t bits[2];  /* normal mode */
+	uint64_t total;    /* counter mode: elements in all */
+	bool counter;
+};
+
+inline bool lane_on(const lane_plan &p, uint32_t r, uint32_t k)
+{
+	if (p.counter)
+		return (uint64_t)r * p.lanes + k < p.total;
+	return (p.bits[k >> 6] >> (k & 63)) & 1u;
+}
+
+inline uint64_t lane_offset(uint32_t r, uint32_t k, uint32_t epb, uint32_t blk, uint32_t rep)
+{
+	return ((uint64_t)r * rep + (uint64_t)(k / epb) * blk) * epb + k % epb;
+}
+
+// One past the largest element offset an operand reaches.
+inline uint64_t lane_extent(const lane_plan &p, uint32_t epb, uint32_t blk, uint32_t rep)
+{
+	uint64_t m = 0;
+	if (p.repeats == 0)
+		return 0;
+	uint32_t rs[2] = {p.repeats - 1, p.repeats >= 2 ? p.repeats - 2 : p.repeats - 1};
+	for (uint32_t r : rs)
+		for (uint32_t k = 0; k < p.lanes; k++)
+			if (lane_on(p, r, k)) {
+				uint64_t o = lane_offset(r, k, epb, blk, rep) + 1;
+				if (o > m)
+					m = o;
+			}
+	return m;
+}
+
+// Resolve mask and repeat the way hardware reads them.  `bits` is null for
+// the continuous-mask overload, whose count is `mask`.
+inline lane_plan plan_lanes(uint32_t lanes, bool set_mask, const uint64_t *bits, uint64_t mask, int32_t repeat,
+			    const char *api, srcloc loc)
+{
+	lane_plan p{};
+	core_state *c = g_core;
+	p.lanes = lanes;
+	if (c->counter_mode) {
+		p.counter = true;
+		p.total = set_mask ? (bits ? bits[0] : mask) : c->mask[0];
+		p.repeats = (uint32_t)((p.total + lanes - 1) / lanes);
+		return p;
+	}
+	if (repeat < 0 || repeat > 255)
+		fail("repeat_overflow", loc, "%s: repeatTimes %d is outside 0..255 (the field is 8 bits wide)", api, (int)repeat);
+	p.repeats = (uint32_t)repeat;
+	if (!set_mask) {
+		p.bits[0] = c->mask[0];
+		p.bits[1] = c->mask[1];
+	} else if (bits) {
+		p.bits[0] = bits[0];
+		p.bits[1] = bits[1];
+	} else {
+		if (mask == 0 || mask > lanes)
+			fail("invalid_argument", loc, "%s: continuous mask %llu is outside 1..%u for this type", api,
+			     (unsigned long long)mask, lanes);
+		p.bits[0] = mask >= 64 ? ~0ULL : ((1ULL << mask) - 1);
+		p.bits[1] = mask >= 128 ? ~0ULL : (mask <= 64 ? 0ULL : ((1ULL << (mask - 64)) - 1));
+	}
+	if (lanes <= 64)
+		p.bits[1] = 0;
+	if (lanes < 64)
+		p.bits[0] &= (1ULL << lanes) - 1;
+	return p;
+}
+
+inline instr vec_record(const char *name, uint8_t dtype, uint64_t count, uint64_t repeat, srcloc loc)
+{
+	instr r{};
+	r.name = name;
+	r.loc = loc;
+	r.kind = INSTR_VECTOR;
+	r.pipe = PIPE_ID_V;
+	r.dtype = dtype;
+	r.count = (uint32_t)count;
+	r.repeat = (uint32_t)repeat;
+	r.event_id = -1;
+	return r;
+}
+
+template <class T> inline void vec_operand(const LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
+{
+	ub_check(t, elems, api, operand, loc);
+	ub_check_aligned(t, api, operand, "misaligned_operand", loc);
+}
+
+inline uint32_t count_arg(int64_t n, const char *api, srcloc loc)
+{
+	if (n < 0)
+		fail("invalid_argument", loc, "%s: count %lld is negative", api, (long long)n);
+	return (uint32_t)n;
+}
+
+template <class T> inline uint64_t count_repeats(uint64_t n)
+{
+	return (n * sizeof(T) + 255) / 256;
+}
+
+template <class T> inline void mask_record(instr &r, const lane_plan &p)
+{
+	r.counter_mode = p.counter;
+	r.mask[0] = p.counter ? p.total : p.bits[0];
+	r.mask[1] = p.counter ? 0 : p.bits[1];
+	uint64_t active = 0;
+	if (p.counter)
+		active = p.total;
+	else
+		active = (uint64_t)(__builtin_popcountll(p.bits[0]) + __builtin_popcountll(p.bits[1])) * p.repeats;
+	r.count = (uint32_t)active;
+	r.repeat = p.repeats;
+}
+
+// Element functions.  C is the calculation type (float for half/bf16).
+struct op_add { template <class C> static C f(C a, C b) { return a + b; } };
+struct op_sub { template <class C> static C f(C a, C b) { return a - b; } };
+struct op_mul { template <class C> static C f(C a, C b) { return a * b; } };
+struct op_div { template <class C> static C f(C a, C b) { return a / b; } };
+struct op_max { template <class C> static C f(C a, C b) { return a > b ? a : b; } };
+struct op_min { template <class C> static C f(C a, C b) { return a < b ? a : b; } };
+struct op_and { template <class C> static C f(C a, C b) { return a & b; } };
+struct op_or { template <class C> static C f(C a, C b) { return a | b; } };
+struct op_shl { template <class C> static C f(C a, C b) { return (C)((uint64_t)a << (b & 63)); } };
+struct op_shr { template <class C> static C f(C a, C b) { return a >> (b & 63); } };
+struct op_leaky { template <class C> static C f(C a, C b) { return a >= 0 ? a : a * b; } };
+
+struct op_abs {
+	static float f(float a) { return std::fabs(a); } /* clears the sign bit, -0 included */
+	template <class C> static C f(C a) { return a < 0 ? -a : a; }
+};
+struct op_exp { static float f(float a) { return std::exp(a); } };
+struct op_ln { static float f(float a) { return std::log(a); } };
+struct op_sqrt { static float f(float a) { return std::sqrt(a); } };
+struct op_rsqrt { static float f(float a) { return 1.0f / std::sqrt(a); } };
+struct op_rec { static float f(float a) { return 1.0f / a; } };
+struct op_relu { template <class C> static C f(C a) { return a > 0 ? a : (C)0; } };
+struct op_not { template <class C> static C f(C a) { return ~a; } };
+struct op_sigmoid { static float f(float a) { return 1.0f / (1.0f + std::exp(-a)); } };
+struct op_tanh { static float f(float a) { return std::tanh(a); } };
+
+template <class Op, class T> inline void run_binary(T *d, const T *a, const T *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = num<T>::store(Op::f(num<T>::load(a[i]), num<T>::load(b[i])));
+}
+
+template <class Op, class T> inline void run_unary(T *d, const T *a, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = num<T>::store(Op::f(num<T>::load(a[i])));
+}
+
+template <class Op, class T>
+inline void binary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+			 const LocalTensor<T> &src1, int64_t count, srcloc loc)
+{
+	uint32_t n = count_arg(count, api, loc);
+	vec_operand(dst, n, api, "dst", loc);
+	vec_operand(src0, n, api, "src0", loc);
+	vec_operand(src1, n, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.dst = span_of(dst, n);
+	r.src[0] = span_of(src0, n);
+	r.src[1] = span_of(src1, n);
+	issue(r);
+	run_binary<Op>(dst.data_, src0.data_, src1.data_, n);
+}
+
+template <class Op, class T>
+inline void binary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+			bool set_mask, const uint64_t *bits, uint64_t mask, int32_t repeat,
+			const AscendC::BinaryRepeatParams &p, srcloc loc)
+{
+	constexpr uint32_t epb = 32 / sizeof(T);
+	lane_plan lp = plan_lanes(256 / sizeof(T), set_mask, bits, mask, repeat, api, loc);
+	uint64_t ed = lane_extent(lp, epb, p.dstBlkStride, p.dstRepStride);
+	uint64_t e0 = lane_extent(lp, epb, p.src0BlkStride, p.src0RepStride);
+	uint64_t e1 = lane_extent(lp, epb, p.src1BlkStride, p.src1RepStride);
+	vec_operand(dst, ed, api, "dst", loc);
+	vec_operand(src0, e0, api, "src0", loc);
+	vec_operand(src1, e1, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[0] = p.dstBlkStride;
+	r.blk_stride[1] = p.src0BlkStride;
+	r.blk_stride[2] = p.src1BlkStride;
+	r.rep_stride[0] = p.dstRepStride;
+	r.rep_stride[1] = p.src0RepStride;
+	r.rep_stride[2] = p.src1RepStride;
+	r.dst = span_of(dst, ed);
+	r.src[0] = span_of(src0, e0);
+	r.src[1] = span_of(src1, e1);
+	issue(r);
+	for (uint32_t rr = 0; rr < lp.repeats; rr++)
+		for (uint32_t k = 0; k < lp.lanes; k++) {
+			if (!lane_on(lp, rr, k))
+				continue;
+			T a = src0.data_[lane_offset(rr, k, epb, p.src0BlkStride, p.src0RepStride)];
+			T b = src1.data_[lane_offset(rr, k, epb, p.src1BlkStride, p.src1RepStride)];
+			dst.data_[lane_offset(rr, k, epb, p.dstBlkStride, p.dstRepStride)] =
+			    num<T>::store(Op::f(num<T>::load(a), num<T>::load(b)));
+		}
+}
+
+// Unary ops and ops with a scalar operand share this engine: `fn` maps one
+// loaded source element to the calculation type.
+template <class T, class Fn>
+inline void unary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int64_t count, Fn fn,
+			srcloc loc)
+{
+	uint32_t n = count_arg(count, api, loc);
+	vec_operand(dst, n, api, "dst", loc);
+	vec_operand(src, n, api, "src", loc);
+	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.dst = span_of(dst, n);
+	r.src[0] = span_of(src, n);
+	issue(r);
+	T *d = dst.data_;
+	const T *s = src.data_;
+	for (uint32_t i = 0; i < n; i++)
+		d[i] = num<T>::store(fn(num<T>::load(s[i])));
+}
+
+template <class T, class Fn>
+inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, bool set_mask,
+		       const uint64_t *bits, uint64_t mask, int32_t repeat, const AscendC::UnaryRepeatParams &p, Fn fn,
+		       srcloc loc)
+{
+	constexpr uint32_t epb = 32 / sizeof(T);
+	lane_plan lp = plan_lanes(256 / sizeof(T), set_mask, bits, mask, repeat, api, loc);
+	uint64_t ed = lane_extent(lp, epb, p.dstBlkStride, p.dstRepStride);
+	uint64_t es = lane_extent(lp, epb, p.srcBlkStride, p.srcRepStride);
+	vec_operand(dst, ed, api, "dst", loc);
+	vec_operand(src, es, api, "src", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[0] = p.dstBlkStride;
+	r.blk_stride[1] = p.srcBlkStride;
+	r.rep_stride[0] = p.dstRepStride;
+	r.rep_stride[1] = p.srcRepStride;
+	r.dst = span_of(dst, ed);
+	r.src[0] = span_of(src, es);
+	issue(r);
+	for (uint32_t rr = 0; rr < lp.repeats; rr++)
+		for (uint32_t k = 0; k < lp.lanes; k++) {
+			if (!lane_on(lp, rr, k))
+				continue;
+			T a = src.data_[lane_offset(rr, k, epb, p.srcBlkStride, p.srcRepStride)];
+			dst.data_[lane_offset(rr, k, epb, p.dstBlkStride, p.dstRepStride)] = num<T>::store(fn(num<T>::load(a)));
+		}
+}
+
+} // namespace ascendsim
+
+// ---- binary: Add Sub Mul Div Max Min And Or -------------------------------
+
+#define ASCENDSIM_BINARY(NAME, OP, MSG, ...)                                                                          \
+	template <class T>                                                                                            \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 const int32_t &count, ascendsim::srcloc loc = {})                                           \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		ascendsim::binary_count<ascendsim::OP>(#NAME, dst, src0, src1, count, loc);                          \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 uint64_t mask, const int32_t repeatTimes, const BinaryRepeatParams &repeatParams,          \
+			 ascendsim::srcloc loc = {})                                                                  \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		ascendsim::binary_mask<ascendsim::OP>(#NAME, dst, src0, src1, isSetMask, nullptr, mask, repeatTimes, \
+						      repeatParams, loc);                                            \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 const uint64_t mask[], const int32_t repeatTimes, const BinaryRepeatParams &repeatParams,  \
+			 ascendsim::srcloc loc = {})                                                                  \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		ascendsim::binary_mask<ascendsim::OP>(#NAME, dst, src0, src1, isSetMask, mask, 0, repeatTimes,       \
+						      repeatParams, loc);                                            \
+	}
+
+// ---- scalar: Adds Muls Maxs Mins ShiftLeft ShiftRight LeakyRelu -----------
+
+#define ASCENDSIM_SCALAR(NAME, OP, MSG, ...)                                                                          \
+	template <class T>                                                                                            \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
+			 const int32_t &count, ascendsim::srcloc loc = {})                                           \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
+		ascendsim::unary_count(#NAME, dst, src, count, [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, \
+				       loc);                                                                           \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask, \
+			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
+		ascendsim::unary_mask(#NAME, dst, src, isSetMask, nullptr, mask, repeatTimes, repeatParams,          \
+				      [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, loc);                   \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
+			 const uint64_t mask[], const int32_t repeatTimes, const UnaryRepeatParams &repeatParams,   \
+			 ascendsim::srcloc loc = {})                                                                  \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
+		ascendsim::unary_mask(#NAME, dst, src, isSetMask, mask, 0, repeatTimes, repeatParams,                \
+				      [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, loc);                   \
+	}
+
+// ---- unary: Exp Ln Abs Sqrt Rsqrt Reciprocal Relu Not ---------------------
+
+#define ASCENDSIM_UNARY(NAME, OP, MSG, ...)                                                                           \
+	template <class T>                                                                                            \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count,                \
+			 ascendsim::srcloc loc = {})                                                                  \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		using C = typename ascendsim::num<T>::calc;                                                          \
+		ascendsim::unary_count(#NAME, dst, src, count, [](C a) { return (C)ascendsim::OP::f(a); }, loc);     \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                       \
+			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		using C = typename ascendsim::num<T>::calc;                                                          \
+		ascendsim::unary_mask(#NAME, dst, src, isSetMask, nullptr, mask, repeatTimes, repeatParams,          \
+				      [](C a) { return (C)ascendsim::OP::f(a); }, loc);                              \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true>                                                                     \
+	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],               \
+			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		using C = typename ascendsim::num<T>::calc;                                                          \
+		ascendsim::unary_mask(#NAME, dst, src, isSetMask, mask, 0, repeatTimes, repeatParams,                \
+				      [](C a) { return (C)ascendsim::OP::f(a); }, loc);                              \
+	}
+
+namespace AscendC {
+
+ASCENDSIM_BINARY(Add, op_add, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_BINARY(Sub, op_sub, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_BINARY(Mul, op_mul, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_BINARY(Div, op_div, "half and float", half, float)
+ASCENDSIM_BINARY(Max, op_max, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_BINARY(Min, op_min, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_BINARY(And, op_and, "int16_t and uint16_t", int16_t, uint16_t)
+ASCENDSIM_BINARY(Or, op_or, "int16_t and uint16_t", int16_t, uint16_t)
+
+ASCENDSIM_SCALAR(Adds, op_add, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_SCALAR(Muls, op_mul, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_SCALAR(Maxs, op_max, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_SCALAR(Mins, op_min, "half, float, int16_t and int32_t", half, float, int16_t, int32_t)
+ASCENDSIM_SCALAR(ShiftLeft, op_shl, "int16_t, uint16_t, int32_t and uint32_t", int16_t, uint16_t, int32_t, uint32_t)
+ASCENDSIM_SCALAR(ShiftRight, op_shr, "int16_t, uint16_t, int32_t and uint32_t", int16_t, uint16_t, int32_t, uint32_t)
+ASCENDSIM_SCALAR(LeakyRelu, op_leaky, "half and float", half, float)
+
+ASCENDSIM_UNARY(Exp, op_exp, "half and float", half, float)
+ASCENDSIM_UNARY(Ln, op_ln, "half and float", half, float)
+ASCENDSIM_UNARY(Abs, op_abs, "half and float", half, float)
+ASCENDSIM_UNARY(Sqrt, op_sqrt, "half and float", half, float)
+ASCENDSIM_UNARY(Rsqrt, op_rsqrt, "half and float", half, float)
+ASCENDSIM_UNARY(Reciprocal, op_rec, "half and float", half, float)
+ASCENDSIM_UNARY(Relu, op_relu, "half, float and int32_t", half, float, int32_t)
+ASCENDSIM_UNARY(Not, op_not, "int16_t and uint16_t", int16_t, uint16_t)
+
+// Sigmoid and Tanh are library APIs built from several vector instructions;
+// the simulator evaluates them in float and records one instruction.
+template <class T>
+inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
+	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) { return ascendsim::op_sigmoid::f(a); }, loc);
+}
+template <class T>
+inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
+		    const uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
+	ascendsim::ub_check(sharedTmpBuffer, 1, "Sigmoid", "sharedTmpBuffer", loc);
+	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) { return ascendsim::op_sigmoid::f(a); }, loc);
+}
+template <class T>
+inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
+	ascendsim::unary_count("Tanh", dst, src, count, [](float a) { return ascendsim::op_tanh::f(a); }, loc);
+}
+template <class T>
+inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
+		 const uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
+	ascendsim::ub_check(sharedTmpBuffer, 1, "Tanh", "sharedTmpBuffer", loc);
+	ascendsim::unary_count("Tanh", dst, src, count, [](float a) { return ascendsim::op_tanh::f(a); }, loc);
+}
+
+// ---- Duplicate -------------------------------------------------------------
+
+template <class T>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
+		      "Duplicate supports half, bfloat16_t, float, int16_t, uint16_t, int32_t and uint32_t");
+	uint32_t n = ascendsim::count_arg(count, "Duplicate", loc);
+	ascendsim::vec_operand(dst, n, "Duplicate", "dst", loc);
+	ascendsim::instr r = ascendsim::vec_record("Duplicate", ascendsim::dtype_of<T>::code, n,
+						   ascendsim::count_repeats<T>(n), loc);
+	r.dst = ascendsim::span_of(dst, n);
+	ascendsim::issue(r);
+	for (uint32_t i = 0; i < n; i++)
+		dst.data_[i] = scalarValue;
+}
+
+template <class T, bool isSetMask = true>
+inline void duplicate_mask(const LocalTensor<T> &dst, const T &v, const uint64_t *bits, uint64_t mask, int32_t repeat,
+			   uint16_t blk, uint8_t rep, ascendsim::srcloc loc)
+{
+	constexpr uint32_t epb = 32 / sizeof(T);
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / sizeof(T), isSetMask, bits, mask, repeat, "Duplicate", loc);
+	uint64_t ed = ascendsim::lane_extent(lp, epb, blk, rep);
+	ascendsim::vec_operand(dst, ed, "Duplicate", "dst", loc);
+	ascendsim::instr r = ascendsim::vec_record("Duplicate", ascendsim::dtype_of<T>::code, 0, 0, loc);
+	ascendsim::mask_record<T>(r, lp);
+	r.blk_stride[0] = blk;
+	r.rep_stride[0] = rep;
+	r.dst = ascendsim::span_of(dst, ed);
+	ascendsim::issue(r);
+	for (uint32_t rr = 0; rr < lp.repeats; rr++)
+		for (uint32_t k = 0; k < lp.lanes; k++)
+			if (ascendsim::lane_on(lp, rr, k))
+				dst.data_[ascendsim::lane_offset(rr, k, epb, blk, rep)] = v;
+}
+
+template <class T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask, const int32_t repeatTimes,
+		      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
+		      "Duplicate supports half, bfloat16_t, float, int16_t, uint16_t, int32_t and uint32_t");
+	duplicate_mask<T, isSetMask>(dst, scalarValue, nullptr, mask, repeatTimes, dstBlockStride, dstRepeatStride, loc);
+}
+
+template <class T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const uint64_t mask[], const int32_t repeatTimes,
+		      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
+		      "Duplicate supports half, bfloat16_t, float, int16_t, uint16_t, int32_t and uint32_t");
+	duplicate_mask<T, isSetMask>(dst, scalarValue, mask, 0, repeatTimes, dstBlockStride, dstRepeatStride, loc);
+}
+
+// ---- Axpy: dst = dst + src * scalar ----------------------------------------
+
+template <class T, class U>
+inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue, const int32_t &count,
+		 ascendsim::srcloc loc = {})
+{
+	static_assert((std::is_same<T, half>::value && std::is_same<U, half>::value) ||
+			  (std::is_same<T, float>::value && std::is_same<U, float>::value) ||
+			  (std::is_same<T, float>::value && std::is_same<U, half>::value),
+		      "Axpy supports (half, half), (float, float) and (float, half)");
+	uint32_t n = ascendsim::count_arg(count, "Axpy", loc);
+	ascendsim::vec_operand(dst, n, "Axpy", "dst", loc);
+	ascendsim::vec_operand(src, n, "Axpy", "src", loc);
+	ascendsim::instr r = ascendsim::vec_record("Axpy", ascendsim::dtype_of<T>::code, n, ascendsim::count_repeats<T>(n), loc);
+	r.src_dtype = ascendsim::dtype_of<U>::code;
+	r.dst = ascendsim::span_of(dst, n);
+	r.src[0] = ascendsim::span_of(src, n);
+	r.src[1] = r.dst;
+	ascendsim::issue(r);
+	float s = ascendsim::num<U>::load(scalarValue);
+	for (uint32_t i = 0; i < n; i++) {
+		float prod = ascendsim::num<U>::load(src.data_[i]) * s;
+		if constexpr (std::is_same<U, half>::value && std::is_same<T, half>::value)
+			prod = ascendsim::num<half>::load(ascendsim::num<half>::store(prod));
+		dst.data_[i] = ascendsim::num<T>::store(ascendsim::num<T>::load(dst.data_[i]) + prod);
+	}
+}
+
+// ---- Cast -------------------------------------------------------------------
+
+template <class D, class S>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
+		 ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
+	uint8_t mode = (uint8_t)roundMode;
+	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
+		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+	uint32_t n = count;
+	ascendsim::vec_operand(dst, n, "Cast", "dst", loc);
+	ascendsim::vec_operand(src, n, "Cast", "src", loc);
+	constexpr size_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
+	ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, n, ((uint64_t)n * wide + 255) / 256, loc);
+	r.src_dtype = ascendsim::dtype_of<S>::code;
+	r.dst = ascendsim::span_of(dst, n);
+	r.src[0] = ascendsim::span_of(src, n);
+	ascendsim::issue(r);
+	D *d = dst.data_;
+	const S *s = src.data_;
+	if (sizeof(D) > sizeof(S) && (const void *)d == (const void *)s) {
+		for (uint32_t i = n; i-- > 0;)
+			d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+	}
+}
+
+template <class D, class S, bool isSetMask>
+inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint8_t mode, const uint64_t *bits,
+		      uint64_t mask, int32_t repeat, const UnaryRepeatParams &p, ascendsim::srcloc loc)
+{
+	constexpr uint32_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
+	constexpr uint32_t epb_d = 32 / sizeof(D), epb_s = 32 / sizeof(S);
+	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
+		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / wide, isSetMask, bits, mask, repeat, "Cast", loc);
+	uint64_t ed = ascendsim::lane_extent(lp, epb_d, p.dstBlkStride, p.dstRepStride);
+	uint64_t es = ascendsim::lane_extent(lp, epb_s, p.srcBlkStride, p.srcRepStride);
+	ascendsim::vec_operand(dst, ed, "Cast", "dst", loc);
+	ascendsim::vec_operand(src, es, "Cast", "src", loc);
+	ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, 0, 0, loc);
+	ascendsim::mask_record<D>(r, lp);
+	r.src_dtype = ascendsim::dtype_of<S>::code;
+	r.blk_stride[0] = p.dstBlkStride;
+	r.blk_stride[1] = p.srcBlkStride;
+	r.rep_stride[0] = p.dstRepStride;
+	r.rep_stride[1] = p.srcRepStride;
+	r.dst = ascendsim::span_of(dst, ed);
+	r.src[0] = ascendsim::span_of(src, es);
+	ascendsim::issue(r);
+	for (uint32_t rr = 0; rr < lp.repeats; rr++)
+		for (uint32_t k = 0; k < lp.lanes; k++)
+			if (ascendsim::lane_on(lp, rr, k))
+				dst.data_[ascendsim::lane_offset(rr, k, epb_d, p.dstBlkStride, p.dstRepStride)] =
+				    ascendsim::cast_value<D, S>(
+					src.data_[ascendsim::lane_offset(rr, k, epb_s, p.srcBlkStride, p.srcRepStride)], mode);
+}
+
+template <class D, class S, bool isSetMask = true>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, uint64_t mask,
+		 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
+	cast_mask<D, S, isSetMask>(dst, src, (uint8_t)roundMode, nullptr, mask, repeatTimes, repeatParams, loc);
+}
+
+template <class D, class S, bool isSetMask = true>
+inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint64_t mask[],
+		 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
+	cast_mask<D, S, isSetMask>(dst, src, (uint8_t)roundMode, mask, 0, repeatTimes, repeatParams, loc);
+}
+
+// ---- Compare / CompareScalar / Select ------------------------------------------
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+template <class C> inline bool compare_lanes(C a, C b, AscendC::CMPMODE m)
+{
+	switch (m) {
+	case AscendC::CMPMODE::LT: return a < b;
+	case AscendC::CMPMODE::GT: return a > b;
+	case AscendC::CMPMODE::EQ: return a == b;
+	case AscendC::CMPMODE::LE: return a <= b;
+	case AscendC::CMPMODE::GE: return a >= b;
+	default: return a != b;
+	}
+}
+
+// The count form works on whole 256-byte repeats.
+template <class T> inline void compare_count_check(uint32_t n, const char *api, srcloc loc)
+{
+	if ((n * sizeof(T)) % 256 != 0)
+		violation("invalid_argument", loc, "%s: count %u x %zu bytes is not a whole number of 256-byte repeats", api,
+			  n, sizeof(T));
+}
+
+template <class U, class T, class Get1>
+inline void compare_run(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
+			const AscendC::LocalTensor<T> *src1, Get1 get1, AscendC::CMPMODE mode, uint32_t n, srcloc loc)
+{
+	static_assert(std::is_same<U, uint8_t>::value, "Compare writes its bit mask to a uint8_t tensor");
+	compare_count_check<T>(n, api, loc);
+	uint32_t nbytes = (n + 7) / 8;
+	vec_operand(dst, nbytes, api, "dst", loc);
+	vec_operand(src0, n, api, "src0", loc);
+	if (src1)
+		vec_operand(*src1, n, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.dst = span_of(dst, nbytes);
+	r.src[0] = span_of(src0, n);
+	if (src1)
+		r.src[1] = span_of(*src1, n);
+	issue(r);
+	std::memset(dst.data_, 0, nbytes);
+	for (uint32_t i = 0; i < n; i++)
+		if (compare_lanes(num<T>::load(src0.data_[i]), get1(i), mode))
+			dst.data_[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U>
+inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+		    uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Compare supports half and float");
+	const T *b = src1.data_;
+	ascendsim::compare_run("Compare", dst, src0, &src1, [b](uint32_t i) { return ascendsim::num<T>::load(b[i]); },
+			       cmpMode, count, loc);
+}
+
+template <class T, class U>
+inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+			  uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "CompareScalar supports half and float");
+	auto s = ascendsim::num<T>::load(src1Scalar);
+	ascendsim::compare_run("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr, [s](uint32_t) { return s; },
+			       cmpMode, count, loc);
+}
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+template <class T, class U, class Get1>
+inline void select_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &selMask,
+		       const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> *src1, Get1 get1,
+		       AscendC::SELMODE mode, uint32_t n, srcloc loc)
+{
+	static_assert(is_one_of<U, uint8_t, uint16_t, uint32_t, uint64_t>::value,
+		      "Select takes its mask as a uint8_t, uint16_t, uint32_t or uint64_t tensor");
+	if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR)
+		unsupported(loc, "Select with VSEL_CMPMASK_SPR (mask register from a preceding Compare) is not emulated");
+	if (src1 && mode != AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE)
+		fail("invalid_argument", loc, "Select with two tensors needs VSEL_TENSOR_TENSOR_MODE");
+	if (!src1 && mode != AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
+		fail("invalid_argument", loc, "Select with a scalar needs VSEL_TENSOR_SCALAR_MODE");
+	uint32_t mask_elems = (uint32_t)(((uint64_t)n + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
+	vec_operand(dst, n, "Select", "dst", loc);
+	vec_operand(selMask, mask_elems, "Select", "selMask", loc);
+	vec_operand(src0, n, "Select", "src0", loc);
+	if (src1)
+		vec_operand(*src1, n, "Select", "src1", loc);
+	instr r = vec_record("Select", dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.dst = span_of(dst, n);
+	r.src[0] = span_of(src0, n);
+	if (src1)
+		r.src[1] = span_of(*src1, n);
+	r.src[2] = span_of(selMask, mask_elems);
+	issue(r);
+	const uint8_t *m = (const uint8_t *)selMask.data_;
+	for (uint32_t i = 0; i < n; i++) {
+		T a = src0.data_[i];
+		dst.data_[i] = ((m[i >> 3] >> (i & 7)) & 1) ? a : get1(i);
+	}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+		   const LocalTensor<T> &src1, SELMODE selMode, uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	const T *b = src1.data_;
+	ascendsim::select_run(dst, selMask, src0, &src1, [b](uint32_t i) { return b[i]; }, selMode, count, loc);
+}
+
+template <class T, class U>
+inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
+		   SELMODE selMode, uint32_t count, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	ascendsim::select_run(dst, selMask, src0, (const LocalTensor<T> *)nullptr, [src1](uint32_t) { return src1; },
+			      selMode, count, loc);
+}
+
+} // namespace AscendC
+
+#endif

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+//
+// Private state of libascendsim shared by its files: per-core flag and
+// race-tracking tables, the launch description, and the result being built.
+// Nothing here is visible to operator code.
+#ifndef ASCENDSIM_RUNTIME_INTERNAL_H
+#define ASCENDSIM_RUNTIME_INTERNAL_H
+
+#include <string>
+#include <vector>
+
+#include "ascendsim/host.h"
+#include "kernel_operator.h"
+
+namespace ascendsim {
+
+enum { EVENT_TYPES = (int)AscendC::HardEvent::MAX, EVENT_IDS = 8 };
+
+enum flag_owner : uint8_t { FLAG_FREE = 0, FLAG_USER = 1, FLAG_QUEUE = 2 };
+
+struct flag_slot {
+	uint16_t pending;       /* SetFlag count not yet waited */
+	uint8_t owner;          /* flag_owner: who holds the id */
+	uint32_t clock[PIPE_ID_COUNT]; /* source pipe's knowledge when set */
+	srcloc set_loc;         /* last SetFlag, for "pending at exit" */
+};
+
+// Last access to one 32-byte UB block, for race detection.
+struct ub_block {
+	uint8_t w_pipe;      /* PIPE_ID_NONE when never written */
+	uint32_t w_seq;
+	uint32_t r_seq[PIPE_ID_COUNT];
+	srcloc w_loc;
+};
+
+struct core_private {
+	flag_slot flags[EVENT_TYPES][EVENT_IDS];
+	/* Vector clocks: seq[p] counts instructions issued to pipe p; clock[p][q]
+	 * is the newest seq of q that p is known to run after; barrier[p] is
+	 * p's seq at its last PipeBarrier. */
+	uint32_t seq[PIPE_ID_COUNT];
+	uint32_t clock[PIPE_ID_COUNT][PIPE_ID_COUNT];
+	uint32_t barrier[PIPE_ID_COUNT];
+	std::vector<ub_block> blocks; /* only when race tracking is on */
+	uint32_t ub_peak;
+};
+
+// Kernel entry from the glue file.
+struct kernel_entry {
+	void (*fn)() = nullptr;
+	kernel_thunk thunk = nullptr;
+	int arity = 0;
+	const char *expr = nullptr;
+	const char *file = nullptr;
+};
+extern kernel_entry g_entry;
+
+// The platform numbers the runtime itself needs (the rest stay in the JSON).
+struct platform_info {
+	fe::PlatFormInfos infos;
+	uint32_t ub_total = 0;
+	uint32_t ub_init_limit = 0;
+	uint32_t event_ids = 8;
+	uint32_t user_event_ids = 6;
+};
+extern platform_info g_platform;
+
+// Result bookkeeping shared by the error paths and the normal exit.
+void result_note_launch(uint32_t block_dim, uint64_t tiling_key, uint64_t workspace);
+[[noreturn]] void finish_error(const char *status, const char *kind, const char *file, int line, const std::string &msg);
+
+// Scheduler (scheduler.cpp).
+void launch_kernel(uint32_t block_dim, uint32_t cores, uint8_t **args);
+void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim);
+void core_exit_checks(core_state *c);
+void sync_apply_all(core_private *p);
+extern uint32_t g_current_core;
+
+// Instruction observer for the timing model (null until it exists).
+using instr_observer = void (*)(const instr &r, void *ctx);
+void set_instr_observer(instr_observer fn, void *ctx);
+
+uint8_t hard_event_for(uint8_t src_pipe, uint8_t dst_pipe);
+const char *pipe_name(uint8_t p);
+std::string strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+} // namespace ascendsim
+
+#endif

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+//
+// Tiling data of the manual_sync test operator (BEGIN_TILING_DATA_DEF style):
+// elements in all, per core, and per UB tile.
+#ifndef MANUAL_SYNC_TILING_H
+#define MANUAL_SYNC_TILING_H
+
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ManualSyncTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(ManualSync, ManualSyncTilingData)
+} // namespace optiling
+
+#endif

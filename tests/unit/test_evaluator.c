@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the memoizing evaluator on the real simulator with the Add
+ * operator of tests/ops: a baseline kept as reference, a memo hit that
+ * compiles nothing, a correct variant judged against the reference, a wrong
+ * kernel caught, a compile error remembered, and identities that change
+ * with the platform.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "npu/npu.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+struct fixture {
+        char root[64];
+        struct event_base *base;
+        struct child_runner *runner;
+        struct npu_sim_paths paths;
+        struct store *store;
+        struct npu_evaluator *evaluator;
+        struct npu_manifest *manifest;
+        char *kernel_text;
+};
+
+struct outcome {
+        json_t *result;
+        bool memo_hit;
+        bool done;
+};
+
+static struct fixture *fx;
+
+static char *slurp(const char *path)
+{
+        FILE *f = fopen(path, "r");
+        char *text = calloc(1, 1 << 20);
+        size_t n;
+
+        assert_non_null(f);
+        n = fread(text, 1, (1 << 20) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+        return text;
+}
+
+static int setup(void **state)
+{
+        struct npu_evaluator_options options = { 0 };
+        char dir[128], err[1024], path[256];
+
+        fx = calloc(1, sizeof(*fx));
+        snprintf(fx->root, sizeof(fx->root), "/tmp/ascendopt-evaluator-XXXXXX");
+        assert_non_null(mkdtemp(fx->root));
+        fx->base = event_base_new();
+        assert_int_equal(child_runner_new(fx->base, NULL, &fx->runner), 0);
+        if (npu_sim_paths_find(&fx->paths) < 0)
+                fail_msg("the simulator runtime is not built (set ASCENDOPT_SIM_DIR)");
+        snprintf(dir, sizeof(dir), "%s/store", fx->root);
+        assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
+        snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
+        options.base = fx->base;
+        options.scratch_dir = dir;
+        options.timeout_s = 60;
+        if (npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &fx->evaluator, err,
+                              sizeof(err)) < 0)
+                fail_msg("%s", err);
+        snprintf(path, sizeof(path), "%s/tests/ops/ok/add_custom",
+                 getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".");
+        if (npu_manifest_load(path, &fx->manifest, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        /* only the small cases: the 8192x8192 one is the benchmark's */
+        fx->manifest->n_cases = 2;
+        snprintf(path, sizeof(path), "%s/op_kernel/add_custom.cpp", fx->manifest->dir);
+        fx->kernel_text = slurp(path);
+        *state = fx;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        fx->manifest->n_cases = 4;
+        npu_manifest_free(fx->manifest);
+        npu_evaluator_free(fx->evaluator);
+        store_close(fx->store);
+        child_runner_free(fx->runner);
+        npu_sim_paths_release(&fx->paths);
+        event_base_free(fx->base);
+        rm_rf(fx->root);
+        free(fx->kernel_text);
+        free(fx);
+        return 0;
+}
+
+static void on_done(json_t *result, bool memo_hit, void *userdata)
+{
+        struct outcome *o = userdata;
+
+        o->result = result;
+        o->memo_hit = memo_hit;
+        o->done = true;
+}
+
+static json_t *evaluate(const struct npu_override *overrides, size_t n, const json_t *reference,
+                        bool keep, bool *ret_memo_hit)
+{
+        struct npu_request req = { .manifest = fx->manifest,
+                                   .overrides = overrides,
+                                   .n_overrides = n,
+                                   .seed = 5,
+                                   .reference = reference,
+                                   .keep_outputs = keep };
+        struct outcome o = { 0 };
+
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+        /* never delivered from inside npu_evaluate */
+        assert_false(o.done);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        if (ret_memo_hit)
+                *ret_memo_hit = o.memo_hit;
+        return o.result;
+}
+
+static const char *status_of(const json_t *r)
+{
+        return json_string_value(json_object_get(r, "status"));
+}
+
+/* The kernel with its first occurrence of from replaced by to. */
+static char *kernel_with(const char *from, const char *to)
+{
+        const char *at = strstr(fx->kernel_text, from);
+        char *out;
+
+        assert_non_null(at);
+        out = malloc(strlen(fx->kernel_text) + strlen(to) + 1);
+        sprintf(out, "%.*s%s%s", (int)(at - fx->kernel_text), fx->kernel_text, to,
+                at + strlen(from));
+        return out;
+}
+
+static void test_memo_reference_and_verdicts(void **state)
+{
+        bool memo_hit = true;
+        json_t *baseline = evaluate(NULL, 0, NULL, true, &memo_hit);
+        json_t *again, *wrong, *broken, *broken_again;
+        char *sub_kernel = kernel_with("Add(zLocal", "Sub(zLocal");
+        char *bad_kernel = kernel_with("Add(zLocal", "Add_no_such_api(zLocal");
+        struct npu_override sub = { "op_kernel/add_custom.cpp", sub_kernel };
+        struct npu_override bad = { "op_kernel/add_custom.cpp", bad_kernel };
+
+        if (strcmp(status_of(baseline), "ok") != 0)
+                fail_msg("baseline: %s", json_dumps(baseline, 0));
+        assert_false(memo_hit);
+        assert_non_null(json_object_get(baseline, "scratch_dir"));
+        assert_int_equal(strlen(json_string_value(json_object_get(baseline, "identity"))), 64);
+        assert_int_equal(json_object_size(json_object_get(baseline, "files")), 4);
+
+        /* the same candidate again: served from the store, nothing compiled */
+        again = evaluate(NULL, 0, baseline, false, &memo_hit);
+        assert_true(memo_hit);
+        assert_string_equal(json_string_value(json_object_get(again, "identity")),
+                            json_string_value(json_object_get(baseline, "identity")));
+        assert_null(json_object_get(again, "scratch_dir"));
+
+        /* a kernel that subtracts is caught by the reference */
+        wrong = evaluate(&sub, 1, baseline, false, &memo_hit);
+        assert_false(memo_hit);
+        assert_string_equal(status_of(wrong), "wrong_answer");
+        assert_false(json_is_true(
+            json_object_get(json_array_get(json_object_get(wrong, "correctness"), 0), "passed")));
+
+        /* a compile error is a result, and it is remembered */
+        broken = evaluate(&bad, 1, baseline, false, &memo_hit);
+        assert_string_equal(status_of(broken), "compile_error");
+        assert_non_null(
+            strstr(json_string_value(json_object_get(json_object_get(broken, "error"), "message")),
+                   "Add_no_such_api"));
+        broken_again = evaluate(&bad, 1, baseline, false, &memo_hit);
+        assert_true(memo_hit);
+        assert_string_equal(status_of(broken_again), "compile_error");
+
+        rm_rf(json_string_value(json_object_get(baseline, "scratch_dir")));
+        json_decref(baseline);
+        json_decref(again);
+        json_decref(wrong);
+        json_decref(broken);
+        json_decref(broken_again);
+        free(sub_kernel);
+        free(bad_kernel);
+}
+
+static void test_identity_depends_on_files_and_platform(void **state)
+{
+        struct npu_request req = { .manifest = fx->manifest };
+        struct npu_override tweak = { "op_kernel/add_custom.cpp", "// changed\n" };
+        struct npu_evaluator_options options = { .base = fx->base, .platform = "Ascend910B4" };
+        struct npu_evaluator *other = NULL;
+        char a[SHA256_HEX_SIZE], b[SHA256_HEX_SIZE], c[SHA256_HEX_SIZE], dir[128], err[512];
+
+        snprintf(dir, sizeof(dir), "%s/scratch2", fx->root);
+        options.scratch_dir = dir;
+        assert_int_equal(npu_candidate_identity(fx->evaluator, &req, a), 0);
+        req.overrides = &tweak;
+        req.n_overrides = 1;
+        assert_int_equal(npu_candidate_identity(fx->evaluator, &req, b), 0);
+        assert_string_not_equal(a, b);
+        req.n_overrides = 0;
+        assert_int_equal(npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &other, err,
+                                           sizeof(err)),
+                         0);
+        assert_int_equal(npu_candidate_identity(other, &req, c), 0);
+        assert_string_not_equal(a, c);
+        npu_evaluator_free(other);
+        options.platform = "Ascend999";
+        assert_int_equal(npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &other, err,
+                                           sizeof(err)),
+                         -ENOENT);
+        assert_non_null(strstr(err, "platform Ascend999"));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_memo_reference_and_verdicts, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_identity_depends_on_files_and_platform, setup,
+                                                teardown),
+        };
+        return cmocka_run_group_tests_name("evaluator", tests, NULL, NULL);
+}
