@@ -47,6 +47,7 @@ static void eval_usage(FILE *f)
                    "  --timeout SECONDS    per compile and per run (default 120)\n"
                    "  --permissive RULE    downgrade a simulator rule to a warning\n"
                    "  --work-dir DIR       build and run in DIR and keep it\n"
+                   "  --quick              leave out the cases marked bench\n"
                    "  --json               print exactly one JSON object\n");
 }
 
@@ -126,6 +127,7 @@ int cmd_eval(int argc, char **argv)
                 { "permissive", required_argument, NULL, 'P' },
                 { "work-dir", required_argument, NULL, 'w' },
                 { "json", no_argument, NULL, 'j' },
+                { "quick", no_argument, NULL, 'q' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -173,6 +175,9 @@ int cmd_eval(int argc, char **argv)
                         break;
                 case 'j':
                         json_out = true;
+                        break;
+                case 'q':
+                        eval_options.skip_bench = true;
                         break;
                 case 'h':
                         eval_usage(stdout);

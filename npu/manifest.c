@@ -28,10 +28,13 @@ static const struct schema dtype_string = {
             (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16", "int32",
                                    "int64", "uint8", "uint16", "uint32", "bool", NULL },
 };
+static const struct schema boolean = { .kinds = SCHEMA_BOOL };
 static const struct schema tensor = {
         .kinds = SCHEMA_OBJECT,
         .fields = (const struct schema_field[]){ { "name", &name_string, true },
                                                  { "dtype", &dtype_string, true },
+                                                 /* a dynamic input: a list of tensors */
+                                                 { "list", &boolean, false },
                                                  { NULL, NULL, false } },
 };
 static const struct schema tensor_list = {
@@ -48,7 +51,6 @@ static const struct schema shape_value = { .kinds = SCHEMA_ARRAY,
 static const struct schema shapes = { .kinds = SCHEMA_OBJECT,
                                       .values = &shape_value,
                                       .max_items = 2 * NPU_MAX_TENSORS };
-static const struct schema boolean = { .kinds = SCHEMA_BOOL };
 static const struct schema case_schema = {
         .kinds = SCHEMA_OBJECT,
         .fields = (const struct schema_field[]){ { "name", &name_string, true },
@@ -114,6 +116,14 @@ static const struct schema manifest_schema = {
                 { "tags", &string_list, false },
                 { "auto_sync", &boolean, false },
                 { "platforms", &string_list, false },
+                /* instructions a core may issue before the run counts as hung */
+                { "max_instructions",
+                  &(const struct schema){ .kinds = SCHEMA_INTEGER,
+                                          .has_min = true,
+                                          .min = 1000,
+                                          .has_max = true,
+                                          .max = 1e12 },
+                  false },
                 { NULL, NULL, false },
             },
 };
@@ -242,6 +252,7 @@ static int load_tensors(const json_t *list, struct npu_tensor **ret, size_t *ret
                 if (!t[i].name)
                         return -ENOMEM;
                 npu_dtype_from_name(json_string_value(json_object_get(obj, "dtype")), &t[i].dtype);
+                t[i].is_list = json_is_true(json_object_get(obj, "list"));
         }
         return 0;
 }
@@ -477,6 +488,8 @@ int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, cha
         v = json_object_get(m->doc, "kernel");
         m->kernel = v ? strdup(json_string_value(v)) : npu_snake_case(m->name);
         m->level = (int)json_integer_value(json_object_get(m->doc, "level"));
+        m->max_instructions =
+            (uint64_t)json_integer_value(json_object_get(m->doc, "max_instructions"));
         v = json_object_get(m->doc, "auto_sync");
         m->auto_sync = v ? json_is_true(v) : true;
         m->input_ranges = json_object_get(m->doc, "input_ranges");

@@ -62,6 +62,7 @@ struct npu_tolerance {
 struct npu_tensor {
         char *name;
         enum npu_dtype dtype;
+        bool is_list; /* a dynamic input or output: its shape is a list of shapes */
 };
 
 struct npu_case {
@@ -85,7 +86,8 @@ struct npu_manifest {
         struct npu_tolerance tolerance[NPU_DTYPE_COUNT];
         int level;
         bool auto_sync;
-        json_t *doc; /* the whole manifest */
+        uint64_t max_instructions; /* 0: the simulator's default */
+        json_t *doc;               /* the whole manifest */
 };
 
 /*
@@ -151,6 +153,7 @@ struct npu_eval_options {
         const char *platform; /* NULL: Ascend910B2 */
         uint64_t seed;
         int only_case;    /* index into the manifest's cases; -1 runs every case */
+        bool skip_bench;  /* leave out cases marked bench (quick checks) */
         double timeout_s; /* per compile and per run; 0: 120 s */
         struct child_limits limits;
         const char *work_dir;          /* created if missing; NULL: a temporary directory */

@@ -488,22 +488,23 @@ static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
         return p;
 }
 
-/* The case's tensors with dtypes and shapes, in manifest order. */
+/*
+ * The case's tensors with dtypes and shapes, in manifest order.  An output
+ * the case gives no shape keeps none: the operator's InferShape decides.
+ */
 static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs)
 {
         const struct npu_tensor *list = inputs ? m->inputs : m->outputs;
         size_t n = inputs ? m->n_inputs : m->n_outputs;
         json_t *out = json_array();
-        const json_t *first_shape = json_object_get(c->shapes, m->inputs[0].name);
 
         for (size_t i = 0; i < n; i++) {
                 const json_t *shape = json_object_get(c->shapes, list[i].name);
-                /* an output without a shape takes the first input's, as most ops do */
-                if (!shape)
-                        shape = first_shape;
-                json_array_append_new(out,
-                                      json_pack("{s:s, s:s, s:O}", "name", list[i].name, "dtype",
-                                                npu_dtype_name(list[i].dtype), "shape", shape));
+                json_t *t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
+                                      npu_dtype_name(list[i].dtype));
+                if (shape)
+                        json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
+                json_array_append_new(out, t);
         }
         return out;
 }
@@ -532,9 +533,11 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
                       "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;
-        if (e->options.max_instructions)
+        if (e->options.max_instructions || m->max_instructions)
                 json_object_set_new(spec, "max_instructions",
-                                    json_integer((json_int_t)e->options.max_instructions));
+                                    json_integer((json_int_t)(e->options.max_instructions
+                                                                  ? e->options.max_instructions
+                                                                  : m->max_instructions)));
         format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->work_dir, e->next_case);
         format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
         format_path(program, sizeof(program), "%s/operator", e->work_dir);
@@ -723,10 +726,23 @@ static void advance(struct npu_eval *e)
         case STEP_LINK:
                 e->step = STEP_RUN;
                 e->next_case = e->options.only_case >= 0 ? (size_t)e->options.only_case : 0;
+                while (e->options.only_case < 0 && e->options.skip_bench &&
+                       e->next_case < e->manifest->n_cases &&
+                       e->manifest->cases[e->next_case].bench)
+                        e->next_case++;
+                if (e->next_case >= e->manifest->n_cases) {
+                        finish(e, "ok", NULL);
+                        return;
+                }
                 r = start_run(e, err, sizeof(err));
                 break;
         case STEP_RUN:
-                if (e->options.only_case >= 0 || ++e->next_case >= e->manifest->n_cases) {
+                do
+                        e->next_case++;
+                while (e->options.only_case < 0 && e->options.skip_bench &&
+                       e->next_case < e->manifest->n_cases &&
+                       e->manifest->cases[e->next_case].bench);
+                if (e->options.only_case >= 0 || e->next_case >= e->manifest->n_cases) {
                         finish(e, "ok", NULL);
                         return;
                 }
