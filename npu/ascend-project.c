@@ -1,0 +1,774 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The custom-op project a candidate is built in, and the command lines of
+ * the toolchain steps around it: build.sh, the .run installer, msopgen and
+ * msprof op, plus the environment the harness runs in.  Everything here is
+ * an argv list, never a shell string, so no path is ever quoted.
+ */
+#include "ascend.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int project_error(char *err, size_t size, int r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int project_error(char *err, size_t size, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err && size) {
+                va_start(ap, fmt);
+                vsnprintf(err, size, fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+static bool is_file(const char *path)
+{
+        struct stat st;
+
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *path)
+{
+        struct stat st;
+
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ------------------------------------------------------------ argv */
+
+int ascend_argv_add(struct ascend_argv *a, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        if (a->n + 1 >= ARRAY_SIZE(a->argv))
+                return -E2BIG;
+        va_start(ap, fmt);
+        n = vasprintf(&a->argv[a->n], fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+                a->argv[a->n] = NULL;
+                return -ENOMEM;
+        }
+        a->argv[++a->n] = NULL;
+        return 0;
+}
+
+void ascend_argv_release(struct ascend_argv *a)
+{
+        if (!a)
+                return;
+        for (size_t i = 0; i < a->n; i++)
+                free(a->argv[i]);
+        memset(a, 0, sizeof(*a));
+}
+
+const char *const *ascend_argv_view(const struct ascend_argv *a)
+{
+        return (const char *const *)a->argv;
+}
+
+/* ------------------------------------------------------------ SoC */
+
+int ascend_compute_unit(const char *soc, char *buf, size_t size)
+{
+        char lower[64];
+        size_t n = 0;
+        char *underscore, *dash;
+
+        if (!soc || strncasecmp(soc, "Ascend", 6) != 0 || !isdigit((unsigned char)soc[6]))
+                return -EINVAL;
+        for (; soc[n] && n + 1 < sizeof(lower); n++)
+                lower[n] = (char)tolower((unsigned char)soc[n]);
+        lower[n] = '\0';
+        dash = strchr(lower, '-'); /* Ascend910B4-1 is a 910B4 variant */
+        if (dash)
+                *dash = '\0';
+        underscore = strchr(lower, '_');
+        if (underscore) {
+                /* Ascend910_9392 -> ascend910_93: the series, not the bin */
+                if (strlen(underscore + 1) > 2)
+                        underscore[3] = '\0';
+        } else {
+                /* ascend910b4 -> ascend910b, ascend310p3 -> ascend310p; the base
+                 * number (910, 310) stays */
+                size_t len = strlen(lower);
+                while (len > 9 && isdigit((unsigned char)lower[len - 1]))
+                        lower[--len] = '\0';
+        }
+        return format_path(buf, size, "%s", lower) < 0 ? -ENAMETOOLONG : 0;
+}
+
+/* ------------------------------------------------------------ copying */
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+        char buf[65536];
+        int in = open(from, O_RDONLY | O_CLOEXEC), out;
+        ssize_t n;
+        int r = 0;
+
+        if (in < 0)
+                return -errno;
+        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+        if (out < 0) {
+                r = -errno;
+                close(in);
+                return r;
+        }
+        while ((n = read(in, buf, sizeof(buf))) > 0) {
+                char *p = buf;
+                while (n > 0) {
+                        ssize_t w = write(out, p, (size_t)n);
+                        if (w < 0) {
+                                r = -errno;
+                                goto out;
+                        }
+                        p += w;
+                        n -= w;
+                }
+        }
+        if (n < 0)
+                r = -errno;
+out:
+        close(in);
+        if (close(out) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+/* Entries never copied out of a repository: VCS data and build output. */
+static bool skipped_entry(const char *name)
+{
+        static const char *const names[] = { ".git", "build", "build_out", "output", ".cache" };
+
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return true;
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+                if (strcmp(name, names[i]) == 0)
+                        return true;
+        return false;
+}
+
+/*
+ * Copies the tree at from into to.  With path_parts (the operator's path
+ * below from), the directories on that path are copied with their files but
+ * without their other subdirectories, while the top level keeps all of its
+ * directories (cmake/, scripts/ ...): the CMakeLists.txt chain of a
+ * cann-ops repository without its other 259 operators.  Symlinks are copied
+ * as symlinks.
+ */
+static int copy_tree(const char *from, const char *to, const char *const *path_parts, int depth,
+                     char *err, size_t err_size)
+{
+        struct dirent *e;
+        DIR *d;
+        int r;
+
+        if (depth > 32)
+                return project_error(err, err_size, -ELOOP, "%s: nested too deeply", from);
+        r = mkdir_p(to);
+        if (r < 0)
+                return project_error(err, err_size, r, "%s: cannot create: %s", to, strerror(-r));
+        d = opendir(from);
+        if (!d)
+                return project_error(err, err_size, -errno, "%s: cannot read: %s", from,
+                                     strerror(errno));
+        while ((e = readdir(d))) {
+                char src[PATH_MAX], dst[PATH_MAX];
+                struct stat st;
+
+                if (skipped_entry(e->d_name))
+                        continue;
+                if (format_path(src, sizeof(src), "%s/%s", from, e->d_name) < 0 ||
+                    format_path(dst, sizeof(dst), "%s/%s", to, e->d_name) < 0) {
+                        r = project_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long",
+                                          from, e->d_name);
+                        break;
+                }
+                if (lstat(src, &st) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode)) {
+                        if (path_parts && *path_parts && strcmp(e->d_name, path_parts[0]) == 0) {
+                                r = copy_tree(src, dst, path_parts[1] ? path_parts + 1 : NULL,
+                                              depth + 1, err, err_size);
+                        } else if (path_parts && *path_parts && depth > 0) {
+                                continue; /* another operator, or another category */
+                        } else {
+                                r = copy_tree(src, dst, NULL, depth + 1, err, err_size);
+                        }
+                } else if (S_ISREG(st.st_mode)) {
+                        r = copy_file(src, dst, st.st_mode);
+                        if (r < 0)
+                                project_error(err, err_size, r, "copying %s to %s: %s", src, dst,
+                                              strerror(-r));
+                } else if (S_ISLNK(st.st_mode)) {
+                        char target[PATH_MAX];
+                        ssize_t n = readlink(src, target, sizeof(target) - 1);
+                        if (n < 0)
+                                continue;
+                        target[n] = '\0';
+                        unlink(dst);
+                        if (symlink(target, dst) < 0)
+                                r = project_error(err, err_size, -errno, "%s: cannot link: %s", dst,
+                                                  strerror(errno));
+                }
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+        return r;
+}
+
+/* ------------------------------------------------------------ presets */
+
+static void set_cache_variable(json_t *vars, const char *name, const char *type, const char *value)
+{
+        json_t *old = json_object_get(vars, name);
+
+        if (json_is_object(old))
+                json_object_set_new(old, "value", json_string(value));
+        else
+                json_object_set_new(vars, name,
+                                    json_pack("{s:s, s:s}", "type", type, "value", value));
+}
+
+/* Points every configure preset at our SoC and toolkit. */
+static int patch_presets(const struct ascend_project *p, char *err, size_t err_size)
+{
+        char path[PATH_MAX];
+        json_error_t error;
+        json_t *doc, *presets, *preset;
+        size_t i;
+        int r = 0;
+
+        format_path(path, sizeof(path), "%s/CMakePresets.json", p->root);
+        doc = json_load_file(path, 0, &error);
+        if (!doc)
+                return project_error(err, err_size, -EINVAL, "%s:%d: %s", path, error.line,
+                                     error.text);
+        presets = json_object_get(doc, "configurePresets");
+        if (!json_is_array(presets) || json_array_size(presets) == 0) {
+                r = project_error(err, err_size, -EINVAL,
+                                  "%s: no configurePresets to set ASCEND_COMPUTE_UNIT in", path);
+                goto out;
+        }
+        json_array_foreach(presets, i, preset)
+        {
+                json_t *vars = json_object_get(preset, "cacheVariables");
+                if (!json_is_object(vars)) {
+                        vars = json_object();
+                        json_object_set_new(preset, "cacheVariables", vars);
+                }
+                set_cache_variable(vars, "ASCEND_COMPUTE_UNIT", "STRING", p->compute_unit);
+                set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH", p->toolkit_root);
+        }
+        if (json_dump_file(doc, path, JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
+                r = project_error(err, err_size, -EIO, "%s: cannot write", path);
+out:
+        json_decref(doc);
+        return r;
+}
+
+/* ------------------------------------------------------------ materialising */
+
+static bool is_repo_root(const char *dir)
+{
+        char path[PATH_MAX];
+
+        return format_path(path, sizeof(path), "%s/build.sh", dir) == 0 && is_file(path) &&
+               format_path(path, sizeof(path), "%s/CMakePresets.json", dir) == 0 && is_file(path) &&
+               format_path(path, sizeof(path), "%s/cmake", dir) == 0 && is_dir(path);
+}
+
+/* The nearest ancestor of dir (not dir itself) that is a cann-ops root. */
+static bool find_repo_root(const char *dir, char *buf, size_t size)
+{
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s", dir);
+        for (int depth = 0; depth < 16; depth++) {
+                char *slash = strrchr(path, '/');
+                if (!slash || slash == path)
+                        return false;
+                *slash = '\0';
+                if (is_repo_root(path))
+                        return format_path(buf, size, "%s", path) == 0;
+        }
+        return false;
+}
+
+static const char *msopgen_type(enum npu_dtype dtype)
+{
+        /* UNTESTED ON HARDWARE: msopgen's spelling of each type */
+        switch (dtype) {
+        case NPU_FLOAT16:
+                return "fp16";
+        case NPU_FLOAT32:
+                return "float";
+        case NPU_BFLOAT16:
+                return "bf16";
+        default:
+                return npu_dtype_name(dtype);
+        }
+}
+
+static json_t *msopgen_tensors(const struct npu_tensor *t, size_t n)
+{
+        json_t *list = json_array();
+
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(list, json_pack("{s:s, s:s, s:[s], s:[s]}", "name", t[i].name,
+                                                      "param_type", "required", "format", "ND",
+                                                      "type", msopgen_type(t[i].dtype)));
+        return list;
+}
+
+static const char *msopgen_attr_type(const json_t *v)
+{
+        if (json_is_boolean(v))
+                return "bool";
+        if (json_is_integer(v))
+                return "int";
+        if (json_is_real(v))
+                return "float";
+        if (json_is_string(v))
+                return "string";
+        if (json_is_array(v)) {
+                const json_t *first = json_array_get(v, 0);
+                return json_is_real(first)      ? "listFloat"
+                       : json_is_boolean(first) ? "listBool"
+                                                : "listInt";
+        }
+        return "string";
+}
+
+/* project/op.json: what msopgen needs to name the skeleton's files. */
+static int write_msopgen_description(const struct npu_manifest *m, const char *path, char *err,
+                                     size_t err_size)
+{
+        json_t *attrs = json_array(), *doc;
+        const json_t *manifest_attrs = json_object_get(m->doc, "attrs");
+        const char *key;
+        json_t *value;
+        int r = 0;
+
+        json_object_foreach((json_t *)manifest_attrs, key, value)
+        {
+                json_array_append_new(
+                    attrs, json_pack("{s:s, s:s, s:s, s:O}", "name", key, "param_type", "optional",
+                                     "type", msopgen_attr_type(value), "default_value", value));
+        }
+        doc = json_pack("[{s:s, s:o, s:o, s:o}]", "op", m->name, "input_desc",
+                        msopgen_tensors(m->inputs, m->n_inputs), "output_desc",
+                        msopgen_tensors(m->outputs, m->n_outputs), "attr", attrs);
+        if (!doc)
+                return -ENOMEM;
+        if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+                r = project_error(err, err_size, -EIO, "%s: cannot write", path);
+        json_decref(doc);
+        return r;
+}
+
+int ascend_project_materialise(const struct npu_manifest *m, const char *repo_root,
+                               const char *op_relpath, const char *scratch, const char *soc,
+                               const char *toolkit_root, struct ascend_project *ret, char *err,
+                               size_t err_size)
+{
+        struct ascend_project *p = calloc(1, sizeof(*p));
+        char root[PATH_MAX], relpath[PATH_MAX], project_dir[PATH_MAX];
+        char *parts[32] = { 0 }, *save = NULL, *tok;
+        size_t n_parts = 0;
+        const char *base;
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        if (!m || !scratch || !soc || !toolkit_root) {
+                r = -EINVAL;
+                goto out;
+        }
+        r = ascend_compute_unit(soc, p->compute_unit, sizeof(p->compute_unit));
+        if (r < 0) {
+                project_error(err, err_size, r,
+                              "SoC \"%s\" is not a CANN SoC version such as Ascend910B4", soc);
+                goto out;
+        }
+        snprintf(p->soc, sizeof(p->soc), "%s", soc);
+        snprintf(p->toolkit_root, sizeof(p->toolkit_root), "%s", toolkit_root);
+        base = strrchr(m->dir, '/') ? strrchr(m->dir, '/') + 1 : m->dir;
+        if (format_path(project_dir, sizeof(project_dir), "%s/project", scratch) < 0) {
+                r = project_error(err, err_size, -ENAMETOOLONG, "%s: path too long", scratch);
+                goto out;
+        }
+        r = rm_rf(project_dir);
+        if (r < 0 && r != -ENOENT) {
+                project_error(err, err_size, r, "%s: cannot remove: %s", project_dir, strerror(-r));
+                goto out;
+        }
+        r = mkdir_p(project_dir);
+        if (r < 0) {
+                project_error(err, err_size, r, "%s: cannot create: %s", project_dir, strerror(-r));
+                goto out;
+        }
+
+        root[0] = relpath[0] = '\0';
+        if (repo_root) {
+                if (!is_repo_root(repo_root)) {
+                        r = project_error(err, err_size, -ENOENT,
+                                          "%s: not a cann-ops style repository (needs build.sh, "
+                                          "CMakePresets.json and cmake/)",
+                                          repo_root);
+                        goto out;
+                }
+                snprintf(root, sizeof(root), "%s", repo_root);
+        } else {
+                find_repo_root(m->dir, root, sizeof(root));
+        }
+        if (root[0] && op_relpath) {
+                snprintf(relpath, sizeof(relpath), "%s", op_relpath);
+        } else if (root[0]) {
+                size_t len = strlen(root);
+                if (strncmp(m->dir, root, len) != 0 || m->dir[len] != '/') {
+                        r = project_error(err, err_size, -EINVAL,
+                                          "%s is not inside %s; say where the operator sits in "
+                                          "the repository",
+                                          m->dir, root);
+                        goto out;
+                }
+                snprintf(relpath, sizeof(relpath), "%s", m->dir + len + 1);
+        }
+
+        if (root[0]) {
+                /* the repository's build files, then the candidate's operator files */
+                char op_in_project[PATH_MAX];
+                p->kind = ASCEND_PROJECT_OWN;
+                for (tok = strtok_r(relpath, "/", &save); tok && n_parts + 1 < ARRAY_SIZE(parts);
+                     tok = strtok_r(NULL, "/", &save))
+                        if (strcmp(tok, ".") != 0 && *tok)
+                                parts[n_parts++] = tok;
+                if (n_parts == 0) {
+                        r = project_error(err, err_size, -EINVAL,
+                                          "%s: the operator cannot be the repository root", root);
+                        goto out;
+                }
+                /* everything of the root and of the directories on the way, except
+                 * sibling directories of the operator's ancestors */
+                r = copy_tree(root, project_dir, (const char *const *)parts, 0, err, err_size);
+                if (r < 0)
+                        goto out;
+                snprintf(p->root, sizeof(p->root), "%s", project_dir);
+                snprintf(op_in_project, sizeof(op_in_project), "%s", project_dir);
+                for (size_t i = 0; i < n_parts; i++) {
+                        size_t len = strlen(op_in_project);
+                        snprintf(op_in_project + len, sizeof(op_in_project) - len, "/%s", parts[i]);
+                }
+                /* the candidate's files replace whatever the repository had */
+                r = rm_rf(op_in_project);
+                if (r < 0 && r != -ENOENT)
+                        goto out;
+                r = copy_tree(m->dir, op_in_project, NULL, 0, err, err_size);
+                if (r < 0)
+                        goto out;
+                snprintf(p->op_dir, sizeof(p->op_dir), "%s", op_in_project);
+                snprintf(p->op_dir_name, sizeof(p->op_dir_name), "%s", parts[n_parts - 1]);
+                r = patch_presets(p, err, err_size);
+                if (r < 0)
+                        goto out;
+        } else {
+                char path[PATH_MAX];
+                p->kind = ASCEND_PROJECT_MSOPGEN;
+                format_path(p->root, sizeof(p->root), "%s/CustomOp", project_dir);
+                format_path(p->op_dir, sizeof(p->op_dir), "%s", p->root);
+                snprintf(p->op_dir_name, sizeof(p->op_dir_name), "%s", base);
+                format_path(path, sizeof(path), "%s/op.json", project_dir);
+                r = write_msopgen_description(m, path, err, err_size);
+                if (r < 0)
+                        goto out;
+        }
+        *ret = *p;
+out:
+        if (r == -ENOMEM)
+                project_error(err, err_size, r, "materialising %s: out of memory", m->dir);
+        free(p);
+        return r;
+}
+
+/* Removes the skeleton's sources (not its CMakeLists.txt) from dir. */
+static int remove_sources(const char *dir)
+{
+        struct dirent *e;
+        DIR *d = opendir(dir);
+
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while ((e = readdir(d))) {
+                char path[PATH_MAX];
+                if (skipped_entry(e->d_name) || strcmp(e->d_name, "CMakeLists.txt") == 0)
+                        continue;
+                if (format_path(path, sizeof(path), "%s/%s", dir, e->d_name) == 0)
+                        rm_rf(path);
+        }
+        closedir(d);
+        return 0;
+}
+
+int ascend_project_overlay(const struct npu_manifest *m, struct ascend_project *p, char *err,
+                           size_t err_size)
+{
+        static const char *const subdirs[] = { "op_host", "op_kernel" };
+        int r;
+
+        if (p->kind != ASCEND_PROJECT_MSOPGEN)
+                return 0;
+        if (!is_dir(p->root))
+                return project_error(err, err_size, -ENOENT, "msopgen made no project at %s",
+                                     p->root);
+        for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+                char from[PATH_MAX], to[PATH_MAX], keep[PATH_MAX];
+                format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]);
+                format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]);
+                r = remove_sources(to);
+                if (r < 0)
+                        return project_error(err, err_size, r, "%s: %s", to, strerror(-r));
+                /* our CMakeLists.txt, if any, must not replace the skeleton's */
+                format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to);
+                if (is_file(keep)) {
+                        char saved[PATH_MAX];
+                        format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton", p->root);
+                        if (rename(keep, saved) < 0)
+                                return project_error(err, err_size, -errno, "%s: %s", keep,
+                                                     strerror(errno));
+                        r = copy_tree(from, to, NULL, 0, err, err_size);
+                        if (rename(saved, keep) < 0 && r == 0)
+                                r = project_error(err, err_size, -errno, "%s: %s", keep,
+                                                  strerror(errno));
+                } else {
+                        r = copy_tree(from, to, NULL, 0, err, err_size);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return patch_presets(p, err, err_size);
+}
+
+/* ------------------------------------------------------------ commands */
+
+int ascend_msopgen_argv(const struct ascend_project *p, const char *msopgen,
+                        struct ascend_argv *ret)
+{
+        struct ascend_argv a = { 0 };
+        char project_dir[PATH_MAX];
+        char *slash;
+        int r;
+
+        snprintf(project_dir, sizeof(project_dir), "%s", p->root);
+        slash = strrchr(project_dir, '/');
+        if (slash)
+                *slash = '\0';
+        r = ascend_argv_add(&a, "%s", msopgen);
+        if (!r)
+                r = ascend_argv_add(&a, "gen");
+        if (!r)
+                r = ascend_argv_add(&a, "-i");
+        if (!r)
+                r = ascend_argv_add(&a, "%s/op.json", project_dir);
+        if (!r)
+                r = ascend_argv_add(&a, "-c");
+        if (!r)
+                r = ascend_argv_add(&a, "ai_core-%s", p->soc);
+        if (!r)
+                r = ascend_argv_add(&a, "-lan");
+        if (!r)
+                r = ascend_argv_add(&a, "cpp");
+        if (!r)
+                r = ascend_argv_add(&a, "-out");
+        if (!r)
+                r = ascend_argv_add(&a, "%s", p->root);
+        if (r < 0) {
+                ascend_argv_release(&a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int ascend_build_argv(const struct ascend_project *p, const char *bash, struct ascend_argv *ret)
+{
+        struct ascend_argv a = { 0 };
+        int r;
+
+        r = ascend_argv_add(&a, "%s", bash ? bash : "bash");
+        if (!r)
+                r = ascend_argv_add(&a, "build.sh");
+        if (!r && p->kind == ASCEND_PROJECT_OWN) {
+                r = ascend_argv_add(&a, "-n");
+                if (!r)
+                        r = ascend_argv_add(&a, "%s", p->op_dir_name);
+        }
+        if (r < 0) {
+                ascend_argv_release(&a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, char *err,
+                        size_t err_size)
+{
+        char dir[PATH_MAX];
+        struct timespec newest = { 0 };
+        struct dirent *e;
+        DIR *d;
+        bool found = false;
+
+        format_path(dir, sizeof(dir), "%s/build_out", p->root);
+        d = opendir(dir);
+        if (!d)
+                return project_error(err, err_size, -ENOENT,
+                                     "build.sh made no %s directory, so there is no .run package",
+                                     dir);
+        while ((e = readdir(d))) {
+                char path[PATH_MAX];
+                struct stat st;
+                size_t len = strlen(e->d_name);
+                if (len < 5 || strcmp(e->d_name + len - 4, ".run") != 0)
+                        continue;
+                if (format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
+                    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (!found || st.st_mtim.tv_sec > newest.tv_sec ||
+                    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
+                        newest = st.st_mtim;
+                        found = format_path(buf, size, "%s", path) == 0;
+                }
+        }
+        closedir(d);
+        if (!found)
+                return project_error(err, err_size, -ENOENT,
+                                     "build.sh succeeded but left no .run package in %s", dir);
+        return 0;
+}
+
+int ascend_install_argv(const char *package, const char *install_path, struct ascend_argv *ret)
+{
+        struct ascend_argv a = { 0 };
+        int r;
+
+        r = ascend_argv_add(&a, "%s", package);
+        if (!r)
+                r = ascend_argv_add(&a, "--quiet");
+        if (!r)
+                r = ascend_argv_add(&a, "--install-path=%s", install_path);
+        if (r < 0) {
+                ascend_argv_release(&a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *err, size_t err_size)
+{
+        char dir[PATH_MAX], seen[1024] = "";
+        struct dirent *e;
+        size_t found = 0;
+        DIR *d;
+
+        format_path(dir, sizeof(dir), "%s/vendors", install_path);
+        d = opendir(dir);
+        if (!d)
+                return project_error(err, err_size, -ENOENT, "the installer made no %s directory",
+                                     dir);
+        while ((e = readdir(d))) {
+                char lib[PATH_MAX];
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s",
+                         seen[0] ? ", " : "", e->d_name);
+                if (format_path(lib, sizeof(lib), "%s/%s/op_api/lib", dir, e->d_name) < 0 ||
+                    !is_dir(lib))
+                        continue;
+                if (found++ == 0)
+                        format_path(buf, size, "%s/%s", dir, e->d_name);
+        }
+        closedir(d);
+        if (found != 1)
+                return project_error(err, err_size, found ? -EEXIST : -ENOENT,
+                                     "%s: expected one vendor with op_api/lib, found %zu (%s)", dir,
+                                     found, seen[0] ? seen : "empty");
+        return 0;
+}
+
+int ascend_msprof_argv(const char *msprof, const char *out_dir, const char *kernel,
+                       unsigned launch_count, unsigned warmup, const char *const *harness_argv,
+                       struct ascend_argv *ret)
+{
+        struct ascend_argv a = { 0 };
+        int r;
+
+        if (!harness_argv || !harness_argv[0] || launch_count < 1 || launch_count > 100)
+                return -EINVAL;
+        r = ascend_argv_add(&a, "%s", msprof);
+        if (!r)
+                r = ascend_argv_add(&a, "op");
+        if (!r)
+                r = ascend_argv_add(&a, "--output=%s", out_dir);
+        if (!r)
+                r = ascend_argv_add(&a, "--kernel-name=%s", kernel);
+        if (!r)
+                r = ascend_argv_add(&a, "--launch-count=%u", launch_count);
+        if (!r && warmup)
+                r = ascend_argv_add(&a, "--launch-skip-before-match=%u", warmup);
+        for (const char *const *h = harness_argv; !r && *h; h++)
+                r = ascend_argv_add(&a, "%s", *h);
+        if (r < 0) {
+                ascend_argv_release(&a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int ascend_run_env(const struct ascend_env *base, int logic_id, const char *vendor_dir,
+                   struct ascend_env **ret_env)
+{
+        struct ascend_env *env = NULL;
+        char value[PATH_MAX];
+        int r;
+
+        if (!base || logic_id < 0 || !vendor_dir)
+                return -EINVAL;
+        r = ascend_env_copy(base, &env);
+        if (r < 0)
+                return r;
+        snprintf(value, sizeof(value), "%d", logic_id);
+        r = ascend_env_set(env, "ASCEND_RT_VISIBLE_DEVICES", value);
+        if (!r && format_path(value, sizeof(value), "%s/op_api/lib", vendor_dir) < 0)
+                r = -ENAMETOOLONG;
+        if (!r)
+                r = ascend_env_prepend(env, "LD_LIBRARY_PATH", value);
+        if (!r)
+                r = ascend_env_prepend(env, "ASCEND_CUSTOM_OPP_PATH", vendor_dir);
+        if (r < 0) {
+                ascend_env_free(env);
+                return r;
+        }
+        *ret_env = env;
+        return 0;
+}
