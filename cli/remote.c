@@ -254,11 +254,24 @@ int cmd_status(int argc, char **argv)
                (long long)json_integer_value(json_object_get(status, "queue_depth")),
                (long long)json_integer_value(json_object_get(status, "commits_seen")));
         printf("devices:\n");
-        json_array_foreach(json_object_get(status, "devices"), i, v) printf(
-            "  %-4lld %s%s%s\n", (long long)json_integer_value(json_object_get(v, "id")),
-            json_string_value(json_object_get(v, "state")),
-            json_object_get(v, "reason") ? ": " : "",
-            json_object_get(v, "reason") ? json_string_value(json_object_get(v, "reason")) : "");
+        json_array_foreach(json_object_get(status, "devices"), i, v)
+        {
+                const char *reason = json_string_value(json_object_get(v, "reason"));
+                printf("  %-4lld %s%s%s\n", (long long)json_integer_value(json_object_get(v, "id")),
+                       json_string_value(json_object_get(v, "state")), reason ? ": " : "",
+                       reason ? reason : "");
+        }
+        json_array_foreach(json_object_get(status, "running"), i, v)
+            printf("  running item %lld on device %lld: %s (%lld s)\n",
+                   (long long)json_integer_value(json_object_get(v, "item")),
+                   (long long)json_integer_value(json_object_get(v, "device")),
+                   json_string_value(json_object_get(v, "op_dir")),
+                   (long long)json_integer_value(json_object_get(v, "running_s")));
+        if (!json_is_true(json_object_get(status, "can_run_episodes")))
+                printf("  (no episode can run: see the daemon's log)\n");
+        printf("episodes: %lld done, %lld failed\n",
+               (long long)json_integer_value(json_object_get(status, "episodes_done")),
+               (long long)json_integer_value(json_object_get(status, "episodes_failed")));
         printf("repos:\n");
         json_array_foreach(json_object_get(status, "repos"), i, v)
         {

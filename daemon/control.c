@@ -220,6 +220,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         }
         log_msg(LOG_INFO, repo->path, "queued item %llu by request: %s at %.12s on %s",
                 (unsigned long long)id, op_dir, tips[0].oid, tips[0].branch);
+        scheduler_kick(c->daemon);
         reply(req, 200,
               json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "commit", tips[0].oid, "branch",
                         tips[0].branch));
@@ -293,6 +294,7 @@ static void handle(struct evhttp_request *req, void *arg)
         } else if (strcmp(path, "/v1/pause") == 0 || strcmp(path, "/v1/resume") == 0) {
                 c->daemon->paused = strcmp(path, "/v1/pause") == 0;
                 log_notice("%s by request", c->daemon->paused ? "paused" : "resumed");
+                scheduler_kick(c->daemon);
                 reply(req, 200, json_pack("{s:b}", "paused", c->daemon->paused));
         } else if (strcmp(path, "/v1/reload") == 0) {
                 if (daemon_reload(c->daemon, err, sizeof(err)) < 0) {

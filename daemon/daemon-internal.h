@@ -18,6 +18,22 @@ struct queue;
 struct device_pool;
 struct watcher;
 struct control;
+struct child_runner;
+struct npu_evaluator;
+struct episode;
+
+/* An episode running on a device slot. */
+struct running {
+        bool busy;
+        uint64_t item_id;
+        size_t slot;
+        struct episode *episode;
+        char dir[4096]; /* the exported operator, removed when the episode ends */
+        char op_dir[1024];
+        char repo[1024];
+        time_t started;
+        struct daemon *daemon;
+};
 
 struct daemon {
         struct event_base *base;
@@ -29,10 +45,29 @@ struct daemon {
         struct device_pool *devices;
         struct watcher *watcher;
         struct control *control;
+        struct child_runner *runner;
+        struct npu_sim_paths *sim;
+        struct npu_evaluator *evaluator;
+        struct running running[64];
         bool paused;
+        bool stopping;
         time_t started;
         uint64_t commits_seen;
+        uint64_t episodes_done;
+        uint64_t episodes_failed;
 };
+
+/* Starts queued episodes on free devices unless paused; safe to call any time. */
+void scheduler_kick(struct daemon *d);
+
+/* Ends the event loop once stopping and the last episode is gone. */
+void daemon_episode_ended(struct daemon *d);
+
+/* Cancels the running episode of a queue item; false when none runs it. */
+bool scheduler_cancel(struct daemon *d, uint64_t item_id);
+
+/* [{item, device, op_dir, repo, running_s}] for status. */
+json_t *scheduler_status(struct daemon *d);
 
 /* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
 int daemon_reload(struct daemon *d, char *err, size_t err_size);

@@ -8,6 +8,8 @@
 #include "daemon-internal.h"
 
 #include "common/common.h"
+#include "npu/npu.h"
+#include "optimizer/optimizer.h"
 #include "queue/queue.h"
 #include "store/store.h"
 #include "watchers/watchers.h"
@@ -64,14 +66,37 @@ static void describe_config(const struct config *c)
                  c->n_repos == 1 ? "" : "s", c->state_dir);
 }
 
+static size_t episodes_running(const struct daemon *d)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                n += d->running[i].busy;
+        return n;
+}
+
+/* Called when an episode has ended while stopping: the last one ends the loop. */
+void daemon_episode_ended(struct daemon *d)
+{
+        if (d->stopping && episodes_running(d) == 0)
+                event_base_loopbreak(d->base);
+}
+
 static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
 {
         struct daemon *d = arg;
 
         (void)what;
+        if (d->stopping)
+                return;
         log_notice("received %s, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
-        event_base_loopbreak(d->base);
+        d->stopping = true;
+        /* records are written after every evaluation: stopped episodes resume on restart */
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                if (d->running[i].busy && d->running[i].episode)
+                        episode_stop(d->running[i].episode);
+        daemon_episode_ended(d);
 }
 
 /* Follows exactly the repos of the config: drops those gone, adds those new. */
@@ -189,13 +214,19 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
         }
         store_batch_free(b);
         if (queued)
-                sd_notifyf(0, "STATUS=%llu queued", (unsigned long long)queue_depth(d->queue));
+                scheduler_kick(d);
 }
 
 static void daemon_release(struct daemon *d)
 {
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
+        d->evaluator = npu_evaluator_free(d->evaluator);
+        d->runner = child_runner_free(d->runner);
+        if (d->sim) {
+                npu_sim_paths_release(d->sim);
+                free(d->sim);
+        }
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
         d->store = store_close(d->store);
@@ -209,6 +240,54 @@ static void daemon_release(struct daemon *d)
                 event_base_free(d->base);
         config_free(d->config);
         free(d->config_path);
+}
+
+/*
+ * The evaluator episodes share.  Without the simulator's runtime the daemon
+ * still watches and queues, and says why nothing runs.
+ */
+static int open_evaluator(struct daemon *d)
+{
+        struct npu_evaluator_options options = {
+                .base = d->base,
+                .platform = d->config->platform,
+                .timeout_s = d->config->episode.eval_timeout_s,
+                .limits = { .address_space_bytes = d->config->episode.rlimits.address_space_mb
+                                                   << 20,
+                            .cpu_seconds = d->config->episode.rlimits.cpu_s,
+                            .file_size_bytes = d->config->episode.rlimits.file_size_mb << 20,
+                            .processes = d->config->episode.rlimits.processes },
+                .sandbox = true,
+        };
+        char scratch[PATH_MAX], err[1024];
+        int r;
+
+        r = child_runner_new(d->base, NULL, &d->runner);
+        if (r < 0) {
+                log_error("cannot start the child-process runner: ascendopt-exec not found "
+                          "(install it or set ASCENDOPT_EXEC_HELPER)");
+                return -EX_UNAVAILABLE;
+        }
+        if (!child_runner_has_sandbox(d->runner))
+                log_warning("bubblewrap is not usable here: candidates will be compiled and "
+                            "run without a sandbox, as this user");
+        d->sim = calloc(1, sizeof(*d->sim));
+        if (!d->sim)
+                return -EX_OSERR;
+        if (npu_sim_paths_find(d->sim) < 0) {
+                log_error("the simulator runtime was not found (build it, or set "
+                          "ASCENDOPT_SIM_DIR); operators are queued but no episode runs");
+                return 0;
+        }
+        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
+        options.scratch_dir = scratch;
+        r = npu_evaluator_new(d->runner, d->sim, d->store, &options, &d->evaluator, err,
+                              sizeof(err));
+        if (r < 0) {
+                log_error("%s: operators are queued but no episode runs", err);
+                return 0;
+        }
+        return 0;
 }
 
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
@@ -249,6 +328,9 @@ static int daemon_open(struct daemon *d)
                 log_error("cannot set up device locks: %s", strerror(-r));
                 return -EX_OSERR;
         }
+        r = open_evaluator(d);
+        if (r < 0)
+                return r;
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
                 log_error("cannot start inotify: %s", strerror(-r));
@@ -292,13 +374,26 @@ json_t *daemon_status(struct daemon *d)
                 json_array_append_new(
                     repos, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
         }
-        return json_pack(
-            "{s:s, s:i, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o, s:I}", "version", ASCENDOPT_VERSION,
-            "pid", (int)getpid(), "uptime_s", (json_int_t)(time(NULL) - d->started), "backend",
-            config_backend_name(d->config->backend), "platform", d->config->platform, "paused",
-            d->paused, "queue_depth", (json_int_t)queue_depth(d->queue), "commits_seen",
-            (json_int_t)d->commits_seen, "devices", device_pool_status(d->devices), "repos", repos,
-            "watches", (json_int_t)watcher_watch_count(d->watcher));
+        json_t *status = json_object();
+        json_object_set_new(status, "version", json_string(ASCENDOPT_VERSION));
+        json_object_set_new(status, "pid", json_integer(getpid()));
+        json_object_set_new(status, "uptime_s", json_integer(time(NULL) - d->started));
+        json_object_set_new(status, "backend",
+                            json_string(config_backend_name(d->config->backend)));
+        json_object_set_new(status, "platform", json_string(d->config->platform));
+        json_object_set_new(status, "paused", json_boolean(d->paused));
+        json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
+        json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));
+        json_object_set_new(status, "commits_seen", json_integer((json_int_t)d->commits_seen));
+        json_object_set_new(status, "episodes_done", json_integer((json_int_t)d->episodes_done));
+        json_object_set_new(status, "episodes_failed",
+                            json_integer((json_int_t)d->episodes_failed));
+        json_object_set_new(status, "devices", device_pool_status(d->devices));
+        json_object_set_new(status, "running", scheduler_status(d));
+        json_object_set_new(status, "repos", repos);
+        json_object_set_new(status, "watches",
+                            json_integer((json_int_t)watcher_watch_count(d->watcher)));
+        return status;
 }
 
 int daemon_main(int argc, char **argv)
@@ -387,7 +482,8 @@ int daemon_main(int argc, char **argv)
                 goto out;
         }
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
-        sd_notifyf(0, "READY=1\nSTATUS=%llu queued", (unsigned long long)queue_depth(d.queue));
+        sd_notify(0, "READY=1");
+        scheduler_kick(&d);
         if (event_base_dispatch(d.base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;

@@ -65,6 +65,7 @@ struct npu_evaluation {
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
+        struct npu_eval *sim; /* the build and run in flight, NULL on a memo hit */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -486,9 +487,17 @@ static json_t *storable(const json_t *result)
         return copy;
 }
 
+void npu_evaluation_cancel(struct npu_evaluation *ev)
+{
+        if (ev && ev->sim)
+                npu_eval_cancel(ev->sim);
+}
+
 static void on_sim_done(json_t *result, void *userdata)
 {
         struct npu_evaluation *ev = userdata;
+
+        ev->sim = NULL;
         struct npu_evaluator *e = ev->evaluator;
         const char *status = json_string_value(json_object_get(result, "status"));
         char err[1024];
@@ -614,7 +623,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.keep_work_dir = true;
         options.sandbox = e->options.sandbox;
         options.permissive = e->options.permissive;
-        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, NULL);
+        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, &ev->sim);
         if (r < 0)
                 goto fail;
         candidate_release(c);

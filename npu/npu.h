@@ -265,4 +265,11 @@ int npu_candidate_identity(const struct npu_evaluator *evaluator, const struct n
 int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *request,
                  npu_evaluated_fn done, void *userdata, struct npu_evaluation **ret_evaluation);
 
+/*
+ * Kills the children of an evaluation in flight; its callback still runs,
+ * soon, with status infra_error (never stored).  The handle is valid until
+ * the callback returns.
+ */
+void npu_evaluation_cancel(struct npu_evaluation *evaluation);
+
 #endif

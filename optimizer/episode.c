@@ -49,6 +49,9 @@ struct episode {
         size_t n_gene_files;
 
         enum phase phase;
+        bool cancelled;
+        bool stopping;
+        struct npu_evaluation *in_flight;
         json_t *record;
         json_t *baseline;         /* kept reference result */
         json_t *confirm_baseline; /* the reference at the confirmation seed */
@@ -276,7 +279,7 @@ static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, 
                 .bypass_memo = bypass_memo,
         };
 
-        return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, NULL);
+        return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
 }
 
 static void next_candidate(struct episode *ep)
@@ -411,6 +414,21 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
         const char *status = json_string_value(json_object_get(result, "status"));
         double best = 0;
 
+        ep->in_flight = NULL;
+        if (ep->stopping) {
+                json_t *record = json_incref(ep->record);
+                json_decref(result);
+                json_object_set_new(record, "state", json_string("stopped"));
+                ep->phase = PHASE_DONE;
+                ep->done(record, ep->userdata);
+                episode_free(ep);
+                return;
+        }
+        if (ep->cancelled && ep->phase != PHASE_DONE) {
+                json_decref(result);
+                finish(ep, "cancelled", "cancelled", "cancelled by request");
+                return;
+        }
         switch (ep->phase) {
         case PHASE_BASELINE:
                 on_baseline(ep, result);
@@ -477,6 +495,20 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 json_decref(result);
                 return;
         }
+}
+
+void episode_cancel(struct episode *ep)
+{
+        if (ep)
+                ep->cancelled = true;
+}
+
+void episode_stop(struct episode *ep)
+{
+        if (!ep)
+                return;
+        ep->stopping = true;
+        npu_evaluation_cancel(ep->in_flight);
 }
 
 int episode_start(struct npu_evaluator *evaluator, struct store *store, const char *opdir,

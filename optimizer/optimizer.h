@@ -258,6 +258,20 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                   episode_done_fn done, void *userdata, struct episode **ret_episode, char *err,
                   size_t err_size);
 
+/*
+ * Stops an episode after the evaluation in flight; its done callback runs
+ * then with state "cancelled".  The record stays in the store.
+ */
+void episode_cancel(struct episode *episode);
+
+/*
+ * Stops an episode at once because the process is stopping: the
+ * evaluation in flight is killed, nothing more is written (the record as
+ * of the last evaluation stays "running", so the episode resumes on the
+ * next start), and the done callback runs with state "stopped".
+ */
+void episode_stop(struct episode *episode);
+
 /* Reads an episode record; -ENOENT when unknown. */
 int episode_load(struct store *store, const char *id, json_t **ret_record);
 

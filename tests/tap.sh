@@ -7,7 +7,7 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${ASCENDOPT_BUILD:-$SRC/build}
 export ASCENDOPT_EXEC_HELPER=${ASCENDOPT_EXEC_HELPER:-$BUILD/ascendopt-exec}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-test.XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
 
 tap_count=0
 tap_failed=0

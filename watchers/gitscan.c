@@ -399,3 +399,98 @@ void watch_record_tip(struct store_batch *batch, const char *repo_path, const ch
         if (len)
                 store_batch_put(batch, STORE_REPOS, key, len, oid, strlen(oid));
 }
+
+struct export_state {
+        git_repository *repo;
+        const char *dest;
+        size_t files;
+        int r;
+        char *err;
+        size_t err_size;
+};
+
+static int export_entry(const char *root, const git_tree_entry *entry, void *payload)
+{
+        struct export_state *st = payload;
+        char path[4096], parent[4096];
+        git_blob *blob = NULL;
+        FILE *f;
+        char *slash;
+
+        if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+                return 0;
+        if (++st->files > WATCH_MAX_EXPORT_FILES) {
+                snprintf(st->err, st->err_size, "the operator has more than %d files",
+                         WATCH_MAX_EXPORT_FILES);
+                st->r = -E2BIG;
+                return -1;
+        }
+        if (format_path(path, sizeof(path), "%s/%s%s", st->dest, root, git_tree_entry_name(entry)) <
+                0 ||
+            git_blob_lookup(&blob, st->repo, git_tree_entry_id(entry)) < 0) {
+                st->r = -EIO;
+                snprintf(st->err, st->err_size, "cannot read %s%s", root,
+                         git_tree_entry_name(entry));
+                return -1;
+        }
+        snprintf(parent, sizeof(parent), "%s", path);
+        slash = strrchr(parent, '/');
+        if (slash)
+                *slash = '\0';
+        st->r = mkdir_p(parent);
+        f = st->r == 0 ? fopen(path, "we") : NULL;
+        if (!f || fwrite(git_blob_rawcontent(blob), 1, (size_t)git_blob_rawsize(blob), f) !=
+                      (size_t)git_blob_rawsize(blob)) {
+                snprintf(st->err, st->err_size, "cannot write %s", path);
+                st->r = -EIO;
+        }
+        if (f)
+                fclose(f);
+        git_blob_free(blob);
+        return st->r < 0 ? -1 : 0;
+}
+
+int watch_export_operator(const char *repo_path, const char *commit, const char *op_dir,
+                          const char *dest, char *err, size_t err_size)
+{
+        git_repository *repo = NULL;
+        git_tree *root = NULL, *sub = NULL;
+        git_tree_entry *entry = NULL;
+        struct export_state st = { .dest = dest, .err = err, .err_size = err_size };
+        int code, r;
+
+        git_libgit2_init();
+        r = open_repo(repo_path, &repo, err, err_size);
+        if (r < 0)
+                goto out;
+        r = lookup_tree(repo, commit, &root, err, err_size);
+        if (r < 0)
+                goto out;
+        code = git_tree_entry_bypath(&entry, root, op_dir);
+        if (code < 0 || git_tree_entry_type(entry) != GIT_OBJECT_TREE) {
+                snprintf(err, err_size, "%s: %s is not a directory at %.12s", repo_path, op_dir,
+                         commit);
+                r = -ENOENT;
+                goto out;
+        }
+        code = git_tree_lookup(&sub, repo, git_tree_entry_id(entry));
+        if (code < 0) {
+                r = scan_error(err, err_size, code, "%s: %s", repo_path, op_dir);
+                goto out;
+        }
+        r = mkdir_p(dest);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: cannot create: %s", dest, strerror(-r));
+                goto out;
+        }
+        st.repo = repo;
+        git_tree_walk(sub, GIT_TREEWALK_PRE, export_entry, &st);
+        r = st.r;
+out:
+        git_tree_entry_free(entry);
+        git_tree_free(sub);
+        git_tree_free(root);
+        git_repository_free(repo);
+        git_libgit2_shutdown();
+        return r;
+}

@@ -129,4 +129,16 @@ size_t watcher_watch_count(const struct watcher *watcher);
  */
 double watch_rescan_delay_s(unsigned n);
 
+/* ------------------------------------------------------------ exports */
+
+/*
+ * Writes the files under op_dir as they are at commit into dest (created),
+ * reading blobs straight from the object database: the work tree, the
+ * index and HEAD are never touched.  At most WATCH_MAX_EXPORT_FILES files.
+ * -ENOENT when op_dir is not in that commit.
+ */
+#define WATCH_MAX_EXPORT_FILES 4096
+int watch_export_operator(const char *repo_path, const char *commit, const char *op_dir,
+                          const char *dest, char *err, size_t err_size);
+
 #endif

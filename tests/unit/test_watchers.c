@@ -252,6 +252,30 @@ static void test_recorded_tips_roundtrip(void **state)
         store_close(s);
 }
 
+static void test_export_operator_from_a_commit(void **state)
+{
+        char first[64], dest[160], err[512], text[256];
+        FILE *f;
+
+        make_repo();
+        capture(first, sizeof(first), "git rev-parse HEAD");
+        /* the work tree moves on; the export must not see it */
+        sh("echo changed > src/math/add/op_kernel/add.cpp && git commit -qam change && "
+           "echo dirty > src/math/add/op_host/add.cpp");
+        snprintf(dest, sizeof(dest), "%s/export", root);
+        if (watch_export_operator(repo, first, "src/math/add", dest, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        snprintf(text, sizeof(text), "%s/op_kernel/add.cpp", dest);
+        f = fopen(text, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(text, sizeof(text), f));
+        fclose(f);
+        assert_string_equal(text, "k\n");
+        assert_int_equal(watch_export_operator(repo, first, "src/nope", dest, err, sizeof(err)),
+                         -ENOENT);
+        assert_non_null(strstr(err, "src/nope is not a directory"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -261,6 +285,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_reftable_is_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_repo_is_named, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_recorded_tips_roundtrip, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_export_operator_from_a_commit, setup,
+                                                teardown),
         };
         return cmocka_run_group_tests_name("watchers", tests, NULL, NULL);
 }

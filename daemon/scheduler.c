@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler: one episode per free device.  It claims the next queue
+ * item, exports the operator as it is at the item's commit (straight from
+ * git's object store, never the work tree), runs the episode on the shared
+ * evaluator, and records the outcome in the queue when it ends.
+ */
+#include "daemon-internal.h"
+
+#include "common/common.h"
+#include "npu/npu.h"
+#include "optimizer/optimizer.h"
+#include "queue/queue.h"
+#include "store/store.h"
+#include "watchers/watchers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <systemd/sd-daemon.h>
+
+static void notify_status(struct daemon *d)
+{
+        size_t busy = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                busy += d->running[i].busy;
+        sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %zu devices busy%s", queue_depth(d->queue),
+                   busy, device_pool_size(d->devices), d->paused ? ", paused" : "");
+}
+
+static void release(struct running *run)
+{
+        struct daemon *d = run->daemon;
+
+        if (run->dir[0])
+                rm_rf(run->dir);
+        device_pool_release(d->devices, run->slot);
+        memset(run, 0, sizeof(*run));
+}
+
+static void on_progress(const struct episode_progress *p, void *userdata)
+{
+        struct running *run = userdata;
+        char context[64];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (p->new_best || strcmp(p->what, "baseline") == 0)
+                log_msg(LOG_INFO, context, "%s: %s %.2f us (best %.2f us), %d of %d evaluations",
+                        p->what, p->status ? p->status : "?", p->latency_us, p->best_us, p->used,
+                        p->budget);
+}
+
+static void on_episode_done(json_t *record, void *userdata)
+{
+        struct running *run = userdata;
+        struct daemon *d = run->daemon;
+        const char *state = json_string_value(json_object_get(record, "state"));
+        const json_t *error = json_object_get(record, "error");
+        double base =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        double best =
+            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        char context[64], reason[1024];
+        enum queue_state end = QUEUE_DONE;
+        bool retry = false;
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (d->stopping) {
+                /* the item stays "running" in the queue, so it resumes on restart */
+                log_msg(LOG_INFO, context, "stopped with the daemon; it resumes on restart");
+                json_decref(record);
+                release(run);
+                daemon_episode_ended(d);
+                return;
+        }
+        if (state && strcmp(state, "done") == 0) {
+                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx)", base,
+                         best > 0 ? best : base, best > 0 ? base / best : 1.0);
+                d->episodes_done++;
+        } else if (state && strcmp(state, "cancelled") == 0) {
+                end = QUEUE_CANCELLED;
+                snprintf(reason, sizeof(reason), "cancelled");
+        } else {
+                const char *kind = json_string_value(json_object_get(error, "kind"));
+                end = QUEUE_FAILED;
+                /* infrastructure trouble may pass; a broken operator will not */
+                retry = kind && strcmp(kind, "infra_error") == 0;
+                snprintf(reason, sizeof(reason), "%s",
+                         json_string_value(json_object_get(error, "message")) ?: "failed");
+                d->episodes_failed++;
+        }
+        log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
+                reason);
+        if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
+                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
+        json_decref(record);
+        release(run);
+        if (!d->stopping)
+                scheduler_kick(d);
+}
+
+static struct running *free_slot(struct daemon *d)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                if (!d->running[i].busy)
+                        return &d->running[i];
+        return NULL;
+}
+
+/* Starts the episode of a claimed item; logs and fails the item on error. */
+static void start_item(struct daemon *d, struct running *run, json_t *item)
+{
+        struct episode_options options = { 0 };
+        const char *repo = json_string_value(json_object_get(item, "repo"));
+        const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
+        const char *commit = json_string_value(json_object_get(item, "commit"));
+        char context[64], id[64], err[2048], opdir[4200];
+        int r;
+
+        run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
+        run->daemon = d;
+        run->started = time(NULL);
+        snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
+        snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
+        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
+        if (r == 0) {
+                rm_rf(run->dir);
+                r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
+        }
+        if (r == 0)
+                r = watch_export_operator(repo, commit, op_dir, opdir, err, sizeof(err));
+        if (r == 0) {
+                options.id = id;
+                options.seed = 1;
+                options.budget = d->config->episode.budget;
+                options.strategy = EPISODE_STAGE1;
+                options.log_context = context;
+                r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
+                                  on_episode_done, run, &run->episode, err, sizeof(err));
+        }
+        if (r < 0) {
+                if (r == -ENAMETOOLONG)
+                        snprintf(err, sizeof(err), "state_dir is too long");
+                log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, err);
+                queue_finish(d->queue, run->item_id, QUEUE_FAILED, err, false);
+                d->episodes_failed++;
+                release(run);
+                return;
+        }
+        log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, commit,
+                device_pool_id(d->devices, run->slot));
+}
+
+void scheduler_kick(struct daemon *d)
+{
+        while (!d->paused && !d->stopping && d->evaluator) {
+                struct running *run = free_slot(d);
+                json_t *item = NULL;
+                size_t slot;
+                int r;
+
+                if (!run || device_pool_acquire(d->devices, &slot) < 0)
+                        break;
+                r = queue_claim_next(d->queue, device_pool_id(d->devices, slot), &item);
+                if (r < 0) {
+                        device_pool_release(d->devices, slot);
+                        if (r != -ENOENT)
+                                log_error("cannot claim the next queue item: %s", strerror(-r));
+                        break;
+                }
+                run->busy = true;
+                run->slot = slot;
+                start_item(d, run, item);
+                json_decref(item);
+        }
+        notify_status(d);
+}
+
+bool scheduler_cancel(struct daemon *d, uint64_t item_id)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
+                if (d->running[i].busy && d->running[i].item_id == item_id &&
+                    d->running[i].episode) {
+                        episode_cancel(d->running[i].episode);
+                        return true;
+                }
+        }
+        return false;
+}
+
+json_t *scheduler_status(struct daemon *d)
+{
+        json_t *list = json_array();
+
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
+                const struct running *run = &d->running[i];
+                if (!run->busy)
+                        continue;
+                json_array_append_new(
+                    list, json_pack("{s:I, s:i, s:s, s:s, s:I}", "item", (json_int_t)run->item_id,
+                                    "device", device_pool_id(d->devices, run->slot), "op_dir",
+                                    run->op_dir, "repo", run->repo, "running_s",
+                                    (json_int_t)(time(NULL) - run->started)));
+        }
+        return list;
+}
