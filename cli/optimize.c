@@ -199,6 +199,7 @@ int cmd_optimize(int argc, char **argv)
         struct store *store = NULL;
         const char *out = NULL, *state_flag = NULL, *platform = NULL;
         char state_dir[PATH_MAX], dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
+        char cache[PATH_MAX];
         char hex[SHA256_HEX_SIZE];
         uint8_t digest[SHA256_DIGEST_SIZE];
         struct sha256 sha;
@@ -276,6 +277,8 @@ int cmd_optimize(int argc, char **argv)
                 goto out;
         }
         format_path(dir, sizeof(dir), "%s/scratch", state_dir);
+        format_path(cache, sizeof(cache), "%s/cache/objects", state_dir);
+        eval_options.cache_dir = cache;
         eval_options.base = base;
         eval_options.platform = platform;
         eval_options.scratch_dir = dir;

@@ -259,7 +259,7 @@ static int open_evaluator(struct daemon *d)
                             .processes = d->config->episode.rlimits.processes },
                 .sandbox = true,
         };
-        char scratch[PATH_MAX], err[1024];
+        char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
         int r;
 
         r = child_runner_new(d->base, NULL, &d->runner);
@@ -280,7 +280,9 @@ static int open_evaluator(struct daemon *d)
                 return 0;
         }
         format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
+        format_path(cache, sizeof(cache), "%s/cache/objects", d->config->state_dir);
         options.scratch_dir = scratch;
+        options.cache_dir = cache;
         r = npu_evaluator_new(d->runner, d->sim, d->store, &options, &d->evaluator, err,
                               sizeof(err));
         if (r < 0) {

@@ -35,6 +35,7 @@ struct npu_evaluator {
         struct store *store;
         struct npu_evaluator_options options;
         char *scratch_dir;
+        char *cache_dir;
         char *platform;
         char context[SHA256_HEX_SIZE];
         unsigned long long counter;
@@ -205,12 +206,14 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->options = *options;
         e->platform = strdup(options->platform ? options->platform : "Ascend910B2");
         e->scratch_dir = strdup(options->scratch_dir);
-        if (!e->platform || !e->scratch_dir) {
+        e->cache_dir = options->cache_dir ? strdup(options->cache_dir) : NULL;
+        if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir)) {
                 r = -ENOMEM;
                 goto fail;
         }
         e->options.platform = e->platform;
         e->options.scratch_dir = e->scratch_dir;
+        e->options.cache_dir = e->cache_dir;
         r = mkdir_p(e->scratch_dir);
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
@@ -256,6 +259,7 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
         if (!e)
                 return NULL;
         free(e->scratch_dir);
+        free(e->cache_dir);
         free(e->platform);
         free(e);
         return NULL;
@@ -623,6 +627,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.keep_work_dir = true;
         options.sandbox = e->options.sandbox;
         options.permissive = e->options.permissive;
+        options.cache_dir = e->cache_dir;
+        options.cache_salt = e->context;
         r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, &ev->sim);
         if (r < 0)
                 goto fail;

@@ -161,6 +161,14 @@ struct npu_eval_options {
         bool sandbox;                  /* run candidates under bubblewrap when it works */
         const char *const *permissive; /* simulator rules downgraded to warnings */
         uint64_t max_instructions;     /* 0: the runtime's default */
+        /*
+         * Compiled units are cached here by content (NULL: no cache), so a
+         * candidate that changes only op_host reuses the kernel's object.
+         * cache_salt must change whenever anything outside the operator
+         * that a compile depends on does (the evaluator's context digest).
+         */
+        const char *cache_dir;
+        const char *cache_salt;
 };
 
 struct npu_eval;
@@ -213,6 +221,7 @@ struct npu_evaluator_options {
         struct event_base *base; /* the loop the runner is on (borrowed) */
         const char *platform;    /* NULL: Ascend910B2 */
         const char *scratch_dir; /* created; candidates are built below it */
+        const char *cache_dir;   /* compiled units by content; NULL: no cache */
         double timeout_s;
         struct child_limits limits;
         bool sandbox;

@@ -202,6 +202,8 @@ struct npu_eval {
         char *tiling_headers[MAX_HOST_SOURCES];
         size_t n_tiling_headers;
         size_t compiles_pending;
+        char unit_keys[MAX_HOST_SOURCES + 1][SHA256_HEX_SIZE];
+        unsigned cache_hits;
         json_t *compile_error; /* the first failing unit's diagnostics */
         size_t next_case;
         enum eval_step step;
@@ -244,6 +246,7 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
                 json_object_set_new(result, "error", error);
         json_object_set_new(result, "compile_s", json_real(e->compile_s));
         json_object_set_new(result, "run_s", json_real(e->run_s));
+        json_object_set_new(result, "compile_cache_hits", json_integer(e->cache_hits));
 
         /* Summary fields come from the first bench case that ran, else the first. */
         json_array_foreach(e->cases, i, c)
@@ -348,6 +351,7 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
 
 /* Storage for the arguments of one compile; argv points into it. */
 struct compile_args {
+        char prefix_map[PATH_MAX + 32];
         char includes[4][PATH_MAX];
         char defines[2 * NPU_MAX_TENSORS][192];
         char forced[MAX_HOST_SOURCES][PATH_MAX];
@@ -365,6 +369,11 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
         snprintf(a->includes[3], PATH_MAX, "-I%s", m->dir);
         for (size_t i = 0; i < ARRAY_SIZE(npu_sim_compile_flags); i++)
                 argv[(*n)++] = npu_sim_compile_flags[i];
+        /* file names in diagnostics and the runtime's errors are relative to
+         * the operator, which also keeps objects independent of where a
+         * candidate was materialised */
+        snprintf(a->prefix_map, sizeof(a->prefix_map), "-fmacro-prefix-map=%s/=", m->dir);
+        argv[(*n)++] = a->prefix_map;
         for (size_t i = 0; i < ARRAY_SIZE(a->includes); i++)
                 argv[(*n)++] = a->includes[i];
         for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
@@ -379,6 +388,168 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a, 
                          npu_dtype_kernel_type(t->dtype));
                 argv[(*n)++] = a->defines[d++];
         }
+}
+
+static void sort_names(char **list, size_t n);
+
+/* ------------------------------------------------------------ object cache */
+
+/* Hashes a file's name (relative to the operator) and content into s. */
+static void hash_operator_file(struct sha256 *s, const char *dir, const char *rel)
+{
+        char path[PATH_MAX];
+        uint8_t buf[65536];
+        size_t n;
+        FILE *f;
+
+        if (format_path(path, sizeof(path), "%s/%s", dir, rel) < 0)
+                return;
+        f = fopen(path, "re");
+        sha256_update(s, rel, strlen(rel) + 1);
+        if (!f)
+                return;
+        while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+                sha256_update(s, buf, n);
+        fclose(f);
+}
+
+/* Hashes every file of one operator subdirectory whose name ends in one of suffixes. */
+static void hash_operator_dir(struct sha256 *s, const char *dir, const char *sub,
+                              const char *const *suffixes)
+{
+        char path[PATH_MAX], *names[256], rel[PATH_MAX];
+        struct dirent *entry;
+        size_t n = 0;
+        DIR *d;
+
+        if (format_path(path, sizeof(path), "%s/%s", dir, sub) < 0 || !(d = opendir(path)))
+                return;
+        while ((entry = readdir(d)) && n < ARRAY_SIZE(names)) {
+                size_t len = strlen(entry->d_name);
+                for (const char *const *x = suffixes; *x; x++) {
+                        size_t xl = strlen(*x);
+                        if (len > xl && strcmp(entry->d_name + len - xl, *x) == 0) {
+                                names[n] = strdup(entry->d_name);
+                                n += names[n] != NULL;
+                                break;
+                        }
+                }
+        }
+        closedir(d);
+        sort_names(names, n);
+        for (size_t i = 0; i < n; i++) {
+                if (format_path(rel, sizeof(rel), "%s/%s", sub, names[i]) == 0)
+                        hash_operator_file(s, dir, rel);
+                free(names[i]);
+        }
+}
+
+/*
+ * The cache key of one unit: the salt, its arguments with the operator's
+ * and the work directory's paths taken out, and the operator files it can
+ * see.  slot MAX_HOST_SOURCES is the kernel unit.
+ */
+static void unit_key(struct npu_eval *e, const char *const *argv, size_t slot,
+                     char hex[SHA256_HEX_SIZE])
+{
+        static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc", NULL };
+        static const char *const everything[] = { "", NULL };
+        size_t dir_len = strlen(e->manifest->dir), work_len = strlen(e->work_dir);
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 s;
+
+        sha256_init(&s);
+        sha256_update(&s, e->options.cache_salt ? e->options.cache_salt : "",
+                      1 + (e->options.cache_salt ? strlen(e->options.cache_salt) : 0));
+        for (const char *const *a = argv; *a; a++) {
+                const char *p = strstr(*a, e->manifest->dir);
+                const char *w = strstr(*a, e->work_dir);
+                if (p)
+                        sha256_update(&s, *a, (size_t)(p - *a)), sha256_update(&s, "@OP@", 4),
+                            sha256_update(&s, p + dir_len, strlen(p + dir_len) + 1);
+                else if (w)
+                        sha256_update(&s, *a, (size_t)(w - *a)), sha256_update(&s, "@WORK@", 6),
+                            sha256_update(&s, w + work_len, strlen(w + work_len) + 1);
+                else
+                        sha256_update(&s, *a, strlen(*a) + 1);
+        }
+        hash_operator_dir(&s, e->manifest->dir, "op_host", headers);
+        if (slot == MAX_HOST_SOURCES) {
+                sha256_update(&s, e->manifest->kernel, strlen(e->manifest->kernel) + 1);
+                sha256_update(&s, e->manifest->kernel_source,
+                              strlen(e->manifest->kernel_source) + 1);
+                hash_operator_dir(&s, e->manifest->dir, "op_kernel", everything);
+        } else {
+                char rel[PATH_MAX];
+                if (format_path(rel, sizeof(rel), "op_host/%s", e->host_sources[slot]) == 0)
+                        hash_operator_file(&s, e->manifest->dir, rel);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+        char buf[65536], tmp[PATH_MAX];
+        FILE *in = fopen(from, "re"), *out;
+        size_t n;
+        int r = 0;
+
+        if (!in)
+                return -errno;
+        if (format_path(tmp, sizeof(tmp), "%s.%d.tmp", to, (int)getpid()) < 0) {
+                fclose(in);
+                return -ENAMETOOLONG;
+        }
+        out = fopen(tmp, "we");
+        if (!out) {
+                fclose(in);
+                return -errno;
+        }
+        while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+                if (fwrite(buf, 1, n, out) != n)
+                        r = -EIO;
+        fclose(in);
+        if (fclose(out) != 0 && r == 0)
+                r = -EIO;
+        /* rename makes the entry appear whole or not at all */
+        if (r == 0 && rename(tmp, to) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
+}
+
+/* Serves a unit from the cache into object; true on a hit. */
+static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
+{
+        char cached[PATH_MAX];
+
+        if (!e->options.cache_dir || format_path(cached, sizeof(cached), "%s/%s.o",
+                                                 e->options.cache_dir, e->unit_keys[slot]) < 0)
+                return false;
+        if (link(cached, object) == 0 || copy_file(cached, object) == 0) {
+                e->cache_hits++;
+                return true;
+        }
+        return false;
+}
+
+/* Keeps a freshly compiled unit for later candidates. */
+static void cache_store(struct npu_eval *e, size_t slot)
+{
+        char cached[PATH_MAX], object[PATH_MAX];
+
+        if (!e->options.cache_dir || !e->unit_keys[slot][0] || mkdir_p(e->options.cache_dir) < 0)
+                return;
+        if (slot == MAX_HOST_SOURCES)
+                format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
+        else
+                format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, slot);
+        if (format_path(cached, sizeof(cached), "%s/%s.o", e->options.cache_dir,
+                        e->unit_keys[slot]) == 0 &&
+            access(cached, F_OK) < 0)
+                copy_file(object, cached);
 }
 
 static int start_compile_host(struct npu_eval *e, size_t index)
@@ -400,6 +571,11 @@ static int start_compile_host(struct npu_eval *e, size_t index)
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
+        unit_key(e, argv, index, e->unit_keys[index]);
+        if (cache_fetch(e, index, object)) {
+                free(args);
+                return 1;
+        }
         r = start_child(e, argv, e->options.sandbox, index);
         free(args);
         return r;
@@ -444,6 +620,11 @@ static int start_compile_kernel(struct npu_eval *e)
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
+        unit_key(e, argv, MAX_HOST_SOURCES, e->unit_keys[MAX_HOST_SOURCES]);
+        if (cache_fetch(e, MAX_HOST_SOURCES, object)) {
+                free(args);
+                return 1;
+        }
         r = start_child(e, argv, e->options.sandbox, MAX_HOST_SOURCES);
         free(args);
         return r;
@@ -639,18 +820,24 @@ static void on_run_done(struct npu_eval *e, const struct child_result *r)
         advance(e);
 }
 
-/* Which slot a finished child had, so the slot can be cleared. */
-static void forget_child(struct npu_eval *e, pid_t pid)
+/* Clears the slot a finished child had and says which it was. */
+static size_t forget_child(struct npu_eval *e, pid_t pid)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(e->children); i++)
-                if (e->children[i] && child_pid(e->children[i]) == pid)
+        for (size_t i = 0; i < ARRAY_SIZE(e->children); i++) {
+                if (e->children[i] && child_pid(e->children[i]) == pid) {
                         e->children[i] = NULL;
+                        return i;
+                }
+        }
+        return ARRAY_SIZE(e->children);
 }
 
-static void on_compile_done(struct npu_eval *e, const struct child_result *r)
+static void on_compile_done(struct npu_eval *e, const struct child_result *r, size_t slot)
 {
         char what[128];
 
+        if (!r->timed_out && r->exit_code == 0 && slot < ARRAY_SIZE(e->children))
+                cache_store(e, slot);
         e->compile_s = r->wall_s > e->compile_s ? r->wall_s : e->compile_s;
         if ((r->timed_out || r->exit_code != 0) && !e->compile_error) {
                 e->compile_error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
@@ -676,8 +863,8 @@ static void on_step_done(const struct child_result *r, void *userdata)
 {
         struct npu_eval *e = userdata;
         char what[128];
+        size_t slot = forget_child(e, r->pid);
 
-        forget_child(e, r->pid);
         if (e->cancelled) {
                 if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
                         return;
@@ -687,7 +874,7 @@ static void on_step_done(const struct child_result *r, void *userdata)
         }
         switch (e->step) {
         case STEP_COMPILE:
-                on_compile_done(e, r);
+                on_compile_done(e, r, slot);
                 return;
         case STEP_LINK:
                 e->compile_s += r->wall_s;
@@ -856,14 +1043,16 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
         if (r < 0)
                 goto fail;
         e->step = STEP_COMPILE;
-        for (size_t i = 0; i < e->n_host_sources && r == 0; i++) {
+        for (size_t i = 0; i < e->n_host_sources && r >= 0; i++) {
                 r = start_compile_host(e, i);
-                e->compiles_pending += r == 0;
+                e->compiles_pending += r == 0; /* 1: served from the cache */
         }
-        if (r == 0) {
+        if (r >= 0) {
                 r = start_compile_kernel(e);
                 e->compiles_pending += r == 0;
         }
+        if (r > 0)
+                r = 0;
         if (r < 0 && e->compiles_pending) {
                 /* children already run: they report back, and the evaluation
                  * ends through the callback as infra_error */
@@ -872,6 +1061,13 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
         }
         if (r < 0)
                 goto fail;
+        /* every unit came from the cache: go straight to the link */
+        if (e->compiles_pending == 0) {
+                e->step = STEP_LINK;
+                r = start_link(e);
+                if (r < 0)
+                        goto fail;
+        }
         if (ret_eval)
                 *ret_eval = e;
         return 0;

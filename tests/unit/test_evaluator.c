@@ -69,9 +69,12 @@ static int setup(void **state)
                 fail_msg("the simulator runtime is not built (set ASCENDOPT_SIM_DIR)");
         snprintf(dir, sizeof(dir), "%s/store", fx->root);
         assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
+        char cache[128];
         snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
+        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
         options.base = fx->base;
         options.scratch_dir = dir;
+        options.cache_dir = cache;
         options.timeout_s = 60;
         if (npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &fx->evaluator, err,
                               sizeof(err)) < 0)
@@ -179,6 +182,8 @@ static void test_memo_reference_and_verdicts(void **state)
         wrong = evaluate(&sub, 1, baseline, false, &memo_hit);
         assert_false(memo_hit);
         assert_string_equal(status_of(wrong), "wrong_answer");
+        /* only the kernel changed: the host unit came from the object cache */
+        assert_int_equal(json_integer_value(json_object_get(wrong, "compile_cache_hits")), 1);
         assert_false(json_is_true(
             json_object_get(json_array_get(json_object_get(wrong, "correctness"), 0), "passed")));
 
