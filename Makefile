@@ -114,7 +114,7 @@ bench: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 bench-run
 
 bench-run: all $(BENCH_BINS)
-	@for b in $(BENCH_BINS); do ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec $$b || exit 1; done
+	@for b in $(BENCH_BINS); do ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec ASCENDOPT_SIM_DIR=$(abspath $(BUILD))/sim $$b || exit 1; done
 
 fuzzers: $(FUZZ_BINS)
 

@@ -63,6 +63,7 @@ struct npu_evaluation {
         json_t *reference;
         json_t *memo;
         bool keep_outputs;
+        bool skip_bench;
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
@@ -519,7 +520,7 @@ static void on_sim_done(json_t *result, void *userdata)
                                     json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
         status = json_string_value(json_object_get(result, "status"));
-        if (status && strcmp(status, "infra_error") != 0) {
+        if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench) {
                 struct store_batch *b = store_batch_new(e->store);
                 json_t *stored = storable(result);
                 if (b && stored && store_candidate_put(b, ev->identity, stored) == 0)
@@ -577,13 +578,15 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         ev->userdata = userdata;
         ev->seed = req->seed;
         ev->keep_outputs = req->keep_outputs;
+        ev->skip_bench = req->skip_bench;
         ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
         r = candidate_load(req, c);
         if (r < 0)
                 goto fail;
         candidate_digest(e, c, ev->identity);
 
-        if (!req->bypass_memo && store_candidate_get(e->store, ev->identity, &ev->memo) == 0) {
+        if (!req->bypass_memo && !req->skip_bench &&
+            store_candidate_get(e->store, ev->identity, &ev->memo) == 0) {
                 ev->later = evtimer_new(e->options.base, deliver_memo, ev);
                 if (!ev->later) {
                         r = -ENOMEM;
@@ -621,6 +624,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.platform = e->platform;
         options.seed = req->seed;
         options.only_case = -1;
+        options.skip_bench = req->skip_bench;
         options.timeout_s = e->options.timeout_s;
         options.limits = e->options.limits;
         options.work_dir = work_dir;

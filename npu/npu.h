@@ -259,6 +259,7 @@ struct npu_request {
          * and the caller removes it (rm_rf) when done with the outputs */
         bool keep_outputs;
         bool bypass_memo; /* run even when memoized (the reference's outputs are needed) */
+        bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
 };
 
 /*
