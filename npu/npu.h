@@ -127,6 +127,17 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
 float npu_half_to_float(uint16_t bits);
 float npu_bfloat16_to_float(uint16_t bits);
 
+/* ------------------------------------------------------------- signatures */
+
+/*
+ * The categorical bottleneck signature of a profile (DESIGN's "The
+ * bottleneck signature"), such as "bound=mte2 v_util=low ... launch=mix";
+ * a new string, or NULL when the profile has no timing.  Every token is one
+ * of npu_signature_vocabulary (NULL-terminated).
+ */
+char *npu_bottleneck_signature(const json_t *profile);
+extern const char *const npu_signature_vocabulary[];
+
 /* ------------------------------------------------------------- evaluation */
 
 /* The compiler and flags of every simulator compile (argv[0] is the compiler). */

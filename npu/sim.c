@@ -290,6 +290,22 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
                                             json_real(roofline / exp(log_sum / (double)n)));
                 }
         }
+        /* the categorical signature Stage II retrieves by, per case and overall */
+        json_array_foreach(e->cases, i, c)
+        {
+                char *signature = npu_bottleneck_signature(json_object_get(c, "profile"));
+                if (signature)
+                        json_object_set_new(c, "bottleneck", json_string(signature));
+                free(signature);
+        }
+        if (summary_case) {
+                json_t *bottleneck = json_object_get(summary_case, "bottleneck");
+                json_t *profile = json_object_get(summary_case, "profile");
+                if (bottleneck)
+                        json_object_set(result, "bottleneck", bottleneck);
+                if (profile)
+                        json_object_set(result, "profile", profile);
+        }
         if (summary_case) {
                 json_object_set(result, "block_dim", json_object_get(summary_case, "block_dim"));
                 json_object_set(result, "tiling_key", json_object_get(summary_case, "tiling_key"));

@@ -214,6 +214,44 @@ static void test_half_decoding(void **state)
         assert_true(npu_bfloat16_to_float(0x3f80) == 1.0f);
 }
 
+static void test_bottleneck_signature(void **state)
+{
+        json_t *profile =
+            json_loads("{\"latency_us\": 100, \"launch_us\": 8, \"kernel_us\": 92, "
+                       "\"kernel_type\": \"mix\", \"core_imbalance\": 1.3, "
+                       "\"ub_peak_bytes\": 20000, \"ub_capacity_bytes\": 188160, "
+                       "\"mean_copy_bytes\": 8192, \"gm_aligned_fraction\": 0.5, "
+                       "\"pipes\": {\"s\": {\"utilisation\": 0.1}, \"v\": {\"utilisation\": 0.2}, "
+                       "\"mte2\": {\"utilisation\": 0.95}, \"mte3\": {\"utilisation\": 0.5}}, "
+                       "\"stalls_us\": {\"buffer_free\": 30, \"pipe_all\": 5}}",
+                       0, NULL);
+        char *sig = npu_bottleneck_signature(profile);
+        char *copy, *token, *save = NULL;
+
+        assert_non_null(sig);
+        assert_string_equal(sig, "bound=mte2 v_util=low mte2_util=high mte3_util=mid "
+                                 "stall=buffer_free scalar=low tail_core=yes ub_headroom=high "
+                                 "copy=small align=32 launch=mix");
+        /* every token comes from the one vocabulary */
+        copy = strdup(sig);
+        for (token = strtok_r(copy, " ", &save); token; token = strtok_r(NULL, " ", &save)) {
+                bool known = false;
+                for (const char *const *v = npu_signature_vocabulary; *v && !known; v++)
+                        known = strcmp(*v, token) == 0;
+                assert_true(known);
+        }
+        free(copy);
+        free(sig);
+        /* launch overhead dominating a tiny operator */
+        json_object_set_new(profile, "launch_us", json_real(60));
+        json_object_set_new(profile, "kernel_us", json_real(40));
+        sig = npu_bottleneck_signature(profile);
+        assert_non_null(strstr(sig, "bound=launch"));
+        free(sig);
+        json_decref(profile);
+        assert_null(npu_bottleneck_signature(NULL));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -226,6 +264,7 @@ int main(void)
                 cmocka_unit_test(test_compare_tolerance_rule),
                 cmocka_unit_test(test_compare_nan_and_inf_positions),
                 cmocka_unit_test(test_half_decoding),
+                cmocka_unit_test(test_bottleneck_signature),
         };
         return cmocka_run_group_tests_name("npu", tests, NULL, NULL);
 }
