@@ -15,6 +15,11 @@
 
 #include <jansson.h>
 
+#include "common/common.h"
+
+struct store;
+struct store_batch;
+
 /* ------------------------------------------------------------ tokens */
 
 enum token_kind {
@@ -213,7 +218,6 @@ int search_from_json(struct search *search, const json_t *state);
  * episode with the same id continues where it stopped.
  */
 struct npu_evaluator;
-struct store;
 struct episode;
 
 enum episode_strategy {
@@ -274,5 +278,44 @@ void episode_stop(struct episode *episode);
 
 /* Reads an episode record; -ENOENT when unknown. */
 int episode_load(struct store *store, const char *id, json_t **ret_record);
+
+/* ------------------------------------------------------------ experience */
+
+/*
+ * The experience bank: entries of <title, description, bottleneck, diff>
+ * with the motif that produced them, kept in the store's experience family
+ * under the SHA-256 of motif and diff (the same rewrite found twice is one
+ * entry).  Retrieval ranks entries for a bottleneck signature with BM25
+ * over the entry's signature tokens, title and description.
+ */
+#define EXPERIENCE_MAX_ENTRIES 100000
+
+/*
+ * Adds or updates an entry in batch.  entry is an object with at least
+ * "title", "description", "bottleneck" and "diff" (strings); "motif",
+ * "operator", "origin" ("rewind" or "episode"), "slowdown" and an
+ * "embedding" array are kept when present.  *ret_id (may be NULL) gets its
+ * id.  -EINVAL when a required field is missing.
+ */
+int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[SHA256_HEX_SIZE]);
+
+/* Every entry, in id order (a new array); -errno on a store error. */
+int experience_list(struct store *store, json_t **ret_entries);
+
+/*
+ * The k entries whose text best matches query (usually a bottleneck
+ * signature), best first, each with a "score"; ties keep id order.
+ * Entries with no overlapping term are left out.
+ */
+int experience_retrieve(struct store *store, const char *query, size_t k, json_t **ret_entries);
+
+/* Counts a use of an entry and, when won, a win (a measured improvement). */
+int experience_credit(struct store *store, const char *id, bool won);
+
+/*
+ * A unified diff from a to b, with three lines of context, headed
+ * "--- a_name" and "+++ b_name"; "" when the texts are equal.  A new string.
+ */
+char *text_unified_diff(const char *a_name, const char *a, const char *b_name, const char *b);
 
 #endif

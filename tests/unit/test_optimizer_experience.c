@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the experience bank on a real store (entries, BM25 retrieval by
+ * bottleneck signature, credit) and of unified diffs, checked by applying
+ * them with patch(1).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "optimizer/optimizer.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int setup(void **state)
+{
+        snprintf(dir, sizeof(dir), "/tmp/ascendopt-experience-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        return rm_rf(dir);
+}
+
+static void write_file(const char *name, const char *text)
+{
+        char path[128];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/* Applies diff to a with patch(1) and checks the result is b. */
+static void check_diff_applies(const char *a, const char *b)
+{
+        char *diff = text_unified_diff("a/k.cpp", a, "b/k.cpp", b);
+        char cmd[512], got[4096] = "";
+        FILE *p;
+        size_t n;
+
+        write_file("k.cpp", a);
+        write_file("d.patch", diff);
+        snprintf(cmd, sizeof(cmd),
+                 "cd '%s' && patch -s -p1 -o out.cpp k.cpp < d.patch && cat out.cpp", dir);
+        p = popen(cmd, "r");
+        assert_non_null(p);
+        n = fread(got, 1, sizeof(got) - 1, p);
+        got[n] = '\0';
+        assert_int_equal(pclose(p), 0);
+        assert_string_equal(got, b);
+        free(diff);
+}
+
+static void test_unified_diff(void **state)
+{
+        char *same = text_unified_diff("a", "x\ny\n", "b", "x\ny\n");
+        char *d = text_unified_diff("a/k.cpp", "a\nb\nc\nd\n", "b/k.cpp", "a\nB\nc\nd\n");
+        char big_a[4096] = "", big_b[4096] = "";
+
+        assert_string_equal(same, "");
+        assert_string_equal(d, "--- a/k.cpp\n+++ b/k.cpp\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n d\n");
+        free(same);
+        free(d);
+        check_diff_applies("one\ntwo\nthree\n", "one\n2\nthree\nfour\n");
+        check_diff_applies("x\n", "");
+        /* two changes far apart make two hunks that still apply */
+        for (int i = 0; i < 40; i++) {
+                char line[32];
+                snprintf(line, sizeof(line), "line %d\n", i);
+                strcat(big_a, line);
+                strcat(big_b, i == 3 ? "changed 3\n" : i == 30 ? "" : line);
+        }
+        strcat(big_b, "appended\n");
+        check_diff_applies(big_a, big_b);
+}
+
+static void put(struct store *s, const char *title, const char *bottleneck, const char *diff,
+                char id[SHA256_HEX_SIZE])
+{
+        struct store_batch *b = store_batch_new(s);
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "title", title, "description",
+                              "a rewrite", "bottleneck", bottleneck, "diff", diff, "motif", title);
+
+        assert_int_equal(experience_put(b, e, id), 0);
+        assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        json_decref(e);
+}
+
+static void test_retrieval_ranks_by_signature(void **state)
+{
+        char path[128], err[256], a[SHA256_HEX_SIZE], b[SHA256_HEX_SIZE], c[SHA256_HEX_SIZE];
+        struct store *s = NULL;
+        json_t *hits = NULL, *all = NULL;
+
+        snprintf(path, sizeof(path), "%s/store", dir);
+        assert_int_equal(store_open(path, &s, err, sizeof(err)), 0);
+        put(s, "double buffer", "bound=mte2 stall=buffer_free mte2_util=high", "-1\n+2\n", a);
+        put(s, "remove pipe_all", "stall=pipe_all v_util=low", "-b\n", b);
+        put(s, "vectorise scalar loop", "scalar=high bound=s", "-l\n+v\n", c);
+        /* the same rewrite again is the same entry */
+        put(s, "double buffer", "bound=mte2 stall=buffer_free mte2_util=high", "-1\n+2\n", a);
+        assert_int_equal(experience_list(s, &all), 0);
+        assert_int_equal(json_array_size(all), 3);
+
+        assert_int_equal(
+            experience_retrieve(s, "bound=mte2 v_util=low stall=buffer_free", 2, &hits), 0);
+        assert_int_equal(json_array_size(hits), 2);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 0), "id")), a);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 1), "id")), b);
+        json_decref(hits);
+        /* nothing in common, nothing returned */
+        assert_int_equal(experience_retrieve(s, "align=512", 5, &hits), 0);
+        assert_int_equal(json_array_size(hits), 0);
+        json_decref(hits);
+
+        assert_int_equal(experience_credit(s, c, true), 0);
+        assert_int_equal(experience_credit(s, c, false), 0);
+        assert_int_equal(experience_retrieve(s, "scalar=high", 1, &hits), 0);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "uses")), 2);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "wins")), 1);
+        json_decref(hits);
+        json_decref(all);
+        store_close(s);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_unified_diff, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_retrieval_ranks_by_signature, setup, teardown),
+        };
+        return cmocka_run_group_tests_name("optimizer_experience", tests, NULL, NULL);
+}
