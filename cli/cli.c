@@ -30,7 +30,7 @@ static const struct command commands[] = {
         { "eval", "compile and run one operator on the simulated NPU", cmd_eval },
         { "optimize", "run one optimization episode in the foreground", cmd_optimize },
         { "rewind", "build experience entries from expert kernels", NULL },
-        { "experience", "list, export or import the experience bank", NULL },
+        { "experience", "list, export or import the experience bank", cmd_experience },
         { "corpus", "list the operator corpus", NULL },
         { "bench", "run the benchmark over the corpus", NULL },
         { "status", "show what the daemon is doing", cmd_status },

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ascendopt experience: list the experience bank, or export it to and
+ * import it from a JSON file, so that banks can be shared between
+ * machines.  Works on the store in the state directory.
+ */
+#include "cli-internal.h"
+
+#include "optimizer/optimizer.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+static void experience_usage(FILE *f)
+{
+        fprintf(f, "Usage: ascendopt experience [list | export FILE | import FILE] [options]\n"
+                   "\n"
+                   "  --state-dir DIR   the store (default $ASCENDOPT_STATE_DIR or\n"
+                   "                    ~/.local/state/ascendopt)\n"
+                   "  --query SIG       list only the entries that best match a bottleneck\n"
+                   "                    signature, e.g. \"bound=mte2 stall=buffer_free\"\n"
+                   "  --json            print JSON\n");
+}
+
+static int open_store(const char *flag, struct store **ret)
+{
+        char state[PATH_MAX], dir[PATH_MAX], err[1024];
+        int r;
+
+        cli_state_dir(flag, state, sizeof(state));
+        format_path(dir, sizeof(dir), "%s/store", state);
+        r = store_open(dir, ret, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt experience: %s\n", err);
+                return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
+        }
+        return 0;
+}
+
+static int import_file(struct store *store, const char *path)
+{
+        json_error_t error;
+        json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &error), *entry;
+        struct store_batch *b;
+        size_t i, added = 0;
+        int r = EX_OK;
+
+        if (!doc) {
+                fprintf(stderr, "ascendopt experience: %s:%d:%d: %s\n", path, error.line,
+                        error.column, error.text);
+                return EX_DATAERR;
+        }
+        if (!json_is_array(json_object_get(doc, "entries"))) {
+                fprintf(stderr, "ascendopt experience: %s: .entries: expected an array\n", path);
+                json_decref(doc);
+                return EX_DATAERR;
+        }
+        b = store_batch_new(store);
+        json_array_foreach(json_object_get(doc, "entries"), i, entry)
+        {
+                if (experience_put(b, entry, NULL) < 0) {
+                        fprintf(stderr,
+                                "ascendopt experience: %s: .entries[%zu]: needs title, "
+                                "description, bottleneck and diff as strings\n",
+                                path, i);
+                        r = EX_DATAERR;
+                        break;
+                }
+                added++;
+        }
+        if (r == EX_OK && store_batch_commit(b) < 0)
+                r = EX_IOERR;
+        if (r == EX_OK)
+                printf("imported %zu entr%s from %s\n", added, added == 1 ? "y" : "ies", path);
+        store_batch_free(b);
+        json_decref(doc);
+        return r;
+}
+
+int cmd_experience(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, 'd' },
+                { "query", required_argument, NULL, 'q' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        const char *state = NULL, *query = NULL, *action = "list", *file = NULL;
+        struct store *store = NULL;
+        json_t *entries = NULL, *e;
+        bool json_out = false;
+        size_t i;
+        int opt, r;
+
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'd':
+                        state = optarg;
+                        break;
+                case 'q':
+                        query = optarg;
+                        break;
+                case 'j':
+                        json_out = true;
+                        break;
+                case 'h':
+                        experience_usage(stdout);
+                        return EX_OK;
+                default:
+                        experience_usage(stderr);
+                        return EX_USAGE;
+                }
+        }
+        if (optind < argc)
+                action = argv[optind++];
+        if (optind < argc)
+                file = argv[optind++];
+        if (optind < argc || (strcmp(action, "list") != 0 && !file) ||
+            (strcmp(action, "list") != 0 && strcmp(action, "export") != 0 &&
+             strcmp(action, "import") != 0))
+                return cli_usage_error("experience", "use list, export FILE or import FILE");
+        r = open_store(state, &store);
+        if (r)
+                return r;
+        if (strcmp(action, "import") == 0) {
+                r = import_file(store, file);
+                store_close(store);
+                return r;
+        }
+        r = query ? experience_retrieve(store, query, 20, &entries)
+                  : experience_list(store, &entries);
+        store_close(store);
+        if (r < 0) {
+                fprintf(stderr, "ascendopt experience: cannot read the bank: %s\n", strerror(-r));
+                return EX_IOERR;
+        }
+        if (strcmp(action, "export") == 0) {
+                json_t *doc = json_pack("{s:s, s:i, s:O}", "format", "ascendopt-experience",
+                                        "version", 1, "entries", entries);
+                r = json_dump_file(doc, file, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? EX_CANTCREAT
+                                                                                   : EX_OK;
+                if (r == EX_OK)
+                        printf("exported %zu entr%s to %s\n", json_array_size(entries),
+                               json_array_size(entries) == 1 ? "y" : "ies", file);
+                else
+                        fprintf(stderr, "ascendopt experience: cannot write %s\n", file);
+                json_decref(doc);
+                json_decref(entries);
+                return r;
+        }
+        if (json_out) {
+                cli_print_json(entries);
+        } else {
+                printf("  %-10s %-40s %5s %5s  %s\n", "ID", "TITLE", "USES", "WINS", "BOTTLENECK");
+                json_array_foreach(entries, i, e)
+                    printf("  %.10s %-40.40s %5lld %5lld  %s\n",
+                           json_string_value(json_object_get(e, "id")),
+                           json_string_value(json_object_get(e, "title")),
+                           (long long)json_integer_value(json_object_get(e, "uses")),
+                           (long long)json_integer_value(json_object_get(e, "wins")),
+                           json_string_value(json_object_get(e, "bottleneck")));
+                if (!json_array_size(entries))
+                        printf("  (the bank is empty: 'ascendopt rewind' fills it)\n");
+        }
+        json_decref(entries);
+        return EX_OK;
+}
