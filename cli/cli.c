@@ -31,7 +31,7 @@ static const struct command commands[] = {
         { "optimize", "run one optimization episode in the foreground", cmd_optimize },
         { "rewind", "build experience entries from expert kernels", NULL },
         { "experience", "list, export or import the experience bank", cmd_experience },
-        { "corpus", "list the operator corpus", NULL },
+        { "corpus", "list the operator corpus", cmd_corpus },
         { "bench", "run the benchmark over the corpus", NULL },
         { "status", "show what the daemon is doing", cmd_status },
         { "queue", "show queued episodes", cmd_queue },
