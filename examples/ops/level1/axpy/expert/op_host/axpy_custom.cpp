@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+//
+// Host side of the hand-optimized AxpyCustom: z = alpha * x + y.
+// 512-byte units over all vector cores with the remainder on the first
+// cores; the kernel updates y in place with one Axpy, so only two tensors
+// live in UB and the tile is (UB - bank pad) / (2 tensors x 2 buffers),
+// rounded down to whole units.
+#include "axpy_custom_tiling.h"
+#include "graph/utils/type_utils.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+constexpr uint32_t ALIGN_BYTES = 512;
+constexpr uint32_t BUFFER_NUM = 2;
+constexpr uint32_t UB_TENSOR_NUM = 2;
+constexpr uint32_t BANK_PAD_BYTES = 256;
+
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+	auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+	uint64_t ubSize = 0;
+	platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+	uint32_t coreNum = platform.GetCoreNumAiv();
+	uint32_t totalLength = (uint32_t)context->GetInputShape(0)->GetStorageShape().GetShapeSize();
+	uint32_t typeLength = 0;
+	ge::TypeUtils::GetDataTypeLength(context->GetInputDesc(0)->GetDataType(), typeLength);
+	const float *alpha = context->GetAttrs()->GetFloat(0);
+	if (totalLength == 0 || coreNum == 0 || typeLength == 0 || alpha == nullptr)
+		return ge::GRAPH_FAILED;
+
+	uint32_t unitElems = ALIGN_BYTES / typeLength;
+	uint32_t units = (totalLength + unitElems - 1) / unitElems;
+	uint32_t usedCores = coreNum < units ? coreNum : units;
+	uint64_t tileBytes = (ubSize - BANK_PAD_BYTES) / (BUFFER_NUM * UB_TENSOR_NUM) / ALIGN_BYTES * ALIGN_BYTES;
+
+	AxpyCustomTilingData tiling;
+	tiling.set_totalLength(totalLength);
+	tiling.set_unitElems(unitElems);
+	tiling.set_unitsPerCore(units / usedCores);
+	tiling.set_bigCoreNum(units % usedCores);
+	tiling.set_tileLength((uint32_t)(tileBytes / typeLength));
+	tiling.set_alpha(*alpha);
+	context->SetBlockDim(usedCores);
+	context->SetTilingKey(0);
+	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+	context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+	size_t *workspace = context->GetWorkspaceSizes(1);
+	workspace[0] = 0;
+	return ge::GRAPH_SUCCESS;
+}
+} // namespace optiling
+
+namespace ge {
+static graphStatus InferShape(gert::InferShapeContext *context)
+{
+	*context->GetOutputShape(0) = *context->GetInputShape(0);
+	return GRAPH_SUCCESS;
+}
+
+static graphStatus InferDataType(gert::InferDataTypeContext *context)
+{
+	context->SetOutputDataType(0, context->GetInputDataType(0));
+	return GRAPH_SUCCESS;
+}
+} // namespace ge
+
+namespace ops {
+class AxpyCustom : public OpDef {
+public:
+	explicit AxpyCustom(const char *name) : OpDef(name)
+	{
+		this->Input("x")
+		    .ParamType(REQUIRED)
+		    .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+		    .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+		    .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+		this->Input("y")
+		    .ParamType(REQUIRED)
+		    .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+		    .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+		    .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+		this->Output("z")
+		    .ParamType(REQUIRED)
+		    .DataType({ge::DT_FLOAT, ge::DT_FLOAT16})
+		    .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+		    .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+		this->Attr("alpha").AttrType(OPTIONAL).Float(1.0f);
+		this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
+		this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
+	}
+};
+OP_ADD(AxpyCustom);
+} // namespace ops

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+//
+// Host side of LeakyReluCustom: y = x for x >= 0, negative_slope * x
+// otherwise (attribute negative_slope, default 0.01).  The whole 32-byte
+// blocks are split over the cores for the vector path; the few elements
+// past the last whole block are left to a scalar loop on the last core.
+#include "leaky_relu_custom_tiling.h"
+#include "graph/utils/type_utils.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+constexpr uint32_t TILE_LENGTH = 4096;
+constexpr uint32_t BLOCK_BYTES = 32;
+
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+	auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+	uint32_t coreNum = platform.GetCoreNumAiv();
+	uint32_t totalLength = (uint32_t)context->GetInputShape(0)->GetStorageShape().GetShapeSize();
+	uint32_t typeLength = 0;
+	ge::TypeUtils::GetDataTypeLength(context->GetInputDesc(0)->GetDataType(), typeLength);
+	const float *slope = context->GetAttrs()->GetFloat(0);
+	if (totalLength == 0 || coreNum == 0 || typeLength == 0 || slope == nullptr)
+		return ge::GRAPH_FAILED;
+
+	uint32_t alignElems = BLOCK_BYTES / typeLength;
+	uint32_t alignedLength = totalLength / alignElems * alignElems;
+	uint32_t blockLength = (alignedLength + coreNum - 1) / coreNum;
+	blockLength = (blockLength + alignElems - 1) / alignElems * alignElems;
+	uint32_t blockDim = blockLength == 0 ? 1 : (alignedLength + blockLength - 1) / blockLength;
+
+	LeakyReluCustomTilingData *tiling = context->GetTilingData<LeakyReluCustomTilingData>();
+	if (tiling == nullptr)
+		return ge::GRAPH_FAILED;
+	tiling->totalLength = totalLength;
+	tiling->alignedLength = alignedLength;
+	tiling->blockLength = blockLength;
+	tiling->tileLength = TILE_LENGTH;
+	tiling->negativeSlope = *slope;
+	context->SetBlockDim(blockDim);
+	context->SetTilingKey(0);
+	size_t *workspace = context->GetWorkspaceSizes(1);
+	workspace[0] = 0;
+	return ge::GRAPH_SUCCESS;
+}
+} // namespace optiling
+
+namespace ge {
+static graphStatus InferShape(gert::InferShapeContext *context)
+{
+	*context->GetOutputShape(0) = *context->GetInputShape(0);
+	return GRAPH_SUCCESS;
+}
+
+static graphStatus InferDataType(gert::InferDataTypeContext *context)
+{
+	context->SetOutputDataType(0, context->GetInputDataType(0));
+	return GRAPH_SUCCESS;
+}
+} // namespace ge
+
+namespace ops {
+class LeakyReluCustom : public OpDef {
+public:
+	explicit LeakyReluCustom(const char *name) : OpDef(name)
+	{
+		this->Input("x")
+		    .ParamType(REQUIRED)
+		    .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+		    .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+		    .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+		this->Output("y")
+		    .ParamType(REQUIRED)
+		    .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
+		    .Format({ge::FORMAT_ND, ge::FORMAT_ND})
+		    .UnknownShapeFormat({ge::FORMAT_ND, ge::FORMAT_ND});
+		this->Attr("negative_slope").AttrType(OPTIONAL).Float(0.01f);
+		this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
+		this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
+	}
+};
+OP_ADD(LeakyReluCustom);
+} // namespace ops
