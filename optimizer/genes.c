@@ -142,7 +142,7 @@ static bool knob_context(const struct token_list *list, size_t i, struct gene *g
         return false;
 }
 
-/* Names that hold hardware facts rather than choices. */
+/* Names that hold hardware facts or loop counters rather than choices. */
 static bool fixed_by_hardware(const char *name)
 {
         char lower[64];
@@ -151,8 +151,12 @@ static bool fixed_by_hardware(const char *name)
         for (i = 0; name[i] && i + 1 < sizeof(lower); i++)
                 lower[i] = (char)tolower((unsigned char)name[i]);
         lower[i] = '\0';
+        /* a one-letter name is a loop counter, not a choice */
+        if (strlen(lower) < 2)
+                return true;
         return strstr(lower, "align") || strstr(lower, "block_size") ||
-               strstr(lower, "blocksize") || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
+               strstr(lower, "blocksize") || strstr(lower, "block_bytes") ||
+               strstr(lower, "blockbytes") || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
 }
 
 /* The comment on the same line as token i, if any. */

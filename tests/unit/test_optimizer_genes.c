@@ -21,6 +21,7 @@ static const char *tiling = "#include \"add_custom_tiling.h\"\n"
                             "namespace optiling {\n"
                             "const uint32_t BLOCK_SIZE = 32;\n"
                             "const uint32_t BUFFER_NUM = 2;\n"
+                            "constexpr uint32_t BLOCK_BYTES = 32;\n"
                             "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"
                             "{\n"
                             "    uint64_t ubSize;\n"
@@ -30,6 +31,7 @@ static const char *tiling = "#include \"add_custom_tiling.h\"\n"
                             "    context->SetBlockDim(8);\n"
                             "    context->SetTilingKey(1);\n"
                             "    auto shape = context->GetInputShape(0);\n"
+                            "    for (uint32_t i = 2; i < 4; i++) {}\n"
                             "    /* a comment = 4096; */\n"
                             "#define TILE_CAP 0x1000\n"
                             "    return ge::GRAPH_SUCCESS;\n"
@@ -60,7 +62,7 @@ static void test_knobs_are_found_with_ranges(void **state)
         assert_int_equal(g[0].hi, 32);
         assert_string_equal(g[1].name, "tileLength");
         assert_int_equal(g[1].value, 2048);
-        assert_int_equal(g[1].line, 8);
+        assert_int_equal(g[1].line, 9);
         assert_int_equal(g[1].lo, 128);
         assert_int_equal(g[1].hi, 32768);
         assert_string_equal(g[2].name, "ubPartNum");
