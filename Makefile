@@ -105,8 +105,17 @@ demo: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 demo-run
 
 demo-run: all
-	@echo '== ascendopt --help'
-	@$(BUILD)/ascendopt --help
+	@echo '== ascendopt eval examples/ops/level1/add --quick'
+	@$(BUILD)/ascendopt eval examples/ops/level1/add --quick
+	@echo
+	@echo '== ascendopt optimize examples/ops/level1/relu --budget 8 (Stage I on the simulated 910B)'
+	@rm -rf $(BUILD)/demo
+	@$(BUILD)/ascendopt optimize examples/ops/level1/relu --budget 8 --state-dir $(BUILD)/demo/state \
+		--out $(BUILD)/demo/relu-optimized
+	@echo
+	@echo "== the optimized operator is in $(BUILD)/demo/relu-optimized:"
+	@cd $(BUILD)/demo/relu-optimized && find . -type f | sort
+	@echo
 	@echo '== ascendoptd --check-config etc/ascendopt/ascendoptd.json'
 	@$(BUILD)/ascendoptd --config etc/ascendopt/ascendoptd.json --check-config
 

@@ -220,6 +220,30 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                 snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
                 goto fail;
         }
+        /* children run elsewhere (and in a sandbox that binds by path): use absolute paths */
+        {
+                char *absolute = realpath(e->scratch_dir, NULL);
+                if (!absolute) {
+                        r = -errno;
+                        goto fail;
+                }
+                free(e->scratch_dir);
+                e->scratch_dir = absolute;
+                e->options.scratch_dir = absolute;
+        }
+        if (e->cache_dir) {
+                char *absolute;
+                r = mkdir_p(e->cache_dir);
+                absolute = r == 0 ? realpath(e->cache_dir, NULL) : NULL;
+                if (!absolute) {
+                        snprintf(err, err_size, "%s: cannot create the object cache", e->cache_dir);
+                        r = r < 0 ? r : -errno;
+                        goto fail;
+                }
+                free(e->cache_dir);
+                e->cache_dir = absolute;
+                e->options.cache_dir = absolute;
+        }
         format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
                     e->platform);
         if (stat(platform_path, &st) < 0) {
