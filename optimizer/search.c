@@ -143,17 +143,38 @@ static bool already_seen(const struct search *s, const int64_t *values)
         return false;
 }
 
-/* Whether values is, gene by gene, at least a genome that overflowed UB. */
+/*
+ * Whether values lies beyond a genome that overflowed UB, seen from the
+ * first genome that worked (the baseline): on every gene where the failure
+ * moved away from it, values moved at least as far the same way, and on
+ * every other gene it agrees.  Bigger tiles overflow, but so can fewer
+ * buffers when the tile is derived by dividing the UB, so the direction is
+ * learnt per gene rather than assumed.
+ */
 static bool in_failing_region(const struct search *s, const int64_t *values)
 {
+        const int64_t *origin = NULL;
+
+        for (size_t i = 0; i < s->n_seen && !origin; i++)
+                if (s->seen[i].ok)
+                        origin = s->seen[i].values;
+        if (!origin)
+                return false;
         for (size_t i = 0; i < s->n_seen; i++) {
                 const struct entry *e = &s->seen[i];
-                bool dominated = true;
+                bool beyond = true;
                 if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
                         continue;
-                for (size_t g = 0; g < s->n_genes && dominated; g++)
-                        dominated = values[g] >= e->values[g];
-                if (dominated)
+                for (size_t g = 0; g < s->n_genes && beyond; g++) {
+                        int64_t f = e->values[g], o = origin[g], v = values[g];
+                        if (f > o)
+                                beyond = v >= f;
+                        else if (f < o)
+                                beyond = v <= f;
+                        else
+                                beyond = v == f;
+                }
+                if (beyond)
                         return true;
         }
         return false;

@@ -96,9 +96,10 @@ static void test_no_repeats_and_failures_avoided(void **state)
         for (int i = 0; i < 60; i++) {
                 assert_int_equal(search_propose(s, proposals[i], &t), 0);
                 assert_true(t < TECHNIQUE_COUNT);
-                /* nothing at least as large as the overflowing genome */
+                /* nothing beyond the overflowing genome, seen from the baseline:
+                 * tile and parts at least as large, the core count unchanged */
                 assert_false(proposals[i][0] >= 16384 && proposals[i][1] >= 6 &&
-                             proposals[i][2] >= 8);
+                             proposals[i][2] == 8);
                 for (int g = 0; g < 3; g++) {
                         assert_true(proposals[i][g] >= genes[g].lo);
                         assert_true(proposals[i][g] <= genes[g].hi);
@@ -159,11 +160,36 @@ static void test_resume_continues_exactly(void **state)
         search_free(b);
 }
 
+/* A tile derived by dividing the UB overflows when the divisor shrinks. */
+static void test_failures_downwards_are_avoided_too(void **state)
+{
+        static const struct gene divisor[1] = {
+                { .name = "BUFFER_NUM", .value = 4, .lo = 1, .hi = 32, .scale = GENE_POW2 },
+        };
+        struct search_options options = { .seed = 5 };
+        struct search *s = NULL;
+        int64_t base[1] = { 4 }, fail[1] = { 2 }, v[1];
+        enum search_technique t;
+        int proposed = 0;
+
+        assert_int_equal(search_new(divisor, 1, &options, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 100, NULL);
+        search_record(s, fail, TECHNIQUE_MUTATE_SCALE, false, 0, "ub_overflow");
+        while (search_propose(s, v, &t) == 0) {
+                assert_true(v[0] > 2);
+                search_record(s, v, t, true, 100 + proposed++, NULL);
+        }
+        /* 8, 16 and 32 remain; 1 lies beyond the failure */
+        assert_int_equal(proposed, 3);
+        search_free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_same_seed_same_trajectory),
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
+                cmocka_unit_test(test_failures_downwards_are_avoided_too),
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
                 cmocka_unit_test(test_resume_continues_exactly),
         };
