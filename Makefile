@@ -80,7 +80,8 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests
+.PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests \
+	calibrate
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -118,6 +119,10 @@ demo-run: all
 	@echo
 	@echo '== ascendoptd --check-config etc/ascendopt/ascendoptd.json'
 	@$(BUILD)/ascendoptd --config etc/ascendopt/ascendoptd.json --check-config
+
+# The cycle model against the published Add benchmark (also part of check).
+calibrate: all
+	ASCENDOPT_BUILD=$(abspath $(BUILD)) tests/sim/calibrate.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 bench-run

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ static void eval_usage(FILE *f)
                    "  --permissive RULE    downgrade a simulator rule to a warning\n"
                    "  --work-dir DIR       build and run in DIR and keep it\n"
                    "  --quick              leave out the cases marked bench\n"
+                   "  --trace FILE         write a Chrome trace (Perfetto, chrome://tracing) of\n"
+                   "                       the --case, else of the first bench case\n"
+                   "  --jitter PCT         add seeded noise to the reported latency (--seed)\n"
                    "  --json               print exactly one JSON object\n");
 }
 
@@ -128,6 +132,8 @@ int cmd_eval(int argc, char **argv)
                 { "work-dir", required_argument, NULL, 'w' },
                 { "json", no_argument, NULL, 'j' },
                 { "quick", no_argument, NULL, 'q' },
+                { "trace", required_argument, NULL, 'T' },
+                { "jitter", required_argument, NULL, 'J' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -140,7 +146,7 @@ int cmd_eval(int argc, char **argv)
         struct event_base *base = NULL;
         const char *case_arg = NULL, *compare = NULL;
         bool json_out = false;
-        char err[2048];
+        char err[2048], trace_path[PATH_MAX];
         int opt, ret = EX_OK, r;
 
         optind = 1;
@@ -179,6 +185,24 @@ int cmd_eval(int argc, char **argv)
                 case 'q':
                         eval_options.skip_bench = true;
                         break;
+                case 'T':
+                        if (!realpath(optarg, trace_path)) {
+                                /* a file that does not exist yet: absolute from here */
+                                char cwd[PATH_MAX];
+                                if (optarg[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+                                        snprintf(trace_path, sizeof(trace_path), "%s", optarg);
+                                else if (format_path(trace_path, sizeof(trace_path), "%s/%s", cwd,
+                                                     optarg) < 0)
+                                        return cli_usage_error("eval", "--trace path too long");
+                        }
+                        eval_options.trace_path = trace_path;
+                        break;
+                case 'J':
+                        eval_options.jitter_pct = strtod(optarg, NULL);
+                        if (eval_options.jitter_pct <= 0 || eval_options.jitter_pct > 50)
+                                return cli_usage_error("eval", "--jitter wants a percentage in "
+                                                               "(0, 50]");
+                        break;
                 case 'h':
                         eval_usage(stdout);
                         return EX_OK;
@@ -192,6 +216,7 @@ int cmd_eval(int argc, char **argv)
                 return EX_USAGE;
         }
         eval_options.permissive = permissive;
+        eval_options.jitter_seed = eval_options.seed;
         if (compare && eval_options.work_dir)
                 return cli_usage_error("eval", "--work-dir cannot be combined with --compare");
 

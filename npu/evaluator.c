@@ -267,6 +267,7 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         sha256_update(&s, version, strlen(version) + 1);
         for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
                 sha256_update(&s, npu_sim_compile_flags[i], strlen(npu_sim_compile_flags[i]) + 1);
+        sha256_update(&s, npu_sim_kernel_flag, strlen(npu_sim_kernel_flag) + 1);
         hash_file(&s, platform_path);
         hash_file(&s, paths->library);
         hash_tree(&s, paths->include_dir, "");

@@ -143,6 +143,8 @@ extern const char *const npu_signature_vocabulary[];
 /* The compiler and flags of every simulator compile (argv[0] is the compiler). */
 #define NPU_SIM_COMPILE_FLAGS 8
 extern const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS];
+/* The kernel unit's extra flag: basic-block counting, so scalar code costs time. */
+extern const char *const npu_sim_kernel_flag;
 
 /* Where the simulator's headers, platform files and runtime library live. */
 struct npu_sim_paths {
@@ -163,8 +165,13 @@ void npu_sim_paths_release(struct npu_sim_paths *paths);
 struct npu_eval_options {
         const char *platform; /* NULL: Ascend910B2 */
         uint64_t seed;
-        int only_case;    /* index into the manifest's cases; -1 runs every case */
-        bool skip_bench;  /* leave out cases marked bench (quick checks) */
+        int only_case;   /* index into the manifest's cases; -1 runs every case */
+        bool skip_bench; /* leave out cases marked bench (quick checks) */
+        /* a Chrome trace of the selected case (with only_case) or of the first
+         * bench case (else the first case); NULL: none */
+        const char *trace_path;
+        double jitter_pct; /* seeded noise on reported latencies, to test noise handling */
+        uint64_t jitter_seed;
         double timeout_s; /* per compile and per run; 0: 120 s */
         struct child_limits limits;
         const char *work_dir;          /* created if missing; NULL: a temporary directory */

@@ -175,6 +175,8 @@ static json_t *compile_error_from(const char *stderr_text, const char *work_dir)
 /* ------------------------------------------------------------ evaluation */
 
 /* The compiler and the flags every unit gets; part of a candidate's identity. */
+const char *const npu_sim_kernel_flag = "-fsanitize-coverage=trace-pc";
+
 const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS] = {
         "g++",   "-std=gnu++17", "-O2", "-g0", "-ffp-contract=off", "-fno-strict-aliasing",
         "-pipe", "-w",
@@ -630,6 +632,8 @@ static int start_compile_kernel(struct npu_eval *e)
         }
         argv[n++] = "-include";
         argv[n++] = "ascendsim/kernel_prelude.h";
+        /* plain C++ in the kernel costs scalar time: the runtime counts its basic blocks */
+        argv[n++] = npu_sim_kernel_flag;
         format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
         argv[n++] = "-c";
         argv[n++] = glue;
@@ -730,6 +734,25 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
                       "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;
+        if (e->options.trace_path) {
+                size_t traced = 0;
+                if (e->options.only_case >= 0)
+                        traced = (size_t)e->options.only_case;
+                else
+                        for (size_t k = 0; k < m->n_cases; k++)
+                                if (m->cases[k].bench) {
+                                        traced = k;
+                                        break;
+                                }
+                if (traced == e->next_case)
+                        json_object_set_new(spec, "trace_path", json_string(e->options.trace_path));
+        }
+        if (e->options.jitter_pct > 0) {
+                json_object_set_new(spec, "jitter_pct", json_real(e->options.jitter_pct));
+                json_object_set_new(
+                    spec, "jitter_seed",
+                    json_integer((json_int_t)(e->options.jitter_seed + e->next_case)));
+        }
         if (e->options.max_instructions || m->max_instructions)
                 json_object_set_new(spec, "max_instructions",
                                     json_integer((json_int_t)(e->options.max_instructions

@@ -73,7 +73,7 @@ op)
 		objs="$objs $obj"
 	done
 	# shellcheck disable=SC2086
-	$CXX $CXXFLAGS -I"$INC" -I"$opdir/op_kernel" -I"$opdir/op_host" "$@" $includes -c "$glue" -o "$work/kernel.o" &
+	$CXX $CXXFLAGS -I"$INC" -I"$opdir/op_kernel" -I"$opdir/op_host" "$@" $includes -fsanitize-coverage=trace-pc -c "$glue" -o "$work/kernel.o" &
 	pids="$pids $!"
 	status=0
 	for pid in $pids; do wait "$pid" || status=1; done

@@ -7,6 +7,49 @@
 // whenever result.json was written, even for errors in the operator; other
 // exits are harness failures (64 usage, 65 bad spec, 70 internal).
 // `prog --describe` prints the registered OpDefs and kernel entry as JSON.
+//
+// Timing fields of an ok result (written by timing_result(), timing.cpp).
+// All times are µs at the platform clock; "per core" means the mean over the
+// blocks of the launch.
+//   cycles              device cycles of the slowest core (launch excluded)
+//   latency_us          launch_us + cycles / clock, or with jitter_pct the
+//                       median of samples_us
+//   launch_us           launch overhead (grows with blockDim; AIV-only is cheaper)
+//   samples_us[], iqr_us  one sample unless jitter_pct is set (then `samples`,
+//                       default 5, seeded by jitter_seed)
+//   roofline_us         from the spec only: input + output bytes / peak HBM
+//                       bandwidth vs output bytes at the peak vector rate of all
+//                       cores, plus the smallest launch (1 block, AIV-only)
+//   roofline_fraction   roofline_us / latency_us, <= 1 for every correct run
+//   profile {
+//     cycles, latency_us, model_latency_us (unjittered), launch_us, kernel_us,
+//     clock_mhz, kernel_type ("aiv_only" | "mix"), block_dim, cores, waves,
+//     pipes { s | v | mte2 | mte3: { busy_us (per core), utilisation (busy /
+//            the core's own span, mean over cores, 0..1) } },
+//     stalls_us { per core, summed over the pipes that waited:
+//       mte2_v        V waited for MTE2 data (DeQue, MTE2_V flags, auto-sync)
+//       v_mte3        MTE3 waited for V results
+//       buffer_free   a producer waited for a consumer to release a buffer
+//                     (AllocTensor, V_MTE2 / MTE3_V flags, auto-sync WAR)
+//       pipe_all      S drained every pipe at PipeBarrier<PIPE_ALL>
+//       sync_all      waiting for the other cores at SyncAll
+//       scalar_issue  a pipe idled because S had not issued its next instruction
+//       v_dependency  V waited for its own result (PIPE_V barrier, auto-sync RAW)
+//       auto_sync     other waits auto-sync inserted for UB hazards
+//       other_flag    other explicit SetFlag/WaitFlag pairs
+//       issue_queue   S waited for room in a pipe's instruction queue },
+//     ub_peak_bytes, ub_capacity_bytes,
+//     bytes_in, bytes_out (GM<->UB), copies, mean_copy_bytes,
+//     gm_aligned_fraction (GM bytes whose row starts on 512 B),
+//     vector_repeats, vector_instructions,
+//     scalar_basic_blocks, basic_block_counting (the kernel unit was built
+//       with -fsanitize-coverage=trace-pc),
+//     core_imbalance (slowest core's end / mean core end, per physical core),
+//     roofline_us, roofline_fraction,
+//     jitter_pct (when set), trace_path, trace_events, trace_truncated (with a trace) }
+// Spec fields read for timing: trace_path (Chrome trace-event JSON, one
+// process per block with S/V/MTE2/MTE3 tracks), trace_max_events (default
+// 1e6), jitter_pct in [0, 100), jitter_seed, samples.
 #include <jansson.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -18,6 +61,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -96,6 +140,8 @@ json_t *tensor_list_json(const std::vector<tensor_inst> &v, bool with_files)
 	return a;
 }
 
+double roofline_us();
+
 void write_result(const char *status, const char *kind, const char *file, int line, const std::string &msg)
 {
 	if (R.writing)
@@ -123,12 +169,31 @@ void write_result(const char *status, const char *kind, const char *file, int li
 	json_object_set_new(o, "warnings", R.warnings ? json_incref(R.warnings) : json_array());
 	json_object_set_new(o, "inputs", tensor_list_json(R.inputs, R.inputs_dumped));
 	json_object_set_new(o, "outputs", R.outputs_dumped ? tensor_list_json(R.outputs, true) : json_array());
+	if (!kind && std::strcmp(status, "ok") == 0)
+		timing_result(o, roofline_us());
 	std::string path = R.out_dir + "/result.json";
-	if (json_dump_file(o, path.c_str(), JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+	if (json_dump_file(o, path.c_str(), JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0) {
 		std::fprintf(stderr, "ascendsim: cannot write %s\n", path.c_str());
 		_exit(73);
 	}
 	json_decref(o);
+}
+
+// The case's roofline, from the spec alone: every input read once and every
+// output written once at the platform's peak HBM bandwidth, against one
+// vector repeat per 256 output bytes at the peak rate of all vector cores,
+// plus the smallest launch overhead (one block, AIV-only).  Nothing the
+// candidate does enters it.
+double roofline_us()
+{
+	double in = 0, out = 0;
+	for (const tensor_inst &t : R.inputs)
+		in += (double)t.bytes;
+	for (const tensor_inst &t : R.outputs)
+		out += (double)t.bytes;
+	double mem_us = (in + out) / timing_hbm_peak_bytes_per_s() * 1e6;
+	double vec_us = out / timing_vector_peak_bytes_per_s() * 1e6;
+	return std::max(mem_us, vec_us) + timing_launch_us(1, true);
 }
 
 std::string vformat(const char *fmt, va_list ap)
@@ -218,6 +283,7 @@ void unsupported(srcloc loc, const char *fmt, ...)
 void set_task_type(int type, srcloc loc)
 {
 	R.task_type = type;
+	timing_task_type(type);
 	if (type != KERNEL_TYPE_AIV_ONLY && type != KERNEL_TYPE_MIX_AIV_1_0)
 		unsupported(loc, "kernel type %d needs the cube core (AIC or MIX); the simulator runs vector cores only", type);
 }
@@ -547,6 +613,7 @@ void load_platform(json_t *p)
 	if (g_platform.ub_total % 32 || g_platform.ub_init_limit > g_platform.ub_total || f.aiv_cores == 0 ||
 	    g_platform.event_ids > EVENT_IDS || g_platform.user_event_ids > g_platform.event_ids)
 		spec_error("platform figures are inconsistent (UB sizes, core count or event ids)");
+	timing_configure(p);
 }
 
 // Attribute value from JSON, stored the way RuntimeAttrs hands it out.
@@ -821,6 +888,17 @@ int harness_main(int argc, char **argv)
 	g_run.track_sync = !g_run.auto_sync;
 	g_run.instruction_budget = json_u64(spec, "max_instructions", 4000000000ULL);
 	uint64_t max_seconds = json_u64(spec, "max_seconds", 0);
+	const char *trace_path = json_string_value(json_object_get(spec, "trace_path"));
+	if (trace_path)
+		timing_set_trace(trace_path, json_u64(spec, "trace_max_events", 1000000));
+	json_t *jit = json_object_get(spec, "jitter_pct");
+	if (jit && (!json_is_number(jit) || json_number_value(jit) < 0 || json_number_value(jit) >= 100))
+		spec_error("'jitter_pct' must be a number in [0, 100)");
+	double jitter = jit ? json_number_value(jit) : 0;
+	uint64_t samples = json_u64(spec, "samples", jitter > 0 ? 5 : 1);
+	if (samples < 1 || samples > 1000)
+		spec_error("'samples' must be 1..1000");
+	timing_set_jitter(jitter, json_u64(spec, "jitter_seed", 0), (uint32_t)samples);
 	json_t *dump = json_object_get(spec, "dump_inputs");
 	bool dump_inputs = dump ? json_is_true(dump) : true;
 	json_t *perm = json_object_get(spec, "permissive");

@@ -315,6 +315,7 @@ void queue_setup(queue_state *q, int pos_src, int pos_dst, int32_t depth)
 	q->producer = q->consumer = PIPE_ID_NONE;
 	for (int i = 0; i < QUEUE_MAX_SLOTS; i++)
 		q->enq_event[i] = q->free_event[i] = -1;
+	q->free_id = -1;
 	TPosition s = (TPosition)pos_src, d = (TPosition)pos_dst;
 	auto vec = [](TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; };
 	if (s == d) {
@@ -349,6 +350,16 @@ static void queue_ready(queue_state *q, const char *api, srcloc loc)
 		fail("queue_misuse", loc, "%s on a queue that TPipe::InitBuffer never set up", api);
 }
 
+// A free flag was waited: the id goes back once no free is pending on it.
+static void queue_free_id_release(queue_state *q, int ev, int id)
+{
+	if (slot(ev, id).pending)
+		return;
+	slot(ev, id).owner = FLAG_FREE;
+	if (q->free_id == id)
+		q->free_id = -1;
+}
+
 static int queue_slot_of(queue_state *q, uint32_t off, const char *api, srcloc loc)
 {
 	if (off >= q->base && off < q->base + (uint32_t)q->num * q->len && (off - q->base) % q->len == 0)
@@ -374,16 +385,20 @@ static void queue_instr(const char *name, uint8_t kind, uint8_t pipe, int event,
 uint32_t queue_alloc(queue_state *q, srcloc loc)
 {
 	queue_ready(q, "AllocTensor", loc);
-	for (int i = 0; i < q->num; i++) {
+	/* Round-robin from the buffer after the last one handed out, so that a
+	 * queue of depth 2 ping-pongs between its buffers. */
+	for (int k = 0; k < q->num; k++) {
+		int i = (q->next_alloc + k) % q->num;
 		if (q->slot_state[i] != SLOT_FREE)
 			continue;
+		q->next_alloc = (uint8_t)((i + 1) % q->num);
 		q->slot_state[i] = SLOT_ALLOCATED;
 		int ev = -1, id = q->free_event[i];
 		if (id >= 0) {
 			/* Wait for the consumer to have finished with the slot. */
 			ev = hard_event_for(q->consumer, q->producer);
 			flag_wait(ev, id, q->producer);
-			slot(ev, id).owner = FLAG_FREE;
+			queue_free_id_release(q, ev, id);
 			q->free_event[i] = -1;
 		}
 		uint32_t off = q->base + (uint32_t)i * q->len;
@@ -453,8 +468,15 @@ void queue_free(queue_state *q, uint32_t off, srcloc loc)
 	q->slot_state[i] = SLOT_FREE;
 	int ev = -1, id = -1;
 	if (q->producer != PIPE_ID_NONE) {
+		/* Frees pending on several buffers (round-robin allocation) count up
+		 * one flag per queue, so a queue holds one id however deep it is. */
 		ev = hard_event_for(q->consumer, q->producer);
-		id = queue_event_take(ev, "FreeTensor", loc);
+		if (q->free_id >= 0 && slot(ev, q->free_id).owner == FLAG_QUEUE && slot(ev, q->free_id).pending > 0) {
+			id = q->free_id;
+		} else {
+			id = queue_event_take(ev, "FreeTensor", loc);
+			q->free_id = (int8_t)id;
+		}
 		flag_set(ev, id, q->consumer, loc);
 		q->free_event[i] = (int8_t)id;
 	}
@@ -489,7 +511,8 @@ void queue_release(queue_state *q)
 		if (q->free_event[i] >= 0) {
 			int ev = hard_event_for(q->consumer, q->producer);
 			flag_wait(ev, q->free_event[i], q->producer);
-			slot(ev, q->free_event[i]).owner = FLAG_FREE;
+			timing_flag_drop(ev, q->free_event[i]);
+			queue_free_id_release(q, ev, q->free_event[i]);
 			q->free_event[i] = -1;
 		}
 	}

@@ -12,6 +12,8 @@
 #include "ascendsim/host.h"
 #include "kernel_operator.h"
 
+struct json_t;
+
 namespace ascendsim {
 
 enum { EVENT_TYPES = (int)AscendC::HardEvent::MAX, EVENT_IDS = 8 };
@@ -43,6 +45,7 @@ struct core_private {
 	uint32_t barrier[PIPE_ID_COUNT];
 	std::vector<ub_block> blocks; /* only when race tracking is on */
 	uint32_t ub_peak;
+	struct core_timing *tm; /* the cycle model's per-core state (timing.cpp) */
 };
 
 // Kernel entry from the glue file.
@@ -79,6 +82,31 @@ extern uint32_t g_current_core;
 // Instruction observer for the timing model (null until it exists).
 using instr_observer = void (*)(const instr &r, void *ctx);
 void set_instr_observer(instr_observer fn, void *ctx);
+
+// The cycle model (timing.cpp).  Configured from the platform profile's
+// "timing" object before the launch; fed by the instruction observer and by
+// the scheduler at core start, SyncAll and core exit; read by the harness
+// when it writes an ok result.
+void timing_configure(json_t *platform);
+void timing_launch_begin(uint32_t block_dim, uint32_t cores);
+void timing_core_begin(core_state *c, uint32_t slot);
+void timing_core_end(core_state *c, uint32_t slot);
+void timing_core_resume(core_state *c);              /* the scheduler switches to it */
+void timing_sync_arrive(core_state *c);               /* a core reached SyncAll */
+void timing_sync_open(core_state *const *cs, uint32_t n); /* every core is there */
+void timing_flag_drop(int event, int id);             /* a flag consumed without an instruction */
+void timing_task_type(int type);
+// Launch overhead in µs for `blocks` blocks; the smallest one (1 block,
+// AIV-only) is the roofline's.
+double timing_launch_us(uint32_t blocks, bool aiv_only);
+double timing_hbm_peak_bytes_per_s();
+double timing_vector_peak_bytes_per_s(); /* all vector cores, 1 repeat per cycle */
+// The case's result fields (cycles, latency_us, launch_us, samples_us,
+// profile...); `roofline_us` comes from the harness, which knows the spec.
+void timing_result(json_t *o, double roofline_us);
+// Chrome trace-event output; set before the launch, written by timing_result.
+void timing_set_trace(const char *path, uint64_t max_events);
+void timing_set_jitter(double pct, uint64_t seed, uint32_t samples);
 
 uint8_t hard_event_for(uint8_t src_pipe, uint8_t dst_pipe);
 const char *pipe_name(uint8_t p);

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "internal.h"
 
@@ -80,6 +81,7 @@ static void core_body(int idx)
 	sim_core *c = &cores[idx];
 	g_entry.thunk(g_entry.fn, launch_args);
 	core_exit_checks(&c->cs);
+	timing_core_end(&c->cs, (uint32_t)idx);
 	c->state = CORE_DONE;
 	swapcontext(&c->ctx, &main_ctx);
 	std::abort(); /* a finished core is never resumed */
@@ -110,6 +112,7 @@ void sync_all(srcloc loc)
 		     "barrier never opens",
 		     g_core->block_num, g_platform.infos.aiv_cores, g_platform.infos.soc_version.c_str());
 	sim_core *c = &cores[g_current_core];
+	timing_sync_arrive(&c->cs);
 	c->state = CORE_AT_SYNC;
 	c->sync_loc = loc;
 	swapcontext(&c->ctx, &main_ctx);
@@ -118,6 +121,7 @@ void sync_all(srcloc loc)
 void launch_kernel(uint32_t block_dim, uint32_t ncores, uint8_t **args)
 {
 	launch_args = args;
+	timing_launch_begin(block_dim, ncores);
 	uint32_t per_wave = block_dim < ncores ? block_dim : ncores;
 	waves = block_dim > ncores;
 	if (ncores_alloc < per_wave) {
@@ -139,6 +143,7 @@ void launch_kernel(uint32_t block_dim, uint32_t ncores, uint8_t **args)
 		for (uint32_t i = 0; i < n; i++) {
 			sim_core *c = &cores[i];
 			core_reset(&c->cs, &c->priv, first + i, block_dim);
+			timing_core_begin(&c->cs, i);
 			c->state = CORE_READY;
 			getcontext(&c->ctx);
 			c->ctx.uc_stack.ss_sp = c->stack;
@@ -152,6 +157,7 @@ void launch_kernel(uint32_t block_dim, uint32_t ncores, uint8_t **args)
 					continue;
 				g_current_core = i;
 				g_core = &cores[i].cs;
+				timing_core_resume(&cores[i].cs);
 				swapcontext(&main_ctx, &cores[i].ctx);
 			}
 			uint32_t waiting = 0, done = 0, first_done = 0, first_wait = 0;
@@ -170,6 +176,10 @@ void launch_kernel(uint32_t block_dim, uint32_t ncores, uint8_t **args)
 				     "opens",
 				     first + first_wait, first + first_done);
 			}
+			std::vector<core_state *> live(n);
+			for (uint32_t i = 0; i < n; i++)
+				live[i] = &cores[i].cs;
+			timing_sync_open(live.data(), n);
 			for (uint32_t i = 0; i < n; i++) {
 				cores[i].state = CORE_READY;
 				sync_apply_all(&cores[i].priv);

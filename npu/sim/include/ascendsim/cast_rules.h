@@ -35,7 +35,7 @@ enum cast_mode : uint8_t {
 };
 
 // Round a finite x to an integral value.
-inline long double cast_round_integral(long double x, uint8_t mode)
+ASCENDSIM_NOCOV inline long double cast_round_integral(long double x, uint8_t mode)
 {
 	switch (mode) {
 	case CM_FLOOR: return floorl(x);
@@ -60,7 +60,7 @@ inline long double cast_round_integral(long double x, uint8_t mode)
 
 // Round a finite x to a binary format with `prec` significand bits, minimum
 // normal exponent `emin` and largest finite value `maxval`.
-inline long double cast_round_format(long double x, int prec, int emin, long double maxval, uint8_t mode)
+ASCENDSIM_NOCOV inline long double cast_round_format(long double x, int prec, int emin, long double maxval, uint8_t mode)
 {
 	if (x == 0.0L)
 		return x;
@@ -85,7 +85,7 @@ inline long double cast_round_format(long double x, int prec, int emin, long dou
 	return r;
 }
 
-template <class S> inline long double cast_source(S v)
+template <class S> ASCENDSIM_NOCOV inline long double cast_source(S v)
 {
 	if constexpr (std::is_same<S, half>::value)
 		return (long double)half_bits_to_float(half_bits(v));
@@ -95,7 +95,7 @@ template <class S> inline long double cast_source(S v)
 		return (long double)v;
 }
 
-template <class S> inline bool cast_source_is_nan(S v)
+template <class S> ASCENDSIM_NOCOV inline bool cast_source_is_nan(S v)
 {
 	if constexpr (std::is_same<S, half>::value)
 		return (half_bits(v) & 0x7fffu) > 0x7c00u;
@@ -107,7 +107,7 @@ template <class S> inline bool cast_source_is_nan(S v)
 		return false;
 }
 
-template <class S> inline float cast_source_float(S v)
+template <class S> ASCENDSIM_NOCOV inline float cast_source_float(S v)
 {
 	if constexpr (std::is_same<S, half>::value)
 		return half_bits_to_float(half_bits(v));
@@ -117,7 +117,7 @@ template <class S> inline float cast_source_float(S v)
 		return (float)v;
 }
 
-template <class D, class S> inline D cast_value(S v, uint8_t mode)
+template <class D, class S> ASCENDSIM_NOCOV inline D cast_value(S v, uint8_t mode)
 {
 	constexpr bool src_float = std::is_floating_point<S>::value || std::is_same<S, half>::value ||
 				   std::is_same<S, bfloat16_t>::value;
@@ -129,12 +129,12 @@ template <class D, class S> inline D cast_value(S v, uint8_t mode)
 		(void)mode;
 		return bf16_bits_to_float(v.bits_);
 	} else if constexpr (std::is_same<D, half>::value && std::is_same<S, float>::value) {
-		if (mode == CM_NONE || mode == CM_RINT || v != v || std::isinf(v))
+		if (mode == CM_NONE || mode == CM_RINT || v != v || __builtin_isinf(v))
 			return bits_half(float_to_half_bits(v));
 		return bits_half(float_to_half_bits((float)cast_round_format((long double)v, 11, -14, 65504.0L, mode)));
 	} else if constexpr (std::is_same<D, bfloat16_t>::value && std::is_same<S, float>::value) {
 		bfloat16_t b;
-		if (mode == CM_NONE || mode == CM_RINT || v != v || std::isinf(v))
+		if (mode == CM_NONE || mode == CM_RINT || v != v || __builtin_isinf(v))
 			b.bits_ = float_to_bf16_bits(v);
 		else
 			b.bits_ = float_to_bf16_bits((float)cast_round_format(
@@ -161,7 +161,7 @@ template <class D, class S> inline D cast_value(S v, uint8_t mode)
 	} else {
 		// Floating destination from anything else.
 		if constexpr (src_float) {
-			if (cast_source_is_nan(v) || std::isinf(cast_source_float(v))) {
+			if (cast_source_is_nan(v) || __builtin_isinf(cast_source_float(v))) {
 				float f = cast_source_float(v);
 				if constexpr (std::is_same<D, half>::value)
 					return bits_half(float_to_half_bits(f));

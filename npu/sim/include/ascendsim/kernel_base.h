@@ -186,28 +186,28 @@ constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
 constexpr uint64_t FULL_MASK = ~0ULL;
 constexpr int32_t MASK_PLACEHOLDER = 0;
 
-inline int64_t GetBlockIdx()
+ASCENDSIM_NOCOV inline int64_t GetBlockIdx()
 {
 	return (int64_t)ascendsim::g_core->block_idx;
 }
 
-inline int64_t GetBlockNum()
+ASCENDSIM_NOCOV inline int64_t GetBlockNum()
 {
 	return (int64_t)ascendsim::g_core->block_num;
 }
 
-inline int64_t GetSubBlockIdx()
+ASCENDSIM_NOCOV inline int64_t GetSubBlockIdx()
 {
 	return 0;
 }
 
-inline int64_t GetTaskRation()
+ASCENDSIM_NOCOV inline int64_t GetTaskRation()
 {
 	return 1;
 }
 
 // Plain printf from a kernel goes to stderr so that stdout stays clean.
-template <class... A> inline void printf(const char *fmt, A... args)
+template <class... A> ASCENDSIM_NOCOV inline void printf(const char *fmt, A... args)
 {
 	if constexpr (sizeof...(A) == 0)
 		std::fputs(fmt, stderr);
@@ -226,7 +226,7 @@ template <class... A> inline void printf(const char *fmt, A... args)
 namespace ascendsim {
 
 // The pipes a HardEvent connects; false for cube-side events.
-inline bool hard_event_pipes(AscendC::HardEvent e, uint8_t *src, uint8_t *dst)
+ASCENDSIM_NOCOV inline bool hard_event_pipes(AscendC::HardEvent e, uint8_t *src, uint8_t *dst)
 {
 	using AscendC::HardEvent;
 	switch (e) {
@@ -249,7 +249,7 @@ inline bool hard_event_pipes(AscendC::HardEvent e, uint8_t *src, uint8_t *dst)
 
 const char *hard_event_name(int e);
 
-inline uint8_t pipe_of(pipe_t p)
+ASCENDSIM_NOCOV inline uint8_t pipe_of(pipe_t p)
 {
 	switch (p) {
 	case PIPE_S: return PIPE_ID_S;

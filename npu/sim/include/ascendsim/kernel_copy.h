@@ -20,7 +20,7 @@ struct DataCopyParams {
 	uint16_t srcStride = 0;
 	uint16_t dstStride = 0;
 	DataCopyParams() = default;
-	DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
+	ASCENDSIM_NOCOV DataCopyParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint16_t dstStrideIn)
 	    : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
 };
 
@@ -31,7 +31,7 @@ struct DataCopyExtParams {
 	uint32_t dstStride = 0;
 	uint32_t rsv = 0;
 	DataCopyExtParams() = default;
-	DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
+	ASCENDSIM_NOCOV DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn, const uint32_t dstStrideIn,
 			  const uint32_t rsvIn)
 	    : blockCount(count), blockLen(len), srcStride(srcStrideIn), dstStride(dstStrideIn), rsv(rsvIn) {}
 };
@@ -42,7 +42,7 @@ template <class T> struct DataCopyPadExtParams {
 	uint8_t rightPadding = 0;
 	T paddingValue = 0;
 	DataCopyPadExtParams() = default;
-	DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
+	ASCENDSIM_NOCOV DataCopyPadExtParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue, T padValue)
 	    : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
 };
 
@@ -52,7 +52,7 @@ struct DataCopyPadParams {
 	uint8_t rightPadding = 0;
 	uint64_t paddingValue = 0;
 	DataCopyPadParams() = default;
-	DataCopyPadParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue,
+	ASCENDSIM_NOCOV DataCopyPadParams(const bool isPadValue, const uint8_t leftPadValue, const uint8_t rightPadValue,
 			  const uint64_t padValue)
 	    : isPad(isPadValue), leftPadding(leftPadValue), rightPadding(rightPadValue), paddingValue(padValue) {}
 };
@@ -62,7 +62,7 @@ struct DataCopyPadParams {
 namespace ascendsim {
 
 // Write `bytes` from UB to GM, honouring the core's atomic mode.
-template <class T> inline void gm_store(T *gm, const T *ub, uint64_t bytes, srcloc loc)
+template <class T> ASCENDSIM_NOCOV inline void gm_store(T *gm, const T *ub, uint64_t bytes, srcloc loc)
 {
 	core_state *c = g_core;
 	if (__builtin_expect(c->atomic_op == 0, 1)) {
@@ -90,7 +90,7 @@ template <class T> inline void gm_store(T *gm, const T *ub, uint64_t bytes, srcl
 	}
 }
 
-inline instr copy_record(const char *name, uint8_t kind, uint8_t pipe, uint8_t dtype, srcloc loc)
+ASCENDSIM_NOCOV inline instr copy_record(const char *name, uint8_t kind, uint8_t pipe, uint8_t dtype, srcloc loc)
 {
 	instr r{};
 	r.name = name;
@@ -99,11 +99,12 @@ inline instr copy_record(const char *name, uint8_t kind, uint8_t pipe, uint8_t d
 	r.pipe = pipe;
 	r.dtype = dtype;
 	r.event_id = -1;
+	r.cache_mode = (uint8_t)AscendC::CacheMode::CACHE_MODE_NORMAL;
 	return r;
 }
 
 // Count forms share this: whole 32-byte blocks, else hardware truncates.
-template <class T> inline uint64_t copy_count_bytes(uint32_t count, const char *api, srcloc loc)
+template <class T> ASCENDSIM_NOCOV inline uint64_t copy_count_bytes(uint32_t count, const char *api, srcloc loc)
 {
 	uint64_t bytes = (uint64_t)count * sizeof(T);
 	if (__builtin_expect(bytes % 32 != 0, 0)) {
@@ -116,7 +117,7 @@ template <class T> inline uint64_t copy_count_bytes(uint32_t count, const char *
 	return bytes;
 }
 
-inline void copy_params_check(uint32_t blockCount, const char *api, srcloc loc)
+ASCENDSIM_NOCOV inline void copy_params_check(uint32_t blockCount, const char *api, srcloc loc)
 {
 	if (blockCount > 4095)
 		fail("invalid_argument", loc, "%s: blockCount %u exceeds 4095", api, blockCount);
@@ -127,7 +128,7 @@ inline void copy_params_check(uint32_t blockCount, const char *api, srcloc loc)
 namespace AscendC {
 
 template <class T>
-inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(GM->UB)";
 	uint64_t bytes = ascendsim::copy_count_bytes<T>(count, api, loc);
@@ -142,13 +143,15 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
 	r.gm = src.addr_;
 	r.block_count = 1;
 	r.block_len = (uint32_t)bytes;
+	r.gm_pitch = bytes;
+	r.cache_mode = src.cache_mode_;
 	r.dst = ascendsim::span_of(dst, n);
 	ascendsim::issue(r);
 	std::memcpy(dst.data_, src.addr_, bytes);
 }
 
 template <class T>
-inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(UB->GM)";
 	uint64_t bytes = ascendsim::copy_count_bytes<T>(count, api, loc);
@@ -163,13 +166,15 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
 	r.gm = dst.addr_;
 	r.block_count = 1;
 	r.block_len = (uint32_t)bytes;
+	r.gm_pitch = bytes;
+	r.cache_mode = dst.cache_mode_;
 	r.src[0] = ascendsim::span_of(src, n);
 	ascendsim::issue(r);
 	ascendsim::gm_store(dst.addr_, src.data_, bytes, loc);
 }
 
 template <class T>
-inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(UB->UB)";
 	uint64_t bytes = ascendsim::copy_count_bytes<T>(count, api, loc);
@@ -190,7 +195,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const
 
 // blockCount rows of blockLen 32-byte blocks; strides are gaps in blocks.
 template <class T>
-inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
+ASCENDSIM_NOCOV inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
 		     ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(GM->UB, params)";
@@ -210,6 +215,8 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
 	r.gm = src.addr_;
 	r.block_count = p.blockCount;
 	r.block_len = (uint32_t)row;
+	r.gm_pitch = src_pitch;
+	r.cache_mode = src.cache_mode_;
 	r.blk_stride[0] = p.dstStride;
 	r.blk_stride[1] = p.srcStride;
 	r.dst = ascendsim::span_of(dst, dst_span / sizeof(T));
@@ -221,7 +228,7 @@ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, cons
 }
 
 template <class T>
-inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+ASCENDSIM_NOCOV inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
 		     ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(UB->GM, params)";
@@ -241,6 +248,8 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
 	r.gm = dst.addr_;
 	r.block_count = p.blockCount;
 	r.block_len = (uint32_t)row;
+	r.gm_pitch = dst_pitch;
+	r.cache_mode = dst.cache_mode_;
 	r.blk_stride[0] = p.dstStride;
 	r.blk_stride[1] = p.srcStride;
 	r.src[0] = ascendsim::span_of(src, src_span / sizeof(T));
@@ -251,7 +260,7 @@ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, cons
 }
 
 template <class T>
-inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+ASCENDSIM_NOCOV inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
 		     ascendsim::srcloc loc = {})
 {
 	const char *api = "DataCopy(UB->UB, params)";
@@ -288,7 +297,7 @@ namespace ascendsim {
 // Pad elements take paddingValue when isPad is set, otherwise the row's
 // first element.
 template <class T>
-inline void copy_pad_in(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<T> &src, uint32_t blockCount,
+ASCENDSIM_NOCOV inline void copy_pad_in(const AscendC::LocalTensor<T> &dst, const AscendC::GlobalTensor<T> &src, uint32_t blockCount,
 			uint32_t blockLen, uint64_t srcStride, uint64_t dstStride, bool isPad, uint32_t left, uint32_t right,
 			T padValue, srcloc loc)
 {
@@ -316,6 +325,9 @@ inline void copy_pad_in(const AscendC::LocalTensor<T> &dst, const AscendC::Globa
 	r.gm = src.addr_;
 	r.block_count = blockCount;
 	r.block_len = blockLen;
+	r.gm_pitch = src_pitch;
+	r.cache_mode = src.cache_mode_;
+	r.copy_flags = COPY_PAD;
 	r.dst = span_of(dst, dst_span / sizeof(T));
 	issue(r);
 	uint32_t row_elems = (uint32_t)(row / sizeof(T)), n = blockLen / (uint32_t)sizeof(T);
@@ -334,7 +346,7 @@ inline void copy_pad_in(const AscendC::LocalTensor<T> &dst, const AscendC::Globa
 // UB -> GM, exact bytes.  Row i is read at UB + i*(roundup32(blockLen) +
 // srcStride*32) and written at GM + i*(blockLen + dstStride bytes).
 template <class T>
-inline void copy_pad_out(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<T> &src, uint32_t blockCount,
+ASCENDSIM_NOCOV inline void copy_pad_out(const AscendC::GlobalTensor<T> &dst, const AscendC::LocalTensor<T> &src, uint32_t blockCount,
 			 uint32_t blockLen, uint64_t srcStride, uint64_t dstStride, srcloc loc)
 {
 	const char *api = "DataCopyPad(UB->GM)";
@@ -358,6 +370,9 @@ inline void copy_pad_out(const AscendC::GlobalTensor<T> &dst, const AscendC::Loc
 	r.gm = dst.addr_;
 	r.block_count = blockCount;
 	r.block_len = blockLen;
+	r.gm_pitch = dst_pitch;
+	r.cache_mode = dst.cache_mode_;
+	r.copy_flags = COPY_PAD;
 	r.src[0] = span_of(src, src_span / sizeof(T));
 	issue(r);
 	for (uint32_t i = 0; i < blockCount; i++)
@@ -370,7 +385,7 @@ inline void copy_pad_out(const AscendC::GlobalTensor<T> &dst, const AscendC::Loc
 namespace AscendC {
 
 template <class T>
-inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
+ASCENDSIM_NOCOV inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
 			const DataCopyPadExtParams<T> &pad, ascendsim::srcloc loc = {})
 {
 	ascendsim::copy_pad_in(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad, pad.leftPadding,
@@ -378,7 +393,7 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
 }
 
 template <class T>
-inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
+ASCENDSIM_NOCOV inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p,
 			const DataCopyPadParams &pad, ascendsim::srcloc loc = {})
 {
 	T v;
@@ -389,14 +404,14 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
 }
 
 template <class T>
-inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p,
+ASCENDSIM_NOCOV inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p,
 			ascendsim::srcloc loc = {})
 {
 	ascendsim::copy_pad_out(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
 }
 
 template <class T>
-inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
+ASCENDSIM_NOCOV inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p,
 			ascendsim::srcloc loc = {})
 {
 	ascendsim::copy_pad_out(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
@@ -405,7 +420,7 @@ inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, c
 // Fill `size` elements of GM with `value` (MTE3); used to clear outputs
 // before atomic accumulation.
 template <class T>
-inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t size, const T value,
+ASCENDSIM_NOCOV inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t size, const T value,
 			     ascendsim::srcloc loc = {})
 {
 	gmWorkspaceAddr.check(gmWorkspaceAddr.addr_, size * sizeof(T), "InitGlobalMemory", loc);
@@ -415,6 +430,9 @@ inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t si
 	r.bytes = size * sizeof(T);
 	r.gm = gmWorkspaceAddr.addr_;
 	r.block_count = 1;
+	r.block_len = (uint32_t)r.bytes;
+	r.gm_pitch = r.bytes;
+	r.cache_mode = gmWorkspaceAddr.cache_mode_;
 	ascendsim::issue(r);
 	for (uint64_t i = 0; i < size; i++)
 		std::memcpy(gmWorkspaceAddr.addr_ + i, &value, sizeof(T));

@@ -23,18 +23,18 @@ using kernel_thunk = void (*)(void (*fn)(), uint8_t **args);
 // parameters; the runtime checks it against the spec before launching.
 void register_entry(void (*fn)(), kernel_thunk thunk, int arity, const char *expr, const char *file);
 
-template <class... A, size_t... I> inline void call_entry(void (*fn)(A...), uint8_t **args, std::index_sequence<I...>)
+template <class... A, size_t... I> ASCENDSIM_NOCOV inline void call_entry(void (*fn)(A...), uint8_t **args, std::index_sequence<I...>)
 {
 	fn(reinterpret_cast<A>(args[I])...);
 }
 
 template <class... A> struct entry_registration {
-	entry_registration(void (*fn)(A...), const char *expr, const char *file)
+	ASCENDSIM_NOCOV entry_registration(void (*fn)(A...), const char *expr, const char *file)
 	{
 		static_assert((std::is_pointer<A>::value && ...), "kernel entry parameters must all be GM_ADDR");
 		register_entry(
 		    reinterpret_cast<void (*)()>(fn),
-		    [](void (*f)(), uint8_t **args) {
+		    [](void (*f)(), uint8_t **args) ASCENDSIM_NOCOV {
 			    call_entry(reinterpret_cast<void (*)(A...)>(f), args, std::index_sequence_for<A...>{});
 		    },
 		    (int)sizeof...(A), expr, file);
@@ -42,7 +42,7 @@ template <class... A> struct entry_registration {
 };
 template <class... A> entry_registration(void (*)(A...), const char *, const char *) -> entry_registration<A...>;
 
-template <class T> inline void load_tiling_into(T *dst, const uint8_t *tiling, srcloc loc)
+template <class T> ASCENDSIM_NOCOV inline void load_tiling_into(T *dst, const uint8_t *tiling, srcloc loc)
 {
 	static_assert(!std::is_same<T, no_tiling_class>::value,
 		      "GET_TILING_DATA: no tiling data class is registered; the op_host tiling header needs "
@@ -109,31 +109,31 @@ namespace AscendC {
 class ListTensorDesc {
 public:
 	ListTensorDesc() = default;
-	ListTensorDesc(__gm__ void *data, uint32_t length = 0xffffffff, uint32_t shapeSize = 0xffffffff)
+	ASCENDSIM_NOCOV ListTensorDesc(__gm__ void *data, uint32_t length = 0xffffffff, uint32_t shapeSize = 0xffffffff)
 	{
 		Init(data, length, shapeSize);
 	}
-	void Init(__gm__ void *data, uint32_t length = 0xffffffff, uint32_t shapeSize = 0xffffffff)
+	ASCENDSIM_NOCOV void Init(__gm__ void *data, uint32_t length = 0xffffffff, uint32_t shapeSize = 0xffffffff)
 	{
 		(void)length;
 		(void)shapeSize;
 		table_ = (const uint64_t *)data;
 	}
-	template <class T> __gm__ T *GetDataPtr(uint32_t index, ascendsim::srcloc loc = {}) const
+	template <class T> ASCENDSIM_NOCOV __gm__ T *GetDataPtr(uint32_t index, ascendsim::srcloc loc = {}) const
 	{
 		if (index >= GetSize())
 			ascendsim::fail("out_of_bounds", loc, "ListTensorDesc::GetDataPtr(%u) of a %u-tensor list", index, GetSize());
 		const uint64_t *ptrs = table_ + table_[0] / 8;
 		return reinterpret_cast<T *>((uintptr_t)ptrs[index]);
 	}
-	uint32_t GetSize() const { return table_ ? (uint32_t)table_[1] : 0; }
+	ASCENDSIM_NOCOV uint32_t GetSize() const { return table_ ? (uint32_t)table_[1] : 0; }
 
 private:
 	const uint64_t *table_ = nullptr;
 };
 
 #define ASCENDSIM_UNSUPPORTED_API(NAME)                                                                               \
-	template <class... A> inline void NAME(A &&...)                                                               \
+	template <class... A> ASCENDSIM_NOCOV inline void NAME(A &&...)                                                               \
 	{                                                                                                             \
 		ascendsim::unsupported(ascendsim::srcloc(), "AscendC::" #NAME " is not emulated by the simulator");   \
 	}

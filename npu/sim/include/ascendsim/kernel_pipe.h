@@ -12,21 +12,21 @@ namespace AscendC {
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind {
 public:
-	TQueBind() { ascendsim::queue_setup(&q_, (int)src, (int)dst, depth); }
+	ASCENDSIM_NOCOV TQueBind() { ascendsim::queue_setup(&q_, (int)src, (int)dst, depth); }
 
-	template <class T> LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {})
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {})
 	{
 		return make<T>(ascendsim::queue_alloc(&q_, loc));
 	}
 
-	template <class T> void FreeTensor(LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
+	template <class T> ASCENDSIM_NOCOV void FreeTensor(LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
 	{
 		if (!tensor.data_)
 			ascendsim::fail("queue_misuse", loc, "FreeTensor of a LocalTensor that was never allocated");
 		ascendsim::queue_free(&q_, ascendsim::ub_offset(tensor.data_), loc);
 	}
 
-	template <class T> bool EnQue(const LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
+	template <class T> ASCENDSIM_NOCOV bool EnQue(const LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
 	{
 		if (!tensor.data_)
 			ascendsim::fail("queue_misuse", loc, "EnQue of a LocalTensor that was never allocated");
@@ -34,21 +34,21 @@ public:
 		return true;
 	}
 
-	template <class T> LocalTensor<T> DeQue(ascendsim::srcloc loc = {})
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> DeQue(ascendsim::srcloc loc = {})
 	{
 		return make<T>(ascendsim::queue_deque(&q_, loc));
 	}
 
-	bool VacantInQue() const { return ascendsim::queue_vacant(&q_) != 0; }
-	bool HasTensorInQue() const { return ascendsim::queue_count(&q_) != 0; }
-	int32_t GetTensorCountInQue() const { return ascendsim::queue_count(&q_); }
-	bool HasIdleBuffer() const { return ascendsim::queue_has_idle(&q_); }
-	void FreeAllEvent() {}
+	ASCENDSIM_NOCOV bool VacantInQue() const { return ascendsim::queue_vacant(&q_) != 0; }
+	ASCENDSIM_NOCOV bool HasTensorInQue() const { return ascendsim::queue_count(&q_) != 0; }
+	ASCENDSIM_NOCOV int32_t GetTensorCountInQue() const { return ascendsim::queue_count(&q_); }
+	ASCENDSIM_NOCOV bool HasIdleBuffer() const { return ascendsim::queue_has_idle(&q_); }
+	ASCENDSIM_NOCOV void FreeAllEvent() {}
 
 	ascendsim::queue_state q_{};
 
 private:
-	template <class T> LocalTensor<T> make(uint32_t off) const
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> make(uint32_t off) const
 	{
 		LocalTensor<T> t;
 		t.data_ = reinterpret_cast<T *>(ascendsim::g_core->ub + off);
@@ -62,19 +62,19 @@ template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueB
 
 template <TPosition pos = TPosition::LCM> class TBuf {
 public:
-	template <class T> LocalTensor<T> Get(ascendsim::srcloc loc = {}) const
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> Get(ascendsim::srcloc loc = {}) const
 	{
 		return Get<T>(len_ / (uint32_t)sizeof(T), loc);
 	}
 
 	// `len` is in elements of T.
-	template <class T> LocalTensor<T> Get(const uint32_t len, ascendsim::srcloc loc = {}) const
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> Get(const uint32_t len, ascendsim::srcloc loc = {}) const
 	{
 		return GetWithOffset<T>(len, 0, loc);
 	}
 
 	// `size` elements of T starting `bufOffset` bytes into the buffer.
-	template <class T> LocalTensor<T> GetWithOffset(uint32_t size, const uint32_t bufOffset, ascendsim::srcloc loc = {}) const
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> GetWithOffset(uint32_t size, const uint32_t bufOffset, ascendsim::srcloc loc = {}) const
 	{
 		if (!ready_)
 			ascendsim::fail("out_of_bounds", loc, "TBuf::Get on a TBuf that InitBuffer never set up");
@@ -96,12 +96,12 @@ public:
 
 class TPipe {
 public:
-	TPipe()
+	ASCENDSIM_NOCOV TPipe()
 	{
 		if (ascendsim::g_core && !ascendsim::g_core->tpipe)
 			ascendsim::g_core->tpipe = this;
 	}
-	~TPipe()
+	ASCENDSIM_NOCOV ~TPipe()
 	{
 		if (ascendsim::g_core && ascendsim::g_core->tpipe == this)
 			ascendsim::g_core->tpipe = nullptr;
@@ -109,7 +109,7 @@ public:
 	TPipe(const TPipe &) = delete;
 	TPipe &operator=(const TPipe &) = delete;
 
-	template <class Q> bool InitBuffer(Q &que, uint8_t num, uint32_t len, ascendsim::srcloc loc = {})
+	template <class Q> ASCENDSIM_NOCOV bool InitBuffer(Q &que, uint8_t num, uint32_t len, ascendsim::srcloc loc = {})
 	{
 		ascendsim::queue_state *q = &que.q_;
 		if (num == 0 || num > ascendsim::QUEUE_MAX_SLOTS)
@@ -127,7 +127,7 @@ public:
 		return true;
 	}
 
-	template <TPosition pos> bool InitBuffer(TBuf<pos> &buf, uint32_t len, ascendsim::srcloc loc = {})
+	template <TPosition pos> ASCENDSIM_NOCOV bool InitBuffer(TBuf<pos> &buf, uint32_t len, ascendsim::srcloc loc = {})
 	{
 		uint32_t aligned = (len + 31u) & ~31u;
 		buf.base_ = ascendsim::ub_reserve(&cursor_, aligned, "InitBuffer(TBuf)", loc);
@@ -136,26 +136,26 @@ public:
 		return true;
 	}
 
-	void Reset()
+	ASCENDSIM_NOCOV void Reset()
 	{
 		for (int i = 0; i < nqueues_; i++)
 			ascendsim::queue_release(queues_[i]);
 		nqueues_ = 0;
 		cursor_ = 0;
 	}
-	void Destroy() { Reset(); }
-	void Init() {}
+	ASCENDSIM_NOCOV void Destroy() { Reset(); }
+	ASCENDSIM_NOCOV void Init() {}
 
-	template <HardEvent evt> TEventID AllocEventID(ascendsim::srcloc loc = {})
+	template <HardEvent evt> ASCENDSIM_NOCOV TEventID AllocEventID(ascendsim::srcloc loc = {})
 	{
 		return ascendsim::event_alloc((int)evt, loc);
 	}
-	template <HardEvent evt> void ReleaseEventID(TEventID id, ascendsim::srcloc loc = {})
+	template <HardEvent evt> ASCENDSIM_NOCOV void ReleaseEventID(TEventID id, ascendsim::srcloc loc = {})
 	{
 		ascendsim::event_release((int)evt, id, loc);
 	}
-	TEventID FetchEventID(HardEvent evt, ascendsim::srcloc loc = {}) { return ascendsim::event_fetch((int)evt, loc); }
-	template <HardEvent evt> TEventID FetchEventID(ascendsim::srcloc loc = {})
+	ASCENDSIM_NOCOV TEventID FetchEventID(HardEvent evt, ascendsim::srcloc loc = {}) { return ascendsim::event_fetch((int)evt, loc); }
+	template <HardEvent evt> ASCENDSIM_NOCOV TEventID FetchEventID(ascendsim::srcloc loc = {})
 	{
 		return ascendsim::event_fetch((int)evt, loc);
 	}
@@ -168,12 +168,12 @@ private:
 	int nqueues_ = 0;
 };
 
-inline TPipe *GetTPipePtr()
+ASCENDSIM_NOCOV inline TPipe *GetTPipePtr()
 {
 	return static_cast<TPipe *>(ascendsim::g_core->tpipe);
 }
 
-template <pipe_t pipe> inline void PipeBarrier(ascendsim::srcloc loc = {})
+template <pipe_t pipe> ASCENDSIM_NOCOV inline void PipeBarrier(ascendsim::srcloc loc = {})
 {
 	ascendsim::instr r{};
 	r.name = "PipeBarrier";
@@ -187,7 +187,7 @@ template <pipe_t pipe> inline void PipeBarrier(ascendsim::srcloc loc = {})
 	ascendsim::issue(r);
 }
 
-template <HardEvent evt> inline void SetFlag(int32_t eventID, ascendsim::srcloc loc = {})
+template <HardEvent evt> ASCENDSIM_NOCOV inline void SetFlag(int32_t eventID, ascendsim::srcloc loc = {})
 {
 	ascendsim::instr r{};
 	uint8_t src, dst;
@@ -204,7 +204,7 @@ template <HardEvent evt> inline void SetFlag(int32_t eventID, ascendsim::srcloc 
 	ascendsim::issue(r);
 }
 
-template <HardEvent evt> inline void WaitFlag(int32_t eventID, ascendsim::srcloc loc = {})
+template <HardEvent evt> ASCENDSIM_NOCOV inline void WaitFlag(int32_t eventID, ascendsim::srcloc loc = {})
 {
 	ascendsim::instr r{};
 	uint8_t src, dst;
@@ -221,7 +221,7 @@ template <HardEvent evt> inline void WaitFlag(int32_t eventID, ascendsim::srcloc
 	ascendsim::issue(r);
 }
 
-template <bool isAIVOnly = true> inline void SyncAll(ascendsim::srcloc loc = {})
+template <bool isAIVOnly = true> ASCENDSIM_NOCOV inline void SyncAll(ascendsim::srcloc loc = {})
 {
 	ascendsim::sync_all(loc);
 }
@@ -229,7 +229,7 @@ template <bool isAIVOnly = true> inline void SyncAll(ascendsim::srcloc loc = {})
 // The software form synchronises through a GM workspace of 32 bytes per core;
 // the simulator checks the workspace and then synchronises directly.
 template <bool isAIVOnly = true>
-inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
+ASCENDSIM_NOCOV inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace,
 		    const int32_t usedCores = 0, ascendsim::srcloc loc = {})
 {
 	uint32_t cores = usedCores > 0 ? (uint32_t)usedCores : ascendsim::g_core->block_num;
@@ -239,7 +239,7 @@ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<
 }
 
 template <class T, MaskMode mode = MaskMode::NORMAL>
-inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, ascendsim::srcloc loc = {})
 {
 	ascendsim::g_core->mask[0] = maskLow;
 	ascendsim::g_core->mask[1] = maskHigh;
@@ -255,7 +255,7 @@ inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, ascen
 }
 
 // `len` lanes from lane 0 in normal mode, or a count in counter mode.
-template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(int32_t len, ascendsim::srcloc loc = {})
+template <class T, MaskMode mode = MaskMode::NORMAL> ASCENDSIM_NOCOV inline void SetVectorMask(int32_t len, ascendsim::srcloc loc = {})
 {
 	ascendsim::core_state *c = ascendsim::g_core;
 	if (mode == MaskMode::COUNTER || c->counter_mode) {
@@ -277,22 +277,22 @@ template <class T, MaskMode mode = MaskMode::NORMAL> inline void SetVectorMask(i
 	ascendsim::issue(r);
 }
 
-inline void SetMaskCount()
+ASCENDSIM_NOCOV inline void SetMaskCount()
 {
 	ascendsim::g_core->counter_mode = true;
 }
 
-inline void SetMaskNorm()
+ASCENDSIM_NOCOV inline void SetMaskNorm()
 {
 	ascendsim::g_core->counter_mode = false;
 }
 
-inline void ResetMask()
+ASCENDSIM_NOCOV inline void ResetMask()
 {
 	ascendsim::g_core->mask[0] = ascendsim::g_core->mask[1] = ~0ULL;
 }
 
-template <class T> inline void SetAtomicAdd()
+template <class T> ASCENDSIM_NOCOV inline void SetAtomicAdd()
 {
 	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
 		      "SetAtomicAdd supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
@@ -300,7 +300,7 @@ template <class T> inline void SetAtomicAdd()
 	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
 }
 
-template <class T> inline void SetAtomicMax()
+template <class T> ASCENDSIM_NOCOV inline void SetAtomicMax()
 {
 	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
 		      "SetAtomicMax supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
@@ -308,7 +308,7 @@ template <class T> inline void SetAtomicMax()
 	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
 }
 
-template <class T> inline void SetAtomicMin()
+template <class T> ASCENDSIM_NOCOV inline void SetAtomicMin()
 {
 	static_assert(ascendsim::is_one_of<T, float, half, int16_t, int32_t, int8_t, bfloat16_t>::value,
 		      "SetAtomicMin supports float, half, bfloat16_t, int16_t, int32_t and int8_t");
@@ -316,25 +316,25 @@ template <class T> inline void SetAtomicMin()
 	ascendsim::g_core->atomic_dtype = ascendsim::dtype_of<T>::code;
 }
 
-inline void SetAtomicNone()
+ASCENDSIM_NOCOV inline void SetAtomicNone()
 {
 	ascendsim::g_core->atomic_op = 0;
 }
 
-inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
+ASCENDSIM_NOCOV inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
 {
 	return ascendsim::user_workspace(workspace);
 }
 
 template <class T, CacheLine line = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &)
+ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &)
 {
 }
 
 } // namespace AscendC
 
 // The older intrinsic spellings some kernels still use.
-inline void pipe_barrier(pipe_t p, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void pipe_barrier(pipe_t p, ascendsim::srcloc loc = {})
 {
 	ascendsim::instr r{};
 	r.name = "pipe_barrier";

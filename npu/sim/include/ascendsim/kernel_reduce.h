@@ -13,7 +13,7 @@
 namespace ascendsim {
 
 // Pairwise sum of v[0..n) in place; each partial rounds to T.
-template <class T> inline T tree_sum(T *v, uint32_t n)
+template <class T> ASCENDSIM_NOCOV inline T tree_sum(T *v, uint32_t n)
 {
 	if (n == 0)
 		return num<T>::store(0);
@@ -29,7 +29,7 @@ template <class T> inline T tree_sum(T *v, uint32_t n)
 }
 
 // Index of the max (want_max) or min, first occurrence wins.
-template <class T> inline uint32_t arg_extreme(const T *v, uint32_t n, bool want_max)
+template <class T> ASCENDSIM_NOCOV inline uint32_t arg_extreme(const T *v, uint32_t n, bool want_max)
 {
 	uint32_t best = 0;
 	auto bv = num<T>::load(v[0]);
@@ -43,7 +43,7 @@ template <class T> inline uint32_t arg_extreme(const T *v, uint32_t n, bool want
 	return best;
 }
 
-template <class T> inline void store_index(T *slot, uint32_t index)
+template <class T> ASCENDSIM_NOCOV inline void store_index(T *slot, uint32_t index)
 {
 	if constexpr (sizeof(T) == 2) {
 		uint16_t i16 = (uint16_t)index;
@@ -56,7 +56,7 @@ template <class T> inline void store_index(T *slot, uint32_t index)
 enum reduce_kind { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN };
 
 template <class T>
-inline void reduce_count(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
+ASCENDSIM_NOCOV inline void reduce_count(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
 			 const AscendC::LocalTensor<T> &src, const AscendC::LocalTensor<T> &work, int32_t count,
 			 bool cal_index, srcloc loc)
 {
@@ -107,7 +107,7 @@ inline void reduce_count(const char *api, reduce_kind kind, const AscendC::Local
 // dstRepStride counts one repeat's output (1 element, or 2 for a pair), so
 // 1 packs the results densely.
 template <class T, bool isSetMask>
-inline void whole_reduce(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
+ASCENDSIM_NOCOV inline void whole_reduce(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
 			 const AscendC::LocalTensor<T> &src, const uint64_t *bits, uint64_t mask, int32_t repeat,
 			 int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, AscendC::ReduceOrder order,
 			 srcloc loc)
@@ -159,7 +159,7 @@ inline void whole_reduce(const char *api, reduce_kind kind, const AscendC::Local
 // Per 32-byte block reductions: eight results per repeat, written densely;
 // dstRepStride counts one repeat's output (8 elements), so 1 packs densely.
 template <class T, bool isSetMask>
-inline void block_reduce(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
+ASCENDSIM_NOCOV inline void block_reduce(const char *api, reduce_kind kind, const AscendC::LocalTensor<T> &dst,
 			 const AscendC::LocalTensor<T> &src, int32_t repeat, const uint64_t *bits, uint64_t mask,
 			 int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, srcloc loc)
 {
@@ -197,7 +197,7 @@ inline void block_reduce(const char *api, reduce_kind kind, const AscendC::Local
 namespace AscendC {
 
 template <class T>
-inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
+ASCENDSIM_NOCOV inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
 		      const int32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "ReduceSum supports half and float");
@@ -205,7 +205,7 @@ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
 }
 
 template <class T>
-inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
+ASCENDSIM_NOCOV inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
 		      const int32_t count, bool calIndex = false, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "ReduceMax supports half and float");
@@ -213,7 +213,7 @@ inline void ReduceMax(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
 }
 
 template <class T>
-inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
+ASCENDSIM_NOCOV inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &workLocal,
 		      const int32_t count, bool calIndex = false, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "ReduceMin supports half and float");
@@ -222,7 +222,7 @@ inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
 
 #define ASCENDSIM_WHOLE_REDUCE(NAME, KIND, ORDER_PARAM, ORDER_ARG)                                                    \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const int32_t repeatTimes, \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask, const int32_t repeatTimes, \
 			 const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride ORDER_PARAM, \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
@@ -231,7 +231,7 @@ inline void ReduceMin(const LocalTensor<T> &dst, const LocalTensor<T> &src, cons
 						      dstRepStride, srcBlkStride, srcRepStride, ORDER_ARG, loc);     \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],               \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],               \
 			 const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,         \
 			 const int32_t srcRepStride ORDER_PARAM, ascendsim::srcloc loc = {})                         \
 	{                                                                                                             \
@@ -247,7 +247,7 @@ ASCENDSIM_WHOLE_REDUCE(WholeReduceMin, REDUCE_MIN, ASCENDSIM_COMMA ReduceOrder o
 
 #define ASCENDSIM_BLOCK_REDUCE(NAME, KIND)                                                                            \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeat, uint64_t mask,  \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeat, uint64_t mask,  \
 			 const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,        \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
@@ -256,7 +256,7 @@ ASCENDSIM_WHOLE_REDUCE(WholeReduceMin, REDUCE_MIN, ASCENDSIM_COMMA ReduceOrder o
 						      dstRepStride, srcBlkStride, srcRepStride, loc);                \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeat,                 \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t repeat,                 \
 			 const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,              \
 			 const int32_t srcRepStride, ascendsim::srcloc loc = {})                                     \
 	{                                                                                                             \

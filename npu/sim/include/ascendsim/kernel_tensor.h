@@ -18,7 +18,7 @@ public:
 
 	// A sub-view starting `offset` elements in.  Hardware does not check this;
 	// the simulator checks when the view is used.
-	LocalTensor operator[](const uint32_t offset) const
+	ASCENDSIM_NOCOV LocalTensor operator[](const uint32_t offset) const
 	{
 		LocalTensor t = *this;
 		t.data_ = data_ + offset;
@@ -27,7 +27,7 @@ public:
 		return t;
 	}
 
-	T GetValue(const uint32_t index, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV T GetValue(const uint32_t index, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(index, false, "LocalTensor::GetValue", loc);
 		T v;
@@ -35,20 +35,20 @@ public:
 		return v;
 	}
 
-	void SetValue(const uint32_t index, const T value, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV void SetValue(const uint32_t index, const T value, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(index, true, "LocalTensor::SetValue", loc);
 		std::memcpy(data_ + index, &value, sizeof(T));
 	}
 
 	// Scalar reference access; counted as a scalar read.
-	T &operator()(const uint32_t index, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV T &operator()(const uint32_t index, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(index, false, "LocalTensor::operator()", loc);
 		return data_[index];
 	}
 
-	template <class U> LocalTensor<U> ReinterpretCast() const
+	template <class U> ASCENDSIM_NOCOV LocalTensor<U> ReinterpretCast() const
 	{
 		LocalTensor<U> t;
 		t.data_ = reinterpret_cast<U *>(data_);
@@ -58,18 +58,18 @@ public:
 		return t;
 	}
 
-	uint32_t GetSize() const { return size_; }
-	void SetSize(const uint32_t size, ascendsim::srcloc loc = {})
+	ASCENDSIM_NOCOV uint32_t GetSize() const { return size_; }
+	ASCENDSIM_NOCOV void SetSize(const uint32_t size, ascendsim::srcloc loc = {})
 	{
 		if (size > cap_)
 			ascendsim::fail("out_of_bounds", loc,
 					"LocalTensor::SetSize(%u) exceeds the %u elements left in its buffer", size, cap_);
 		size_ = size;
 	}
-	uint32_t GetLength() const { return size_ * (uint32_t)sizeof(T); }
-	uint64_t GetPhyAddr() const { return ascendsim::ub_offset(data_); }
-	uint64_t GetPhyAddr(const uint32_t offset) const { return ascendsim::ub_offset(data_ + offset); }
-	TPosition GetPosition() const { return (TPosition)pos_; }
+	ASCENDSIM_NOCOV uint32_t GetLength() const { return size_ * (uint32_t)sizeof(T); }
+	ASCENDSIM_NOCOV uint64_t GetPhyAddr() const { return ascendsim::ub_offset(data_); }
+	ASCENDSIM_NOCOV uint64_t GetPhyAddr(const uint32_t offset) const { return ascendsim::ub_offset(data_ + offset); }
+	ASCENDSIM_NOCOV TPosition GetPosition() const { return (TPosition)pos_; }
 
 	// Simulator internals, public so that the API templates can reach them.
 	T *data_ = nullptr;
@@ -77,7 +77,7 @@ public:
 	uint32_t cap_ = 0;  /* elements from data_ to the end of the buffer */
 	uint8_t pos_ = (uint8_t)TPosition::VECCALC;
 
-	void scalar_access(uint32_t index, bool write, const char *api, ascendsim::srcloc loc) const
+	ASCENDSIM_NOCOV void scalar_access(uint32_t index, bool write, const char *api, ascendsim::srcloc loc) const
 	{
 		if (!data_)
 			ascendsim::fail("out_of_bounds", loc, "%s on a LocalTensor that was never allocated", api);
@@ -108,7 +108,7 @@ public:
 
 	GlobalTensor() = default;
 
-	void SetGlobalBuffer(__gm__ T *buffer, uint64_t bufferSize, ascendsim::srcloc loc = {})
+	ASCENDSIM_NOCOV void SetGlobalBuffer(__gm__ T *buffer, uint64_t bufferSize, ascendsim::srcloc loc = {})
 	{
 		(void)loc;
 		addr_ = view_ = buffer;
@@ -118,7 +118,7 @@ public:
 	}
 
 	// Without a size the view reaches to the end of the allocation.
-	void SetGlobalBuffer(__gm__ T *buffer, ascendsim::srcloc loc = {})
+	ASCENDSIM_NOCOV void SetGlobalBuffer(__gm__ T *buffer, ascendsim::srcloc loc = {})
 	{
 		(void)loc;
 		addr_ = view_ = buffer;
@@ -127,11 +127,11 @@ public:
 		size_ = view_bytes_ / sizeof(T);
 	}
 
-	const __gm__ T *GetPhyAddr() const { return addr_; }
-	__gm__ T *GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
-	uint64_t GetSize() const { return size_; }
+	ASCENDSIM_NOCOV const __gm__ T *GetPhyAddr() const { return addr_; }
+	ASCENDSIM_NOCOV __gm__ T *GetPhyAddr(const uint64_t offset) const { return addr_ + offset; }
+	ASCENDSIM_NOCOV uint64_t GetSize() const { return size_; }
 
-	GlobalTensor operator[](const uint64_t offset) const
+	ASCENDSIM_NOCOV GlobalTensor operator[](const uint64_t offset) const
 	{
 		GlobalTensor t = *this;
 		t.addr_ = addr_ + offset;
@@ -139,7 +139,7 @@ public:
 		return t;
 	}
 
-	T GetValue(const uint64_t offset, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV T GetValue(const uint64_t offset, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(offset, false, "GlobalTensor::GetValue", loc);
 		T v;
@@ -147,19 +147,19 @@ public:
 		return v;
 	}
 
-	void SetValue(const uint64_t offset, const T value, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV void SetValue(const uint64_t offset, const T value, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(offset, true, "GlobalTensor::SetValue", loc);
 		std::memcpy(addr_ + offset, &value, sizeof(T));
 	}
 
-	T &operator()(const uint64_t offset, ascendsim::srcloc loc = {}) const
+	ASCENDSIM_NOCOV T &operator()(const uint64_t offset, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(offset, false, "GlobalTensor::operator()", loc);
 		return addr_[offset];
 	}
 
-	void SetL2CacheHint(CacheMode mode) { cache_mode_ = (uint8_t)mode; }
+	ASCENDSIM_NOCOV void SetL2CacheHint(CacheMode mode) { cache_mode_ = (uint8_t)mode; }
 
 	// Simulator internals.
 	T *addr_ = nullptr;
@@ -169,12 +169,12 @@ public:
 	const ascendsim::gm_region *region_ = nullptr;
 	uint8_t cache_mode_ = (uint8_t)CacheMode::CACHE_MODE_NORMAL;
 
-	void check(const T *addr, uint64_t bytes, const char *api, ascendsim::srcloc loc) const
+	ASCENDSIM_NOCOV void check(const T *addr, uint64_t bytes, const char *api, ascendsim::srcloc loc) const
 	{
 		ascendsim::gm_check(region_, view_, view_bytes_, addr, bytes, api, loc);
 	}
 
-	void scalar_access(uint64_t offset, bool write, const char *api, ascendsim::srcloc loc) const
+	ASCENDSIM_NOCOV void scalar_access(uint64_t offset, bool write, const char *api, ascendsim::srcloc loc) const
 	{
 		check(addr_ + offset, sizeof(T), api, loc);
 		ascendsim::instr r{};
@@ -197,7 +197,7 @@ namespace ascendsim {
 
 // Fail unless `t` is allocated, 32-byte aligned and has `elems` elements.
 template <class T>
-inline void ub_check(const AscendC::LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
+ASCENDSIM_NOCOV inline void ub_check(const AscendC::LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
 {
 	if (__builtin_expect(t.data_ == nullptr, 0))
 		fail("out_of_bounds", loc, "%s: %s is a LocalTensor that was never allocated", api, operand);
@@ -209,7 +209,7 @@ inline void ub_check(const AscendC::LocalTensor<T> &t, uint64_t elems, const cha
 
 // Vector and copy operands must start on a 32-byte UB boundary.
 template <class T>
-inline void ub_check_aligned(const AscendC::LocalTensor<T> &t, const char *api, const char *operand, const char *kind,
+ASCENDSIM_NOCOV inline void ub_check_aligned(const AscendC::LocalTensor<T> &t, const char *api, const char *operand, const char *kind,
 			     srcloc loc)
 {
 	uint32_t off = ub_offset(t.data_);
@@ -217,7 +217,7 @@ inline void ub_check_aligned(const AscendC::LocalTensor<T> &t, const char *api, 
 		violation(kind, loc, "%s: %s starts at UB 0x%x, which is not 32-byte aligned", api, operand, off);
 }
 
-template <class T> inline ub_span span_of(const AscendC::LocalTensor<T> &t, uint64_t elems)
+template <class T> ASCENDSIM_NOCOV inline ub_span span_of(const AscendC::LocalTensor<T> &t, uint64_t elems)
 {
 	uint32_t b = ub_offset(t.data_);
 	return ub_span{b, b + (uint32_t)(elems * sizeof(T))};

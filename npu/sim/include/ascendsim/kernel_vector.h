@@ -20,7 +20,7 @@ struct BinaryRepeatParams {
 	uint8_t src0RepStride = 8;
 	uint8_t src1RepStride = 8;
 	BinaryRepeatParams() = default;
-	BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
+	ASCENDSIM_NOCOV BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn, const uint8_t src1BlkStrideIn,
 			   const uint8_t dstRepStrideIn, const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
 	    : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn), src1BlkStride(src1BlkStrideIn),
 	      dstRepStride(dstRepStrideIn), src0RepStride(src0RepStrideIn), src1RepStride(src1RepStrideIn) {}
@@ -32,7 +32,7 @@ struct UnaryRepeatParams {
 	uint8_t dstRepStride = 8;
 	uint8_t srcRepStride = 8;
 	UnaryRepeatParams() = default;
-	UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
+	ASCENDSIM_NOCOV UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn, const uint8_t dstRepStrideIn,
 			  const uint8_t srcRepStrideIn)
 	    : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn), dstRepStride(dstRepStrideIn),
 	      srcRepStride(srcRepStrideIn) {}
@@ -53,20 +53,20 @@ struct lane_plan {
 	bool counter;
 };
 
-inline bool lane_on(const lane_plan &p, uint32_t r, uint32_t k)
+ASCENDSIM_NOCOV inline bool lane_on(const lane_plan &p, uint32_t r, uint32_t k)
 {
 	if (p.counter)
 		return (uint64_t)r * p.lanes + k < p.total;
 	return (p.bits[k >> 6] >> (k & 63)) & 1u;
 }
 
-inline uint64_t lane_offset(uint32_t r, uint32_t k, uint32_t epb, uint32_t blk, uint32_t rep)
+ASCENDSIM_NOCOV inline uint64_t lane_offset(uint32_t r, uint32_t k, uint32_t epb, uint32_t blk, uint32_t rep)
 {
 	return ((uint64_t)r * rep + (uint64_t)(k / epb) * blk) * epb + k % epb;
 }
 
 // One past the largest element offset an operand reaches.
-inline uint64_t lane_extent(const lane_plan &p, uint32_t epb, uint32_t blk, uint32_t rep)
+ASCENDSIM_NOCOV inline uint64_t lane_extent(const lane_plan &p, uint32_t epb, uint32_t blk, uint32_t rep)
 {
 	uint64_t m = 0;
 	if (p.repeats == 0)
@@ -84,7 +84,7 @@ inline uint64_t lane_extent(const lane_plan &p, uint32_t epb, uint32_t blk, uint
 
 // Resolve mask and repeat the way hardware reads them.  `bits` is null for
 // the continuous-mask overload, whose count is `mask`.
-inline lane_plan plan_lanes(uint32_t lanes, bool set_mask, const uint64_t *bits, uint64_t mask, int32_t repeat,
+ASCENDSIM_NOCOV inline lane_plan plan_lanes(uint32_t lanes, bool set_mask, const uint64_t *bits, uint64_t mask, int32_t repeat,
 			    const char *api, srcloc loc)
 {
 	lane_plan p{};
@@ -119,7 +119,7 @@ inline lane_plan plan_lanes(uint32_t lanes, bool set_mask, const uint64_t *bits,
 	return p;
 }
 
-inline instr vec_record(const char *name, uint8_t dtype, uint64_t count, uint64_t repeat, srcloc loc)
+ASCENDSIM_NOCOV inline instr vec_record(const char *name, uint8_t dtype, uint64_t count, uint64_t repeat, srcloc loc)
 {
 	instr r{};
 	r.name = name;
@@ -133,25 +133,25 @@ inline instr vec_record(const char *name, uint8_t dtype, uint64_t count, uint64_
 	return r;
 }
 
-template <class T> inline void vec_operand(const LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
+template <class T> ASCENDSIM_NOCOV inline void vec_operand(const LocalTensor<T> &t, uint64_t elems, const char *api, const char *operand, srcloc loc)
 {
 	ub_check(t, elems, api, operand, loc);
 	ub_check_aligned(t, api, operand, "misaligned_operand", loc);
 }
 
-inline uint32_t count_arg(int64_t n, const char *api, srcloc loc)
+ASCENDSIM_NOCOV inline uint32_t count_arg(int64_t n, const char *api, srcloc loc)
 {
 	if (n < 0)
 		fail("invalid_argument", loc, "%s: count %lld is negative", api, (long long)n);
 	return (uint32_t)n;
 }
 
-template <class T> inline uint64_t count_repeats(uint64_t n)
+template <class T> ASCENDSIM_NOCOV inline uint64_t count_repeats(uint64_t n)
 {
 	return (n * sizeof(T) + 255) / 256;
 }
 
-template <class T> inline void mask_record(instr &r, const lane_plan &p)
+template <class T> ASCENDSIM_NOCOV inline void mask_record(instr &r, const lane_plan &p)
 {
 	r.counter_mode = p.counter;
 	r.mask[0] = p.counter ? p.total : p.bits[0];
@@ -166,46 +166,46 @@ template <class T> inline void mask_record(instr &r, const lane_plan &p)
 }
 
 // Element functions.  C is the calculation type (float for half/bf16).
-struct op_add { template <class C> static C f(C a, C b) { return a + b; } };
-struct op_sub { template <class C> static C f(C a, C b) { return a - b; } };
-struct op_mul { template <class C> static C f(C a, C b) { return a * b; } };
-struct op_div { template <class C> static C f(C a, C b) { return a / b; } };
-struct op_max { template <class C> static C f(C a, C b) { return a > b ? a : b; } };
-struct op_min { template <class C> static C f(C a, C b) { return a < b ? a : b; } };
-struct op_and { template <class C> static C f(C a, C b) { return a & b; } };
-struct op_or { template <class C> static C f(C a, C b) { return a | b; } };
-struct op_shl { template <class C> static C f(C a, C b) { return (C)((uint64_t)a << (b & 63)); } };
-struct op_shr { template <class C> static C f(C a, C b) { return a >> (b & 63); } };
-struct op_leaky { template <class C> static C f(C a, C b) { return a >= 0 ? a : a * b; } };
+struct op_add { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a + b; } };
+struct op_sub { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a - b; } };
+struct op_mul { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a * b; } };
+struct op_div { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a / b; } };
+struct op_max { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a > b ? a : b; } };
+struct op_min { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a < b ? a : b; } };
+struct op_and { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a & b; } };
+struct op_or { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a | b; } };
+struct op_shl { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return (C)((uint64_t)a << (b & 63)); } };
+struct op_shr { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a >> (b & 63); } };
+struct op_leaky { template <class C> ASCENDSIM_NOCOV static C f(C a, C b) { return a >= 0 ? a : a * b; } };
 
 struct op_abs {
-	static float f(float a) { return std::fabs(a); } /* clears the sign bit, -0 included */
-	template <class C> static C f(C a) { return a < 0 ? -a : a; }
+	ASCENDSIM_NOCOV static float f(float a) { return __builtin_fabsf(a); } /* clears the sign bit, -0 included */
+	template <class C> ASCENDSIM_NOCOV static C f(C a) { return a < 0 ? -a : a; }
 };
-struct op_exp { static float f(float a) { return std::exp(a); } };
-struct op_ln { static float f(float a) { return std::log(a); } };
-struct op_sqrt { static float f(float a) { return std::sqrt(a); } };
-struct op_rsqrt { static float f(float a) { return 1.0f / std::sqrt(a); } };
-struct op_rec { static float f(float a) { return 1.0f / a; } };
-struct op_relu { template <class C> static C f(C a) { return a > 0 ? a : (C)0; } };
-struct op_not { template <class C> static C f(C a) { return ~a; } };
-struct op_sigmoid { static float f(float a) { return 1.0f / (1.0f + std::exp(-a)); } };
-struct op_tanh { static float f(float a) { return std::tanh(a); } };
+struct op_exp { ASCENDSIM_NOCOV static float f(float a) { return __builtin_expf(a); } };
+struct op_ln { ASCENDSIM_NOCOV static float f(float a) { return __builtin_logf(a); } };
+struct op_sqrt { ASCENDSIM_NOCOV static float f(float a) { return __builtin_sqrtf(a); } };
+struct op_rsqrt { ASCENDSIM_NOCOV static float f(float a) { return 1.0f / __builtin_sqrtf(a); } };
+struct op_rec { ASCENDSIM_NOCOV static float f(float a) { return 1.0f / a; } };
+struct op_relu { template <class C> ASCENDSIM_NOCOV static C f(C a) { return a > 0 ? a : (C)0; } };
+struct op_not { template <class C> ASCENDSIM_NOCOV static C f(C a) { return ~a; } };
+struct op_sigmoid { ASCENDSIM_NOCOV static float f(float a) { return 1.0f / (1.0f + __builtin_expf(-a)); } };
+struct op_tanh { ASCENDSIM_NOCOV static float f(float a) { return __builtin_tanhf(a); } };
 
-template <class Op, class T> inline void run_binary(T *d, const T *a, const T *b, uint32_t n)
+template <class Op, class T> ASCENDSIM_NOCOV inline void run_binary(T *d, const T *a, const T *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		d[i] = num<T>::store(Op::f(num<T>::load(a[i]), num<T>::load(b[i])));
 }
 
-template <class Op, class T> inline void run_unary(T *d, const T *a, uint32_t n)
+template <class Op, class T> ASCENDSIM_NOCOV inline void run_unary(T *d, const T *a, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		d[i] = num<T>::store(Op::f(num<T>::load(a[i])));
 }
 
 template <class Op, class T>
-inline void binary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0,
+ASCENDSIM_NOCOV inline void binary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0,
 			 const LocalTensor<T> &src1, int64_t count, srcloc loc)
 {
 	uint32_t n = count_arg(count, api, loc);
@@ -221,7 +221,7 @@ inline void binary_count(const char *api, const LocalTensor<T> &dst, const Local
 }
 
 template <class Op, class T>
-inline void binary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+ASCENDSIM_NOCOV inline void binary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
 			bool set_mask, const uint64_t *bits, uint64_t mask, int32_t repeat,
 			const AscendC::BinaryRepeatParams &p, srcloc loc)
 {
@@ -259,7 +259,7 @@ inline void binary_mask(const char *api, const LocalTensor<T> &dst, const LocalT
 // Unary ops and ops with a scalar operand share this engine: `fn` maps one
 // loaded source element to the calculation type.
 template <class T, class Fn>
-inline void unary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int64_t count, Fn fn,
+ASCENDSIM_NOCOV inline void unary_count(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, int64_t count, Fn fn,
 			srcloc loc)
 {
 	uint32_t n = count_arg(count, api, loc);
@@ -276,7 +276,7 @@ inline void unary_count(const char *api, const LocalTensor<T> &dst, const LocalT
 }
 
 template <class T, class Fn>
-inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, bool set_mask,
+ASCENDSIM_NOCOV inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTensor<T> &src, bool set_mask,
 		       const uint64_t *bits, uint64_t mask, int32_t repeat, const AscendC::UnaryRepeatParams &p, Fn fn,
 		       srcloc loc)
 {
@@ -310,14 +310,14 @@ inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTe
 
 #define ASCENDSIM_BINARY(NAME, OP, MSG, ...)                                                                          \
 	template <class T>                                                                                            \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
 			 const int32_t &count, ascendsim::srcloc loc = {})                                           \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		ascendsim::binary_count<ascendsim::OP>(#NAME, dst, src0, src1, count, loc);                          \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
 			 uint64_t mask, const int32_t repeatTimes, const BinaryRepeatParams &repeatParams,          \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
@@ -326,7 +326,7 @@ inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTe
 						      repeatParams, loc);                                            \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
 			 const uint64_t mask[], const int32_t repeatTimes, const BinaryRepeatParams &repeatParams,  \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
@@ -339,62 +339,62 @@ inline void unary_mask(const char *api, const LocalTensor<T> &dst, const LocalTe
 
 #define ASCENDSIM_SCALAR(NAME, OP, MSG, ...)                                                                          \
 	template <class T>                                                                                            \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
 			 const int32_t &count, ascendsim::srcloc loc = {})                                           \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
-		ascendsim::unary_count(#NAME, dst, src, count, [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, \
+		ascendsim::unary_count(#NAME, dst, src, count, [s](decltype(s) a) ASCENDSIM_NOCOV { return ascendsim::OP::f(a, s); }, \
 				       loc);                                                                           \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask, \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask, \
 			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
 		ascendsim::unary_mask(#NAME, dst, src, isSetMask, nullptr, mask, repeatTimes, repeatParams,          \
-				      [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, loc);                   \
+				      [s](decltype(s) a) ASCENDSIM_NOCOV { return ascendsim::OP::f(a, s); }, loc);                   \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
 			 const uint64_t mask[], const int32_t repeatTimes, const UnaryRepeatParams &repeatParams,   \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
 		ascendsim::unary_mask(#NAME, dst, src, isSetMask, mask, 0, repeatTimes, repeatParams,                \
-				      [s](decltype(s) a) { return ascendsim::OP::f(a, s); }, loc);                   \
+				      [s](decltype(s) a) ASCENDSIM_NOCOV { return ascendsim::OP::f(a, s); }, loc);                   \
 	}
 
 // ---- unary: Exp Ln Abs Sqrt Rsqrt Reciprocal Relu Not ---------------------
 
 #define ASCENDSIM_UNARY(NAME, OP, MSG, ...)                                                                           \
 	template <class T>                                                                                            \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count,                \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count,                \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		using C = typename ascendsim::num<T>::calc;                                                          \
-		ascendsim::unary_count(#NAME, dst, src, count, [](C a) { return (C)ascendsim::OP::f(a); }, loc);     \
+		ascendsim::unary_count(#NAME, dst, src, count, [](C a) ASCENDSIM_NOCOV { return (C)ascendsim::OP::f(a); }, loc);     \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                       \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                       \
 			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		using C = typename ascendsim::num<T>::calc;                                                          \
 		ascendsim::unary_mask(#NAME, dst, src, isSetMask, nullptr, mask, repeatTimes, repeatParams,          \
-				      [](C a) { return (C)ascendsim::OP::f(a); }, loc);                              \
+				      [](C a) ASCENDSIM_NOCOV { return (C)ascendsim::OP::f(a); }, loc);                              \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
-	inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],               \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[],               \
 			 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {}) \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		using C = typename ascendsim::num<T>::calc;                                                          \
 		ascendsim::unary_mask(#NAME, dst, src, isSetMask, mask, 0, repeatTimes, repeatParams,                \
-				      [](C a) { return (C)ascendsim::OP::f(a); }, loc);                              \
+				      [](C a) ASCENDSIM_NOCOV { return (C)ascendsim::OP::f(a); }, loc);                              \
 	}
 
 namespace AscendC {
@@ -428,38 +428,38 @@ ASCENDSIM_UNARY(Not, op_not, "int16_t and uint16_t", int16_t, uint16_t)
 // Sigmoid and Tanh are library APIs built from several vector instructions;
 // the simulator evaluates them in float and records one instruction.
 template <class T>
-inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
-	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) { return ascendsim::op_sigmoid::f(a); }, loc);
+	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_sigmoid::f(a); }, loc);
 }
 template <class T>
-inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
+ASCENDSIM_NOCOV inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
 		    const uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
 	ascendsim::ub_check(sharedTmpBuffer, 1, "Sigmoid", "sharedTmpBuffer", loc);
-	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) { return ascendsim::op_sigmoid::f(a); }, loc);
+	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_sigmoid::f(a); }, loc);
 }
 template <class T>
-inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
-	ascendsim::unary_count("Tanh", dst, src, count, [](float a) { return ascendsim::op_tanh::f(a); }, loc);
+	ascendsim::unary_count("Tanh", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_tanh::f(a); }, loc);
 }
 template <class T>
-inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
+ASCENDSIM_NOCOV inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
 		 const uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
 	ascendsim::ub_check(sharedTmpBuffer, 1, "Tanh", "sharedTmpBuffer", loc);
-	ascendsim::unary_count("Tanh", dst, src, count, [](float a) { return ascendsim::op_tanh::f(a); }, loc);
+	ascendsim::unary_count("Tanh", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_tanh::f(a); }, loc);
 }
 
 // ---- Duplicate -------------------------------------------------------------
 
 template <class T>
-inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count, ascendsim::srcloc loc = {})
+ASCENDSIM_NOCOV inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
 		      "Duplicate supports half, bfloat16_t, float, int16_t, uint16_t, int32_t and uint32_t");
@@ -474,7 +474,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int
 }
 
 template <class T, bool isSetMask = true>
-inline void duplicate_mask(const LocalTensor<T> &dst, const T &v, const uint64_t *bits, uint64_t mask, int32_t repeat,
+ASCENDSIM_NOCOV inline void duplicate_mask(const LocalTensor<T> &dst, const T &v, const uint64_t *bits, uint64_t mask, int32_t repeat,
 			   uint16_t blk, uint8_t rep, ascendsim::srcloc loc)
 {
 	constexpr uint32_t epb = 32 / sizeof(T);
@@ -494,7 +494,7 @@ inline void duplicate_mask(const LocalTensor<T> &dst, const T &v, const uint64_t
 }
 
 template <class T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask, const int32_t repeatTimes,
+ASCENDSIM_NOCOV inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask, const int32_t repeatTimes,
 		      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
@@ -503,7 +503,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t 
 }
 
 template <class T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const uint64_t mask[], const int32_t repeatTimes,
+ASCENDSIM_NOCOV inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const uint64_t mask[], const int32_t repeatTimes,
 		      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, bfloat16_t, float, int16_t, uint16_t, int32_t, uint32_t>::value,
@@ -514,7 +514,7 @@ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const uin
 // ---- Axpy: dst = dst + src * scalar ----------------------------------------
 
 template <class T, class U>
-inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue, const int32_t &count,
+ASCENDSIM_NOCOV inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U scalarValue, const int32_t &count,
 		 ascendsim::srcloc loc = {})
 {
 	static_assert((std::is_same<T, half>::value && std::is_same<U, half>::value) ||
@@ -542,7 +542,7 @@ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U s
 // ---- Cast -------------------------------------------------------------------
 
 template <class D, class S>
-inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
+ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
 		 ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
@@ -570,7 +570,7 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
 }
 
 template <class D, class S, bool isSetMask>
-inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint8_t mode, const uint64_t *bits,
+ASCENDSIM_NOCOV inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint8_t mode, const uint64_t *bits,
 		      uint64_t mask, int32_t repeat, const UnaryRepeatParams &p, ascendsim::srcloc loc)
 {
 	constexpr uint32_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
@@ -601,7 +601,7 @@ inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint
 }
 
 template <class D, class S, bool isSetMask = true>
-inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, uint64_t mask,
+ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, uint64_t mask,
 		 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
@@ -609,7 +609,7 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
 }
 
 template <class D, class S, bool isSetMask = true>
-inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint64_t mask[],
+ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint64_t mask[],
 		 const int32_t repeatTimes, const UnaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
@@ -622,7 +622,7 @@ inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const Rou
 
 namespace ascendsim {
 
-template <class C> inline bool compare_lanes(C a, C b, AscendC::CMPMODE m)
+template <class C> ASCENDSIM_NOCOV inline bool compare_lanes(C a, C b, AscendC::CMPMODE m)
 {
 	switch (m) {
 	case AscendC::CMPMODE::LT: return a < b;
@@ -635,7 +635,7 @@ template <class C> inline bool compare_lanes(C a, C b, AscendC::CMPMODE m)
 }
 
 // The count form works on whole 256-byte repeats.
-template <class T> inline void compare_count_check(uint32_t n, const char *api, srcloc loc)
+template <class T> ASCENDSIM_NOCOV inline void compare_count_check(uint32_t n, const char *api, srcloc loc)
 {
 	if ((n * sizeof(T)) % 256 != 0)
 		violation("invalid_argument", loc, "%s: count %u x %zu bytes is not a whole number of 256-byte repeats", api,
@@ -643,7 +643,7 @@ template <class T> inline void compare_count_check(uint32_t n, const char *api, 
 }
 
 template <class U, class T, class Get1>
-inline void compare_run(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
+ASCENDSIM_NOCOV inline void compare_run(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
 			const AscendC::LocalTensor<T> *src1, Get1 get1, AscendC::CMPMODE mode, uint32_t n, srcloc loc)
 {
 	static_assert(std::is_same<U, uint8_t>::value, "Compare writes its bit mask to a uint8_t tensor");
@@ -670,22 +670,22 @@ inline void compare_run(const char *api, const AscendC::LocalTensor<U> &dst, con
 namespace AscendC {
 
 template <class T, class U>
-inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
 		    uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Compare supports half and float");
 	const T *b = src1.data_;
-	ascendsim::compare_run("Compare", dst, src0, &src1, [b](uint32_t i) { return ascendsim::num<T>::load(b[i]); },
+	ascendsim::compare_run("Compare", dst, src0, &src1, [b](uint32_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
 			       cmpMode, count, loc);
 }
 
 template <class T, class U>
-inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
 			  uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "CompareScalar supports half and float");
 	auto s = ascendsim::num<T>::load(src1Scalar);
-	ascendsim::compare_run("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr, [s](uint32_t) { return s; },
+	ascendsim::compare_run("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr, [s](uint32_t) ASCENDSIM_NOCOV { return s; },
 			       cmpMode, count, loc);
 }
 
@@ -694,7 +694,7 @@ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0,
 namespace ascendsim {
 
 template <class T, class U, class Get1>
-inline void select_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &selMask,
+ASCENDSIM_NOCOV inline void select_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &selMask,
 		       const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> *src1, Get1 get1,
 		       AscendC::SELMODE mode, uint32_t n, srcloc loc)
 {
@@ -731,20 +731,20 @@ inline void select_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalT
 namespace AscendC {
 
 template <class T, class U>
-inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
 		   const LocalTensor<T> &src1, SELMODE selMode, uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
 	const T *b = src1.data_;
-	ascendsim::select_run(dst, selMask, src0, &src1, [b](uint32_t i) { return b[i]; }, selMode, count, loc);
+	ascendsim::select_run(dst, selMask, src0, &src1, [b](uint32_t i) ASCENDSIM_NOCOV { return b[i]; }, selMode, count, loc);
 }
 
 template <class T, class U>
-inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
 		   SELMODE selMode, uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
-	ascendsim::select_run(dst, selMask, src0, (const LocalTensor<T> *)nullptr, [src1](uint32_t) { return src1; },
+	ascendsim::select_run(dst, selMask, src0, (const LocalTensor<T> *)nullptr, [src1](uint32_t) ASCENDSIM_NOCOV { return src1; },
 			      selMode, count, loc);
 }
 

@@ -21,7 +21,7 @@ struct loc_tag {};
 struct srcloc {
 	const char *file;
 	int line;
-	constexpr srcloc(loc_tag = loc_tag(), const char *f = __builtin_FILE(), int l = __builtin_LINE())
+	ASCENDSIM_NOCOV constexpr srcloc(loc_tag = loc_tag(), const char *f = __builtin_FILE(), int l = __builtin_LINE())
 	    : file(f), line(l) {}
 };
 
@@ -54,6 +54,10 @@ enum instr_kind : uint8_t {
 	INSTR_CONTROL,      /* mask, atomic mode, tiling load, event-id calls */
 };
 
+enum copy_flag : uint8_t {
+	COPY_PAD = 1, /* DataCopyPad: per-row padding work on MTE */
+};
+
 // A span of UB bytes [begin, end); begin == end means "none".
 struct ub_span {
 	uint32_t begin, end;
@@ -80,6 +84,9 @@ struct instr {
 	uint64_t bytes;    /* bytes moved through GM or UB */
 	const void *gm;    /* GM address of a copy or scalar access */
 	uint32_t block_count, block_len; /* copies: rows and bytes per row */
+	uint64_t gm_pitch; /* copies: GM bytes from one row's start to the next */
+	uint8_t cache_mode;  /* copies: the GlobalTensor's CacheMode (1 = NORMAL) */
+	uint8_t copy_flags;  /* COPY_PAD for DataCopyPad */
 	ub_span dst;
 	ub_span src[3];
 };
@@ -155,7 +162,7 @@ void gm_check_slow(const gm_region *r, const void *view, uint64_t view_bytes, co
 
 // Check a GM access of `bytes` at `addr` through a GlobalTensor whose
 // SetGlobalBuffer view starts at `view` and spans `view_bytes`.
-inline void gm_check(const gm_region *r, const void *view, uint64_t view_bytes, const void *addr, uint64_t bytes,
+ASCENDSIM_NOCOV inline void gm_check(const gm_region *r, const void *view, uint64_t view_bytes, const void *addr, uint64_t bytes,
 		     const char *api, srcloc loc)
 {
 	const uint8_t *a = (const uint8_t *)addr;
@@ -180,6 +187,8 @@ struct queue_state {
 	int8_t free_event[QUEUE_MAX_SLOTS];
 	uint8_t fifo[QUEUE_MAX_SLOTS];
 	uint8_t fifo_head, fifo_count;
+	uint8_t next_alloc; /* AllocTensor hands out buffers round-robin, as TQue does */
+	int8_t free_id;     /* the event id this queue's pending FreeTensor flags share, or -1 */
 	bool ready;
 };
 void queue_setup(queue_state *q, int pos_src, int pos_dst, int32_t depth);
@@ -205,7 +214,7 @@ void set_task_type(int type, srcloc loc);
 void load_tiling(void *dst, const uint8_t *tiling, size_t bytes, srcloc loc);
 uint8_t *user_workspace(uint8_t *workspace);
 
-inline uint32_t ub_offset(const void *p)
+ASCENDSIM_NOCOV inline uint32_t ub_offset(const void *p)
 {
 	return (uint32_t)((const uint8_t *)p - g_core->ub);
 }
