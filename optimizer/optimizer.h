@@ -318,4 +318,91 @@ int experience_credit(struct store *store, const char *id, bool won);
  */
 char *text_unified_diff(const char *a_name, const char *a, const char *b_name, const char *b);
 
+/* ------------------------------------------------------------ motifs */
+
+/*
+ * A motif is a known kernel rewrite that works without an LLM: a detector
+ * that says where it applies, a forward transform that optimizes and an
+ * inverse transform that de-optimizes (rewind walks experts backwards with
+ * it).  Both directions work on tokens and produce byte edits, so comments,
+ * whitespace and macros of the rest of the source stay as they were.
+ *
+ * A motif works on a set of files of one operator, named relative to the
+ * operator directory: the kernel (op_kernel/...) and, where a rewrite
+ * must keep the tiling consistent, op_host/... files; ascendopt.json may
+ * be passed too (auto_sync: false makes barrier removal more careful).
+ * The caller passes the texts it has (Stage II: the candidate's current
+ * op_kernel and op_host texts) and gets back only the files that changed,
+ * in the shape of npu_override, applied together or not at all.
+ */
+enum motif_direction {
+        MOTIF_FORWARD, /* optimize */
+        MOTIF_INVERSE, /* de-optimize */
+};
+
+/* One file of an operator: path relative to the operator directory. */
+struct motif_file {
+        const char *path;
+        const char *text; /* NUL-terminated */
+};
+
+/* Where a motif applies: the file, the 1-based line, and what would change. */
+struct motif_site {
+        char file[128];
+        unsigned line;
+        char what[192];
+};
+
+struct motif_scan;
+
+struct motif {
+        const char *name;        /* stable id, e.g. "double_buffer" */
+        const char *title;       /* one line */
+        const char *description; /* what it does, when it helps, what it needs */
+        /* tokens of npu_signature_vocabulary this motif addresses, space separated */
+        const char *bottleneck;
+        /* scanners: find the sites of one direction and the edits of each */
+        int (*forward)(struct motif_scan *scan);
+        int (*inverse)(struct motif_scan *scan);
+};
+
+/* The motif table: motif_at(i) for i < motif_count(); NULL past the end. */
+size_t motif_count(void);
+const struct motif *motif_at(size_t i);
+/* The motif named name, or NULL. */
+const struct motif *motif_find(const char *name);
+
+/*
+ * Detects where motif applies in direction: *ret_sites (malloc'd, free()
+ * it; NULL when none) in a deterministic order, so that a site index
+ * stays valid for motif_apply on the same files.  The set must hold one
+ * op_kernel/ file.  -EINVAL when there is none or a file cannot be
+ * tokenized; 0 sites is not an error.
+ */
+int motif_detect(const struct motif *motif, enum motif_direction direction,
+                 const struct motif_file *files, size_t n_files, struct motif_site **ret_sites,
+                 size_t *ret_n);
+
+#define MOTIF_ALL_SITES ((size_t)-1)
+
+/*
+ * Applies motif in direction at site (an index from motif_detect), or at
+ * every site with MOTIF_ALL_SITES (one at a time, detecting again after
+ * each, until none is left).  *ret_changed holds the files whose text
+ * changed (paths and texts are new strings; free with motif_files_free).
+ * -ENOENT when the site does not exist (or, for MOTIF_ALL_SITES, there is
+ * none), -EINVAL as for motif_detect.
+ */
+int motif_apply(const struct motif *motif, enum motif_direction direction,
+                const struct motif_file *files, size_t n_files, size_t site,
+                struct motif_file **ret_changed, size_t *ret_n_changed);
+void motif_files_free(struct motif_file *files, size_t n);
+
+/* Shorthands for a lone kernel text (named op_kernel/kernel.cpp). */
+int motif_detect_text(const struct motif *motif, enum motif_direction direction,
+                      const char *text, struct motif_site **ret_sites, size_t *ret_n);
+/* *ret_text is the new kernel text (a new string), even when unchanged. */
+int motif_apply_text(const struct motif *motif, enum motif_direction direction, const char *text,
+                     size_t site, char **ret_text);
+
 #endif

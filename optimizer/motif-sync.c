@@ -1,0 +1,900 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Motifs about buffers, synchronisation and launch: double buffering,
+ * barrier removal, AIV-only launch, the L2 bypass hint, bank-conflict pads
+ * and TBuf for temporaries.  Each scanner records sites with their edits.
+ */
+#include "motifs-internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static struct motif_src *kernel_of(struct motif_scan *scan)
+{
+        return &scan->files[scan->kernel];
+}
+
+static bool name_is(const struct motif_src *f, size_t i, const char *name, size_t len)
+{
+        return tok_is_ident(f, i) && tok_len(f, i) == len && memcmp(tok_text(f, i), name, len) == 0;
+}
+
+/* ================================================================ double buffer */
+
+/* The literal that defines name as value ("constexpr T name = 1;" or "#define name 1"). */
+static size_t definition_of(const struct motif_src *f, const char *name, size_t len,
+                            const char *value)
+{
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t p, nx, lit, after;
+
+                if (!name_is(f, i, name, len))
+                        continue;
+                p = tok_prev(f, i);
+                nx = tok_next(f, i);
+                if (f->tokens.tokens[i].in_directive) {
+                        if (p != NONE && tok_eq(f, p, "define") && tok_is_number(f, nx, value) &&
+                            f->tokens.tokens[nx].in_directive &&
+                            (tok_next(f, nx) >= f->tokens.n ||
+                             !f->tokens.tokens[tok_next(f, nx)].in_directive ||
+                             f->tokens.tokens[tok_next(f, nx)].kind == TOKEN_DIRECTIVE))
+                                return nx;
+                        continue;
+                }
+                if (p == NONE || !tok_is_ident(f, p) || !tok_eq(f, nx, "="))
+                        continue;
+                lit = tok_next(f, nx);
+                after = tok_next(f, lit);
+                if (tok_is_number(f, lit, value) &&
+                    (tok_eq(f, after, ";") || tok_eq(f, after, ",")))
+                        return lit;
+        }
+        return NONE;
+}
+
+static int double_buffer(struct motif_scan *scan, const char *from, const char *to)
+{
+        struct motif_src *f = kernel_of(scan);
+        int r;
+
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                struct motif_arg args[4];
+                size_t open = tok_next(f, i), def;
+
+                if (!tok_eq(f, i, "InitBuffer") || !tok_eq(f, open, "(") ||
+                    args_split(f, open, args, 4) != 3 || args[1].first == NONE ||
+                    args[1].first != args[1].last || args[0].first == NONE)
+                        continue;
+                if (tok_is_number(f, args[1].first, from)) {
+                        site_begin(scan, f, i, "InitBuffer(%.*s, %s, ...): %s buffers",
+                                   (int)tok_len(f, args[0].first), tok_text(f, args[0].first), from,
+                                   to);
+                        site_replace(scan, f, args[1].first, args[1].first, to);
+                        r = site_end(scan);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (!tok_is_ident(f, args[1].first))
+                        continue;
+                def = definition_of(f, tok_text(f, args[1].first), tok_len(f, args[1].first), from);
+                if (def == NONE || site_exists_at(scan, f, f->tokens.tokens[def].start))
+                        continue;
+                site_begin(scan, f, def, "%.*s = %s -> %s (every queue that uses it)",
+                           (int)tok_len(f, args[1].first), tok_text(f, args[1].first), from, to);
+                site_replace(scan, f, def, def, to);
+                /* the tiling splits UB by the same constant: keep it in step */
+                for (size_t h = 0; h < scan->n_files; h++) {
+                        struct motif_src *host = &scan->files[h];
+                        size_t hd;
+                        if (!host->is_host)
+                                continue;
+                        hd = definition_of(host, tok_text(f, args[1].first),
+                                           tok_len(f, args[1].first), from);
+                        if (hd != NONE)
+                                site_replace(scan, host, hd, hd, to);
+                }
+                r = site_end(scan);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int motif_double_buffer_forward(struct motif_scan *scan)
+{
+        return double_buffer(scan, "1", "2");
+}
+
+int motif_double_buffer_inverse(struct motif_scan *scan)
+{
+        return double_buffer(scan, "2", "1");
+}
+
+/* ================================================================ barriers */
+
+/* "PIPE_ALL" / "PIPE_V" of a barrier statement, else NULL. */
+static const char *barrier_kind(const struct motif_src *f, size_t first, size_t last)
+{
+        struct motif_call c;
+        size_t lt, arg;
+
+        if (first == NONE || !stmt_call(f, first, last, &c))
+                return NULL;
+        if (call_is(f, &c, "PipeBarrier")) {
+                lt = tok_next(f, c.name);
+                arg = tok_next(f, lt);
+                if (!tok_eq(f, lt, "<") || c.n_args != 0)
+                        return NULL;
+        } else if (call_is(f, &c, "pipe_barrier") && c.n_args == 1) {
+                arg = c.args[0].first;
+        } else {
+                return NULL;
+        }
+        if (tok_eq(f, arg, "PIPE_ALL"))
+                return "PIPE_ALL";
+        if (tok_eq(f, arg, "PIPE_V"))
+                return "PIPE_V";
+        return NULL;
+}
+
+static bool stmt_vector_call(const struct motif_src *f, size_t s, struct motif_call *c)
+{
+        return s != NONE && stmt_call(f, s, stmt_last(f, s), c) && is_vector_api(f, c->name);
+}
+
+static bool stmt_queue_op(const struct motif_src *f, size_t s)
+{
+        struct motif_call c;
+
+        return s != NONE && stmt_call(f, s, stmt_last(f, s), &c) &&
+               (call_is(f, &c, "EnQue") || call_is(f, &c, "DeQue") ||
+                call_is(f, &c, "AllocTensor") || call_is(f, &c, "FreeTensor"));
+}
+
+/* Whether vector call b may read or overwrite what vector call a wrote. */
+static bool depends(const struct motif_src *f, const struct motif_call *a,
+                    const struct motif_call *b)
+{
+        bool reduce = tok_len(f, a->name) > 6 && strncmp(tok_text(f, a->name), "Reduce", 6) == 0;
+
+        for (size_t i = 0; i < a->n_args && i < (reduce ? a->n_args : 1); i++) {
+                size_t base = arg_base(f, &a->args[i]);
+                if (base == NONE) {
+                        if (a->args[i].first != NONE &&
+                            range_mentions(f, b->open, b->close, tok_text(f, a->args[i].first),
+                                           tok_len(f, a->args[i].first)))
+                                return true;
+                        continue;
+                }
+                if (range_mentions(f, b->open, b->close, tok_text(f, base), tok_len(f, base)))
+                        return true;
+        }
+        return false;
+}
+
+static int barriers_forward_stmt(struct motif_scan *scan, struct motif_src *f,
+                                 const struct motif_func *funcs, const struct motif_stmt *st,
+                                 void *userdata)
+{
+        const char *kind;
+        size_t prev, next;
+        struct motif_call a, b;
+
+        if (st->block == NONE)
+                return 0;
+        kind = barrier_kind(f, st->first, st->last);
+        if (!kind)
+                return 0;
+        prev = stmt_before(f, st->first, st->block);
+        next = stmt_after(f, st->last, st->block);
+        if (strcmp(kind, "PIPE_ALL") == 0) {
+                /* without auto-sync the barrier may be the only order there is */
+                if (!scan->auto_sync && !(stmt_queue_op(f, prev) && stmt_queue_op(f, next)))
+                        return 0;
+                site_begin(scan, f, st->first, "remove PipeBarrier<PIPE_ALL>()");
+        } else {
+                bool redundant;
+                if (!scan->auto_sync)
+                        redundant = prev == NONE || next == NONE || stmt_queue_op(f, prev) ||
+                                    stmt_queue_op(f, next) ||
+                                    barrier_kind(f, prev, stmt_last(f, prev)) ||
+                                    barrier_kind(f, next, stmt_last(f, next));
+                else
+                        redundant = !stmt_vector_call(f, prev, &a) ||
+                                    !stmt_vector_call(f, next, &b) || !depends(f, &a, &b);
+                if (!redundant)
+                        return 0;
+                site_begin(scan, f, st->first,
+                           "remove PipeBarrier<PIPE_V>(): no vector dependency across it");
+        }
+        site_delete_stmt(scan, f, st->first, st->last);
+        return site_end(scan);
+}
+
+int motif_barriers_forward(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), barriers_forward_stmt, NULL);
+}
+
+static bool arg_is_gm(const struct motif_src *f, const struct motif_func *func,
+                      const struct motif_arg *a)
+{
+        struct motif_decl d;
+        size_t base = arg_base(f, a);
+
+        return base != NONE && decl_of(f, func, base, &d) && decl_is(f, &d, "GlobalTensor");
+}
+
+/* A DataCopy/DataCopyPad statement: 1 for GM -> UB, 2 for UB -> GM, 0 otherwise. */
+static int copy_direction(const struct motif_src *f, const struct motif_func *func, size_t s,
+                          struct motif_call *c)
+{
+        bool gm0, gm1;
+
+        if (s == NONE || !stmt_call(f, s, stmt_last(f, s), c) ||
+            !(call_is(f, c, "DataCopy") || call_is(f, c, "DataCopyPad")) || c->n_args < 3)
+                return 0;
+        gm0 = arg_is_gm(f, func, &c->args[0]);
+        gm1 = arg_is_gm(f, func, &c->args[1]);
+        return gm1 && !gm0 ? 1 : gm0 && !gm1 ? 2 : 0;
+}
+
+static int barriers_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
+                                 const struct motif_func *funcs, const struct motif_stmt *st,
+                                 void *userdata)
+{
+        const struct motif_func *func = &funcs[st->func];
+        struct motif_call c, other;
+        size_t prev, next;
+        int dir;
+
+        if (st->block == NONE)
+                return 0;
+        dir = copy_direction(f, func, st->first, &c);
+        if (dir == 1) {
+                next = stmt_after(f, st->last, st->block);
+                if (next != NONE && (copy_direction(f, func, next, &other) ||
+                                     barrier_kind(f, next, stmt_last(f, next))))
+                        return 0;
+                site_begin(scan, f, st->first, "insert PipeBarrier<PIPE_ALL>() after the copy-in");
+                site_insert_after(scan, f, st->first, st->last, "PipeBarrier<PIPE_ALL>();");
+                return site_end(scan);
+        }
+        if (dir == 2) {
+                prev = stmt_before(f, st->first, st->block);
+                if (prev != NONE && (copy_direction(f, func, prev, &other) ||
+                                     barrier_kind(f, prev, stmt_last(f, prev))))
+                        return 0;
+                if (site_exists_at(scan, f, line_start(f, f->tokens.tokens[st->first].start)))
+                        return 0;
+                site_begin(scan, f, st->first,
+                           "insert PipeBarrier<PIPE_ALL>() before the copy-out");
+                site_insert_before(scan, f, st->first, "PipeBarrier<PIPE_ALL>();");
+                return site_end(scan);
+        }
+        return 0;
+}
+
+int motif_barriers_inverse(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), barriers_inverse_stmt, NULL);
+}
+
+/* ================================================================ AIV-only */
+
+static int aiv_only(struct motif_scan *scan, bool forward)
+{
+        struct motif_src *f = kernel_of(scan);
+        struct motif_func *funcs = NULL;
+        size_t n = 0;
+        int r;
+
+        r = funcs_find(f, &funcs, &n);
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < n && r >= 0; k++) {
+                size_t s;
+                if (!funcs[k].entry)
+                        continue;
+                for (s = tok_next(f, funcs[k].open); s < funcs[k].close;
+                     s = tok_next(f, stmt_last(f, s))) {
+                        struct motif_call c;
+                        if (!stmt_call(f, s, stmt_last(f, s), &c) ||
+                            !call_is(f, &c, "KERNEL_TASK_TYPE_DEFAULT"))
+                                continue;
+                        if (forward)
+                                break;
+                        if (c.n_args == 1 && tok_eq(f, c.args[0].first, "KERNEL_TYPE_AIV_ONLY")) {
+                                site_begin(scan, f, s,
+                                           "remove KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)");
+                                site_delete_stmt(scan, f, s, stmt_last(f, s));
+                                r = site_end(scan);
+                        }
+                }
+                if (!forward || s < funcs[k].close)
+                        continue;
+                s = tok_next(f, funcs[k].open);
+                if (s >= funcs[k].close)
+                        continue;
+                site_begin(scan, f, s, "launch the entry as AIV-only");
+                site_insert_before(scan, f, s, "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);");
+                r = site_end(scan);
+        }
+        free(funcs);
+        return r;
+}
+
+int motif_aiv_only_forward(struct motif_scan *scan)
+{
+        return aiv_only(scan, true);
+}
+
+int motif_aiv_only_inverse(struct motif_scan *scan)
+{
+        return aiv_only(scan, false);
+}
+
+/* ================================================================ L2 bypass */
+
+struct stream_use {
+        size_t base; /* the tensor's identifier token (in any statement) */
+        bool written, read;
+        size_t contexts[4]; /* loops, or functions when outside loops, that read it */
+        size_t n_contexts;
+        bool many;
+};
+
+static int stream_use_stmt(struct motif_scan *scan, struct motif_src *f,
+                           const struct motif_func *funcs, const struct motif_stmt *st,
+                           void *userdata)
+{
+        struct stream_use *u = userdata;
+        struct motif_call c;
+        size_t ctx;
+
+        if (!stmt_call(f, st->first, st->last, &c) ||
+            !(call_is(f, &c, "DataCopy") || call_is(f, &c, "DataCopyPad")) || c.n_args < 3)
+                return 0;
+        for (int i = 0; i < 2; i++) {
+                size_t base = arg_base(f, &c.args[i]);
+                if (base == NONE || tok_len(f, base) != tok_len(f, u->base) ||
+                    memcmp(tok_text(f, base), tok_text(f, u->base), tok_len(f, base)) != 0)
+                        continue;
+                if (i == 0) {
+                        u->written = true;
+                        continue;
+                }
+                u->read = true;
+                ctx = st->loop != NONE ? st->loop : funcs[st->func].open;
+                bool seen = false;
+                for (size_t k = 0; k < u->n_contexts; k++)
+                        seen |= u->contexts[k] == ctx;
+                if (!seen) {
+                        if (u->n_contexts < 4)
+                                u->contexts[u->n_contexts++] = ctx;
+                        else
+                                u->many = true;
+                }
+        }
+        return 0;
+}
+
+static bool workspace_like(const struct motif_src *f, size_t a, size_t b)
+{
+        for (size_t i = a; i <= b && i < f->tokens.n; i++) {
+                char word[64];
+                size_t n = tok_len(f, i) < sizeof(word) - 1 ? tok_len(f, i) : sizeof(word) - 1;
+                if (!tok_is_ident(f, i))
+                        continue;
+                for (size_t k = 0; k < n; k++)
+                        word[k] = (char)tolower((unsigned char)tok_text(f, i)[k]);
+                word[n] = '\0';
+                if (strstr(word, "workspace") || strncmp(word, "ws", 2) == 0 ||
+                    strstr(word, "sync"))
+                        return true;
+        }
+        return false;
+}
+
+static int l2_forward_stmt(struct motif_scan *scan, struct motif_src *f,
+                           const struct motif_func *funcs, const struct motif_stmt *st,
+                           void *userdata)
+{
+        struct motif_call c;
+        struct stream_use use = { 0 };
+        size_t base;
+        char *obj, *text;
+        int r;
+
+        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) ||
+            !call_is(f, &c, "SetGlobalBuffer") || c.obj == NONE)
+                return 0;
+        base = tok_prev(f, tok_prev(f, c.name));
+        if (!tok_is_ident(f, base) || workspace_like(f, c.obj, c.close))
+                return 0;
+        /* already hinted? */
+        for (size_t i = 0; i + 2 < f->tokens.n; i++)
+                if (name_is(f, i, tok_text(f, base), tok_len(f, base)) &&
+                    tok_eq(f, tok_next(f, i), ".") &&
+                    tok_eq(f, tok_next(f, tok_next(f, i)), "SetL2CacheHint"))
+                        return 0;
+        use.base = base;
+        r = walk_statements(scan, f, stream_use_stmt, &use);
+        if (r < 0)
+                return r;
+        if ((use.written && use.read) || use.n_contexts > 1 || use.many)
+                return 0;
+        obj = range_dup(f, c.obj, tok_prev(f, c.name));
+        text = obj ? str_printf("%sSetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);", obj) : NULL;
+        site_begin(scan, f, st->first, "%.*s is streamed once: bypass L2", (int)tok_len(f, base),
+                   tok_text(f, base));
+        if (text)
+                site_insert_after(scan, f, st->first, st->last, text);
+        else
+                site_fail(scan);
+        free(obj);
+        free(text);
+        return site_end(scan);
+}
+
+int motif_l2_bypass_forward(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), l2_forward_stmt, NULL);
+}
+
+static int l2_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
+                           const struct motif_func *funcs, const struct motif_stmt *st,
+                           void *userdata)
+{
+        struct motif_call c;
+
+        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) ||
+            !call_is(f, &c, "SetL2CacheHint") || c.n_args != 1 ||
+            !range_mentions(f, c.open, c.close, "CACHE_MODE_DISABLE", 18))
+                return 0;
+        site_begin(scan, f, st->first, "remove the L2 bypass hint");
+        site_delete_stmt(scan, f, st->first, st->last);
+        return site_end(scan);
+}
+
+int motif_l2_bypass_inverse(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), l2_inverse_stmt, NULL);
+}
+
+/* ================================================================ bank-conflict pads */
+
+/* A TBuf that is set up but never read: a pad. */
+static bool is_pad(const struct motif_src *f, const struct motif_func *func, size_t name)
+{
+        struct motif_decl d;
+
+        if (name == NONE || !decl_of(f, func, name, &d) || !decl_is(f, &d, "TBuf"))
+                return false;
+        for (size_t i = 0; i + 2 < f->tokens.n; i++)
+                if (name_is(f, i, tok_text(f, name), tok_len(f, name)) &&
+                    (tok_eq(f, tok_next(f, i), ".") || tok_eq(f, tok_next(f, i), "->")))
+                        return false;
+        return true;
+}
+
+static bool init_buffer_call(const struct motif_src *f, size_t s, struct motif_call *c)
+{
+        return s != NONE && stmt_call(f, s, stmt_last(f, s), c) && call_is(f, c, "InitBuffer") &&
+               c->obj != NONE && (c->n_args == 2 || c->n_args == 3) &&
+               arg_ident(f, &c->args[0]) != NONE;
+}
+
+static int pad_forward_stmt(struct motif_scan *scan, struct motif_src *f,
+                            const struct motif_func *funcs, const struct motif_stmt *st,
+                            void *userdata)
+{
+        const struct motif_func *func = &funcs[st->func];
+        struct motif_call a, b;
+        struct motif_decl d;
+        size_t next;
+        char name[64], *pipe = NULL, *decl = NULL, *init = NULL;
+        int r;
+
+        if (st->block == NONE || !init_buffer_call(f, st->first, &a))
+                return 0;
+        next = stmt_after(f, st->last, st->block);
+        if (!init_buffer_call(f, next, &b) || is_pad(f, func, a.args[0].first) ||
+            is_pad(f, func, b.args[0].first) || !decl_of(f, func, a.args[0].first, &d))
+                return 0;
+        fresh_name(f, "motifBankPad", name, sizeof(name));
+        pipe = range_dup(f, b.obj, tok_prev(f, b.name));
+        decl = str_printf("TBuf<QuePosition::VECCALC> %s;", name);
+        init = pipe ? str_printf("%sInitBuffer(%s, 256);", pipe, name) : NULL;
+        site_begin(scan, f, next, "256-byte pad between %.*s and %.*s",
+                   (int)tok_len(f, a.args[0].first), tok_text(f, a.args[0].first),
+                   (int)tok_len(f, b.args[0].first), tok_text(f, b.args[0].first));
+        if (!decl || !init) {
+                site_fail(scan);
+        } else if (in_function(funcs, 1, d.first) ||
+                   (d.first > func->open && d.first < func->close)) {
+                site_insert_before(scan, f, next, decl);
+                site_insert_before(scan, f, next, init);
+        } else {
+                site_insert_after(scan, f, d.first, d.last, decl);
+                site_insert_before(scan, f, next, init);
+        }
+        /* the tiling's UB budget shrinks by the pad */
+        for (size_t h = 0; h < scan->n_files; h++) {
+                struct motif_src *host = &scan->files[h];
+                if (!host->is_host)
+                        continue;
+                for (size_t i = 0; i < host->tokens.n; i++) {
+                        size_t open = tok_next(host, i), close, s, last, var;
+                        struct motif_arg args[3];
+                        char *text;
+                        if (!tok_eq(host, i, "GetCoreMemSize") || !tok_eq(host, open, "(") ||
+                            args_split(host, open, args, 3) != 2 ||
+                            !range_mentions(host, args[0].first, args[0].last, "UB", 2))
+                                continue;
+                        var = arg_ident(host, &args[1]);
+                        close = token_match(&host->tokens, open);
+                        last = tok_next(host, close);
+                        if (var == NONE || !tok_eq(host, last, ";"))
+                                continue;
+                        for (s = i;
+                             tok_prev(host, s) != NONE && !tok_eq(host, tok_prev(host, s), ";") &&
+                             !tok_eq(host, tok_prev(host, s), "{") &&
+                             !tok_eq(host, tok_prev(host, s), "}");
+                             s = tok_prev(host, s))
+                                ;
+                        text = str_printf("%.*s -= 256; /* the kernel's bank-conflict pad */",
+                                          (int)tok_len(host, var), tok_text(host, var));
+                        if (!text) {
+                                site_fail(scan);
+                                continue;
+                        }
+                        site_insert_after(scan, host, s, last, text);
+                        free(text);
+                }
+        }
+        r = site_end(scan);
+        free(pipe);
+        free(decl);
+        free(init);
+        return r;
+}
+
+int motif_bank_pad_forward(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), pad_forward_stmt, NULL);
+}
+
+/* Removes the declarator of d named name (the whole statement when alone). */
+static void delete_declarator(struct motif_scan *scan, struct motif_src *f,
+                              const struct motif_decl *d)
+{
+        size_t nx = tok_next(f, d->name), p = tok_prev(f, d->name);
+
+        if (d->n_declarators == 1) {
+                site_delete_stmt(scan, f, d->first, d->last);
+        } else if (tok_eq(f, nx, ",")) {
+                size_t after = tok_next(f, nx);
+                site_edit(scan, f, f->tokens.tokens[d->name].start,
+                          f->tokens.tokens[after].start - f->tokens.tokens[d->name].start, "");
+        } else if (tok_eq(f, p, ",")) {
+                site_edit(scan, f, f->tokens.tokens[p].start,
+                          tok_end(f, d->name) - f->tokens.tokens[p].start, "");
+        } else {
+                site_fail(scan);
+        }
+}
+
+static int pad_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
+                            const struct motif_func *funcs, const struct motif_stmt *st,
+                            void *userdata)
+{
+        const struct motif_func *func = &funcs[st->func];
+        struct motif_call c;
+        struct motif_decl d;
+
+        if (st->block == NONE || !init_buffer_call(f, st->first, &c) || c.n_args != 2 ||
+            !is_pad(f, func, c.args[0].first) || !decl_of(f, func, c.args[0].first, &d))
+                return 0;
+        site_begin(scan, f, st->first, "remove the pad %.*s", (int)tok_len(f, c.args[0].first),
+                   tok_text(f, c.args[0].first));
+        site_delete_stmt(scan, f, st->first, st->last);
+        delete_declarator(scan, f, &d);
+        return site_end(scan);
+}
+
+int motif_bank_pad_inverse(struct motif_scan *scan)
+{
+        return walk_statements(scan, kernel_of(scan), pad_inverse_stmt, NULL);
+}
+
+/* ================================================================ TQue <-> TBuf */
+
+/* The statement holding token i, when i starts it: [*ret_first, *ret_last]. */
+static bool starts_statement(const struct motif_src *f, size_t i, size_t *ret_last)
+{
+        size_t p = tok_prev(f, i);
+
+        if (p != NONE && !tok_eq(f, p, ";") && !tok_eq(f, p, "{") && !tok_eq(f, p, "}"))
+                return false;
+        *ret_last = stmt_last(f, i);
+        return true;
+}
+
+/* Text of the position argument of Kind<POS, ...>. */
+static char *template_position(const struct motif_src *f, const struct motif_decl *d)
+{
+        size_t a = tok_next(f, d->lt), b = a;
+
+        for (size_t j = a; j < d->gt; j = tok_next(f, j)) {
+                if (tok_eq(f, j, ","))
+                        break;
+                b = j;
+        }
+        return a < d->gt ? range_dup(f, a, b) : strdup("QuePosition::VECCALC");
+}
+
+static void redeclare(struct motif_scan *scan, struct motif_src *f, const struct motif_decl *d,
+                      const char *type)
+{
+        char *text;
+
+        if (d->n_declarators == 1) {
+                site_replace(scan, f, d->kind, d->gt, type);
+                return;
+        }
+        delete_declarator(scan, f, d);
+        text = str_printf("%s %.*s;", type, (int)tok_len(f, d->name), tok_text(f, d->name));
+        if (text)
+                site_insert_after(scan, f, d->first, d->last, text);
+        else
+                site_fail(scan);
+        free(text);
+}
+
+static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct motif_func *funcs,
+                        size_t n_funcs, const struct motif_decl *d)
+{
+        const char *name = tok_text(f, d->name);
+        size_t len = tok_len(f, d->name), allocs = 0, inits = 0;
+        char *pos, *type;
+        int r;
+
+        /* only InitBuffer, AllocTensor and FreeTensor: never enqueued */
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t nx, p;
+                if (!name_is(f, i, name, len) || i == d->name)
+                        continue;
+                nx = tok_next(f, i);
+                p = tok_prev(f, i);
+                if (tok_eq(f, nx, ".") && tok_eq(f, tok_next(f, nx), "AllocTensor")) {
+                        allocs++;
+                } else if (tok_eq(f, nx, ".") && tok_eq(f, tok_next(f, nx), "FreeTensor")) {
+                        size_t last;
+                        if (!starts_statement(f, i, &last))
+                                return 0;
+                } else if (p != NONE && tok_eq(f, p, "(") &&
+                           tok_eq(f, tok_prev(f, p), "InitBuffer")) {
+                        inits++;
+                } else {
+                        return 0;
+                }
+        }
+        if (!allocs || inits != 1)
+                return 0;
+        for (size_t k = 0; k < n_funcs; k++) {
+                size_t in_func = 0;
+                for (size_t i = funcs[k].open; i < funcs[k].close; i++)
+                        if (name_is(f, i, name, len) &&
+                            tok_eq(f, tok_next(f, tok_next(f, i)), "AllocTensor"))
+                                in_func++;
+                if (in_func > 1)
+                        return 0;
+        }
+        pos = template_position(f, d);
+        type = pos ? str_printf("TBuf<%s>", pos) : NULL;
+        site_begin(scan, f, d->name, "%.*s is only a temporary: make it a TBuf", (int)len, name);
+        if (!type)
+                site_fail(scan);
+        else
+                redeclare(scan, f, d, type);
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t nx, p, last;
+                struct motif_arg args[4];
+                if (!name_is(f, i, name, len) || i == d->name)
+                        continue;
+                nx = tok_next(f, i);
+                p = tok_prev(f, i);
+                if (tok_eq(f, tok_next(f, nx), "AllocTensor")) {
+                        site_replace(scan, f, tok_next(f, nx), tok_next(f, nx), "Get");
+                } else if (tok_eq(f, tok_next(f, nx), "FreeTensor")) {
+                        starts_statement(f, i, &last);
+                        site_delete_stmt(scan, f, i, last);
+                } else if (args_split(f, p, args, 4) == 3) {
+                        site_edit(scan, f, f->tokens.tokens[args[1].first].start,
+                                  f->tokens.tokens[args[2].first].start -
+                                      f->tokens.tokens[args[1].first].start,
+                                  "");
+                } else {
+                        site_fail(scan);
+                }
+        }
+        r = site_end(scan);
+        free(pos);
+        free(type);
+        return r;
+}
+
+/* The innermost '{' enclosing token i. */
+static size_t enclosing_block(const struct motif_src *f, size_t i)
+{
+        int depth = 0;
+
+        for (size_t j = tok_prev(f, i); j != NONE; j = tok_prev(f, j)) {
+                if (tok_eq(f, j, "}"))
+                        depth++;
+                else if (tok_eq(f, j, "{") && depth-- == 0)
+                        return j;
+        }
+        return NONE;
+}
+
+static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct motif_func *funcs,
+                        size_t n_funcs, const struct motif_decl *d)
+{
+        const char *name = tok_text(f, d->name);
+        size_t len = tok_len(f, d->name), gets = 0, inits = 0;
+        char *pos, *type;
+        int r;
+
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t nx, p, g, open, close, stmt, last, block, bclose, var;
+                if (!name_is(f, i, name, len) || i == d->name)
+                        continue;
+                nx = tok_next(f, i);
+                p = tok_prev(f, i);
+                if (p != NONE && tok_eq(f, p, "(") && tok_eq(f, tok_prev(f, p), "InitBuffer")) {
+                        struct motif_arg args[4];
+                        if (args_split(f, p, args, 4) != 2)
+                                return 0;
+                        inits++;
+                        continue;
+                }
+                g = tok_next(f, nx);
+                if (!tok_eq(f, nx, ".") || !tok_eq(f, g, "Get"))
+                        return 0;
+                open = tok_next(f, g);
+                if (tok_eq(f, open, "<"))
+                        open = tok_next(f, angle_match(f, open));
+                close = token_match(&f->tokens, open);
+                if (!tok_eq(f, open, "(") || tok_next(f, open) != close ||
+                    !tok_eq(f, tok_next(f, close), ";") || !tok_eq(f, p, "="))
+                        return 0;
+                /* LocalTensor<T> var = name.Get<T>(); directly in a block */
+                var = tok_prev(f, p);
+                if (!tok_is_ident(f, var) || !tok_eq(f, tok_prev(f, var), ">"))
+                        return 0;
+                {
+                        size_t k = tok_prev(f, var);
+                        int depth = 0;
+                        for (; k != NONE; k = tok_prev(f, k)) {
+                                if (tok_eq(f, k, ">"))
+                                        depth++;
+                                else if (tok_eq(f, k, "<") && --depth == 0)
+                                        break;
+                        }
+                        stmt = k == NONE ? NONE : tok_prev(f, k);
+                }
+                if (stmt == NONE || !tok_eq(f, stmt, "LocalTensor") ||
+                    !starts_statement(f, stmt, &last))
+                        return 0;
+                block = enclosing_block(f, stmt);
+                if (block == NONE)
+                        return 0;
+                bclose = token_match(&f->tokens, block);
+                if (range_mentions(f, last, bclose, "return", 6))
+                        return 0;
+                gets++;
+        }
+        if (!gets || inits != 1)
+                return 0;
+        for (size_t k = 0; k < n_funcs; k++) {
+                size_t in_func = 0;
+                for (size_t i = funcs[k].open; i < funcs[k].close; i++)
+                        if (name_is(f, i, name, len) &&
+                            tok_eq(f, tok_next(f, tok_next(f, i)), "Get"))
+                                in_func++;
+                if (in_func > 1)
+                        return 0;
+        }
+        pos = template_position(f, d);
+        type = pos ? str_printf("TQue<%s, 1>", pos) : NULL;
+        site_begin(scan, f, d->name, "make the TBuf %.*s a depth-1 queue", (int)len, name);
+        if (!type)
+                site_fail(scan);
+        else
+                redeclare(scan, f, d, type);
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t nx, p, var, block, bclose, ls;
+                char *indent, *text;
+                struct motif_arg args[4];
+                if (!name_is(f, i, name, len) || i == d->name)
+                        continue;
+                nx = tok_next(f, i);
+                p = tok_prev(f, i);
+                if (!tok_eq(f, nx, ".")) {
+                        args_split(f, p, args, 4);
+                        site_edit(scan, f, f->tokens.tokens[args[1].first].start, 0, "1, ");
+                        continue;
+                }
+                site_replace(scan, f, tok_next(f, nx), tok_next(f, nx), "AllocTensor");
+                var = tok_prev(f, p);
+                block = enclosing_block(f, i);
+                bclose = token_match(&f->tokens, block);
+                indent = indent_at(f, f->tokens.tokens[var].start);
+                ls = line_start(f, f->tokens.tokens[bclose].start);
+                text = indent ? str_printf("%s%.*s.FreeTensor(%.*s);\n", indent, (int)len, name,
+                                           (int)tok_len(f, var), tok_text(f, var))
+                              : NULL;
+                if (!text)
+                        site_fail(scan);
+                else if (text_blank(f, ls, f->tokens.tokens[bclose].start))
+                        site_edit(scan, f, ls, 0, text);
+                else
+                        site_fail(scan);
+                free(indent);
+                free(text);
+        }
+        r = site_end(scan);
+        free(pos);
+        free(type);
+        return r;
+}
+
+static int tbuf_scan(struct motif_scan *scan, bool forward)
+{
+        struct motif_src *f = kernel_of(scan);
+        struct motif_func *funcs = NULL;
+        size_t n = 0;
+        int r;
+
+        r = funcs_find(f, &funcs, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < f->tokens.n && r >= 0; i++) {
+                struct motif_decl d;
+                size_t lt = tok_next(f, i), gt, k;
+                if (!(forward ? tok_eq(f, i, "TQue") : tok_eq(f, i, "TBuf")) || !tok_eq(f, lt, "<"))
+                        continue;
+                gt = angle_match(f, lt);
+                if (gt == NONE)
+                        continue;
+                for (k = tok_next(f, gt); tok_is_ident(f, k) && r >= 0;) {
+                        if (decl_find(f, i, f->tokens.n - 1, tok_text(f, k), tok_len(f, k), &d) &&
+                            d.kind == i)
+                                r = forward ? tbuf_forward(scan, f, funcs, n, &d)
+                                            : tbuf_inverse(scan, f, funcs, n, &d);
+                        k = tok_next(f, k);
+                        if (!tok_eq(f, k, ","))
+                                break;
+                        k = tok_next(f, k);
+                }
+        }
+        free(funcs);
+        return r;
+}
+
+int motif_tbuf_forward(struct motif_scan *scan)
+{
+        return tbuf_scan(scan, true);
+}
+
+int motif_tbuf_inverse(struct motif_scan *scan)
+{
+        return tbuf_scan(scan, false);
+}

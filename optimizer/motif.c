@@ -1,0 +1,1420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The motif library: the table of known kernel rewrites, the public API
+ * that detects and applies them on an operator's file set, and the
+ * statement-level view of tokenized C++ and the site builder that the
+ * motif scanners (motif-*.c) share.
+ */
+#include "motifs-internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ the table */
+
+static const struct motif motifs[] = {
+        {
+            .name = "double_buffer",
+            .title = "Double-buffer the queues",
+            .description =
+                "Give each TQue two buffers (InitBuffer's buffer count, or the BUFFER_NUM "
+                "constant it uses, 1 -> 2; a tiling constant of the same name follows) so "
+                "that the copy-in of tile i+1 overlaps the compute of tile i.  Needs at "
+                "least two tiles per core and UB room for the second buffers.",
+            .bottleneck = "stall=mte2_v stall=v_mte3 stall=buffer_free v_util=low",
+            .forward = motif_double_buffer_forward,
+            .inverse = motif_double_buffer_inverse,
+        },
+        {
+            .name = "barrier_removal",
+            .title = "Remove PIPE_ALL and redundant PIPE_V barriers",
+            .description = "Delete PipeBarrier<PIPE_ALL>() (every pipe drains, nothing overlaps) "
+                           "where queue EnQue/DeQue or auto-sync already order the pipes, and "
+                           "PipeBarrier<PIPE_V>() that does not sit between a vector instruction "
+                           "and one that reads its result.  The inverse inserts PIPE_ALL after "
+                           "copy-ins and before copy-outs.",
+            .bottleneck = "stall=pipe_all stall=v_dependency stall=auto_sync",
+            .forward = motif_barriers_forward,
+            .inverse = motif_barriers_inverse,
+        },
+        {
+            .name = "datacopy_aligned",
+            .title = "DataCopy instead of DataCopyPad when the length is 32-byte aligned",
+            .description =
+                "Guard a one-block DataCopyPad with a test that its byte length is a "
+                "multiple of 32 and take a plain DataCopy then, keeping DataCopyPad only "
+                "for the unaligned tail.  The inverse drops such guards and turns plain "
+                "DataCopy into the equivalent DataCopyPad.",
+            .bottleneck = "bound=mte2 mte2_util=high align=32",
+            .forward = motif_pad_copy_forward,
+            .inverse = motif_pad_copy_inverse,
+        },
+        {
+            .name = "strided_copy",
+            .title = "One strided copy instead of a loop of row copies",
+            .description = "Merge a loop that copies one row per iteration into a single "
+                           "DataCopyPad whose DataCopyExtParams carry the row count and the gaps "
+                           "between rows, so the per-copy overhead is paid once.  The inverse "
+                           "splits a multi-row copy into a loop of row copies.",
+            .bottleneck = "copy=small bound=mte2 scalar=high",
+            .forward = motif_strided_copy_forward,
+            .inverse = motif_strided_copy_inverse,
+        },
+        {
+            .name = "vectorize_scalar_loop",
+            .title = "Vectorise a scalar GetValue/SetValue loop",
+            .description = "Replace a loop that computes z[i] = x[i] op y[i] (or x[i] op s) one "
+                           "element at a time on the scalar unit with the vector instruction "
+                           "(Add, Sub, Mul, Div, Adds, Muls) over the whole count.  The inverse "
+                           "expands such an instruction into the scalar loop.",
+            .bottleneck = "bound=s scalar=high stall=scalar_issue v_util=low",
+            .forward = motif_vectorize_forward,
+            .inverse = motif_vectorize_inverse,
+        },
+        {
+            .name = "hoist_duplicate",
+            .title = "Hoist a loop-invariant Duplicate out of the loop",
+            .description = "A Duplicate whose value, count and destination do not change inside "
+                           "the loop, and whose destination the loop only reads, runs once before "
+                           "the loop instead of every iteration.  The inverse moves it into the "
+                           "loop that follows.",
+            .bottleneck = "bound=v v_util=high stall=v_dependency",
+            .forward = motif_hoist_forward,
+            .inverse = motif_hoist_inverse,
+        },
+        {
+            .name = "fuse_axpy",
+            .title = "Fuse Muls + Add into Axpy",
+            .description = "Muls(t, x, s, n) followed by Add(d, d, t, n) (d += s * x), with t "
+                           "dead afterwards, becomes one Axpy(d, x, s, n): one vector pass instead "
+                           "of two and no PIPE_V barrier between.  The inverse splits Axpy into "
+                           "Muls in place on x, a barrier and Add.",
+            .bottleneck = "bound=v v_util=high stall=v_dependency",
+            .forward = motif_axpy_forward,
+            .inverse = motif_axpy_inverse,
+        },
+        {
+            .name = "inplace_buffer",
+            .title = "Compute a temporary in place to free a UB buffer",
+            .description =
+                "A scratch TBuf that first receives a function of an input tile that is "
+                "not read again is replaced by that input's own buffer, and the TBuf and "
+                "its InitBuffer are removed, freeing UB for larger tiles.  The inverse "
+                "gives an in-place instruction a separate buffer.",
+            .bottleneck = "ub_headroom=low copy=small",
+            .forward = motif_inplace_forward,
+            .inverse = motif_inplace_inverse,
+        },
+        {
+            .name = "tbuf_temporaries",
+            .title = "TBuf instead of a TQue for temporaries",
+            .description = "A queue that is only allocated and freed, never enqueued, carries "
+                           "flag traffic for nothing: make it a TBuf and Get its tensor.  The "
+                           "inverse turns a TBuf into a depth-1 VECCALC queue with AllocTensor and "
+                           "FreeTensor.",
+            .bottleneck = "scalar=high stall=buffer_free stall=other_flag",
+            .forward = motif_tbuf_forward,
+            .inverse = motif_tbuf_inverse,
+        },
+        {
+            .name = "aiv_only",
+            .title = "Launch as an AIV-only kernel",
+            .description = "Start the entry with KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY) so "
+                           "no cube cores are launched with the vector cores, cutting launch "
+                           "overhead.  The inverse removes it.",
+            .bottleneck = "launch=mix bound=launch",
+            .forward = motif_aiv_only_forward,
+            .inverse = motif_aiv_only_inverse,
+        },
+        {
+            .name = "remainder_first_cores",
+            .title = "Give the remainder to the first cores",
+            .description = "Split the work in aligned units and give the r leftover units one "
+                           "each to the first r cores instead of leaving one short or long tail "
+                           "core; the kernel computes its range from the total and GetBlockNum().  "
+                           "The inverse moves the whole remainder to the last core.",
+            .bottleneck = "tail_core=yes",
+            .forward = motif_balance_forward,
+            .inverse = motif_balance_inverse,
+        },
+        {
+            .name = "bank_conflict_pad",
+            .title = "Space UB buffers 256 bytes apart against bank conflicts",
+            .description = "Insert a 256-byte TBuf between two buffers that are set up one after "
+                           "the other, so the two operands of a vector instruction fall in "
+                           "different UB bank groups (the tiling's UB budget shrinks by as much).  "
+                           "The inverse removes such pads.",
+            .bottleneck = "bound=v v_util=high",
+            .forward = motif_bank_pad_forward,
+            .inverse = motif_bank_pad_inverse,
+        },
+        {
+            .name = "l2_bypass",
+            .title = "Bypass L2 for tensors streamed once",
+            .description = "Mark each GM tensor that is read or written exactly once with "
+                           "SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE) after its "
+                           "SetGlobalBuffer, so streaming does not thrash L2.  Workspace and "
+                           "read-modify-write tensors are left alone.  The inverse removes hints.",
+            .bottleneck = "bound=mte2 mte2_util=high mte3_util=high",
+            .forward = motif_l2_bypass_forward,
+            .inverse = motif_l2_bypass_inverse,
+        },
+};
+
+size_t motif_count(void)
+{
+        return sizeof(motifs) / sizeof(*motifs);
+}
+
+const struct motif *motif_at(size_t i)
+{
+        return i < motif_count() ? &motifs[i] : NULL;
+}
+
+const struct motif *motif_find(const char *name)
+{
+        for (size_t i = 0; name && i < motif_count(); i++)
+                if (strcmp(motifs[i].name, name) == 0)
+                        return &motifs[i];
+        return NULL;
+}
+
+/* ================================================================ tokens */
+
+char *str_printf(const char *fmt, ...)
+{
+        va_list ap;
+        char *out = NULL;
+
+        va_start(ap, fmt);
+        if (vasprintf(&out, fmt, ap) < 0)
+                out = NULL;
+        va_end(ap);
+        return out;
+}
+
+const char *tok_text(const struct motif_src *f, size_t i)
+{
+        return f->text + f->tokens.tokens[i].start;
+}
+
+size_t tok_len(const struct motif_src *f, size_t i)
+{
+        return f->tokens.tokens[i].len;
+}
+
+size_t tok_end(const struct motif_src *f, size_t i)
+{
+        return f->tokens.tokens[i].start + f->tokens.tokens[i].len;
+}
+
+bool tok_eq(const struct motif_src *f, size_t i, const char *s)
+{
+        return i < f->tokens.n && token_is(&f->tokens, i, s);
+}
+
+bool tok_is_ident(const struct motif_src *f, size_t i)
+{
+        return i < f->tokens.n && f->tokens.tokens[i].kind == TOKEN_IDENTIFIER;
+}
+
+bool tok_is_number(const struct motif_src *f, size_t i, const char *value)
+{
+        size_t n;
+
+        if (i >= f->tokens.n || f->tokens.tokens[i].kind != TOKEN_NUMBER)
+                return false;
+        if (!value)
+                return true;
+        n = strlen(value);
+        /* "1", "1u", "1U" all spell one */
+        return tok_len(f, i) >= n && memcmp(tok_text(f, i), value, n) == 0 &&
+               strspn(tok_text(f, i) + n, "uUlL") == tok_len(f, i) - n;
+}
+
+size_t tok_next(const struct motif_src *f, size_t i)
+{
+        if (i == NONE)
+                return f->tokens.n;
+        return token_next(&f->tokens, i);
+}
+
+size_t tok_prev(const struct motif_src *f, size_t i)
+{
+        if (i == NONE || i == 0)
+                return NONE;
+        return token_prev(&f->tokens, i);
+}
+
+char *range_dup(const struct motif_src *f, size_t a, size_t b)
+{
+        size_t s = f->tokens.tokens[a].start, e = tok_end(f, b);
+
+        return strndup(f->text + s, e > s ? e - s : 0);
+}
+
+bool range_same(const struct motif_src *f, size_t a1, size_t b1, size_t a2, size_t b2)
+{
+        size_t i = a1, j = a2;
+
+        while (i <= b1 && j <= b2) {
+                if (tok_len(f, i) != tok_len(f, j) ||
+                    memcmp(tok_text(f, i), tok_text(f, j), tok_len(f, i)) != 0)
+                        return false;
+                i = tok_next(f, i);
+                j = tok_next(f, j);
+        }
+        return i > b1 && j > b2;
+}
+
+bool range_mentions(const struct motif_src *f, size_t a, size_t b, const char *name,
+                    size_t name_len)
+{
+        for (size_t i = a; i <= b && i < f->tokens.n; i++)
+                if (tok_is_ident(f, i) && tok_len(f, i) == name_len &&
+                    memcmp(tok_text(f, i), name, name_len) == 0)
+                        return true;
+        return false;
+}
+
+size_t angle_match(const struct motif_src *f, size_t i)
+{
+        int depth = 0;
+
+        for (size_t j = i; j < f->tokens.n; j = tok_next(f, j)) {
+                if (tok_eq(f, j, "<")) {
+                        depth++;
+                } else if (tok_eq(f, j, ">")) {
+                        if (--depth == 0)
+                                return j;
+                } else if (tok_eq(f, j, ">>")) {
+                        depth -= 2;
+                        if (depth <= 0)
+                                return j;
+                } else if (tok_eq(f, j, "(") || tok_eq(f, j, "[")) {
+                        j = token_match(&f->tokens, j);
+                        if (j >= f->tokens.n)
+                                return NONE;
+                } else if (tok_eq(f, j, ";") || tok_eq(f, j, "{") || tok_eq(f, j, "}") ||
+                           tok_eq(f, j, ")")) {
+                        return NONE;
+                }
+        }
+        return NONE;
+}
+
+size_t bracket_open(const struct motif_src *f, size_t i)
+{
+        int depth = 0;
+
+        for (size_t j = i;; j--) {
+                if (tok_eq(f, j, ")") || tok_eq(f, j, "]") || tok_eq(f, j, "}"))
+                        depth++;
+                else if ((tok_eq(f, j, "(") || tok_eq(f, j, "[") || tok_eq(f, j, "{")) &&
+                         --depth == 0)
+                        return j;
+                if (j == 0)
+                        break;
+        }
+        return NONE;
+}
+
+/* ================================================================ structure */
+
+static size_t first_code(const struct motif_src *f, size_t i)
+{
+        while (i < f->tokens.n && f->tokens.tokens[i].kind == TOKEN_COMMENT)
+                i++;
+        return i;
+}
+
+size_t stmt_last(const struct motif_src *f, size_t i)
+{
+        const struct token_list *l = &f->tokens;
+        size_t n = l->n, p, m, e, nx;
+        int depth = 0;
+
+        if (i >= n)
+                return n ? n - 1 : 0;
+        if (l->tokens[i].kind == TOKEN_DIRECTIVE) {
+                size_t j = i;
+                while (j + 1 < n && l->tokens[j + 1].in_directive &&
+                       l->tokens[j + 1].kind != TOKEN_DIRECTIVE)
+                        j++;
+                return j;
+        }
+        if (tok_eq(f, i, "{")) {
+                m = token_match(l, i);
+                return m < n ? m : n - 1;
+        }
+        if (tok_eq(f, i, "if") || tok_eq(f, i, "for") || tok_eq(f, i, "while") ||
+            tok_eq(f, i, "switch")) {
+                p = tok_next(f, i);
+                if (tok_eq(f, p, "constexpr"))
+                        p = tok_next(f, p);
+                m = token_match(l, p);
+                if (m >= n)
+                        return n - 1;
+                e = stmt_last(f, tok_next(f, m));
+                if (tok_eq(f, i, "if")) {
+                        nx = tok_next(f, e);
+                        if (tok_eq(f, nx, "else"))
+                                return stmt_last(f, tok_next(f, nx));
+                }
+                return e;
+        }
+        if (tok_eq(f, i, "do")) {
+                e = stmt_last(f, tok_next(f, i));
+                nx = tok_next(f, e); /* while */
+                m = token_match(l, tok_next(f, nx));
+                return m < n ? tok_next(f, m) < n ? tok_next(f, m) : m : n - 1;
+        }
+        for (size_t j = i; j < n; j++) {
+                const struct token *t = &l->tokens[j];
+                if (t->kind == TOKEN_COMMENT || (t->in_directive && j != i))
+                        continue;
+                if (t->kind != TOKEN_PUNCT || t->len != 1)
+                        continue;
+                switch (f->text[t->start]) {
+                case '(':
+                case '[':
+                case '{':
+                        depth++;
+                        break;
+                case ')':
+                case ']':
+                case '}':
+                        if (depth == 0)
+                                return tok_prev(f, j) == NONE ? j : tok_prev(f, j);
+                        depth--;
+                        break;
+                case ';':
+                        if (depth == 0)
+                                return j;
+                        break;
+                }
+        }
+        return n - 1;
+}
+
+int funcs_find(const struct motif_src *f, struct motif_func **ret, size_t *ret_n)
+{
+        struct motif_func *out = NULL;
+        size_t n = 0, cap = 0;
+
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t p, close, open, name, k;
+                struct motif_func fn = { 0 };
+
+                if (!tok_eq(f, i, "{") || f->tokens.tokens[i].in_directive)
+                        continue;
+                p = tok_prev(f, i);
+                while (p != NONE && (tok_eq(f, p, "const") || tok_eq(f, p, "noexcept") ||
+                                     tok_eq(f, p, "override") || tok_eq(f, p, "final")))
+                        p = tok_prev(f, p);
+                if (p == NONE || !tok_eq(f, p, ")"))
+                        continue;
+                close = token_match(&f->tokens, i);
+                if (close >= f->tokens.n)
+                        break;
+                /* a constructor's initializer list: step back over it to the parameters */
+                open = bracket_open(f, p);
+                name = open == NONE ? NONE : tok_prev(f, open);
+                for (k = name; k != NONE && name != NONE; k = tok_prev(f, k)) {
+                        if (tok_eq(f, k, ";") || tok_eq(f, k, "}") || tok_eq(f, k, "{"))
+                                break;
+                        if (tok_eq(f, k, "__global__")) {
+                                fn.entry = true;
+                                break;
+                        }
+                }
+                fn.open = i;
+                fn.close = close;
+                fn.name = name != NONE && tok_is_ident(f, name) ? name : NONE;
+                if (n == cap) {
+                        size_t c = cap ? 2 * cap : 16;
+                        struct motif_func *grown = realloc(out, c * sizeof(*grown));
+                        if (!grown) {
+                                free(out);
+                                return -ENOMEM;
+                        }
+                        out = grown;
+                        cap = c;
+                }
+                out[n++] = fn;
+                i = close;
+        }
+        *ret = out;
+        *ret_n = n;
+        return 0;
+}
+
+struct walker {
+        struct motif_scan *scan;
+        struct motif_src *f;
+        const struct motif_func *funcs;
+        size_t func;
+        motif_stmt_fn fn;
+        void *userdata;
+};
+
+static int visit(struct walker *w, size_t s, size_t last, size_t block, size_t loop,
+                 bool in_branch);
+
+static int walk_range(struct walker *w, size_t block, size_t close, size_t loop, bool in_branch)
+{
+        struct motif_src *f = w->f;
+        int r;
+
+        for (size_t s = first_code(f, block + 1); s < close;) {
+                size_t last = stmt_last(f, s);
+                if (last >= close)
+                        last = tok_prev(f, close);
+                if (last == NONE || last < s)
+                        break;
+                r = visit(w, s, last, block, loop, in_branch);
+                if (r < 0)
+                        return r;
+                s = first_code(f, last + 1);
+        }
+        return 0;
+}
+
+static int visit_body(struct walker *w, size_t b, size_t loop, bool in_branch)
+{
+        size_t last = stmt_last(w->f, b);
+
+        return visit(w, b, last, NONE, loop, in_branch);
+}
+
+static int visit(struct walker *w, size_t s, size_t last, size_t block, size_t loop, bool in_branch)
+{
+        struct motif_src *f = w->f;
+        struct motif_stmt st = {
+                .first = s,
+                .last = last,
+                .block = block,
+                .loop = loop,
+                .func = w->func,
+                .in_branch = in_branch,
+        };
+        size_t p, m, body, e, nx;
+        int r;
+
+        r = w->fn(w->scan, f, w->funcs, &st, w->userdata);
+        if (r < 0)
+                return r;
+        if (tok_eq(f, s, "{"))
+                return walk_range(w, s, last, loop, in_branch);
+        if (tok_eq(f, s, "if") || tok_eq(f, s, "for") || tok_eq(f, s, "while") ||
+            tok_eq(f, s, "switch")) {
+                p = tok_next(f, s);
+                if (tok_eq(f, p, "constexpr"))
+                        p = tok_next(f, p);
+                m = token_match(&f->tokens, p);
+                if (m >= last)
+                        return 0;
+                body = tok_next(f, m);
+                if (tok_eq(f, s, "for") || tok_eq(f, s, "while"))
+                        return visit_body(w, body, s, in_branch);
+                r = visit_body(w, body, loop, true);
+                if (r < 0 || !tok_eq(f, s, "if"))
+                        return r;
+                e = stmt_last(f, body);
+                nx = tok_next(f, e);
+                if (nx <= last && tok_eq(f, nx, "else"))
+                        return visit_body(w, tok_next(f, nx), loop, true);
+                return 0;
+        }
+        if (tok_eq(f, s, "do"))
+                return visit_body(w, tok_next(f, s), s, in_branch);
+        return 0;
+}
+
+int walk_statements(struct motif_scan *scan, struct motif_src *f, motif_stmt_fn fn, void *userdata)
+{
+        struct walker w = { .scan = scan, .f = f, .fn = fn, .userdata = userdata };
+        struct motif_func *funcs = NULL;
+        size_t n = 0;
+        int r;
+
+        r = funcs_find(f, &funcs, &n);
+        if (r < 0)
+                return r;
+        w.funcs = funcs;
+        for (size_t i = 0; i < n; i++) {
+                w.func = i;
+                r = walk_range(&w, funcs[i].open, funcs[i].close, NONE, false);
+                if (r < 0)
+                        break;
+        }
+        free(funcs);
+        return r;
+}
+
+size_t stmt_after(const struct motif_src *f, size_t last, size_t block)
+{
+        size_t close, s;
+
+        if (block == NONE)
+                return NONE;
+        close = token_match(&f->tokens, block);
+        s = first_code(f, last + 1);
+        return s < close ? s : NONE;
+}
+
+size_t stmt_before(const struct motif_src *f, size_t first, size_t block)
+{
+        size_t s, prev = NONE, close;
+
+        if (block == NONE)
+                return NONE;
+        close = token_match(&f->tokens, block);
+        for (s = first_code(f, block + 1); s < close && s < first;) {
+                prev = s;
+                s = first_code(f, stmt_last(f, s) + 1);
+        }
+        return s == first ? prev : NONE;
+}
+
+/* ================================================================ calls */
+
+size_t args_split(const struct motif_src *f, size_t open, struct motif_arg *args, size_t max)
+{
+        size_t close = token_match(&f->tokens, open), n = 0, start = NONE, last = NONE;
+        int depth = 0;
+
+        if (close >= f->tokens.n)
+                return 0;
+        for (size_t j = tok_next(f, open); j <= close; j = tok_next(f, j)) {
+                bool end = j == close || (depth == 0 && tok_eq(f, j, ","));
+                if (end) {
+                        if (start != NONE && n < max)
+                                args[n++] = (struct motif_arg){ start, last };
+                        else if (start == NONE && j != close && n < max)
+                                args[n++] = (struct motif_arg){ NONE, NONE };
+                        start = NONE;
+                        if (j == close)
+                                break;
+                        continue;
+                }
+                if (tok_eq(f, j, "(") || tok_eq(f, j, "[") || tok_eq(f, j, "{"))
+                        depth++;
+                else if (tok_eq(f, j, ")") || tok_eq(f, j, "]") || tok_eq(f, j, "}"))
+                        depth--;
+                if (start == NONE)
+                        start = j;
+                last = j;
+        }
+        return n;
+}
+
+bool stmt_call(const struct motif_src *f, size_t first, size_t last, struct motif_call *ret)
+{
+        size_t j = first, name = NONE, obj = NONE, open, close;
+
+        memset(ret, 0, sizeof(*ret));
+        if (!tok_is_ident(f, j) || f->tokens.tokens[j].in_directive)
+                return false;
+        for (;;) {
+                size_t nx = tok_next(f, j);
+                name = j;
+                if (tok_eq(f, nx, ".") || tok_eq(f, nx, "->")) {
+                        if (obj == NONE)
+                                obj = first;
+                } else if (!tok_eq(f, nx, "::")) {
+                        break;
+                }
+                j = tok_next(f, nx);
+                if (!tok_is_ident(f, j))
+                        return false;
+        }
+        open = tok_next(f, name);
+        if (tok_eq(f, open, "<")) {
+                size_t gt = angle_match(f, open);
+                if (gt == NONE)
+                        return false;
+                open = tok_next(f, gt);
+        }
+        if (!tok_eq(f, open, "("))
+                return false;
+        close = token_match(&f->tokens, open);
+        if (close >= f->tokens.n || tok_next(f, close) != last || !tok_eq(f, last, ";"))
+                return false;
+        ret->name = name;
+        ret->obj = obj;
+        ret->open = open;
+        ret->close = close;
+        ret->n_args = args_split(f, open, ret->args, MOTIF_MAX_ARGS);
+        return true;
+}
+
+bool call_is(const struct motif_src *f, const struct motif_call *c, const char *name)
+{
+        return tok_eq(f, c->name, name);
+}
+
+size_t arg_ident(const struct motif_src *f, const struct motif_arg *a)
+{
+        return a->first != NONE && a->first == a->last && tok_is_ident(f, a->first) ? a->first
+                                                                                    : NONE;
+}
+
+size_t arg_base(const struct motif_src *f, const struct motif_arg *a)
+{
+        size_t nx;
+
+        if (a->first == NONE || !tok_is_ident(f, a->first))
+                return NONE;
+        if (a->first == a->last)
+                return a->first;
+        nx = tok_next(f, a->first);
+        if (tok_eq(f, nx, "[") && token_match(&f->tokens, nx) == a->last)
+                return a->first;
+        return NONE;
+}
+
+bool is_vector_api(const struct motif_src *f, size_t name)
+{
+        static const char *const apis[] = {
+                "Add",
+                "Sub",
+                "Mul",
+                "Div",
+                "Max",
+                "Min",
+                "Adds",
+                "Muls",
+                "Maxs",
+                "Mins",
+                "Exp",
+                "Ln",
+                "Abs",
+                "Relu",
+                "Sqrt",
+                "Rsqrt",
+                "Reciprocal",
+                "Cast",
+                "Duplicate",
+                "Axpy",
+                "ReduceSum",
+                "ReduceMax",
+                "ReduceMin",
+                "WholeReduceSum",
+                "WholeReduceMax",
+                "BlockReduceSum",
+                "Select",
+                "Compare",
+                "CompareScalar",
+                "Sigmoid",
+                "Tanh",
+                "And",
+                "Or",
+                "Not",
+                "ShiftLeft",
+                "ShiftRight",
+                "Brcb",
+                "LeakyRelu",
+                "Power",
+                "Gelu",
+        };
+
+        for (size_t i = 0; i < sizeof(apis) / sizeof(*apis); i++)
+                if (tok_eq(f, name, apis[i]))
+                        return true;
+        return false;
+}
+
+/* ================================================================ declarations */
+
+static bool is_decl_kind(const struct motif_src *f, size_t i)
+{
+        return tok_eq(f, i, "GlobalTensor") || tok_eq(f, i, "LocalTensor") ||
+               tok_eq(f, i, "TQue") || tok_eq(f, i, "TQueBind") || tok_eq(f, i, "TBuf");
+}
+
+/* The statement start of the declaration whose kind token is at i. */
+static size_t decl_first(const struct motif_src *f, size_t i)
+{
+        size_t p = i, q;
+
+        for (q = tok_prev(f, p); q != NONE; q = tok_prev(f, q)) {
+                if (tok_eq(f, q, ";") || tok_eq(f, q, "{") || tok_eq(f, q, "}") ||
+                    tok_eq(f, q, ":") || tok_eq(f, q, "(") || tok_eq(f, q, ",") ||
+                    f->tokens.tokens[q].in_directive)
+                        break;
+                p = q;
+        }
+        return p;
+}
+
+bool decl_find(const struct motif_src *f, size_t a, size_t b, const char *name, size_t name_len,
+               struct motif_decl *ret)
+{
+        for (size_t i = a; i <= b && i < f->tokens.n; i++) {
+                size_t lt, gt, k;
+                struct motif_decl d = { 0 };
+                bool hit = false;
+
+                if (!is_decl_kind(f, i))
+                        continue;
+                lt = tok_next(f, i);
+                if (!tok_eq(f, lt, "<"))
+                        continue;
+                gt = angle_match(f, lt);
+                if (gt == NONE)
+                        continue;
+                k = tok_next(f, gt);
+                while (tok_eq(f, k, "&") || tok_eq(f, k, "*") || tok_eq(f, k, "const"))
+                        k = tok_next(f, k);
+                while (tok_is_ident(f, k)) {
+                        size_t nx = tok_next(f, k);
+                        d.n_declarators++;
+                        if (tok_len(f, k) == name_len &&
+                            memcmp(tok_text(f, k), name, name_len) == 0) {
+                                d.name = k;
+                                hit = true;
+                        }
+                        if (tok_eq(f, nx, "=") || tok_eq(f, nx, "(") || tok_eq(f, nx, "{")) {
+                                int depth = 0;
+                                for (nx = tok_next(f, nx); nx < f->tokens.n; nx = tok_next(f, nx)) {
+                                        if (tok_eq(f, nx, "(") || tok_eq(f, nx, "{") ||
+                                            tok_eq(f, nx, "["))
+                                                depth++;
+                                        else if (tok_eq(f, nx, ")") || tok_eq(f, nx, "}") ||
+                                                 tok_eq(f, nx, "]"))
+                                                depth--;
+                                        if (depth <= 0 &&
+                                            (tok_eq(f, nx, ",") || tok_eq(f, nx, ";") || depth < 0))
+                                                break;
+                                }
+                        }
+                        if (tok_eq(f, nx, ",")) {
+                                k = tok_next(f, nx);
+                                continue;
+                        }
+                        d.last = nx;
+                        break;
+                }
+                if (!hit || !tok_eq(f, d.last, ";"))
+                        continue;
+                d.kind = i;
+                d.lt = lt;
+                d.gt = gt;
+                d.first = decl_first(f, i);
+                *ret = d;
+                return true;
+        }
+        return false;
+}
+
+bool decl_of(const struct motif_src *f, const struct motif_func *func, size_t ident,
+             struct motif_decl *ret)
+{
+        if (ident == NONE)
+                return false;
+        if (func &&
+            decl_find(f, func->open, func->close, tok_text(f, ident), tok_len(f, ident), ret))
+                return true;
+        return decl_find(f, 0, f->tokens.n - 1, tok_text(f, ident), tok_len(f, ident), ret);
+}
+
+bool decl_is(const struct motif_src *f, const struct motif_decl *d, const char *kind)
+{
+        return tok_eq(f, d->kind, kind);
+}
+
+bool in_function(const struct motif_func *funcs, size_t n, size_t i)
+{
+        for (size_t k = 0; k < n; k++)
+                if (funcs[k].open < i && i < funcs[k].close)
+                        return true;
+        return false;
+}
+
+/* ================================================================ sites */
+
+size_t line_start(const struct motif_src *f, size_t pos)
+{
+        while (pos > 0 && f->text[pos - 1] != '\n')
+                pos--;
+        return pos;
+}
+
+char *indent_at(const struct motif_src *f, size_t pos)
+{
+        size_t s = line_start(f, pos), e = s;
+
+        while (e < f->len && (f->text[e] == ' ' || f->text[e] == '\t'))
+                e++;
+        return strndup(f->text + s, e - s);
+}
+
+const char *indent_unit(const struct motif_src *f)
+{
+        for (size_t i = 0; i + 1 < f->len; i++)
+                if (f->text[i] == '\n' && (f->text[i + 1] == '\t' || f->text[i + 1] == ' '))
+                        return f->text[i + 1] == '\t' ? "\t" : "    ";
+        return "\t";
+}
+
+static size_t file_index(const struct motif_scan *scan, const struct motif_src *f)
+{
+        return (size_t)(f - scan->files);
+}
+
+void site_begin(struct motif_scan *scan, struct motif_src *f, size_t tok, const char *fmt, ...)
+{
+        va_list ap;
+
+        memset(&scan->cur, 0, sizeof(scan->cur));
+        scan->cur_cap = 0;
+        scan->open = true;
+        scan->failed = false;
+        snprintf(scan->cur.site.file, sizeof(scan->cur.site.file), "%s", f->path);
+        scan->cur.site.line = tok < f->tokens.n ? f->tokens.tokens[tok].line : 0;
+        va_start(ap, fmt);
+        vsnprintf(scan->cur.site.what, sizeof(scan->cur.site.what), fmt, ap);
+        va_end(ap);
+}
+
+void site_edit(struct motif_scan *scan, struct motif_src *f, size_t start, size_t len,
+               const char *text)
+{
+        struct motif_found *c = &scan->cur;
+        size_t fi = file_index(scan, f);
+
+        if (!scan->open || scan->failed)
+                return;
+        if (!text) {
+                scan->failed = true;
+                return;
+        }
+        /* insertions at one place join in order */
+        for (size_t i = 0; len == 0 && i < c->n_edits; i++) {
+                if (c->edits[i].file == fi && c->edits[i].start == start && c->edits[i].len == 0) {
+                        char *joined = str_printf("%s%s", c->edits[i].text, text);
+                        if (!joined) {
+                                scan->failed = true;
+                                return;
+                        }
+                        free(c->edits[i].text);
+                        c->edits[i].text = joined;
+                        return;
+                }
+        }
+        if (c->n_edits == scan->cur_cap) {
+                size_t cap = scan->cur_cap ? 2 * scan->cur_cap : 8;
+                struct motif_edit *grown = realloc(c->edits, cap * sizeof(*grown));
+                if (!grown) {
+                        scan->failed = true;
+                        return;
+                }
+                c->edits = grown;
+                scan->cur_cap = cap;
+        }
+        c->edits[c->n_edits].file = fi;
+        c->edits[c->n_edits].start = start;
+        c->edits[c->n_edits].len = len;
+        c->edits[c->n_edits].text = strdup(text);
+        if (!c->edits[c->n_edits].text) {
+                scan->failed = true;
+                return;
+        }
+        c->n_edits++;
+}
+
+void site_editf(struct motif_scan *scan, struct motif_src *f, size_t start, size_t len,
+                const char *fmt, ...)
+{
+        va_list ap;
+        char *text = NULL;
+
+        va_start(ap, fmt);
+        if (vasprintf(&text, fmt, ap) < 0)
+                text = NULL;
+        va_end(ap);
+        site_edit(scan, f, start, len, text);
+        free(text);
+}
+
+void site_replace(struct motif_scan *scan, struct motif_src *f, size_t a, size_t b,
+                  const char *text)
+{
+        size_t s = f->tokens.tokens[a].start;
+
+        site_edit(scan, f, s, tok_end(f, b) - s, text);
+}
+
+bool text_blank(const struct motif_src *f, size_t from, size_t to)
+{
+        for (size_t i = from; i < to; i++)
+                if (f->text[i] != ' ' && f->text[i] != '\t')
+                        return false;
+        return true;
+}
+
+void site_delete_stmt(struct motif_scan *scan, struct motif_src *f, size_t first, size_t last)
+{
+        size_t s = f->tokens.tokens[first].start, e = tok_end(f, last), ls = line_start(f, s),
+               p = e;
+
+        while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t'))
+                p++;
+        if (text_blank(f, ls, s) && (p == f->len || f->text[p] == '\n' || f->text[p] == '\r')) {
+                while (p < f->len && f->text[p] != '\n')
+                        p++;
+                if (p < f->len)
+                        p++;
+                site_edit(scan, f, ls, p - ls, "");
+        } else {
+                site_edit(scan, f, s, p - s, "");
+        }
+}
+
+void site_insert_before(struct motif_scan *scan, struct motif_src *f, size_t first,
+                        const char *text)
+{
+        size_t s = f->tokens.tokens[first].start, ls = line_start(f, s);
+
+        if (text_blank(f, ls, s))
+                site_editf(scan, f, ls, 0, "%.*s%s\n", (int)(s - ls), f->text + ls, text);
+        else
+                site_editf(scan, f, s, 0, "%s ", text);
+}
+
+void site_insert_after(struct motif_scan *scan, struct motif_src *f, size_t first, size_t last,
+                       const char *text)
+{
+        size_t e = tok_end(f, last), p = e, nx = last + 1;
+        char *indent;
+
+        /* a comment that ends this line stays with its statement */
+        while (nx < f->tokens.n && f->tokens.tokens[nx].kind == TOKEN_COMMENT &&
+               f->tokens.tokens[nx].line == f->tokens.tokens[last].line &&
+               !memchr(f->text + f->tokens.tokens[nx].start, '\n', f->tokens.tokens[nx].len)) {
+                p = tok_end(f, nx);
+                nx++;
+        }
+        while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t' || f->text[p] == '\r'))
+                p++;
+        if (p < f->len && f->text[p] != '\n') {
+                site_editf(scan, f, e, 0, " %s", text);
+                return;
+        }
+        indent = indent_at(f, f->tokens.tokens[first].start);
+        if (!indent) {
+                site_fail(scan);
+                return;
+        }
+        if (p < f->len)
+                site_editf(scan, f, p + 1, 0, "%s%s\n", indent, text);
+        else
+                site_editf(scan, f, p, 0, "\n%s%s", indent, text);
+        free(indent);
+}
+
+size_t with_trailing_comment(const struct motif_src *f, size_t last)
+{
+        size_t nx = last + 1;
+
+        while (nx < f->tokens.n && f->tokens.tokens[nx].kind == TOKEN_COMMENT &&
+               f->tokens.tokens[nx].line == f->tokens.tokens[last].line &&
+               !memchr(f->text + f->tokens.tokens[nx].start, '\n', f->tokens.tokens[nx].len))
+                last = nx++;
+        return last;
+}
+
+void site_fail(struct motif_scan *scan)
+{
+        scan->failed = true;
+}
+
+static void found_release(struct motif_found *found)
+{
+        for (size_t i = 0; i < found->n_edits; i++)
+                free(found->edits[i].text);
+        free(found->edits);
+        found->edits = NULL;
+        found->n_edits = 0;
+}
+
+int site_end(struct motif_scan *scan)
+{
+        if (!scan->open)
+                return 0;
+        scan->open = false;
+        if (scan->failed || scan->cur.n_edits == 0) {
+                found_release(&scan->cur);
+                return 0;
+        }
+        if (scan->n_found == scan->cap) {
+                size_t cap = scan->cap ? 2 * scan->cap : 8;
+                struct motif_found *grown = realloc(scan->found, cap * sizeof(*grown));
+                if (!grown) {
+                        found_release(&scan->cur);
+                        return -ENOMEM;
+                }
+                scan->found = grown;
+                scan->cap = cap;
+        }
+        scan->found[scan->n_found++] = scan->cur;
+        memset(&scan->cur, 0, sizeof(scan->cur));
+        return 0;
+}
+
+bool site_exists_at(const struct motif_scan *scan, const struct motif_src *f, size_t pos)
+{
+        size_t fi = (size_t)(f - scan->files);
+
+        for (size_t i = 0; i < scan->n_found; i++)
+                for (size_t k = 0; k < scan->found[i].n_edits; k++)
+                        if (scan->found[i].edits[k].file == fi &&
+                            scan->found[i].edits[k].start == pos)
+                                return true;
+        return false;
+}
+
+void fresh_name(const struct motif_src *f, const char *base, char *buf, size_t size)
+{
+        for (int k = 1;; k++) {
+                if (k == 1)
+                        snprintf(buf, size, "%s", base);
+                else
+                        snprintf(buf, size, "%s%d", base, k);
+                if (!range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, buf, strlen(buf)))
+                        return;
+        }
+}
+
+/* ================================================================ the API */
+
+static bool is_source(const char *path)
+{
+        const char *dot = strrchr(path, '.');
+
+        return dot &&
+               (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0 ||
+                strcmp(dot, ".cc") == 0 || strcmp(dot, ".c") == 0);
+}
+
+static void scan_release(struct motif_scan *scan)
+{
+        for (size_t i = 0; i < scan->n_files; i++)
+                token_list_release(&scan->files[i].tokens);
+        free(scan->files);
+        for (size_t i = 0; i < scan->n_found; i++)
+                found_release(&scan->found[i]);
+        free(scan->found);
+        found_release(&scan->cur);
+        memset(scan, 0, sizeof(*scan));
+}
+
+static int scan_init(struct motif_scan *scan, const struct motif_file *files, size_t n)
+{
+        memset(scan, 0, sizeof(*scan));
+        scan->kernel = NONE;
+        scan->auto_sync = true;
+        scan->files = calloc(n ? n : 1, sizeof(*scan->files));
+        if (!scan->files)
+                return -ENOMEM;
+        scan->n_files = n;
+        for (size_t i = 0; i < n; i++) {
+                struct motif_src *f = &scan->files[i];
+                f->path = files[i].path;
+                f->text = files[i].text;
+                f->len = files[i].text ? strlen(files[i].text) : 0;
+                f->tokens.text = f->text;
+                if (!f->path || !f->text) {
+                        scan_release(scan);
+                        return -EINVAL;
+                }
+                if (strcmp(f->path, "ascendopt.json") == 0 ||
+                    (strlen(f->path) > 15 &&
+                     strcmp(f->path + strlen(f->path) - 15, "/ascendopt.json") == 0)) {
+                        json_t *doc = json_loads(f->text, 0, NULL);
+                        if (json_is_false(json_object_get(doc, "auto_sync")))
+                                scan->auto_sync = false;
+                        json_decref(doc);
+                        continue;
+                }
+                if (!is_source(f->path))
+                        continue;
+                f->is_kernel = strncmp(f->path, "op_kernel/", 10) == 0;
+                f->is_host = strncmp(f->path, "op_host/", 8) == 0;
+                if (tokenize(f->text, f->len, &f->tokens, NULL) < 0) {
+                        scan_release(scan);
+                        return -EINVAL;
+                }
+                if (f->is_kernel && scan->kernel == NONE)
+                        scan->kernel = i;
+        }
+        if (scan->kernel == NONE) {
+                scan_release(scan);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int scan_run(const struct motif *motif, enum motif_direction direction,
+                    struct motif_scan *scan)
+{
+        int (*fn)(struct motif_scan *) =
+            direction == MOTIF_FORWARD ? motif->forward : motif->inverse;
+        int r;
+
+        if (!fn)
+                return -EINVAL;
+        r = fn(scan);
+        if (scan->open)
+                site_end(scan);
+        return r;
+}
+
+int motif_detect(const struct motif *motif, enum motif_direction direction,
+                 const struct motif_file *files, size_t n_files, struct motif_site **ret_sites,
+                 size_t *ret_n)
+{
+        struct motif_scan scan;
+        struct motif_site *sites = NULL;
+        int r;
+
+        if (!motif)
+                return -EINVAL;
+        r = scan_init(&scan, files, n_files);
+        if (r < 0)
+                return r;
+        r = scan_run(motif, direction, &scan);
+        if (r < 0)
+                goto out;
+        if (scan.n_found) {
+                sites = calloc(scan.n_found, sizeof(*sites));
+                if (!sites) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                for (size_t i = 0; i < scan.n_found; i++)
+                        sites[i] = scan.found[i].site;
+        }
+        *ret_sites = sites;
+        *ret_n = scan.n_found;
+out:
+        scan_release(&scan);
+        return r;
+}
+
+static int compare_edits(const void *a, const void *b)
+{
+        const struct motif_edit *x = *(const struct motif_edit *const *)a;
+        const struct motif_edit *y = *(const struct motif_edit *const *)b;
+
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        if ((x->len == 0) != (y->len == 0))
+                return x->len == 0 ? -1 : 1;
+        return x < y ? -1 : x > y;
+}
+
+/* Applies the edits of found that belong to file fi to text; *ret is new. */
+static int edits_apply(const struct motif_found *found, size_t fi, const char *text, size_t len,
+                       char **ret)
+{
+        const struct motif_edit **sorted = NULL;
+        size_t n = 0, out_len = len, pos = 0, o = 0;
+        char *out = NULL;
+        int r = 0;
+
+        sorted = calloc(found->n_edits ? found->n_edits : 1, sizeof(*sorted));
+        if (!sorted)
+                return -ENOMEM;
+        for (size_t i = 0; i < found->n_edits; i++)
+                if (found->edits[i].file == fi)
+                        sorted[n++] = &found->edits[i];
+        qsort(sorted, n, sizeof(*sorted), compare_edits);
+        for (size_t i = 0; i < n; i++) {
+                if (sorted[i]->start + sorted[i]->len > len ||
+                    (i && sorted[i - 1]->start + sorted[i - 1]->len > sorted[i]->start)) {
+                        r = -EINVAL;
+                        goto out;
+                }
+                out_len = out_len - sorted[i]->len + strlen(sorted[i]->text);
+        }
+        out = malloc(out_len + 1);
+        if (!out) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                size_t keep = sorted[i]->start - pos, tl = strlen(sorted[i]->text);
+                memcpy(out + o, text + pos, keep);
+                o += keep;
+                memcpy(out + o, sorted[i]->text, tl);
+                o += tl;
+                pos = sorted[i]->start + sorted[i]->len;
+        }
+        memcpy(out + o, text + pos, len - pos);
+        o += len - pos;
+        out[o] = '\0';
+        *ret = out;
+out:
+        free(sorted);
+        return r;
+}
+
+void motif_files_free(struct motif_file *files, size_t n)
+{
+        if (!files)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free((void *)files[i].path);
+                free((void *)files[i].text);
+        }
+        free(files);
+}
+
+/* Applies one site of the motif to texts[] (replacing the changed ones). */
+static int apply_once(const struct motif *motif, enum motif_direction direction,
+                      struct motif_file *current, size_t n, size_t site)
+{
+        struct motif_scan scan;
+        int r;
+
+        r = scan_init(&scan, current, n);
+        if (r < 0)
+                return r;
+        r = scan_run(motif, direction, &scan);
+        if (r < 0)
+                goto out;
+        if (site >= scan.n_found) {
+                r = -ENOENT;
+                goto out;
+        }
+        for (size_t fi = 0; fi < n; fi++) {
+                bool touched = false;
+                char *text = NULL;
+                for (size_t k = 0; k < scan.found[site].n_edits; k++)
+                        touched |= scan.found[site].edits[k].file == fi;
+                if (!touched)
+                        continue;
+                r = edits_apply(&scan.found[site], fi, scan.files[fi].text, scan.files[fi].len,
+                                &text);
+                if (r < 0)
+                        goto out;
+                /* the scan borrows the old text; swap it only at the end */
+                scan.files[fi].text = text;
+        }
+        for (size_t fi = 0; fi < n; fi++) {
+                if (scan.files[fi].text != current[fi].text) {
+                        free((void *)current[fi].text);
+                        current[fi].text = scan.files[fi].text;
+                }
+        }
+out:
+        if (r < 0)
+                for (size_t fi = 0; fi < n; fi++)
+                        if (scan.files && scan.files[fi].text != current[fi].text)
+                                free((void *)scan.files[fi].text);
+        scan_release(&scan);
+        return r;
+}
+
+int motif_apply(const struct motif *motif, enum motif_direction direction,
+                const struct motif_file *files, size_t n_files, size_t site,
+                struct motif_file **ret_changed, size_t *ret_n_changed)
+{
+        struct motif_file *current = NULL, *changed = NULL;
+        size_t n_changed = 0, applied = 0;
+        int r = 0;
+
+        if (!motif || (!files && n_files))
+                return -EINVAL;
+        current = calloc(n_files ? n_files : 1, sizeof(*current));
+        if (!current)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_files; i++) {
+                current[i].path = files[i].path;
+                current[i].text = files[i].text ? strdup(files[i].text) : NULL;
+                if (files[i].text && !current[i].text) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        }
+        if (site != MOTIF_ALL_SITES) {
+                r = apply_once(motif, direction, current, n_files, site);
+                if (r < 0)
+                        goto out;
+        } else {
+                /* one site at a time, detecting again after each, so sites never collide */
+                for (applied = 0; applied < 64; applied++) {
+                        r = apply_once(motif, direction, current, n_files, 0);
+                        if (r == -ENOENT)
+                                break;
+                        if (r < 0)
+                                goto out;
+                }
+                r = applied ? 0 : -ENOENT;
+                if (r < 0)
+                        goto out;
+        }
+        changed = calloc(n_files ? n_files : 1, sizeof(*changed));
+        if (!changed) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < n_files; i++) {
+                if (!current[i].text || strcmp(current[i].text, files[i].text) == 0)
+                        continue;
+                changed[n_changed].path = strdup(files[i].path);
+                changed[n_changed].text = current[i].text;
+                current[i].text = NULL;
+                if (!changed[n_changed].path) {
+                        free((void *)changed[n_changed].text);
+                        r = -ENOMEM;
+                        goto out;
+                }
+                n_changed++;
+        }
+        *ret_changed = changed;
+        *ret_n_changed = n_changed;
+        changed = NULL;
+out:
+        if (changed)
+                motif_files_free(changed, n_changed);
+        for (size_t i = 0; i < n_files; i++)
+                free((void *)current[i].text);
+        free(current);
+        return r;
+}
+
+int motif_detect_text(const struct motif *motif, enum motif_direction direction, const char *text,
+                      struct motif_site **ret_sites, size_t *ret_n)
+{
+        struct motif_file file = { "op_kernel/kernel.cpp", text };
+
+        return motif_detect(motif, direction, &file, 1, ret_sites, ret_n);
+}
+
+int motif_apply_text(const struct motif *motif, enum motif_direction direction, const char *text,
+                     size_t site, char **ret_text)
+{
+        struct motif_file file = { "op_kernel/kernel.cpp", text };
+        struct motif_file *changed = NULL;
+        size_t n = 0;
+        char *out;
+        int r;
+
+        r = motif_apply(motif, direction, &file, 1, site, &changed, &n);
+        if (r < 0)
+                return r;
+        out = n ? (char *)changed[0].text : strdup(text);
+        if (n)
+                changed[0].text = NULL;
+        motif_files_free(changed, n);
+        if (!out)
+                return -ENOMEM;
+        *ret_text = out;
+        return 0;
+}

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the motif library on real kernels from tests/ops, the
+ * calibration cases and the corpus: every motif is described in the
+ * signature vocabulary, is detected where it applies and not elsewhere,
+ * round-trips through its inverse, leaves comments and macros alone, and
+ * (on the simulator) compiles, keeps the outputs and, for the optimizing
+ * direction, lowers the latency.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "npu/npu.h"
+#include "optimizer/optimizer.h"
+#include "store/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+static const char *source_dir(void)
+{
+        return getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".";
+}
+
+static char *slurp(const char *rel)
+{
+        char path[512];
+        FILE *f;
+        char *text = calloc(1, 1 << 20);
+        size_t n;
+
+        snprintf(path, sizeof(path), "%s/%s", source_dir(), rel);
+        f = fopen(path, "r");
+        if (!f)
+                fail_msg("cannot read %s", path);
+        n = fread(text, 1, (1 << 20) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+        return text;
+}
+
+/* An operator's op_kernel and op_host files (from dir, relative to the source tree). */
+struct op_files {
+        struct motif_file files[16];
+        size_t n;
+};
+
+static void op_load(const char *dir, struct op_files *op)
+{
+        static const char *const subdirs[] = { "op_kernel", "op_host" };
+        char path[512];
+
+        op->n = 0;
+        for (size_t s = 0; s < 2; s++) {
+                DIR *d;
+                struct dirent *e;
+                snprintf(path, sizeof(path), "%s/%s/%s", source_dir(), dir, subdirs[s]);
+                d = opendir(path);
+                assert_non_null(d);
+                while ((e = readdir(d))) {
+                        char rel[512], *p;
+                        if (e->d_name[0] == '.')
+                                continue;
+                        assert_true(op->n < 16);
+                        snprintf(rel, sizeof(rel), "%s/%s", dir, subdirs[s]);
+                        p = malloc(strlen(subdirs[s]) + strlen(e->d_name) + 2);
+                        sprintf(p, "%s/%s", subdirs[s], e->d_name);
+                        snprintf(rel, sizeof(rel), "%s/%s", dir, p);
+                        op->files[op->n].path = p;
+                        op->files[op->n].text = slurp(rel);
+                        op->n++;
+                }
+                closedir(d);
+        }
+}
+
+static void op_release(struct op_files *op)
+{
+        for (size_t i = 0; i < op->n; i++) {
+                free((void *)op->files[i].path);
+                free((void *)op->files[i].text);
+        }
+        op->n = 0;
+}
+
+/* Replaces the texts of the changed files (ownership of the texts passes). */
+static void op_update(struct op_files *op, struct motif_file *changed, size_t n)
+{
+        for (size_t c = 0; c < n; c++) {
+                for (size_t i = 0; i < op->n; i++) {
+                        if (strcmp(op->files[i].path, changed[c].path) != 0)
+                                continue;
+                        free((void *)op->files[i].text);
+                        op->files[i].text = changed[c].text;
+                        changed[c].text = NULL;
+                }
+        }
+        motif_files_free(changed, n);
+}
+
+static const char *op_kernel_text(const struct op_files *op)
+{
+        for (size_t i = 0; i < op->n; i++)
+                if (strncmp(op->files[i].path, "op_kernel/", 10) == 0)
+                        return op->files[i].text;
+        return NULL;
+}
+
+static size_t sites(const char *name, enum motif_direction dir, const char *text)
+{
+        struct motif_site *s = NULL;
+        size_t n = 0;
+
+        assert_int_equal(motif_detect_text(motif_find(name), dir, text, &s, &n), 0);
+        for (size_t i = 0; i < n; i++) {
+                assert_true(s[i].line > 0);
+                assert_true(s[i].what[0] != '\0');
+        }
+        free(s);
+        return n;
+}
+
+static char *apply(const char *name, enum motif_direction dir, const char *text, size_t site)
+{
+        char *out = NULL;
+        int r = motif_apply_text(motif_find(name), dir, text, site, &out);
+
+        if (r < 0)
+                fail_msg("%s %s: %d", name, dir == MOTIF_FORWARD ? "forward" : "inverse", r);
+        return out;
+}
+
+/* ------------------------------------------------------------------ the table */
+
+static bool in_vocabulary(const char *token, size_t len)
+{
+        for (size_t i = 0; npu_signature_vocabulary[i]; i++)
+                if (strlen(npu_signature_vocabulary[i]) == len &&
+                    strncmp(npu_signature_vocabulary[i], token, len) == 0)
+                        return true;
+        return false;
+}
+
+static void test_table(void **state)
+{
+        assert_true(motif_count() >= 13);
+        assert_null(motif_at(motif_count()));
+        assert_null(motif_find("no_such_motif"));
+        for (size_t i = 0; i < motif_count(); i++) {
+                const struct motif *m = motif_at(i);
+                const char *p = m->bottleneck;
+                size_t tokens = 0;
+
+                assert_ptr_equal(motif_find(m->name), m);
+                assert_true(m->title[0] && m->description[0] && m->bottleneck[0]);
+                assert_non_null(m->forward);
+                assert_non_null(m->inverse);
+                while (*p) {
+                        size_t len = strcspn(p, " ");
+                        if (!in_vocabulary(p, len))
+                                fail_msg("%s: bottleneck token '%.*s' is not in the vocabulary",
+                                         m->name, (int)len, p);
+                        tokens++;
+                        p += len;
+                        p += strspn(p, " ");
+                }
+                assert_true(tokens > 0);
+        }
+}
+
+/* ------------------------------------------------------------------ round trips */
+
+struct trip {
+        const char *motif;
+        const char *kernel;         /* relative to the source tree */
+        enum motif_direction first; /* applied first, at every site */
+        bool exact;                 /* the second direction gives back the text byte for byte */
+        const char *absent_in;      /* a kernel where the first direction finds nothing */
+        bool one_site;              /* the first direction at its first site only */
+};
+
+static const struct trip trips[] = {
+        { "double_buffer", "examples/calibration/add_case3_cores_32k/op_kernel/add_case3.cpp",
+          MOTIF_FORWARD, true, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        { "barrier_removal", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp",
+          MOTIF_INVERSE, true, NULL, false },
+        { "barrier_removal", "examples/ops/level1/mul/op_kernel/mul_custom.cpp", MOTIF_FORWARD,
+          false, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        { "datacopy_aligned", "examples/ops/level1/relu/op_kernel/relu_custom.cpp", MOTIF_FORWARD,
+          true, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        { "strided_copy", "tests/ops/ok/datacopy_pad_2d/op_kernel/datacopy_pad_2d.cpp",
+          MOTIF_INVERSE, false, NULL, false },
+        { "vectorize_scalar_loop", "tests/ops/ok/scalar_loop/op_kernel/scalar_loop.cpp",
+          MOTIF_FORWARD, true, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        { "vectorize_scalar_loop",
+          "examples/calibration/add_case0_scalar_loop/op_kernel/add_case0.cpp", MOTIF_FORWARD, true,
+          NULL, false },
+        { "fuse_axpy", "examples/ops/level1/axpy/expert/op_kernel/axpy_custom.cpp", MOTIF_INVERSE,
+          true, NULL, false },
+        { "inplace_buffer", "examples/ops/level1/axpy/op_kernel/axpy_custom.cpp", MOTIF_FORWARD,
+          false, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        /* a declaration list comes back as one declaration per line */
+        { "tbuf_temporaries", "examples/ops/level2/rms_norm/op_kernel/rms_norm.cpp", MOTIF_INVERSE,
+          false, NULL, false },
+        { "tbuf_temporaries", "tests/ops/ok/compare_select/op_kernel/compare_select.cpp",
+          MOTIF_INVERSE, true, NULL, false },
+        { "aiv_only", "examples/ops/level1/mul/op_kernel/mul_custom.cpp", MOTIF_FORWARD, true,
+          "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        { "remainder_first_cores", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp",
+          MOTIF_INVERSE, true, NULL, false },
+        { "bank_conflict_pad", "examples/calibration/add_case5_l2_bypass/op_kernel/add_case5.cpp",
+          MOTIF_FORWARD, true, NULL, true },
+        { "bank_conflict_pad", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp",
+          MOTIF_INVERSE, false, NULL, false },
+        { "l2_bypass", "examples/calibration/add_case4_double_buffer/op_kernel/add_case4.cpp",
+          MOTIF_FORWARD, true, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
+        /* the hints come back one after each SetGlobalBuffer, not grouped */
+        { "l2_bypass", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", MOTIF_INVERSE,
+          false, NULL, false },
+};
+
+static void test_round_trips(void **state)
+{
+        for (size_t i = 0; i < sizeof(trips) / sizeof(*trips); i++) {
+                const struct trip *t = &trips[i];
+                enum motif_direction second =
+                    t->first == MOTIF_FORWARD ? MOTIF_INVERSE : MOTIF_FORWARD;
+                char *orig = slurp(t->kernel), *once, *back;
+
+                if (sites(t->motif, t->first, orig) == 0)
+                        fail_msg("%s: not detected in %s", t->motif, t->kernel);
+                once = apply(t->motif, t->first, orig, t->one_site ? 0 : MOTIF_ALL_SITES);
+                assert_string_not_equal(once, orig);
+                /* every site was applied */
+                if (!t->one_site)
+                        assert_int_equal(sites(t->motif, t->first, once), 0);
+                if (sites(t->motif, second, once) == 0)
+                        fail_msg("%s: the other direction finds nothing after %s", t->motif,
+                                 t->kernel);
+                back = apply(t->motif, second, once, MOTIF_ALL_SITES);
+                if (t->exact && strcmp(back, orig) != 0)
+                        fail_msg("%s on %s does not round-trip:\n%s", t->motif, t->kernel, back);
+                /* the comments of the original all survive */
+                for (const char *c = strstr(orig, "//"); c; c = strstr(c + 2, "//")) {
+                        char line[256];
+                        size_t n = strcspn(c, "\n");
+                        snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), c);
+                        if (!strstr(once, line))
+                                fail_msg("%s on %s lost the comment %s", t->motif, t->kernel, line);
+                }
+                if (t->absent_in) {
+                        char *other = slurp(t->absent_in);
+                        if (sites(t->motif, t->first, other) != 0)
+                                fail_msg("%s: detected in %s", t->motif, t->absent_in);
+                        free(other);
+                }
+                free(orig);
+                free(once);
+                free(back);
+        }
+}
+
+/* A Duplicate that does not change inside the loop, in the shape of layer_norm's row loop. */
+static const char *hoist_kernel =
+    "#include \"kernel_operator.h\"\n"
+    "using namespace AscendC;\n"
+    "class KernelBias {\n"
+    "public:\n"
+    "\t__aicore__ inline void Process()\n"
+    "\t{\n"
+    "\t\tLocalTensor<float> bias = biasBuf.Get<float>();\n"
+    "\t\tfor (uint32_t r = 0; r < rows; r++) {\n"
+    "\t\t\tLocalTensor<float> x = inQueue.DeQue<float>(); // one row\n"
+    "\t\t\tDuplicate(bias, this->beta, cols); /* the same every row */\n"
+    "\t\t\tAdd(x, x, bias, cols);\n"
+    "\t\t\tinQueue.FreeTensor(x);\n"
+    "\t\t}\n"
+    "\t\tLocalTensor<float> acc = accBuf.Get<float>();\n"
+    "\t\tfor (uint32_t r = 0; r < rows; r++) {\n"
+    "\t\t\tDuplicate(acc, 0.0f, cols);\n"
+    "\t\t\tMuls(acc, acc, 2.0f, cols);\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tTBuf<QuePosition::VECCALC> biasBuf, accBuf;\n"
+    "\tTQue<QuePosition::VECIN, 2> inQueue;\n"
+    "\tuint32_t rows, cols;\n"
+    "\tfloat beta;\n"
+    "};\n";
+
+static void test_hoist_duplicate(void **state)
+{
+        char *once, *back, *again;
+
+        /* the second loop writes acc: its Duplicate stays */
+        assert_int_equal(sites("hoist_duplicate", MOTIF_FORWARD, hoist_kernel), 1);
+        once = apply("hoist_duplicate", MOTIF_FORWARD, hoist_kernel, 0);
+        assert_non_null(strstr(once, "\t\tDuplicate(bias, this->beta, cols); /* the same every "
+                                     "row */\n\t\tfor (uint32_t r = 0;"));
+        assert_non_null(strstr(once, "// one row\n\t\t\tAdd(x, x, bias, cols);"));
+        assert_int_equal(sites("hoist_duplicate", MOTIF_FORWARD, once), 0);
+        assert_int_equal(sites("hoist_duplicate", MOTIF_INVERSE, once), 1);
+        back = apply("hoist_duplicate", MOTIF_INVERSE, once, 0);
+        /* the inverse puts it first in the loop, with its comment */
+        assert_non_null(strstr(back, "{\n\t\t\tDuplicate(bias, this->beta, cols); /* the same "
+                                     "every row */\n\t\t\tLocalTensor<float> x"));
+        again = apply("hoist_duplicate", MOTIF_FORWARD, back, 0);
+        assert_string_equal(again, once);
+        free(once);
+        free(back);
+        free(again);
+}
+
+/* Comments, commented-out code, macros and strings are not code to rewrite. */
+static void test_comments_and_macros(void **state)
+{
+        const char *text = "#include \"kernel_operator.h\"\n"
+                           "#define BUFFER_NUM 1 // one buffer\n"
+                           "class K {\n"
+                           "\t__aicore__ inline void Process()\n"
+                           "\t{\n"
+                           "\t\t// PipeBarrier<PIPE_ALL>();\n"
+                           "\t\tconst char *s = \"PipeBarrier<PIPE_ALL>();\";\n"
+                           "\t\tCopyIn(); /* keep */ PipeBarrier<PIPE_ALL>(); // drain\n"
+                           "\t\tPipeBarrier<PIPE_ALL>();\n"
+                           "\t\tpipe.InitBuffer(q, BUFFER_NUM, 1024);\n"
+                           "\t}\n"
+                           "};\n";
+        char *out;
+
+        assert_int_equal(sites("barrier_removal", MOTIF_FORWARD, text), 2);
+        out = apply("barrier_removal", MOTIF_FORWARD, text, MOTIF_ALL_SITES);
+        assert_string_equal(out, "#include \"kernel_operator.h\"\n"
+                                 "#define BUFFER_NUM 1 // one buffer\n"
+                                 "class K {\n"
+                                 "\t__aicore__ inline void Process()\n"
+                                 "\t{\n"
+                                 "\t\t// PipeBarrier<PIPE_ALL>();\n"
+                                 "\t\tconst char *s = \"PipeBarrier<PIPE_ALL>();\";\n"
+                                 "\t\tCopyIn(); /* keep */ // drain\n"
+                                 "\t\tpipe.InitBuffer(q, BUFFER_NUM, 1024);\n"
+                                 "\t}\n"
+                                 "};\n");
+        free(out);
+        out = apply("double_buffer", MOTIF_FORWARD, text, 0);
+        assert_non_null(strstr(out, "#define BUFFER_NUM 2 // one buffer\n"));
+        free(out);
+}
+
+/* A rewrite that touches the tiling too comes back as one file set. */
+static void test_file_sets(void **state)
+{
+        struct op_files op;
+        struct motif_file *changed = NULL;
+        size_t n = 0;
+
+        op_load("examples/calibration/add_case5_l2_bypass", &op);
+        assert_int_equal(motif_apply(motif_find("bank_conflict_pad"), MOTIF_FORWARD, op.files, op.n,
+                                     0, &changed, &n),
+                         0);
+        assert_int_equal(n, 2);
+        for (size_t i = 0; i < n; i++) {
+                if (strncmp(changed[i].path, "op_host/", 8) == 0)
+                        assert_non_null(strstr(changed[i].text, "ubSize -= 256;"));
+                else
+                        assert_non_null(strstr(changed[i].text, "InitBuffer(motifBankPad, 256);"));
+        }
+        motif_files_free(changed, n);
+        assert_int_equal(motif_apply(motif_find("aiv_only"), MOTIF_INVERSE, op.files, op.n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         -ENOENT);
+        assert_int_equal(
+            motif_apply(motif_find("aiv_only"), MOTIF_FORWARD, op.files, op.n, 7, &changed, &n),
+            -ENOENT);
+        assert_int_equal(motif_detect(motif_find("aiv_only"), MOTIF_FORWARD, op.files + op.n - 1,
+                                      strncmp(op.files[op.n - 1].path, "op_host", 7) == 0 ? 1 : 0,
+                                      &(struct motif_site *){ NULL }, &n),
+                         -EINVAL);
+        op_release(&op);
+}
+
+/* ------------------------------------------------------------------ on the simulator */
+
+struct fixture {
+        char root[64];
+        struct event_base *base;
+        struct child_runner *runner;
+        struct npu_sim_paths paths;
+        struct store *store;
+        struct npu_evaluator *evaluator;
+};
+
+static struct fixture *fx;
+
+static int sim_setup(void **state)
+{
+        struct npu_evaluator_options options = { 0 };
+        char dir[128], cache[128], err[1024];
+
+        fx = calloc(1, sizeof(*fx));
+        snprintf(fx->root, sizeof(fx->root), "/tmp/ascendopt-motifs-XXXXXX");
+        assert_non_null(mkdtemp(fx->root));
+        fx->base = event_base_new();
+        assert_int_equal(child_runner_new(fx->base, NULL, &fx->runner), 0);
+        if (npu_sim_paths_find(&fx->paths) < 0)
+                fail_msg("the simulator runtime is not built (set ASCENDOPT_SIM_DIR)");
+        snprintf(dir, sizeof(dir), "%s/store", fx->root);
+        assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
+        snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
+        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        options.base = fx->base;
+        options.scratch_dir = dir;
+        options.cache_dir = cache;
+        options.timeout_s = 120;
+        if (npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &fx->evaluator, err,
+                              sizeof(err)) < 0)
+                fail_msg("%s", err);
+        *state = fx;
+        return 0;
+}
+
+static int sim_teardown(void **state)
+{
+        npu_evaluator_free(fx->evaluator);
+        store_close(fx->store);
+        child_runner_free(fx->runner);
+        npu_sim_paths_release(&fx->paths);
+        event_base_free(fx->base);
+        rm_rf(fx->root);
+        free(fx);
+        return 0;
+}
+
+struct outcome {
+        json_t *result;
+        bool done;
+};
+
+static void on_done(json_t *result, bool memo_hit, void *userdata)
+{
+        struct outcome *o = userdata;
+
+        o->result = result;
+        o->done = true;
+}
+
+static json_t *evaluate(const struct npu_manifest *manifest, const struct op_files *op,
+                        const json_t *reference)
+{
+        struct npu_override overrides[16];
+        struct npu_request req = { .manifest = manifest,
+                                   .overrides = overrides,
+                                   .n_overrides = op->n,
+                                   .seed = 7,
+                                   .reference = reference,
+                                   .keep_outputs = reference == NULL,
+                                   .bypass_memo = reference == NULL };
+        struct outcome o = { 0 };
+
+        for (size_t i = 0; i < op->n; i++)
+                overrides[i] = (struct npu_override){ op->files[i].path, op->files[i].text };
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        return o.result;
+}
+
+static double latency(const json_t *r)
+{
+        return json_number_value(json_object_get(r, "latency_us"));
+}
+
+struct sim_case {
+        const char *opdir;  /* the operator (manifest, reference) */
+        const char *source; /* where its files come from: opdir or its expert/ */
+        const char *motif;
+        enum motif_direction dir;
+        bool faster; /* forward: the latency must drop */
+};
+
+static const struct sim_case sim_cases[] = {
+        { "examples/ops/level1/mul", "examples/ops/level1/mul", "barrier_removal", MOTIF_FORWARD,
+          true },
+        { "examples/calibration/add_case4_double_buffer",
+          "examples/calibration/add_case4_double_buffer", "l2_bypass", MOTIF_FORWARD, true },
+        { "tests/ops/ok/scalar_loop", "tests/ops/ok/scalar_loop", "vectorize_scalar_loop",
+          MOTIF_FORWARD, true },
+        { "examples/ops/level1/relu", "examples/ops/level1/relu", "datacopy_aligned", MOTIF_FORWARD,
+          true },
+        { "examples/ops/level1/abs", "examples/ops/level1/abs", "double_buffer", MOTIF_FORWARD,
+          true },
+        { "examples/ops/level1/mul", "examples/ops/level1/mul", "aiv_only", MOTIF_FORWARD, true },
+        { "examples/ops/level1/axpy", "examples/ops/level1/axpy", "inplace_buffer", MOTIF_FORWARD,
+          false },
+        { "examples/ops/level1/axpy", "examples/ops/level1/axpy/expert", "fuse_axpy", MOTIF_INVERSE,
+          false },
+        { "examples/ops/level1/add", "examples/ops/level1/add/expert", "remainder_first_cores",
+          MOTIF_INVERSE, false },
+        { "tests/ops/ok/datacopy_pad_2d", "tests/ops/ok/datacopy_pad_2d", "strided_copy",
+          MOTIF_INVERSE, false },
+        { "examples/ops/level2/rms_norm", "examples/ops/level2/rms_norm", "tbuf_temporaries",
+          MOTIF_INVERSE, false },
+};
+
+static void test_on_the_simulator(void **state)
+{
+        for (size_t i = 0; i < sizeof(sim_cases) / sizeof(*sim_cases); i++) {
+                const struct sim_case *c = &sim_cases[i];
+                struct npu_manifest *manifest = NULL;
+                struct op_files op;
+                struct motif_file *changed = NULL;
+                size_t n = 0;
+                json_t *base, *cand;
+                char path[512], err[1024];
+
+                snprintf(path, sizeof(path), "%s/%s", source_dir(), c->opdir);
+                if (npu_manifest_load(path, &manifest, err, sizeof(err)) < 0)
+                        fail_msg("%s", err);
+                op_load(c->source, &op);
+                base = evaluate(manifest, &op, NULL);
+                if (strcmp(json_string_value(json_object_get(base, "status")), "ok") != 0)
+                        fail_msg("%s baseline: %s", c->opdir, json_dumps(base, 0));
+                assert_int_equal(motif_apply(motif_find(c->motif), c->dir, op.files, op.n,
+                                             MOTIF_ALL_SITES, &changed, &n),
+                                 0);
+                assert_true(n >= 1);
+                op_update(&op, changed, n);
+                cand = evaluate(manifest, &op, base);
+                if (strcmp(json_string_value(json_object_get(cand, "status")), "ok") != 0)
+                        fail_msg("%s after %s: %s\n%s", c->opdir, c->motif, json_dumps(cand, 0),
+                                 op_kernel_text(&op));
+                print_message("# %s %s on %s: %.2f us -> %.2f us\n", c->motif,
+                              c->dir == MOTIF_FORWARD ? "forward" : "inverse", c->source,
+                              latency(base), latency(cand));
+                if (c->faster)
+                        assert_true(latency(cand) < latency(base));
+                /* and the other direction again keeps the outputs */
+                if (motif_apply(motif_find(c->motif),
+                                c->dir == MOTIF_FORWARD ? MOTIF_INVERSE : MOTIF_FORWARD, op.files,
+                                op.n, MOTIF_ALL_SITES, &changed, &n) == 0) {
+                        json_t *again;
+                        op_update(&op, changed, n);
+                        again = evaluate(manifest, &op, base);
+                        if (strcmp(json_string_value(json_object_get(again, "status")), "ok") != 0)
+                                fail_msg("%s back after %s: %s\n%s", c->opdir, c->motif,
+                                         json_dumps(again, 0), op_kernel_text(&op));
+                        json_decref(again);
+                }
+                rm_rf(json_string_value(json_object_get(base, "scratch_dir")));
+                json_decref(base);
+                json_decref(cand);
+                op_release(&op);
+                npu_manifest_free(manifest);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_table),
+                cmocka_unit_test(test_round_trips),
+                cmocka_unit_test(test_hoist_duplicate),
+                cmocka_unit_test(test_comments_and_macros),
+                cmocka_unit_test(test_file_sets),
+                cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
+        };
+        return cmocka_run_group_tests_name("optimizer_motifs", tests, NULL, NULL);
+}
