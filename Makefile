@@ -205,6 +205,8 @@ install: all
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$unit > $$dest; \
 		chmod 0644 $$dest; \
 	done
+	install -d $(DESTDIR)$(PREFIX)/lib/sysctl.d
+	install -m 0644 systemd/ascendopt-inotify.conf $(DESTDIR)$(PREFIX)/lib/sysctl.d/60-ascendopt-inotify.conf
 	@# An edited config is never overwritten; the example is installed beside it.
 	if [ -e $(DESTDIR)$(SYSCONFDIR)/ascendopt/ascendoptd.json ]; then \
 		install -m 0644 etc/ascendopt/ascendoptd.json $(DESTDIR)$(SYSCONFDIR)/ascendopt/ascendoptd.json.example; \

@@ -55,6 +55,8 @@ struct daemon {
         uint64_t commits_seen;
         uint64_t episodes_done;
         uint64_t episodes_failed;
+        time_t last_progress; /* an evaluation finished or an episode started */
+        struct event *watchdog;
 };
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */

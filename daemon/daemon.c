@@ -66,6 +66,45 @@ static void describe_config(const struct config *c)
                  c->n_repos == 1 ? "" : "s", c->state_dir);
 }
 
+/*
+ * The watchdog: pinged only while the scheduler is healthy, that is idle
+ * or making progress.  An evaluation that outlives twice its timeout means
+ * something is wedged; then the pings stop and systemd restarts us (the
+ * queue and episode records make the restart lose nothing).
+ */
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+        struct daemon *d = arg;
+        bool busy = false;
+        double stalled;
+
+        (void)fd;
+        (void)what;
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                busy |= d->running[i].busy;
+        stalled = difftime(time(NULL), d->last_progress);
+        if (!busy || stalled < 2 * d->config->episode.eval_timeout_s + 60)
+                sd_notify(0, "WATCHDOG=1");
+        else
+                log_error("no evaluation has finished for %.0f s; withholding the watchdog ping",
+                          stalled);
+}
+
+static int start_watchdog(struct daemon *d)
+{
+        uint64_t usec = 0;
+        struct timeval tv;
+
+        if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+                return 0;
+        d->watchdog = event_new(d->base, -1, EV_PERSIST, on_watchdog, d);
+        if (!d->watchdog)
+                return -ENOMEM;
+        tv.tv_sec = (time_t)(usec / 2 / 1000000);
+        tv.tv_usec = (suseconds_t)(usec / 2 % 1000000);
+        return event_add(d->watchdog, &tv) < 0 ? -EIO : 0;
+}
+
 static size_t episodes_running(const struct daemon *d)
 {
         size_t n = 0;
@@ -219,6 +258,8 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
 
 static void daemon_release(struct daemon *d)
 {
+        if (d->watchdog)
+                event_free(d->watchdog);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
@@ -484,6 +525,9 @@ int daemon_main(int argc, char **argv)
                 goto out;
         }
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
+        d.last_progress = time(NULL);
+        if (start_watchdog(&d) < 0)
+                log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
         scheduler_kick(&d);
         if (event_base_dispatch(d.base) < 0) {

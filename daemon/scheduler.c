@@ -47,6 +47,7 @@ static void on_progress(const struct episode_progress *p, void *userdata)
         struct running *run = userdata;
         char context[64];
 
+        run->daemon->last_progress = time(NULL);
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         if (p->new_best || strcmp(p->what, "baseline") == 0)
                 log_msg(LOG_INFO, context, "%s: %s %.2f us (best %.2f us), %d of %d evaluations",
@@ -153,6 +154,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 release(run);
                 return;
         }
+        d->last_progress = time(NULL);
         log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, commit,
                 device_pool_id(d->devices, run->slot));
 }

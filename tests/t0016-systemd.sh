@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The daemon speaks systemd's notify protocol: READY once it listens,
+# STATUS lines, WATCHDOG pings from a timer while healthy, STOPPING on
+# SIGTERM; and the installed unit passes systemd-analyze verify.
+. "$(dirname "$0")/tap.sh"
+plan 6
+
+sock=$SCRATCH/notify.sock
+cfg=$SCRATCH/ascendoptd.json
+printf '{"state_dir": "%s/state", "socket": "%s/ctl.sock", "devices": 1}' "$SCRATCH" "$SCRATCH" >"$cfg"
+"$BUILD/tests/helpers/notify-listen" "$sock" 4 >"$SCRATCH/notes" &
+listener=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.05; done
+(
+	export NOTIFY_SOCKET=$sock WATCHDOG_USEC=400000 WATCHDOG_PID=$BASHPID
+	exec "$BUILD/ascendoptd" --config "$cfg" 2>"$SCRATCH/log"
+) &
+daemon=$!
+sleep 1.5
+kill -TERM "$daemon"
+wait "$daemon"
+wait "$listener"
+
+check "READY=1 is sent once the daemon listens" grep -q "READY=1" "$SCRATCH/notes"
+check "STATUS lines say what is queued" grep -q "STATUS=0 queued" "$SCRATCH/notes"
+pings=$(grep -c "WATCHDOG=1" "$SCRATCH/notes")
+if [ "$pings" -ge 3 ]; then ok "the watchdog is pinged every half period ($pings pings in 1.5 s)"; else not_ok "only $pings watchdog pings"; fi
+check "STOPPING=1 is sent on SIGTERM" grep -q "STOPPING=1" "$SCRATCH/notes"
+
+unit=$SCRATCH/ascendoptd.service
+sed -e "s|@BINDIR@|$BUILD|g" -e "s|@SYSCONFDIR@|$SRC/etc|g" "$SRC/systemd/ascendoptd.service.in" >"$unit"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	check "the system unit passes systemd-analyze verify" systemd-analyze verify "$unit"
+else
+	skip "systemd-analyze is not installed"
+fi
+check "the unit asks for notify and a watchdog" grep -q "^WatchdogSec=" "$unit"
+done_testing
