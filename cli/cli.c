@@ -44,7 +44,7 @@ static const struct command commands[] = {
         { "resume", "start episodes again", cmd_resume },
         { "reload", "make the daemon re-read its configuration", cmd_reload },
         { "recreate", "rebuild a sibling branch from scratch", NULL },
-        { "gc", "evict old entries from the store and caches", NULL },
+        { "gc", "evict old entries from the store and caches", cmd_gc },
 };
 
 static void usage(FILE *f)

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -547,6 +548,8 @@ static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
                                                  e->options.cache_dir, e->unit_keys[slot]) < 0)
                 return false;
         if (link(cached, object) == 0 || copy_file(cached, object) == 0) {
+                /* the mtime says "last used": 'ascendopt gc' evicts by it */
+                utimensat(AT_FDCWD, cached, NULL, 0);
                 e->cache_hits++;
                 return true;
         }

@@ -433,6 +433,13 @@ int store_candidate_put(struct store_batch *b, const char *identity, const json_
         return store_batch_put_json(b, STORE_CANDIDATES, identity, result);
 }
 
+int store_compact(struct store *s)
+{
+        for (int i = 0; i <= STORE_FAMILY_COUNT; i++)
+                rocksdb_compact_range_cf(s->db, s->families[i], NULL, 0, NULL, 0);
+        return 0;
+}
+
 int store_size_bytes(struct store *s, uint64_t *ret_bytes)
 {
         uint64_t total = 0;

@@ -109,6 +109,9 @@ int store_candidate_get(struct store *store, const char *identity, json_t **ret_
  */
 int store_candidate_put(struct store_batch *batch, const char *identity, const json_t *result);
 
+/* Compacts every family, dropping deleted and overwritten values from disk. */
+int store_compact(struct store *store);
+
 /* Estimated bytes on disk, for the size caps of the config. */
 int store_size_bytes(struct store *store, uint64_t *ret_bytes);
 

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ascendopt gc: keeps the state directory within its caps.  The object
+ * cache loses its least recently used objects until it fits, scratch
+ * directories left behind by crashed evaluations go, and the store is
+ * compacted.  Nothing any episode needs is removed: the cache only saves
+ * compile time and the store keeps every result.
+ */
+#include "cli-internal.h"
+
+#include "store/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_OBJECTS   200000
+#define SCRATCH_AGE_S 3600
+
+struct object {
+        char name[96];
+        time_t used;
+        off_t size;
+};
+
+static int by_age(const void *a, const void *b)
+{
+        const struct object *x = a, *y = b;
+
+        return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Evicts least recently used objects until the cache is at most max bytes. */
+static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t *ret_removed)
+{
+        struct object *objects = calloc(MAX_OBJECTS, sizeof(*objects));
+        uint64_t total = 0;
+        size_t n = 0;
+        struct dirent *e;
+        DIR *d;
+
+        *ret_freed = 0;
+        *ret_removed = 0;
+        if (!objects)
+                return -ENOMEM;
+        d = opendir(dir);
+        while (d && (e = readdir(d)) && n < MAX_OBJECTS) {
+                char path[PATH_MAX];
+                struct stat st;
+                if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(objects[n].name) ||
+                    format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
+                    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                snprintf(objects[n].name, sizeof(objects[n].name), "%s", e->d_name);
+                /* a cache hit touches the mtime (npu/sim.c): it is the last use */
+                objects[n].used = st.st_mtime;
+                objects[n].size = st.st_size;
+                total += (uint64_t)st.st_size;
+                n++;
+        }
+        if (d)
+                closedir(d);
+        qsort(objects, n, sizeof(*objects), by_age);
+        for (size_t i = 0; i < n && total > max; i++) {
+                char path[PATH_MAX];
+                if (format_path(path, sizeof(path), "%s/%s", dir, objects[i].name) == 0 &&
+                    unlink(path) == 0) {
+                        total -= (uint64_t)objects[i].size;
+                        *ret_freed += (uint64_t)objects[i].size;
+                        (*ret_removed)++;
+                }
+        }
+        free(objects);
+        return 0;
+}
+
+/* Removes scratch directories older than an hour: no evaluation lives that long. */
+static size_t clean_scratch(const char *dir)
+{
+        time_t now = time(NULL);
+        size_t removed = 0;
+        struct dirent *e;
+        DIR *d = opendir(dir);
+
+        while (d && (e = readdir(d))) {
+                char path[PATH_MAX];
+                struct stat st;
+                if (e->d_name[0] == '.' ||
+                    format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
+                    lstat(path, &st) < 0 || difftime(now, st.st_mtime) < SCRATCH_AGE_S)
+                        continue;
+                if (rm_rf(path) == 0)
+                        removed++;
+        }
+        if (d)
+                closedir(d);
+        return removed;
+}
+
+int cmd_gc(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, 'd' },
+                { "max-cache-bytes", required_argument, NULL, 'c' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        uint64_t max_cache = 4000000000ull, freed = 0;
+        const char *state_flag = NULL;
+        char state[PATH_MAX], dir[PATH_MAX], err[1024];
+        struct store *store = NULL;
+        size_t removed = 0, scratch;
+        int opt, r;
+
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'd':
+                        state_flag = optarg;
+                        break;
+                case 'c':
+                        if (cli_parse_u64(optarg, &max_cache) < 0)
+                                return cli_usage_error("gc", "--max-cache-bytes wants a number");
+                        break;
+                case 'h':
+                        printf("Usage: ascendopt gc [--state-dir DIR] [--max-cache-bytes N]\n\n"
+                               "Trims the object cache to N bytes (default 4 GB) by least "
+                               "recent use,\nremoves scratch left by crashed evaluations and "
+                               "compacts the store.\n");
+                        return EX_OK;
+                default:
+                        return cli_usage_error("gc", "unknown option");
+                }
+        }
+        cli_state_dir(state_flag, state, sizeof(state));
+        format_path(dir, sizeof(dir), "%s/cache/objects", state);
+        r = trim_cache(dir, max_cache, &freed, &removed);
+        if (r < 0) {
+                fprintf(stderr, "ascendopt gc: %s: %s\n", dir, strerror(-r));
+                return EX_IOERR;
+        }
+        format_path(dir, sizeof(dir), "%s/scratch", state);
+        scratch = clean_scratch(dir);
+        format_path(dir, sizeof(dir), "%s/store", state);
+        if (access(dir, F_OK) == 0) {
+                if (store_open(dir, &store, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "ascendopt gc: %s\n", err);
+                        return EX_TEMPFAIL;
+                }
+                store_compact(store);
+                store_close(store);
+        }
+        printf("gc: removed %zu cached object%s (%.1f MB), %zu stale scratch director%s; "
+               "store compacted\n",
+               removed, removed == 1 ? "" : "s", (double)freed / 1e6, scratch,
+               scratch == 1 ? "y" : "ies");
+        return EX_OK;
+}
