@@ -80,7 +80,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all check check-tests bench bench-run demo demo-run install clean lint fuzz fuzzers deps tests \
+.PHONY: all check check-tests bench bench-run demo demo-run seed-bank install clean lint fuzz fuzzers deps tests \
 	calibrate
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -101,6 +101,14 @@ tests: all $(UNIT_BINS) $(HELPER_BINS) fuzzers
 
 check-tests: tests
 	$(TEST_ENV) prove -j$(NPROC) --exec '' $(UNIT_BINS) $(SHELL_TESTS)
+
+# The seed bank: rewind over the corpus experts in a throwaway state
+# directory, exported to etc/ascendopt/seed-bank.json (checked in).
+seed-bank: all
+	@state=$$(mktemp -d) && \
+	$(BUILD)/ascendopt rewind --root examples/ops --state-dir $$state && \
+	$(BUILD)/ascendopt experience export etc/ascendopt/seed-bank.json --state-dir $$state; \
+	status=$$?; rm -rf $$state; exit $$status
 
 demo: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 demo-run

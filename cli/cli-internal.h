@@ -15,6 +15,7 @@ int cmd_optimize(int argc, char **argv);
 int cmd_experience(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
+int cmd_rewind(int argc, char **argv);
 
 /* --state-dir, else $ASCENDOPT_STATE_DIR, else $XDG_STATE_HOME/ascendopt, else
  * ~/.local/state/ascendopt.  Writes into buf. */

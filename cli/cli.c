@@ -29,7 +29,7 @@ static const struct command commands[] = {
         { "init", "draft ascendopt.json for an operator directory", NULL },
         { "eval", "compile and run one operator on the simulated NPU", cmd_eval },
         { "optimize", "run one optimization episode in the foreground", cmd_optimize },
-        { "rewind", "build experience entries from expert kernels", NULL },
+        { "rewind", "build experience entries from expert kernels", cmd_rewind },
         { "experience", "list, export or import the experience bank", cmd_experience },
         { "corpus", "list the operator corpus", cmd_corpus },
         { "bench", "run the benchmark over the corpus", NULL },

@@ -221,8 +221,12 @@ struct npu_evaluator;
 struct episode;
 
 enum episode_strategy {
-        EPISODE_STAGE1, /* evolve the tiling program */
-        EPISODE_BON,    /* Best-of-N: random genomes from the same space */
+        EPISODE_STAGE1,        /* evolve the tiling program */
+        EPISODE_BON,           /* Best-of-N: random genomes from the same space */
+        EPISODE_STAGE2,        /* Stage II only: experience-guided kernel rewriting */
+        EPISODE_FULL,          /* Algorithm 1: rounds of U Stage I then S Stage II steps */
+        EPISODE_EVOLVE,        /* OpenEvolve-style: gene mutation or a random motif, no bank */
+        EPISODE_STAGE2_RANDOM, /* Stage II with motifs in random order, no retrieval */
 };
 
 const char *episode_strategy_name(enum episode_strategy strategy);
@@ -234,12 +238,27 @@ struct episode_options {
         int budget; /* 0: 40 */
         enum episode_strategy strategy;
         const char *log_context; /* prefix of the episode's log lines; may be NULL */
+        /*
+         * The alternation (EPISODE_FULL): rounds of stage1_steps Stage I
+         * evaluations then stage2_steps Stage II ones, each stage starting
+         * from the best pair (tiling and kernel) the other left.  rounds 0:
+         * as many as the budget holds; otherwise the budget is capped at
+         * rounds * (stage1_steps + stage2_steps).  A stage with nothing left
+         * to try hands its turn to the other.  Steps 0: 10 each.
+         */
+        int rounds;
+        int stage1_steps;
+        int stage2_steps;
+        int top_k;          /* experience entries kept per diagnosis; 0: 5 */
+        bool frozen_bank;   /* neither credit entries nor add new ones (benchmarks) */
+        bool leave_one_out; /* ignore entries whose "operator" is this operator */
 };
 
 /* What the caller hears after each evaluation (for progress lines). */
 struct episode_progress {
         int used, budget, memo_hits;
-        const char *what;   /* "baseline", a technique name, or "confirm" */
+        const char *what;   /* "baseline", a technique name, or a motif name (Stage II) */
+        int stage;          /* 1 or 2; 0 for the baseline */
         const char *status; /* the result's status */
         double latency_us;  /* 0 when not ok */
         double best_us;     /* best so far, 0 before the baseline */
@@ -252,6 +271,16 @@ typedef void (*episode_progress_fn)(const struct episode_progress *progress, voi
 typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*
+ * The record's trajectory holds one object per candidate: "evaluation",
+ * "stage" (1 or 2), "technique" (Stage I's, or the motif name), for Stage
+ * II "motif", "entry" (the experience entry it came from, or null),
+ * "site" and "source" ("bank", "fallback", "random"), then "identity",
+ * "status", "latency_us", "memo_hit", "new_best" and "genome".  Stage II
+ * also keeps "stage2" (its plan for the current best and the last
+ * diagnosis), "motifs" ({name: {tried, failed, won, apply_errors}}),
+ * "learned" (ids of entries written back to the bank) and "pair" (the
+ * best texts, by blob, for resuming).
+ *
  * Starts (or resumes, when the store holds a running record with this id)
  * an episode on the operator in opdir.  evaluator and store are borrowed.
  * Errors before anything runs come back as -errno with a message; later
@@ -399,10 +428,108 @@ int motif_apply(const struct motif *motif, enum motif_direction direction,
 void motif_files_free(struct motif_file *files, size_t n);
 
 /* Shorthands for a lone kernel text (named op_kernel/kernel.cpp). */
-int motif_detect_text(const struct motif *motif, enum motif_direction direction,
-                      const char *text, struct motif_site **ret_sites, size_t *ret_n);
+int motif_detect_text(const struct motif *motif, enum motif_direction direction, const char *text,
+                      struct motif_site **ret_sites, size_t *ret_n);
 /* *ret_text is the new kernel text (a new string), even when unchanged. */
 int motif_apply_text(const struct motif *motif, enum motif_direction direction, const char *text,
                      size_t site, char **ret_text);
+
+/* ------------------------------------------------------------ rewind */
+
+/*
+ * Rewind builds the experience bank from expert kernels: it walks a
+ * de-optimization trajectory from an operator's expert (its baseline files
+ * with expert/op_host and expert/op_kernel laid over them), one inverse
+ * motif site at a time, measuring every step on the evaluator.  A step is
+ * kept when the slower version is correct (judged against the expert's
+ * outputs) and slower than the current version by more than the
+ * threshold; it becomes an experience entry (origin "rewind") whose diff
+ * leads from the slow version back to the fast one, and the walk goes on
+ * from the slow version.  Candidates that fail to apply, compile or give
+ * the right answer are skipped and counted by motif.
+ *
+ * The walk is deterministic: motifs in table order, sites in detection
+ * order, and each site (a motif, file and description, with its
+ * occurrence among equal descriptions) is tried at most once per walk,
+ * except that a step slower than defer_gain is put off to a final pass; a
+ * motif that was kept is not tried again on the same operator, so the
+ * entries of one walk are distinct (motif, operator) pairs.  Evaluations
+ * are memoized, so running rewind again re-measures only the expert.
+ */
+struct rewind;
+
+#define REWIND_DEFAULT_THRESHOLD_PCT 2.0
+#define REWIND_DEFAULT_MAX_STEPS     12
+#define REWIND_DEFAULT_MAX_TRIES     120
+#define REWIND_DEFAULT_DEFER_GAIN    2.0
+
+struct rewind_options {
+        double threshold_pct; /* a kept step is slower by more than this; 0: 2 */
+        int max_steps;        /* kept steps per operator; 0: 12 */
+        int max_tries;        /* candidates evaluated per operator; 0: 120 */
+        uint64_t seed;        /* of the inputs; 0: 1 */
+        /*
+         * A step that slows the kernel by more than this factor (a scalar
+         * loop, say) would make every later step look negligible: it is
+         * deferred to a final pass over the deferred sites.  0: 2.
+         */
+        double defer_gain;
+        /* the motifs to try, in this order (borrowed); NULL: the whole table */
+        const struct motif *const *motifs;
+        size_t n_motifs;
+};
+
+/* What the caller hears after each candidate (for progress lines). */
+struct rewind_progress {
+        const char *operator_name;
+        int step;          /* kept steps so far, this one included */
+        int tries;         /* candidates evaluated so far */
+        const char *motif; /* the motif's name */
+        const struct motif_site *site;
+        size_t site_index;   /* in motif_detect's order */
+        const char *status;  /* the result's status (or "apply_error") */
+        const char *outcome; /* "kept", "not_slower", or the failure kind */
+        double before_us;    /* the current version's latency */
+        double after_us;     /* the candidate's latency; 0 when it failed */
+        bool memo_hit;
+        bool kept;
+        bool new_entry; /* kept and not in the bank before */
+};
+
+typedef void (*rewind_progress_fn)(const struct rewind_progress *progress, void *userdata);
+
+/*
+ * The walk's summary (ownership passes): "operator", "dir", "level",
+ * "state" ("done", "failed" or "cancelled", with "error" when failed),
+ * "expert_us", "final_us", "tries", "evaluations", "memo_hits", "kept",
+ * "new_entries", "steps" (every kept step: motif, site, before_us,
+ * after_us, gain, entry id, new, slow_identity, fast_identity), "tried"
+ * (every candidate: motif, site, outcome) and "failures"
+ * ({motif: {kind: count}}).
+ */
+typedef void (*rewind_done_fn)(json_t *summary, void *userdata);
+
+/*
+ * Starts a walk on the operator in opdir, which must hold an expert/
+ * (-ENOENT with a message otherwise).  evaluator and store are borrowed
+ * and must outlive the walk; entries are written to the store's experience
+ * family as they are kept, each in its own synced batch (an entry already
+ * in the bank keeps its uses and wins).  Errors before anything runs come
+ * back as -errno with a message in err; later ones end the walk with
+ * state "failed".  The callbacks run from the evaluator's event loop.
+ */
+int rewind_start(struct npu_evaluator *evaluator, struct store *store, const char *opdir,
+                 const struct rewind_options *options, rewind_progress_fn progress,
+                 rewind_done_fn done, void *userdata, struct rewind **ret_rewind, char *err,
+                 size_t err_size);
+
+/*
+ * Stops a walk after the evaluation in flight; its done callback runs then
+ * with state "cancelled".  Entries already kept stay in the bank.
+ */
+void rewind_cancel(struct rewind *rewind);
+
+/* Whether opdir has an expert/ with op_kernel files, the thing rewind walks from. */
+bool rewind_has_expert(const char *opdir);
 
 #endif
