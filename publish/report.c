@@ -1,0 +1,1489 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The episode report published beside an optimized operator: Markdown, a
+ * JSON object with the same facts, a self-contained SVG plot of the
+ * trajectory and the commit message, all computed from the episode record
+ * and the stored results.  Pure rendering: no git, no logging.
+ */
+#include "publish.h"
+
+#include "common/common.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUBJECT_MAX 100 /* characters of the commit message's first line */
+
+/* ---------------------------------------------------------------- text buffers */
+
+/* A growable string; a failed allocation is remembered and reported once at the end. */
+struct sbuf {
+        char *buf;
+        size_t len, cap;
+        bool oom;
+};
+
+static void sbuf_grow(struct sbuf *sb, size_t extra)
+{
+        size_t cap;
+        char *p;
+
+        if (sb->oom || sb->len + extra + 1 <= sb->cap)
+                return;
+        cap = sb->cap ? sb->cap : 1024;
+        while (cap < sb->len + extra + 1)
+                cap *= 2;
+        p = realloc(sb->buf, cap);
+        if (!p) {
+                sb->oom = true;
+                return;
+        }
+        sb->buf = p;
+        sb->cap = cap;
+}
+
+static void sbuf_putn(struct sbuf *sb, const char *s, size_t n)
+{
+        sbuf_grow(sb, n);
+        if (sb->oom)
+                return;
+        memcpy(sb->buf + sb->len, s, n);
+        sb->len += n;
+        sb->buf[sb->len] = '\0';
+}
+
+static void sbuf_puts(struct sbuf *sb, const char *s)
+{
+        sbuf_putn(sb, s, strlen(s));
+}
+
+static void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+                sb->oom = true;
+                return;
+        }
+        sbuf_grow(sb, (size_t)n);
+        if (sb->oom)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        sb->len += (size_t)n;
+}
+
+/* Hands the string over (an empty one when nothing was written); NULL after a failure. */
+static char *sbuf_detach(struct sbuf *sb)
+{
+        char *s;
+
+        if (!sb->oom && !sb->buf)
+                sbuf_putn(sb, "", 0);
+        if (sb->oom) {
+                free(sb->buf);
+                *sb = (struct sbuf){ 0 };
+                return NULL;
+        }
+        s = sb->buf;
+        *sb = (struct sbuf){ 0 };
+        return s;
+}
+
+/* XML character data and attribute values; control characters become '?'. */
+static void sbuf_put_xml(struct sbuf *sb, const char *s)
+{
+        for (; s && *s; s++) {
+                switch (*s) {
+                case '<':
+                        sbuf_puts(sb, "&lt;");
+                        break;
+                case '>':
+                        sbuf_puts(sb, "&gt;");
+                        break;
+                case '&':
+                        sbuf_puts(sb, "&amp;");
+                        break;
+                case '"':
+                        sbuf_puts(sb, "&quot;");
+                        break;
+                case '\'':
+                        sbuf_puts(sb, "&apos;");
+                        break;
+                default:
+                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? "?" : s, 1);
+                }
+        }
+}
+
+/*
+ * Text inside a Markdown table cell or line: pipes cannot split the cell,
+ * HTML cannot open, emphasis and code cannot start, newlines cannot end it.
+ */
+static void sbuf_put_md(struct sbuf *sb, const char *s)
+{
+        for (; s && *s; s++) {
+                switch (*s) {
+                case '|':
+                case '\\':
+                case '`':
+                case '*':
+                case '_':
+                case '[':
+                case ']':
+                        sbuf_putn(sb, "\\", 1);
+                        sbuf_putn(sb, s, 1);
+                        break;
+                case '<':
+                        sbuf_puts(sb, "&lt;");
+                        break;
+                case '>':
+                        sbuf_puts(sb, "&gt;");
+                        break;
+                case '&':
+                        sbuf_puts(sb, "&amp;");
+                        break;
+                default:
+                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
+                }
+        }
+}
+
+/* A word for a POSIX shell: as is when harmless, else single-quoted. */
+static void sbuf_put_shell(struct sbuf *sb, const char *s)
+{
+        if (*s &&
+            strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:=@%") ==
+                strlen(s)) {
+                sbuf_puts(sb, s);
+                return;
+        }
+        sbuf_putn(sb, "'", 1);
+        for (; *s; s++) {
+                if (*s == '\'')
+                        sbuf_puts(sb, "'\\''");
+                else
+                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
+        }
+        sbuf_putn(sb, "'", 1);
+}
+
+/* ---------------------------------------------------------------- facts */
+
+/* One Stage II rewrite that made a new best. */
+struct report_motif {
+        const char *motif;
+        const char *entry;  /* the experience entry that suggested it, or NULL */
+        const char *source; /* "bank", "fallback", "random" */
+        json_t *title;      /* the entry's title (a string) when the store has it */
+        json_t *learned;    /* the title of an entry learned from it, when there is one */
+        int64_t evaluation;
+        double before_us, after_us;
+};
+
+/* Everything the three renderings share, gathered once. */
+struct report_facts {
+        const json_t *record;
+        const struct report_context *ctx;
+        char name[256];   /* the operator's directory name, safe for one line */
+        const char *op;   /* the manifest's operator name */
+        const char *path; /* op_path, or the record's dir */
+        char date[32];
+        double baseline_us, best_us, speedup;
+        bool improved;
+        double roofline_us, roofline_before, roofline_after; /* 0 when unknown */
+        int64_t evaluations, budget, memo_hits, confirmations, seed;
+        const char *strategy, *state, *error;
+        /* best-so-far after each evaluation 1..evaluations, and its stage (1 or 2) */
+        double *curve;
+        int *curve_stage;
+        bool *failed;
+        size_t n_failed;
+        struct report_motif *motifs;
+        size_t n_motifs;
+        double stage_gain[2]; /* product of the gains of each stage's new bests, 0: none */
+        double stage_from[2], stage_to[2]; /* before its first new best, after its last */
+        json_t *baseline_result, *best_result, *manifest; /* from the store, or NULL */
+        double device_s, compile_s;
+        size_t timed_results;
+        double wall_s;
+        json_int_t llm_tokens;
+        bool has_llm_tokens;
+};
+
+static const char *str_or(const json_t *v, const char *fallback)
+{
+        const char *s = json_string_value(v);
+        return s ? s : fallback;
+}
+
+static int64_t int_of(const json_t *v, int64_t fallback)
+{
+        if (json_is_integer(v))
+                return (int64_t)json_integer_value(v);
+        if (json_is_real(v))
+                return (int64_t)json_real_value(v);
+        return fallback;
+}
+
+static double num_of(const json_t *v)
+{
+        return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static const json_t *get(const json_t *obj, const char *key)
+{
+        return json_object_get(obj, key);
+}
+
+static void facts_release(struct report_facts *f)
+{
+        free(f->curve);
+        free(f->curve_stage);
+        free(f->failed);
+        for (size_t i = 0; i < f->n_motifs; i++) {
+                json_decref(f->motifs[i].title);
+                json_decref(f->motifs[i].learned);
+        }
+        free(f->motifs);
+        json_decref(f->baseline_result);
+        json_decref(f->best_result);
+        json_decref(f->manifest);
+}
+
+/* The last component of a path, with characters that would break a line replaced. */
+static void base_name(const char *path, char *buf, size_t size)
+{
+        const char *end = path + strlen(path), *start;
+        size_t n;
+
+        while (end > path && end[-1] == '/')
+                end--;
+        start = end;
+        while (start > path && start[-1] != '/')
+                start--;
+        n = (size_t)(end - start);
+        if (n == 0) {
+                snprintf(buf, size, "operator");
+                return;
+        }
+        if (n >= size)
+                n = size - 1;
+        for (size_t i = 0; i < n; i++)
+                buf[i] = (unsigned char)start[i] < 0x20 || start[i] == 0x7f ? '?' : start[i];
+        buf[n] = '\0';
+}
+
+static json_t *candidate_result(struct store *store, const char *identity)
+{
+        json_t *result = NULL;
+
+        if (!store || !identity || store_candidate_get(store, identity, &result) < 0)
+                return NULL;
+        return result;
+}
+
+/* The manifest the results were measured with (ascendopt.json among the files), or NULL. */
+static json_t *load_manifest(struct store *store, const json_t *files)
+{
+        const char *sha = json_string_value(get(files, "ascendopt.json"));
+        void *data = NULL;
+        size_t len = 0;
+        json_t *doc;
+
+        if (!store || !sha || store_blob_get(store, sha, &data, &len) < 0)
+                return NULL;
+        doc = json_loadb(data, len, 0, NULL);
+        free(data);
+        return doc;
+}
+
+/* The title of an experience entry, as a new string value, or NULL. */
+static json_t *entry_title(struct store *store, const char *id)
+{
+        char key[SHA256_HEX_SIZE + 16];
+        json_t *entry = NULL, *title;
+
+        if (!store || !id || strlen(id) >= SHA256_HEX_SIZE)
+                return NULL;
+        snprintf(key, sizeof(key), "entry/%s", id);
+        if (store_get_json(store, STORE_EXPERIENCE, key, &entry) < 0)
+                return NULL;
+        title = json_incref(json_object_get(entry, "title"));
+        json_decref(entry);
+        if (title && !json_is_string(title)) {
+                json_decref(title);
+                title = NULL;
+        }
+        return title;
+}
+
+/* The title of an entry the episode learned from motif, or NULL. */
+static json_t *learned_title(struct store *store, const json_t *record, const char *motif)
+{
+        const json_t *id;
+        size_t i;
+
+        if (!store || !motif)
+                return NULL;
+        json_array_foreach(get(record, "learned"), i, id)
+        {
+                char key[SHA256_HEX_SIZE + 16];
+                json_t *entry = NULL, *title = NULL;
+
+                if (!json_is_string(id) || strlen(json_string_value(id)) >= SHA256_HEX_SIZE)
+                        continue;
+                snprintf(key, sizeof(key), "entry/%s", json_string_value(id));
+                if (store_get_json(store, STORE_EXPERIENCE, key, &entry) < 0)
+                        continue;
+                if (json_is_string(get(entry, "title")) &&
+                    strcmp(str_or(get(entry, "motif"), ""), motif) == 0)
+                        title = json_incref(json_object_get(entry, "title"));
+                json_decref(entry);
+                if (title)
+                        return title;
+        }
+        return NULL;
+}
+
+/* Adds the timing fields of one stored result to the spend. */
+static void add_timing(struct report_facts *f, const json_t *result)
+{
+        const json_t *run = get(result, "run_s"), *compile = get(result, "compile_s");
+
+        if (!json_is_number(run) && !json_is_number(compile))
+                return;
+        f->device_s += num_of(run);
+        f->compile_s += num_of(compile);
+        f->timed_results++;
+}
+
+/*
+ * Walks the trajectory once: the best-so-far curve over counted
+ * evaluations, their stages, failed marks, the Stage II wins and (with a
+ * store) the timing of every result measured afresh.
+ */
+static int walk_trajectory(struct report_facts *f, struct store *store)
+{
+        const json_t *trajectory = get(f->record, "trajectory"), *row;
+        size_t n = (size_t)f->evaluations, filled = 0, i;
+        double best = f->baseline_us;
+
+        if (n) {
+                f->curve = calloc(n, sizeof(*f->curve));
+                f->curve_stage = calloc(n, sizeof(*f->curve_stage));
+                f->failed = calloc(n, sizeof(*f->failed));
+                if (!f->curve || !f->curve_stage || !f->failed)
+                        return -ENOMEM;
+        }
+        f->motifs = calloc(json_array_size(trajectory) + 1, sizeof(*f->motifs));
+        if (!f->motifs)
+                return -ENOMEM;
+
+        /* Each point is the best after every row numbered up to it (memo hits included). */
+        json_array_foreach(trajectory, i, row)
+        {
+                int64_t k = int_of(get(row, "evaluation"), 0);
+                bool ok = strcmp(str_or(get(row, "status"), ""), "ok") == 0;
+                bool memo = json_is_true(get(row, "memo_hit"));
+                int stage = (int)int_of(get(row, "stage"), 1);
+                double latency = num_of(get(row, "latency_us"));
+                double before = best;
+
+                for (; filled < n && (int64_t)filled + 1 < k; filled++)
+                        f->curve[filled] = best;
+                if (ok && json_is_true(get(row, "new_best")) && latency > 0)
+                        best = latency;
+                if (k >= 1 && (size_t)k <= n && !memo) {
+                        f->curve_stage[k - 1] = stage;
+                        if (!ok && !f->failed[k - 1]) {
+                                f->failed[k - 1] = true;
+                                f->n_failed++;
+                        }
+                }
+                if (k >= 1 && (size_t)k <= n) {
+                        f->curve[k - 1] = best;
+                        if (filled < (size_t)k)
+                                filled = (size_t)k;
+                }
+                if (ok && best < before && (stage == 1 || stage == 2)) {
+                        if (f->stage_gain[stage - 1] == 0) {
+                                f->stage_gain[stage - 1] = 1;
+                                f->stage_from[stage - 1] = before;
+                        }
+                        f->stage_gain[stage - 1] *= before / best;
+                        f->stage_to[stage - 1] = best;
+                }
+                if (stage == 2 && ok && best < before) {
+                        struct report_motif *m = &f->motifs[f->n_motifs++];
+
+                        m->motif = str_or(get(row, "motif"), str_or(get(row, "technique"), "?"));
+                        m->entry = json_string_value(get(row, "entry"));
+                        m->source = str_or(get(row, "source"), "unknown");
+                        m->evaluation = k;
+                        m->before_us = before;
+                        m->after_us = best;
+                        m->title = entry_title(store, m->entry);
+                        if (!m->title)
+                                m->learned = learned_title(store, f->record, m->motif);
+                }
+                if (store && !memo) {
+                        json_t *result =
+                            candidate_result(store, json_string_value(get(row, "identity")));
+                        add_timing(f, result);
+                        json_decref(result);
+                }
+        }
+        for (; filled < n; filled++)
+                f->curve[filled] = best;
+        /* a stage the trajectory did not say (a gap) follows its neighbour */
+        for (i = 0; i < n; i++)
+                if (!f->curve_stage[i])
+                        f->curve_stage[i] = i ? f->curve_stage[i - 1] : 1;
+        return 0;
+}
+
+static int gather(struct report_facts *f, struct store *store, const json_t *record,
+                  const struct report_context *ctx, char *err, size_t err_size)
+{
+        const json_t *baseline = get(record, "baseline"), *best = get(record, "best");
+        int64_t started, finished;
+        time_t date;
+        struct tm tm;
+        int r;
+
+        f->record = record;
+        f->ctx = ctx;
+        f->op = str_or(get(record, "operator"), "unknown");
+        f->path = ctx->op_path ? ctx->op_path : str_or(get(record, "dir"), "unknown");
+        f->strategy = str_or(get(record, "strategy"), "full");
+        f->state = str_or(get(record, "state"), "unknown");
+        f->error = json_string_value(get(record, "error"));
+        if (!f->error)
+                f->error = json_string_value(get(get(record, "error"), "message"));
+        base_name(f->path, f->name, sizeof(f->name));
+
+        f->baseline_us = num_of(get(baseline, "latency_us"));
+        if (!(f->baseline_us > 0)) {
+                snprintf(err, err_size,
+                         "episode %s of %s: the record has no baseline latency (state %s%s%s); "
+                         "there is nothing to compare with, so no report",
+                         str_or(get(record, "id"), "?"), f->path, f->state, f->error ? ": " : "",
+                         f->error ? f->error : "");
+                return -EINVAL;
+        }
+        f->best_us = num_of(get(best, "latency_us"));
+        f->improved = f->best_us > 0 && f->best_us < f->baseline_us;
+        if (!f->improved)
+                f->best_us = f->baseline_us;
+        f->speedup = f->baseline_us / f->best_us;
+
+        f->evaluations = int_of(get(record, "evaluations"), 0);
+        if (f->evaluations < 0 || f->evaluations > 10000000)
+                f->evaluations = 0;
+        f->budget = int_of(get(record, "budget"), 0);
+        f->memo_hits = int_of(get(record, "memo_hits"), 0);
+        f->confirmations = int_of(get(record, "confirmations"), 0);
+        f->seed = int_of(get(record, "seed"), 0);
+
+        started = int_of(get(record, "started"), 0);
+        finished = int_of(get(record, "finished"), int_of(get(record, "updated"), 0));
+        f->wall_s = started > 0 && finished > started ? (double)(finished - started) : 0;
+        date = ctx->date ? ctx->date : (time_t)finished;
+        if (!gmtime_r(&date, &tm) || !strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm))
+                snprintf(f->date, sizeof(f->date), "unknown");
+
+        if (json_is_integer(get(record, "llm_tokens"))) {
+                f->llm_tokens = json_integer_value(get(record, "llm_tokens"));
+                f->has_llm_tokens = true;
+        } else if (json_is_integer(get(get(record, "llm"), "total_tokens"))) {
+                f->llm_tokens = json_integer_value(get(get(record, "llm"), "total_tokens"));
+                f->has_llm_tokens = true;
+        }
+
+        if (store) {
+                f->baseline_result =
+                    candidate_result(store, json_string_value(get(baseline, "identity")));
+                if (f->improved)
+                        f->best_result =
+                            candidate_result(store, json_string_value(get(best, "identity")));
+                f->manifest = load_manifest(store, get(baseline, "files"));
+                add_timing(f, f->baseline_result);
+        }
+        /* roofline time is a property of the shapes, the same for every candidate */
+        f->roofline_us = num_of(get(baseline, "roofline_us"));
+        if (!(f->roofline_us > 0))
+                f->roofline_us = num_of(get(f->baseline_result, "roofline_us"));
+        if (f->roofline_us > 0) {
+                f->roofline_before = f->roofline_us / f->baseline_us;
+                f->roofline_after = f->roofline_us / f->best_us;
+        }
+        r = walk_trajectory(f, store);
+        if (r < 0)
+                snprintf(err, err_size, "out of memory rendering the report of %s", f->path);
+        return r;
+}
+
+/* The per-case object of a stored result, or NULL. */
+static const json_t *case_of(const json_t *result, const char *key, const char *name)
+{
+        const json_t *c;
+        size_t i;
+
+        json_array_foreach(get(result, key), i, c)
+        {
+                if (strcmp(str_or(get(c, "case"), ""), name) == 0)
+                        return c;
+        }
+        return NULL;
+}
+
+static const char *or_unknown(const char *s)
+{
+        return s && *s ? s : "unknown";
+}
+
+/* ---------------------------------------------------------------- SVG */
+
+#define SVG_W  900.0
+#define SVG_H  540.0
+#define PLOT_L 90.0
+#define PLOT_R 870.0
+#define PLOT_T 60.0
+#define PLOT_B 440.0
+
+#define COLOR_STAGE1 "#dbeafe"
+#define COLOR_STAGE2 "#fde4c4"
+#define COLOR_LINE   "#1d4ed8"
+#define COLOR_FAIL   "#dc2626"
+#define COLOR_BASE   "#6b7280"
+
+/* A step of 1, 2 or 5 times a power of ten giving about target ticks over span. */
+static double nice_step(double span, int target)
+{
+        double raw = span / target, p, m;
+
+        if (!(raw > 0))
+                return 1;
+        p = pow(10, floor(log10(raw)));
+        m = raw / p;
+        return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+struct plot {
+        double x_max, y_max;
+};
+
+static double px(const struct plot *p, double x)
+{
+        return PLOT_L + (PLOT_R - PLOT_L) * x / p->x_max;
+}
+
+static double py(const struct plot *p, double y)
+{
+        return PLOT_B - (PLOT_B - PLOT_T) * y / p->y_max;
+}
+
+static void svg_stage_bands(struct sbuf *sb, const struct report_facts *f, const struct plot *p)
+{
+        size_t n = (size_t)f->evaluations, start = 0;
+
+        for (size_t i = 1; i <= n; i++) {
+                if (i < n && f->curve_stage[i] == f->curve_stage[start])
+                        continue;
+                /* evaluations start+1 .. i, each owning the unit around it */
+                double x0 = px(p, (double)start + 0.5), x1 = px(p, (double)i + 0.5);
+                if (x1 > PLOT_R)
+                        x1 = PLOT_R;
+                sbuf_printf(sb,
+                            "<rect class=\"stage%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"%s\"/>\n",
+                            f->curve_stage[start], x0, PLOT_T, x1 - x0, PLOT_B - PLOT_T,
+                            f->curve_stage[start] == 2 ? COLOR_STAGE2 : COLOR_STAGE1);
+                start = i;
+        }
+}
+
+static void svg_axes(struct sbuf *sb, const struct plot *p)
+{
+        double ystep = nice_step(p->y_max, 5), xstep = nice_step(p->x_max, 10);
+
+        if (xstep < 1)
+                xstep = 1;
+        sbuf_puts(sb, "<g class=\"grid\" stroke=\"#d1d5db\" stroke-width=\"1\">\n");
+        for (double y = ystep; y <= p->y_max + ystep * 1e-9; y += ystep)
+                sbuf_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PLOT_L,
+                            py(p, y), PLOT_R, py(p, y));
+        sbuf_puts(sb, "</g>\n");
+        sbuf_printf(sb,
+                    "<g class=\"axes\" stroke=\"#111827\" stroke-width=\"1.5\">\n"
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n</g>\n",
+                    PLOT_L, PLOT_B, PLOT_R, PLOT_B, PLOT_L, PLOT_T, PLOT_L, PLOT_B);
+        sbuf_puts(sb, "<g class=\"ticks\" font-size=\"13\" fill=\"#111827\">\n");
+        for (double y = 0; y <= p->y_max + ystep * 1e-9; y += ystep) {
+                sbuf_printf(sb,
+                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                            "stroke=\"#111827\"/>\n",
+                            PLOT_L - 5, py(p, y), PLOT_L, py(p, y));
+                sbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+                            PLOT_L - 8, py(p, y) + 4, y);
+        }
+        for (double x = 0; x <= p->x_max + 1e-9; x += xstep) {
+                sbuf_printf(sb,
+                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                            "stroke=\"#111827\"/>\n",
+                            px(p, x), PLOT_B, px(p, x), PLOT_B + 5);
+                sbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+                            px(p, x), PLOT_B + 20, x);
+        }
+        sbuf_puts(sb, "</g>\n");
+        sbuf_printf(sb,
+                    "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
+                    "text-anchor=\"middle\">evaluation</text>\n",
+                    (PLOT_L + PLOT_R) / 2, PLOT_B + 42);
+        sbuf_printf(sb,
+                    "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
+                    "text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">"
+                    "best latency (us)</text>\n",
+                    30.0, (PLOT_T + PLOT_B) / 2, 30.0, (PLOT_T + PLOT_B) / 2);
+}
+
+static void svg_legend(struct sbuf *sb)
+{
+        double x = PLOT_L, y = SVG_H - 30;
+
+        sbuf_printf(sb, "<g class=\"legend\" font-size=\"13\" fill=\"#111827\">\n");
+        sbuf_printf(sb,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
+                    "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage I (tiling)</text>\n",
+                    x, y - 10, COLOR_STAGE1, x + 24, y);
+        x += 150;
+        sbuf_printf(sb,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
+                    "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage II (kernel)</text>\n",
+                    x, y - 10, COLOR_STAGE2, x + 24, y);
+        x += 160;
+        sbuf_printf(sb,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\">best so far</text>\n",
+                    x, y - 4, x + 24, y - 4, COLOR_LINE, x + 30, y);
+        x += 130;
+        sbuf_printf(sb,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+                    "<text x=\"%.1f\" y=\"%.1f\">baseline</text>\n",
+                    x, y - 4, x + 24, y - 4, COLOR_BASE, x + 30, y);
+        x += 110;
+        sbuf_printf(sb,
+                    "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"2\"/>"
+                    "<text x=\"%.1f\" y=\"%.1f\">failed candidate</text>\n",
+                    x + 4, y - 8, COLOR_FAIL, x + 20, y);
+        sbuf_puts(sb, "</g>\n");
+}
+
+static char *render_svg(const struct report_facts *f)
+{
+        size_t n = (size_t)f->evaluations;
+        struct plot p;
+        struct sbuf sb = { 0 };
+        double ystep;
+
+        p.x_max = n ? (double)n : 1;
+        p.x_max = ceil(p.x_max / nice_step(p.x_max, 10)) * nice_step(p.x_max, 10);
+        if (p.x_max < n + 0.5)
+                p.x_max = (double)n + 0.5;
+        ystep = nice_step(f->baseline_us * 1.1, 5);
+        p.y_max = ceil(f->baseline_us * 1.1 / ystep) * ystep;
+
+        sbuf_printf(&sb,
+                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                    "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, "
+                    "sans-serif\">\n",
+                    SVG_W, SVG_H, SVG_W, SVG_H);
+        sbuf_puts(&sb, "<title>");
+        sbuf_put_xml(&sb, f->name);
+        sbuf_puts(&sb, ": best-so-far latency by evaluation</title>\n");
+        sbuf_printf(&sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", SVG_W, SVG_H);
+        sbuf_printf(&sb,
+                    "<text class=\"title\" x=\"%.1f\" y=\"30\" font-size=\"18\" "
+                    "font-weight=\"bold\" text-anchor=\"middle\">",
+                    SVG_W / 2);
+        sbuf_put_xml(&sb, f->name);
+        sbuf_puts(&sb, " (");
+        sbuf_put_xml(&sb, f->op);
+        sbuf_puts(&sb, ") on ");
+        sbuf_put_xml(&sb, or_unknown(f->ctx->platform));
+        sbuf_puts(&sb, " ");
+        sbuf_put_xml(&sb, or_unknown(f->ctx->backend));
+        if (f->improved)
+                sbuf_printf(&sb, ": %.1f \xe2\x86\x92 %.1f us, %.2fx</text>\n", f->baseline_us,
+                            f->best_us, f->speedup);
+        else
+                sbuf_printf(&sb, ": %.1f us, no improvement</text>\n", f->baseline_us);
+
+        if (n)
+                svg_stage_bands(&sb, f, &p);
+        svg_axes(&sb, &p);
+        sbuf_printf(&sb,
+                    "<line class=\"baseline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                    "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+                    PLOT_L, py(&p, f->baseline_us), PLOT_R, py(&p, f->baseline_us), COLOR_BASE);
+        sbuf_printf(&sb,
+                    "<text class=\"baseline-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
+                    "fill=\"%s\">baseline %.1f us</text>\n",
+                    PLOT_L + 8, py(&p, f->baseline_us) - 6, COLOR_BASE, f->baseline_us);
+        if (n) {
+                sbuf_printf(&sb,
+                            "<polyline class=\"best\" fill=\"none\" stroke=\"%s\" "
+                            "stroke-width=\"2.5\" stroke-linejoin=\"round\" points=\"",
+                            COLOR_LINE);
+                for (size_t i = 0; i < n; i++)
+                        sbuf_printf(&sb, "%s%.1f,%.1f", i ? " " : "", px(&p, (double)i + 1),
+                                    py(&p, f->curve[i]));
+                sbuf_puts(&sb, "\"/>\n");
+                sbuf_printf(&sb, "<g class=\"wins\" fill=\"%s\">\n", COLOR_LINE);
+                for (size_t i = 0; i < n; i++)
+                        if (f->curve[i] < (i ? f->curve[i - 1] : f->baseline_us))
+                                sbuf_printf(&sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>\n",
+                                            px(&p, (double)i + 1), py(&p, f->curve[i]));
+                sbuf_puts(&sb, "</g>\n");
+                sbuf_printf(&sb,
+                            "<text class=\"best-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
+                            "text-anchor=\"end\" fill=\"%s\">best %.1f us</text>\n",
+                            px(&p, (double)n), py(&p, f->curve[n - 1]) - 8, COLOR_LINE,
+                            f->curve[n - 1]);
+                sbuf_printf(&sb, "<g class=\"failed\" stroke=\"%s\" stroke-width=\"2\">\n",
+                            COLOR_FAIL);
+                for (size_t i = 0; i < n; i++)
+                        if (f->failed[i])
+                                sbuf_printf(&sb, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\"/>\n",
+                                            px(&p, (double)i + 1) - 4, PLOT_B - 14);
+                sbuf_puts(&sb, "</g>\n");
+        } else {
+                sbuf_printf(&sb,
+                            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"16\" text-anchor=\"middle\" "
+                            "fill=\"#6b7280\">no evaluations</text>\n",
+                            (PLOT_L + PLOT_R) / 2, (PLOT_T + PLOT_B) / 2);
+        }
+        svg_legend(&sb);
+        sbuf_puts(&sb, "</svg>\n");
+        return sbuf_detach(&sb);
+}
+
+/* ---------------------------------------------------------------- Markdown */
+
+static void md_genes(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *genes = get(f->record, "genes"), *gene;
+        const json_t *genome = get(get(f->record, "best"), "genome");
+        size_t i, changed = 0;
+
+        if (!json_array_size(genes)) {
+                sbuf_puts(sb, "No tiling genes were found.\n\n");
+                return;
+        }
+        sbuf_puts(sb, "| Gene | Where | Before | After |\n|---|---|---:|---:|\n");
+        json_array_foreach(genes, i, gene)
+        {
+                const char *file = str_or(get(gene, "file"), "?"),
+                           *name = str_or(get(gene, "name"), "?");
+                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+                char key[512];
+                const json_t *after;
+
+                snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, name);
+                after = get(genome, key);
+                sbuf_puts(sb, "| ");
+                sbuf_put_md(sb, name);
+                sbuf_puts(sb, " | ");
+                sbuf_put_md(sb, file);
+                sbuf_printf(sb, ":%" PRId64 " | %" PRId64 " | ", line, before);
+                if (json_is_integer(after) && json_integer_value(after) != before) {
+                        sbuf_printf(sb, "**%" PRId64 "** |\n", (int64_t)json_integer_value(after));
+                        changed++;
+                } else {
+                        sbuf_printf(sb, "%" PRId64 " (unchanged) |\n", before);
+                }
+        }
+        sbuf_printf(sb, "\n%zu of %zu genes changed.\n\n", changed, json_array_size(genes));
+}
+
+static void md_motif_source(struct sbuf *sb, const struct report_motif *m)
+{
+        if (m->title) {
+                sbuf_puts(sb, "entry \xe2\x80\x9c");
+                sbuf_put_md(sb, json_string_value(m->title));
+                sbuf_puts(sb, "\xe2\x80\x9d");
+        } else if (m->entry) {
+                sbuf_puts(sb, "entry ");
+                sbuf_put_md(sb, m->entry);
+        } else {
+                sbuf_puts(sb, "no bank entry (");
+                sbuf_put_md(sb, m->source);
+                sbuf_puts(sb, ")");
+        }
+        if (m->learned) {
+                sbuf_puts(sb, "; learned as \xe2\x80\x9c");
+                sbuf_put_md(sb, json_string_value(m->learned));
+                sbuf_puts(sb, "\xe2\x80\x9d");
+        }
+}
+
+/* What one stage's new bests were worth, multiplied together. */
+static void md_stage_gain(struct sbuf *sb, const struct report_facts *f, int stage)
+{
+        if (f->stage_gain[stage - 1] > 0)
+                sbuf_printf(sb,
+                            "Its new bests gained %.2fx in all (the first started from %.1f us, "
+                            "the last reached %.1f us).\n\n",
+                            f->stage_gain[stage - 1], f->stage_from[stage - 1],
+                            f->stage_to[stage - 1]);
+        else
+                sbuf_puts(sb, "It found no new best.\n\n");
+}
+
+static void md_changes(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *stages = get(f->record, "stages");
+
+        sbuf_puts(sb, "## Changes\n\n### Stage I: tiling\n\n");
+        if (get(stages, "stage1"))
+                sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
+                            int_of(get(get(stages, "stage1"), "evaluations"), 0),
+                            int_of(get(get(stages, "stage1"), "wins"), 0));
+        md_stage_gain(sb, f, 1);
+        md_genes(sb, f);
+        sbuf_puts(sb, "### Stage II: kernel rewrites\n\n");
+        if (get(stages, "stage2"))
+                sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
+                            int_of(get(get(stages, "stage2"), "evaluations"), 0),
+                            int_of(get(get(stages, "stage2"), "wins"), 0));
+        md_stage_gain(sb, f, 2);
+        if (!f->n_motifs) {
+                sbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
+                return;
+        }
+        sbuf_puts(sb, "| Evaluation | Motif | Suggested by | Latency (us) | Gain |\n"
+                      "|---:|---|---|---|---:|\n");
+        for (size_t i = 0; i < f->n_motifs; i++) {
+                const struct report_motif *m = &f->motifs[i];
+
+                sbuf_printf(sb, "| %" PRId64 " | ", m->evaluation);
+                sbuf_put_md(sb, m->motif);
+                sbuf_puts(sb, " | ");
+                md_motif_source(sb, m);
+                sbuf_printf(sb, " | %.1f \xe2\x86\x92 %.1f | %.3fx |\n", m->before_us, m->after_us,
+                            m->before_us / m->after_us);
+        }
+        sbuf_puts(sb, "\n");
+}
+
+static void md_results(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *c;
+        size_t i;
+
+        sbuf_puts(sb, "## Results\n\n");
+        if (f->improved)
+                sbuf_printf(sb, "**%.2fx faster**: %.1f us \xe2\x86\x92 %.1f us.\n\n", f->speedup,
+                            f->baseline_us, f->best_us);
+        else
+                sbuf_printf(sb, "**No improvement**: the baseline's %.1f us stays the best.\n\n",
+                            f->baseline_us);
+        if (f->roofline_us > 0)
+                sbuf_printf(sb,
+                            "Roofline: %.1f us, so the operator runs at %.1f%% of roofline, "
+                            "%.1f%% before.\n\n",
+                            f->roofline_us, 100 * f->roofline_after, 100 * f->roofline_before);
+        else
+                sbuf_puts(sb, "Roofline: not recorded.\n\n");
+        if (!f->baseline_result) {
+                sbuf_puts(sb, "Per-case latencies: not available (no stored results).\n\n");
+                return;
+        }
+        sbuf_puts(sb, "| Case | Baseline (us) | Best (us) | Speedup | Roofline (us) | "
+                      "Roofline before | Roofline after |\n"
+                      "|---|---:|---:|---:|---:|---:|---:|\n");
+        json_array_foreach(get(f->baseline_result, "cases"), i, c)
+        {
+                const char *name = str_or(get(c, "case"), "?");
+                const json_t *bc = f->best_result ? case_of(f->best_result, "cases", name) : c;
+                double before = num_of(get(c, "latency_us")), after = num_of(get(bc, "latency_us"));
+                double roof = num_of(get(c, "roofline_us"));
+
+                sbuf_puts(sb, "| ");
+                sbuf_put_md(sb, name);
+                if (json_is_true(get(c, "bench")))
+                        sbuf_puts(sb, " (bench)");
+                sbuf_printf(sb, " | %.3f | ", before);
+                if (after > 0)
+                        sbuf_printf(sb, "%.3f | %.2fx | ", after, before / after);
+                else
+                        sbuf_puts(sb, "n/a | n/a | ");
+                if (roof > 0 && before > 0)
+                        sbuf_printf(sb, "%.3f | %.1f%% | ", roof, 100 * roof / before);
+                else
+                        sbuf_puts(sb, "n/a | n/a | ");
+                if (roof > 0 && after > 0)
+                        sbuf_printf(sb, "%.1f%% |\n", 100 * roof / after);
+                else
+                        sbuf_puts(sb, "n/a |\n");
+        }
+        sbuf_puts(sb, "\n");
+}
+
+static void md_shape(struct sbuf *sb, const json_t *c)
+{
+        const json_t *in, *dim;
+        size_t i, j;
+
+        json_array_foreach(get(c, "inputs"), i, in)
+        {
+                sbuf_puts(sb, i ? ", " : "");
+                sbuf_put_md(sb, str_or(get(in, "name"), "?"));
+                sbuf_puts(sb, " [");
+                json_array_foreach(get(in, "shape"), j, dim)
+                    sbuf_printf(sb, "%s%" PRId64, j ? "x" : "", int_of(dim, 0));
+                sbuf_puts(sb, "] ");
+                sbuf_put_md(sb, str_or(get(in, "dtype"), ""));
+        }
+}
+
+static void md_correctness(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *result = f->best_result ? f->best_result : f->baseline_result;
+        const json_t *tolerance = get(f->manifest, "tolerance"), *v, *c;
+        const char *key;
+        size_t i;
+
+        sbuf_puts(sb, "## Correctness\n\n");
+        sbuf_printf(sb, "- Episode seed: %" PRId64 "", f->seed);
+        if (json_is_integer(get(result, "seed")))
+                sbuf_printf(sb, "; input seed of the stored result: %" PRId64,
+                            int_of(get(result, "seed"), 0));
+        sbuf_puts(sb, ".\n");
+        if (!f->improved)
+                sbuf_puts(sb, "- The best is the baseline itself, the correctness reference.\n");
+        else if (f->confirmations > 0)
+                sbuf_printf(sb,
+                            "- The best was re-measured on a second seed before it was accepted "
+                            "(%" PRId64 " confirmations in the episode).\n",
+                            f->confirmations);
+        else
+                sbuf_puts(sb, "- The best was **not** re-measured (no confirmations recorded).\n");
+        if (json_object_size(tolerance)) {
+                bool first = true;
+
+                sbuf_puts(sb, "- Tolerances (from ascendopt.json):");
+                json_object_foreach((json_t *)tolerance, key, v)
+                {
+                        sbuf_puts(sb, first ? " " : "; ");
+                        sbuf_put_md(sb, key);
+                        sbuf_printf(sb, " atol %g, rtol %g, mismatch fraction \xe2\x89\xa4 %g",
+                                    num_of(get(v, "atol")), num_of(get(v, "rtol")),
+                                    num_of(get(v, "max_mismatch_fraction")));
+                        first = false;
+                }
+                sbuf_puts(sb, ".\n");
+        } else if (f->manifest) {
+                sbuf_puts(sb,
+                          "- Tolerances: the defaults for each dtype (none in ascendopt.json).\n");
+        } else {
+                sbuf_puts(sb, "- Tolerances: not recorded.\n");
+        }
+        if (!result) {
+                sbuf_puts(sb, "- Per-case errors: not available (no stored results).\n\n");
+                return;
+        }
+        sbuf_printf(sb, "\nMaximum errors of the %s against the reference:\n\n",
+                    f->best_result ? "best" : "baseline");
+        sbuf_puts(sb, "| Case | Inputs | Max abs err | Max rel err | Mismatches | Passed |\n"
+                      "|---|---|---:|---:|---:|---|\n");
+        json_array_foreach(get(result, "cases"), i, c)
+        {
+                const char *name = str_or(get(c, "case"), "?");
+                const json_t *verdict = case_of(result, "correctness", name);
+
+                sbuf_puts(sb, "| ");
+                sbuf_put_md(sb, name);
+                sbuf_puts(sb, " | ");
+                md_shape(sb, c);
+                if (verdict)
+                        sbuf_printf(sb, " | %g | %g | %g | %s |\n",
+                                    num_of(get(verdict, "max_abs_err")),
+                                    num_of(get(verdict, "max_rel_err")),
+                                    num_of(get(verdict, "mismatch_fraction")),
+                                    json_is_true(get(verdict, "passed")) ? "yes" : "no");
+                else
+                        sbuf_puts(sb, " | n/a | n/a | n/a | reference |\n");
+        }
+        sbuf_puts(sb, "\n");
+}
+
+/* Sum of motifs.*.apply_errors, or -1 when no motif recorded any. */
+static int64_t apply_errors(const json_t *record)
+{
+        const char *motif;
+        const json_t *v;
+        int64_t sum = -1;
+
+        json_object_foreach((json_t *)get(record, "motifs"), motif, v)
+        {
+                if (json_is_integer(get(v, "apply_errors")))
+                        sum = (sum < 0 ? 0 : sum) + int_of(get(v, "apply_errors"), 0);
+        }
+        return sum;
+}
+
+static void md_spend(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *failures = get(f->record, "failures"), *v;
+        const char *kind;
+        int64_t total = 0, applies = apply_errors(f->record);
+
+        sbuf_puts(sb, "## Failures and spend\n\n");
+        json_object_foreach((json_t *)failures, kind, v) total += int_of(v, 0);
+        sbuf_printf(sb, "- Failed candidates: %" PRId64, total);
+        if (total) {
+                bool first = true;
+
+                sbuf_puts(sb, " (");
+                json_object_foreach((json_t *)failures, kind, v)
+                {
+                        sbuf_puts(sb, first ? "" : ", ");
+                        sbuf_put_md(sb, kind);
+                        sbuf_printf(sb, " %" PRId64, int_of(v, 0));
+                        first = false;
+                }
+                sbuf_puts(sb, ")");
+        }
+        sbuf_puts(sb, ".\n");
+        if (applies >= 0) {
+                const char *motif;
+
+                sbuf_printf(sb, "- Rewrites that failed to apply: %" PRId64, applies);
+                json_object_foreach((json_t *)get(f->record, "motifs"), motif, v)
+                {
+                        if (int_of(get(v, "apply_errors"), 0) > 0) {
+                                sbuf_puts(sb, "; ");
+                                sbuf_put_md(sb, motif);
+                                sbuf_printf(sb, " %" PRId64, int_of(get(v, "apply_errors"), 0));
+                        }
+                }
+                sbuf_puts(sb, ".\n");
+        }
+        sbuf_printf(sb,
+                    "- Evaluations: %" PRId64 " of a budget of %" PRId64
+                    "; memo hits (free): %" PRId64 "; confirmations: %" PRId64 ".\n",
+                    f->evaluations, f->budget, f->memo_hits, f->confirmations);
+        if (f->timed_results)
+                sbuf_printf(sb, "- Device time: %.1f s running, %.1f s compiling (%zu results).\n",
+                            f->device_s, f->compile_s, f->timed_results);
+        else
+                sbuf_puts(sb, "- Device time: not recorded.\n");
+        if (f->wall_s > 0)
+                sbuf_printf(sb, "- Wall time: %.0f s, %.1f evaluations per hour.\n", f->wall_s,
+                            (double)f->evaluations * 3600 / f->wall_s);
+        else
+                sbuf_puts(sb, "- Wall time: not recorded.\n");
+        if (f->has_llm_tokens)
+                sbuf_printf(sb, "- LLM tokens: %" PRId64 ".\n", (int64_t)f->llm_tokens);
+        sbuf_puts(sb, "\n");
+}
+
+static void put_reproduce(struct sbuf *sb, const struct report_facts *f)
+{
+        sbuf_puts(sb, "ascendopt optimize ");
+        sbuf_put_shell(sb, f->path);
+        sbuf_printf(sb, " --budget %" PRId64 " --seed %" PRId64 " --strategy ", f->budget, f->seed);
+        sbuf_put_shell(sb, f->strategy);
+}
+
+static void md_row(struct sbuf *sb, const char *field, const char *value)
+{
+        sbuf_printf(sb, "| %s | ", field);
+        sbuf_put_md(sb, value);
+        sbuf_puts(sb, " |\n");
+}
+
+static char *render_markdown(const struct report_facts *f)
+{
+        const struct report_context *ctx = f->ctx;
+        struct sbuf sb = { 0 };
+        char buf[128];
+
+        sbuf_puts(&sb, "# ascendopt report: ");
+        sbuf_put_md(&sb, f->name);
+        sbuf_puts(&sb, "\n\n| | |\n|---|---|\n");
+        md_row(&sb, "Operator", f->op);
+        md_row(&sb, "Path", f->path);
+        md_row(&sb, "Source commit", or_unknown(ctx->source_commit));
+        md_row(&sb, "Branch", or_unknown(ctx->branch));
+        md_row(&sb, "Backend", or_unknown(ctx->backend));
+        md_row(&sb, "Platform", or_unknown(ctx->platform));
+        md_row(&sb, "Date", f->date);
+        md_row(&sb, "Episode", str_or(get(f->record, "id"), "unknown"));
+        md_row(&sb, "Strategy", f->strategy);
+        md_row(&sb, "State", f->state);
+        snprintf(buf, sizeof(buf), "%" PRId64 " of %" PRId64 " evaluations used", f->evaluations,
+                 f->budget);
+        md_row(&sb, "Budget", buf);
+        sbuf_puts(&sb, "\n");
+        if (f->error) {
+                sbuf_puts(&sb, "**The episode failed:** ");
+                sbuf_put_md(&sb, f->error);
+                sbuf_puts(&sb, "\n\n");
+        }
+        md_results(&sb, f);
+        sbuf_puts(&sb,
+                  "## Trajectory\n\n![Best-so-far latency by evaluation](" REPORT_SVG_NAME ")\n\n");
+        sbuf_printf(&sb,
+                    "%" PRId64 " evaluations; %zu failed (marked on the plot). Stage I rows are "
+                    "shaded blue, Stage II rows orange.\n\n",
+                    f->evaluations, f->n_failed);
+        md_changes(&sb, f);
+        md_correctness(&sb, f);
+        md_spend(&sb, f);
+        sbuf_puts(&sb, "## Reproduction\n\n```sh\n");
+        put_reproduce(&sb, f);
+        sbuf_puts(&sb, "\n```\n");
+        return sbuf_detach(&sb);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static json_t *real_or_null(double v)
+{
+        return v > 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *string_or_null(const char *s)
+{
+        return s ? json_string(s) : json_null();
+}
+
+/* json_object_set_new that remembers a failure. */
+static void set(json_t *obj, const char *key, json_t *value, bool *oom)
+{
+        if (!value || json_object_set_new(obj, key, value) < 0)
+                *oom = true;
+}
+
+static json_t *json_cases(const struct report_facts *f, bool *oom)
+{
+        json_t *cases = json_array();
+        const json_t *c;
+        size_t i;
+
+        if (!cases) {
+                *oom = true;
+                return NULL;
+        }
+        json_array_foreach(get(f->baseline_result, "cases"), i, c)
+        {
+                const char *name = str_or(get(c, "case"), "?");
+                const json_t *bc = f->best_result ? case_of(f->best_result, "cases", name) : c;
+                const json_t *verdict = case_of(
+                    f->best_result ? f->best_result : f->baseline_result, "correctness", name);
+                double before = num_of(get(c, "latency_us")), after = num_of(get(bc, "latency_us"));
+                double roof = num_of(get(c, "roofline_us"));
+                json_t *o = json_object();
+
+                if (!o || json_array_append_new(cases, o) < 0) {
+                        *oom = true;
+                        continue;
+                }
+                set(o, "case", json_string(name), oom);
+                set(o, "bench", json_boolean(json_is_true(get(c, "bench"))), oom);
+                set(o, "baseline_us", real_or_null(before), oom);
+                set(o, "best_us", real_or_null(after), oom);
+                set(o, "speedup", real_or_null(after > 0 ? before / after : 0), oom);
+                set(o, "roofline_us", real_or_null(roof), oom);
+                if (verdict) {
+                        set(o, "max_abs_err", json_real(num_of(get(verdict, "max_abs_err"))), oom);
+                        set(o, "max_rel_err", json_real(num_of(get(verdict, "max_rel_err"))), oom);
+                        set(o, "mismatch_fraction",
+                            json_real(num_of(get(verdict, "mismatch_fraction"))), oom);
+                        set(o, "passed", json_boolean(json_is_true(get(verdict, "passed"))), oom);
+                }
+        }
+        return cases;
+}
+
+static json_t *json_changes(const struct report_facts *f, bool *oom)
+{
+        const json_t *genome = get(get(f->record, "best"), "genome"), *gene;
+        json_t *genes = json_array(), *motifs = json_array();
+        size_t i;
+
+        if (!genes || !motifs) {
+                json_decref(genes);
+                json_decref(motifs);
+                *oom = true;
+                return NULL;
+        }
+        json_array_foreach(get(f->record, "genes"), i, gene)
+        {
+                const char *file = str_or(get(gene, "file"), "?"),
+                           *name = str_or(get(gene, "name"), "?");
+                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+                char key[512];
+                const json_t *after;
+
+                snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, name);
+                after = get(genome, key);
+                if (json_array_append_new(
+                        genes,
+                        json_pack("{s:s, s:s, s:I, s:I, s:I, s:b}", "name", name, "file", file,
+                                  "line", (json_int_t)line, "before", (json_int_t)before, "after",
+                                  (json_int_t)int_of(after, before), "changed",
+                                  json_is_integer(after) && int_of(after, 0) != before)) < 0)
+                        *oom = true;
+        }
+        for (i = 0; i < f->n_motifs; i++) {
+                const struct report_motif *m = &f->motifs[i];
+                json_t *o = json_object();
+
+                if (!o || json_array_append_new(motifs, o) < 0) {
+                        *oom = true;
+                        continue;
+                }
+                set(o, "motif", json_string(m->motif), oom);
+                set(o, "evaluation", json_integer(m->evaluation), oom);
+                set(o, "entry", string_or_null(m->entry), oom);
+                set(o, "title", m->title ? json_incref(m->title) : json_null(), oom);
+                set(o, "learned_title", m->learned ? json_incref(m->learned) : json_null(), oom);
+                set(o, "source", json_string(m->source), oom);
+                set(o, "before_us", json_real(m->before_us), oom);
+                set(o, "after_us", json_real(m->after_us), oom);
+                set(o, "gain", json_real(m->before_us / m->after_us), oom);
+        }
+        return json_pack("{s:o, s:o}", "genes", genes, "motifs", motifs);
+}
+
+static char *render_json(const struct report_facts *f)
+{
+        const struct report_context *ctx = f->ctx;
+        json_t *o = json_object(), *failures, *spend, *roofline, *correctness;
+        struct sbuf sb = { 0 };
+        int64_t applies = apply_errors(f->record);
+        bool oom = !o;
+        char *text = NULL;
+
+        if (oom)
+                return NULL;
+        set(o, "schema_version", json_integer(REPORT_SCHEMA_VERSION), &oom);
+        set(o, "operator", json_string(f->op), &oom);
+        set(o, "name", json_string(f->name), &oom);
+        set(o, "op_path", json_string(f->path), &oom);
+        set(o, "episode", string_or_null(json_string_value(get(f->record, "id"))), &oom);
+        set(o, "state", json_string(f->state), &oom);
+        set(o, "error", string_or_null(f->error), &oom);
+        set(o, "source_commit", string_or_null(ctx->source_commit), &oom);
+        set(o, "branch", string_or_null(ctx->branch), &oom);
+        set(o, "backend", string_or_null(ctx->backend), &oom);
+        set(o, "platform", string_or_null(ctx->platform), &oom);
+        set(o, "date", json_string(f->date), &oom);
+        set(o, "strategy", json_string(f->strategy), &oom);
+        set(o, "seed", json_integer(f->seed), &oom);
+        set(o, "budget", json_integer(f->budget), &oom);
+        set(o, "evaluations", json_integer(f->evaluations), &oom);
+        set(o, "improved", json_boolean(f->improved), &oom);
+        set(o, "baseline_us", json_real(f->baseline_us), &oom);
+        set(o, "best_us", json_real(f->best_us), &oom);
+        set(o, "speedup", json_real(f->speedup), &oom);
+        roofline =
+            json_pack("{s:o, s:o, s:o}", "roofline_us", real_or_null(f->roofline_us), "before",
+                      real_or_null(f->roofline_before), "after", real_or_null(f->roofline_after));
+        set(o, "roofline", roofline, &oom);
+        set(o, "cases", json_cases(f, &oom), &oom);
+        set(o, "changes", json_changes(f, &oom), &oom);
+        correctness =
+            json_pack("{s:I, s:I, s:O*}", "seed", (json_int_t)f->seed, "confirmations",
+                      (json_int_t)f->confirmations, "tolerance", get(f->manifest, "tolerance"));
+        set(o, "correctness", correctness, &oom);
+        failures = json_pack("{s:O, s:o}", "by_kind",
+                             json_is_object(get(f->record, "failures")) ? get(f->record, "failures")
+                                                                        : json_object(),
+                             "apply_errors", applies >= 0 ? json_integer(applies) : json_null());
+        set(o, "failures", failures, &oom);
+        spend = json_pack(
+            "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "evaluations", (json_int_t)f->evaluations,
+            "memo_hits", (json_int_t)f->memo_hits, "confirmations", (json_int_t)f->confirmations,
+            "device_seconds", f->timed_results ? json_real(f->device_s) : json_null(),
+            "compile_seconds", f->timed_results ? json_real(f->compile_s) : json_null(),
+            "wall_seconds", real_or_null(f->wall_s), "evaluations_per_hour",
+            f->wall_s > 0 ? json_real((double)f->evaluations * 3600 / f->wall_s) : json_null());
+        if (spend && f->has_llm_tokens)
+                set(spend, "llm_tokens", json_integer(f->llm_tokens), &oom);
+        set(o, "spend", spend, &oom);
+        put_reproduce(&sb, f);
+        text = sbuf_detach(&sb);
+        set(o, "reproduce", text ? json_string(text) : NULL, &oom);
+        free(text);
+        text = oom ? NULL : json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+        json_decref(o);
+        if (text) {
+                /* json_dumps ends without a newline; files read better with one */
+                size_t len = strlen(text);
+                char *p = realloc(text, len + 2);
+
+                if (!p) {
+                        free(text);
+                        return NULL;
+                }
+                p[len] = '\n';
+                p[len + 1] = '\0';
+                text = p;
+        }
+        return text;
+}
+
+/* ---------------------------------------------------------------- commit message */
+
+/* Cuts s to at most max bytes without splitting a UTF-8 character. */
+static size_t utf8_cut(const char *s, size_t max)
+{
+        size_t n = strlen(s);
+
+        if (n <= max)
+                return n;
+        while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+                max--;
+        return max;
+}
+
+/*
+ * "ascendopt: NAME 1.42x faster (312.4 -> 220.0 us, PLATFORM BACKEND)",
+ * at most SUBJECT_MAX bytes: the name gives way first, then the rest.
+ */
+static void put_subject(struct sbuf *sb, const struct report_facts *f)
+{
+        char tail[SUBJECT_MAX * 2], where[64];
+        size_t room, n, used;
+
+        snprintf(where, sizeof(where), "%.*s %.*s", 24, or_unknown(f->ctx->platform), 12,
+                 or_unknown(f->ctx->backend));
+        where[utf8_cut(where, strlen(where))] = '\0';
+        for (char *p = where; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+        if (f->improved)
+                snprintf(tail, sizeof(tail), " %.2fx faster (%.1f -> %.1f us, %s)", f->speedup,
+                         f->baseline_us, f->best_us, where);
+        else
+                snprintf(tail, sizeof(tail), " no improvement (%.1f us, %s)", f->baseline_us,
+                         where);
+        room = SUBJECT_MAX - strlen("ascendopt: ");
+        room = strlen(tail) + 8 < room ? room - strlen(tail) : 8;
+        /* sb holds nothing else yet: the subject is the first thing written */
+        sbuf_puts(sb, "ascendopt: ");
+        n = utf8_cut(f->name, room);
+        if (n < strlen(f->name)) {
+                sbuf_putn(sb, f->name, utf8_cut(f->name, room - 3));
+                sbuf_puts(sb, "...");
+        } else {
+                sbuf_puts(sb, f->name);
+        }
+        /* only absurd latencies make the tail itself too long: it is cut then */
+        used = sb->len < SUBJECT_MAX ? sb->len : SUBJECT_MAX;
+        sbuf_putn(sb, tail, utf8_cut(tail, SUBJECT_MAX - used));
+        sbuf_puts(sb, "\n");
+}
+
+static char *render_commit_message(const struct report_facts *f)
+{
+        struct sbuf sb = { 0 };
+        const json_t *genome = get(get(f->record, "best"), "genome"), *gene;
+        size_t i;
+
+        put_subject(&sb, f);
+        sbuf_puts(&sb, "\n");
+        json_array_foreach(get(f->record, "genes"), i, gene)
+        {
+                const char *file = str_or(get(gene, "file"), "?"),
+                           *gname = str_or(get(gene, "name"), "?");
+                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+                char key[512];
+                const json_t *after;
+
+                snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, gname);
+                after = get(genome, key);
+                if (json_is_integer(after) && json_integer_value(after) != before)
+                        sbuf_printf(&sb,
+                                    "- tiling: %s %" PRId64 " -> %" PRId64 " (%s:%" PRId64 ")\n",
+                                    gname, before, (int64_t)json_integer_value(after), file, line);
+        }
+        for (i = 0; i < f->n_motifs; i++)
+                sbuf_printf(&sb, "- kernel: %s, %.1f -> %.1f us (%.3fx)\n", f->motifs[i].motif,
+                            f->motifs[i].before_us, f->motifs[i].after_us,
+                            f->motifs[i].before_us / f->motifs[i].after_us);
+        if (f->n_failed || json_object_size(get(f->record, "failures")))
+                sbuf_printf(&sb,
+                            "- %" PRId64 " evaluations of %" PRId64 ", %" PRId64
+                            " memo hits; see " REPORT_MARKDOWN_NAME "\n",
+                            f->evaluations, f->budget, f->memo_hits);
+        else
+                sbuf_printf(
+                    &sb, "- %" PRId64 " evaluations of %" PRId64 "; see " REPORT_MARKDOWN_NAME "\n",
+                    f->evaluations, f->budget);
+        return sbuf_detach(&sb);
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+int report_render(struct store *store, const json_t *record, const struct report_context *ctx,
+                  struct report *ret_report, char *err, size_t err_size)
+{
+        struct report_facts f = { 0 };
+        struct report report = { 0 };
+        int r;
+
+        if (!json_is_object(record) || !ctx || !ret_report) {
+                snprintf(err, err_size, "report: the episode record is not a JSON object");
+                return -EINVAL;
+        }
+        r = gather(&f, store, record, ctx, err, err_size);
+        if (r < 0)
+                goto out;
+        report.markdown = render_markdown(&f);
+        report.json = render_json(&f);
+        report.svg = render_svg(&f);
+        report.commit_message = render_commit_message(&f);
+        if (!report.markdown || !report.json || !report.svg || !report.commit_message) {
+                snprintf(err, err_size, "out of memory rendering the report of %s", f.path);
+                report_free(&report);
+                r = -ENOMEM;
+                goto out;
+        }
+        *ret_report = report;
+out:
+        facts_release(&f);
+        return r;
+}
+
+void report_free(struct report *report)
+{
+        if (!report)
+                return;
+        free(report->markdown);
+        free(report->json);
+        free(report->svg);
+        free(report->commit_message);
+        *report = (struct report){ 0 };
+}
