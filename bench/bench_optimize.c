@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark of Stage I against its Best-of-N opponent on the corpus: for
- * every operator and seed, one episode of each strategy with the same
- * budget, each strategy with a store of its own, run side by side in one
- * process.  Prints the geometric-mean speedups, failure rates and time per
- * evaluation as a table and one JSON line.
+ * Benchmark of the episode strategies on the corpus: for every operator
+ * and seed, one episode of each strategy with the same budget, each
+ * strategy with a store of its own (so no memo or bank leaks between
+ * them), run side by side in one process.  Prints the geometric-mean
+ * speedups, failure rates and time per evaluation as a table and one JSON
+ * line.  The banks are frozen: episodes neither credit nor add entries.
  *
  * Environment: BENCH_OPS (a space-separated list of operator directories;
  * default every baseline under examples/ops/level1 and level2),
- * BENCH_SEEDS (default 3), BENCH_BUDGET (default 40).
+ * BENCH_SEEDS (default 3), BENCH_BUDGET (default 40), BENCH_STRATEGIES
+ * (default "stage1 bon stage2 full evolve stage2-random"), BENCH_BANK (an
+ * experience export, as written by 'ascendopt experience export', loaded
+ * into every arm's bank).
  */
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
@@ -130,6 +134,27 @@ static double account(struct arm *a, double seconds)
         return speedup;
 }
 
+/* Loads BENCH_BANK's entries into an arm's bank. */
+static int load_bank(struct arm *a, const json_t *entries)
+{
+        struct store_batch *b = store_batch_new(a->store);
+        const json_t *e;
+        size_t i;
+        int r = b ? 0 : -ENOMEM;
+
+        json_array_foreach(entries, i, e)
+        {
+                if (r == 0)
+                        r = experience_put(b, e, NULL);
+        }
+        if (r == 0)
+                r = store_batch_commit(b);
+        store_batch_free(b);
+        return r;
+}
+
+#define MAX_ARMS 8
+
 int main(void)
 {
         static char ops[MAX_OPS][PATH_MAX];
@@ -137,101 +162,141 @@ int main(void)
         struct event_base *base = event_base_new();
         struct child_runner *runner = NULL;
         struct npu_sim_paths paths = { 0 };
-        struct arm arms[2] = { { .name = "stage1", .strategy = EPISODE_STAGE1 },
-                               { .name = "bon", .strategy = EPISODE_BON } };
+        struct arm arms[MAX_ARMS];
+        const char *names = getenv("BENCH_STRATEGIES") && *getenv("BENCH_STRATEGIES")
+                                ? getenv("BENCH_STRATEGIES")
+                                : "stage1 bon stage2 full evolve stage2-random";
         int seeds = getenv("BENCH_SEEDS") ? atoi(getenv("BENCH_SEEDS")) : 3;
         int budget = getenv("BENCH_BUDGET") ? atoi(getenv("BENCH_BUDGET")) : 40;
-        size_t n_ops = list_ops(ops);
-        json_t *per_op = json_array(), *summary;
-        char *line;
+        size_t n_ops = list_ops(ops), n_arms = 0;
+        json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json;
+        char *line, *copy = strdup(names), *save = NULL;
 
+        memset(arms, 0, sizeof(arms));
+        for (char *t = strtok_r(copy, " ", &save); t && n_arms < MAX_ARMS;
+             t = strtok_r(NULL, " ", &save)) {
+                if (episode_strategy_from_name(t, &arms[n_arms].strategy) < 0) {
+                        fprintf(stderr, "bench_optimize: unknown strategy %s\n", t);
+                        return 1;
+                }
+                arms[n_arms].name = episode_strategy_name(arms[n_arms].strategy);
+                n_arms++;
+        }
+        free(copy);
+        if (getenv("BENCH_BANK") && *getenv("BENCH_BANK")) {
+                json_t *doc = json_load_file(getenv("BENCH_BANK"), 0, NULL);
+                bank = json_incref(json_object_get(doc, "entries"));
+                json_decref(doc);
+                if (!json_is_array(bank)) {
+                        fprintf(stderr, "bench_optimize: %s: no \"entries\" array\n",
+                                getenv("BENCH_BANK"));
+                        return 1;
+                }
+        }
         if (!mkdtemp(root) || child_runner_new(base, NULL, &runner) < 0 ||
             npu_sim_paths_find(&paths) < 0) {
                 fprintf(stderr, "bench_optimize: cannot set up (is the simulator built?)\n");
                 return 1;
         }
-        if (n_ops == 0) {
-                fprintf(stderr, "bench_optimize: no operators (set BENCH_OPS)\n");
+        if (n_ops == 0 || n_arms == 0) {
+                fprintf(stderr, "bench_optimize: no operators or strategies\n");
                 return 1;
         }
-        for (size_t a = 0; a < 2; a++)
+        for (size_t a = 0; a < n_arms; a++) {
                 if (setup_arm(&arms[a], root, base, runner, &paths) < 0)
                         return 1;
-        printf("Stage I against Best-of-N, budget %d, %d seed%s, speedup over the baseline\n",
-               budget, seeds, seeds == 1 ? "" : "s");
-        printf("  %-32s %10s %10s\n", "operator", "stage1", "bon");
+                if (bank && load_bank(&arms[a], bank) < 0) {
+                        fprintf(stderr, "bench_optimize: cannot load the bank\n");
+                        return 1;
+                }
+        }
+        printf("Strategies side by side, budget %d, %d seed%s, bank: %zu entries, speedup over "
+               "the baseline\n",
+               budget, seeds, seeds == 1 ? "" : "s", bank ? json_array_size(bank) : 0);
+        printf("  %-32s", "operator");
+        for (size_t a = 0; a < n_arms; a++)
+                printf(" %13s", arms[a].name);
+        printf("\n");
         for (size_t i = 0; i < n_ops; i++) {
-                double log_op[2] = { 0, 0 };
+                double log_op[MAX_ARMS] = { 0 };
                 int ok_runs = 0;
                 for (int seed = 1; seed <= seeds; seed++) {
-                        char id[PATH_MAX + 64];
+                        char ids[MAX_ARMS][PATH_MAX + 64];
                         double start = now_s();
-                        bool started[2] = { false, false };
-                        for (size_t a = 0; a < 2; a++) {
-                                struct episode_options o = { .id = id,
+                        bool started[MAX_ARMS] = { false }, all = true, waiting;
+                        for (size_t a = 0; a < n_arms; a++) {
+                                struct episode_options o = { .id = ids[a],
                                                              .seed = (uint64_t)seed,
                                                              .budget = budget,
-                                                             .strategy = arms[a].strategy };
-                                snprintf(id, sizeof(id), "bench-%s-%zu-s%d", arms[a].name, i, seed);
+                                                             .strategy = arms[a].strategy,
+                                                             .frozen_bank = true };
+                                snprintf(ids[a], sizeof(ids[a]), "bench-%s-%zu-s%d", arms[a].name,
+                                         i, seed);
                                 arms[a].record = NULL;
                                 started[a] = episode_start(arms[a].evaluator, arms[a].store, ops[i],
                                                            &o, NULL, on_done, &arms[a], NULL, err,
                                                            sizeof(err)) == 0;
-                                if (!started[a])
-                                        fprintf(stderr, "  %s: %s\n", ops[i], err);
+                                if (!started[a]) {
+                                        fprintf(stderr, "  %s (%s): %s\n", ops[i], arms[a].name,
+                                                err);
+                                        all = false;
+                                }
                         }
-                        if (!started[0] || !started[1]) {
-                                while ((started[0] && !arms[0].record) ||
-                                       (started[1] && !arms[1].record))
+                        do {
+                                waiting = false;
+                                for (size_t a = 0; a < n_arms; a++)
+                                        waiting |= started[a] && !arms[a].record;
+                                if (waiting)
                                         event_base_loop(base, EVLOOP_ONCE);
-                                for (size_t a = 0; a < 2; a++)
+                        } while (waiting);
+                        if (!all) {
+                                for (size_t a = 0; a < n_arms; a++)
                                         json_decref(arms[a].record);
                                 break;
                         }
-                        while (!arms[0].record || !arms[1].record)
-                                event_base_loop(base, EVLOOP_ONCE);
-                        for (size_t a = 0; a < 2; a++) {
-                                log_op[a] += log(account(&arms[a], (now_s() - start) / 2));
+                        for (size_t a = 0; a < n_arms; a++) {
+                                log_op[a] +=
+                                    log(account(&arms[a], (now_s() - start) / (double)n_arms));
                                 json_decref(arms[a].record);
                         }
                         ok_runs++;
                 }
                 if (ok_runs) {
-                        printf("  %-32s %9.3fx %9.3fx\n", ops[i], exp(log_op[0] / ok_runs),
-                               exp(log_op[1] / ok_runs));
-                        json_array_append_new(per_op,
-                                              json_pack("{s:s, s:f, s:f}", "operator", ops[i],
-                                                        "stage1", exp(log_op[0] / ok_runs), "bon",
-                                                        exp(log_op[1] / ok_runs)));
+                        json_t *row = json_pack("{s:s}", "operator", ops[i]);
+                        printf("  %-32s", ops[i]);
+                        for (size_t a = 0; a < n_arms; a++) {
+                                printf(" %12.3fx", exp(log_op[a] / ok_runs));
+                                json_object_set_new(row, arms[a].name,
+                                                    json_real(exp(log_op[a] / ok_runs)));
+                        }
+                        printf("\n");
+                        json_array_append_new(per_op, row);
                 }
                 fflush(stdout);
         }
-        for (size_t a = 0; a < 2; a++) {
+        arms_json = json_object();
+        for (size_t a = 0; a < n_arms; a++) {
                 struct arm *x = &arms[a];
-                printf("  %-8s geo-mean speedup %.3fx over %d episodes; failures %.1f%% of %d "
+                double gm = x->runs ? exp(x->log_speedup_sum / x->runs) : 0;
+                printf("  %-14s geo-mean speedup %.3fx over %d episodes; failures %.1f%% of %d "
                        "evaluations; %.2f s per evaluation\n",
-                       x->name, x->runs ? exp(x->log_speedup_sum / x->runs) : 0, x->runs,
+                       x->name, gm, x->runs,
                        x->evaluations ? 100.0 * x->failures / x->evaluations : 0, x->evaluations,
                        x->evaluations ? x->seconds / x->evaluations : 0);
+                json_object_set_new(
+                    arms_json, x->name,
+                    json_pack("{s:f, s:i, s:i, s:f}", "geomean_speedup", gm, "episodes", x->runs,
+                              "evaluations", x->evaluations, "failure_rate",
+                              x->evaluations ? (double)x->failures / x->evaluations : 0.0));
         }
-        if (arms[0].runs && arms[1].runs)
-                printf("  stage1 over bon: %.3fx\n",
-                       exp(arms[0].log_speedup_sum / arms[0].runs) /
-                           exp(arms[1].log_speedup_sum / arms[1].runs));
-        summary = json_pack(
-            "{s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:o}", "bench", "stage1_vs_bon", "budget", budget,
-            "seeds", seeds, "stage1_geomean_speedup",
-            arms[0].runs ? exp(arms[0].log_speedup_sum / arms[0].runs) : 0.0, "bon_geomean_speedup",
-            arms[1].runs ? exp(arms[1].log_speedup_sum / arms[1].runs) : 0.0, "stage1_failure_rate",
-            arms[0].evaluations ? (double)arms[0].failures / arms[0].evaluations : 0.0,
-            "bon_failure_rate",
-            arms[1].evaluations ? (double)arms[1].failures / arms[1].evaluations : 0.0,
-            "per_operator", per_op);
+        summary = json_pack("{s:s, s:i, s:i, s:o, s:o}", "bench", "strategies", "budget", budget,
+                            "seeds", seeds, "strategies", arms_json, "per_operator", per_op);
         line = json_dumps(summary, JSON_COMPACT);
         printf("%s\n", line);
         free(line);
         json_decref(summary);
-        for (size_t a = 0; a < 2; a++) {
+        json_decref(bank);
+        for (size_t a = 0; a < n_arms; a++) {
                 npu_evaluator_free(arms[a].evaluator);
                 store_close(arms[a].store);
         }

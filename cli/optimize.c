@@ -36,7 +36,16 @@ static void optimize_usage(FILE *f)
                 "Runs one optimization episode on the operator in OPDIR in the foreground.\n"
                 "\n"
                 "  --budget N            measured evaluations (default 40)\n"
-                "  --strategy stage1|bon evolve the tiling (default) or sample at random\n"
+                "  --strategy NAME       full (default): rounds of Stage I (tiling) then\n"
+                "                        Stage II (kernel motifs guided by the experience\n"
+                "                        bank); stage1, stage2 alone; bon (random genomes);\n"
+                "                        evolve (genes or a random motif, no bank);\n"
+                "                        stage2-random (motifs in random order, no bank)\n"
+                "  --rounds R            alternation rounds (default: as the budget holds)\n"
+                "  --stage1-steps U      Stage I evaluations per round (default 10)\n"
+                "  --stage2-steps S      Stage II evaluations per round (default 10)\n"
+                "  --top-k K             experience entries retrieved per diagnosis (default 5)\n"
+                "  --frozen-bank         leave the bank's statistics and entries as they are\n"
                 "  --seed N              seed of the search and the inputs (default 1)\n"
                 "  --platform SOC        Ascend910B2 (default) or Ascend910B4\n"
                 "  --out DIR             write the best operator files into DIR\n"
@@ -68,19 +77,23 @@ static void on_progress(const struct episode_progress *p, void *userdata)
         struct optimize_run *run = userdata;
 
         if (!run->tty || run->json) {
-                json_t *line =
-                    json_pack("{s:s, s:i, s:i, s:i, s:s, s:s?, s:f, s:f, s:b}", "event",
-                              "evaluation", "used", p->used, "budget", p->budget, "memo_hits",
-                              p->memo_hits, "what", p->what, "status", p->status, "latency_us",
-                              p->latency_us, "best_us", p->best_us, "new_best", p->new_best);
+                json_t *line = json_pack(
+                    "{s:s, s:i, s:i, s:i, s:i, s:s, s:s?, s:f, s:f, s:b}", "event", "evaluation",
+                    "used", p->used, "budget", p->budget, "memo_hits", p->memo_hits, "stage",
+                    p->stage, "what", p->what, "status", p->status, "latency_us", p->latency_us,
+                    "best_us", p->best_us, "new_best", p->new_best);
                 char *text = json_dumps(line, JSON_COMPACT);
                 fprintf(stderr, "%s\n", text);
                 free(text);
                 json_decref(line);
                 return;
         }
-        fprintf(stderr, "\r\033[K[%2d/%d] %-13s %-14s %10.2f us   best %.2f us%s", p->used,
-                p->budget, p->what, p->status ? p->status : "?", p->latency_us, p->best_us,
+        fprintf(stderr, "\r\033[K[%2d/%d] %s %-22s %-14s %10.2f us   best %.2f us%s", p->used,
+                p->budget,
+                p->stage == 2   ? "II"
+                : p->stage == 1 ? "I "
+                                : "  ",
+                p->what, p->status ? p->status : "?", p->latency_us, p->best_us,
                 p->new_best ? "  *" : "");
         if (p->new_best || strcmp(p->what, "baseline") == 0)
                 fputc('\n', stderr);
@@ -166,6 +179,21 @@ static void print_summary(const json_t *record)
                (long long)json_integer_value(json_object_get(record, "confirmations")));
         json_object_foreach((json_t *)json_object_get(record, "failures"), kind, count)
             printf("  failed: %-22s %lld\n", kind, (long long)json_integer_value(count));
+        json_object_foreach((json_t *)json_object_get(record, "stages"), kind, count)
+            printf("  %-8s evaluations %lld, memo hits %lld, improvements %lld\n", kind,
+                   (long long)json_integer_value(json_object_get(count, "evaluations")),
+                   (long long)json_integer_value(json_object_get(count, "memo_hits")),
+                   (long long)json_integer_value(json_object_get(count, "wins")));
+        json_object_foreach((json_t *)json_object_get(record, "motifs"), kind, count)
+            printf("  motif %-24s tried %lld, failed %lld, won %lld, apply errors %lld\n", kind,
+                   (long long)json_integer_value(json_object_get(count, "tried")),
+                   (long long)json_integer_value(json_object_get(count, "failed")),
+                   (long long)json_integer_value(json_object_get(count, "won")),
+                   (long long)json_integer_value(json_object_get(count, "apply_errors")));
+        if (json_array_size(json_object_get(record, "learned")))
+                printf("  learned %zu experience entr%s\n",
+                       json_array_size(json_object_get(record, "learned")),
+                       json_array_size(json_object_get(record, "learned")) == 1 ? "y" : "ies");
         if (best && json_object_get(best, "genome")) {
                 const char *name;
                 json_t *value;
@@ -186,10 +214,17 @@ int cmd_optimize(int argc, char **argv)
                 { "state-dir", required_argument, NULL, 'd' },
                 { "timeout", required_argument, NULL, 't' },
                 { "json", no_argument, NULL, 'j' },
+                { "rounds", required_argument, NULL, 'R' },
+                { "stage1-steps", required_argument, NULL, 'U' },
+                { "stage2-steps", required_argument, NULL, 'V' },
+                { "top-k", required_argument, NULL, 'k' },
+                { "frozen-bank", no_argument, NULL, 'F' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        struct episode_options episode_options = { .seed = 1, .budget = 40 };
+        struct episode_options episode_options = { .seed = 1,
+                                                   .budget = 40,
+                                                   .strategy = EPISODE_FULL };
         struct npu_evaluator_options eval_options = { 0 };
         struct optimize_run run = { .tty = isatty(STDERR_FILENO) };
         struct npu_sim_paths paths = { 0 };
@@ -217,7 +252,30 @@ int cmd_optimize(int argc, char **argv)
                         break;
                 case 'S':
                         if (episode_strategy_from_name(optarg, &episode_options.strategy) < 0)
-                                return cli_usage_error("optimize", "--strategy is stage1 or bon");
+                                return cli_usage_error("optimize",
+                                                       "--strategy is full, stage1, stage2, bon, "
+                                                       "evolve or stage2-random");
+                        break;
+                case 'R':
+                case 'U':
+                case 'V':
+                case 'k':
+                        if (cli_parse_u64(optarg, &number) < 0 || number > 10000 ||
+                            (opt != 'R' && number == 0))
+                                return cli_usage_error("optimize",
+                                                       "--rounds, --stage1-steps, --stage2-steps "
+                                                       "and --top-k want a small number");
+                        if (opt == 'R')
+                                episode_options.rounds = (int)number;
+                        else if (opt == 'U')
+                                episode_options.stage1_steps = (int)number;
+                        else if (opt == 'V')
+                                episode_options.stage2_steps = (int)number;
+                        else
+                                episode_options.top_k = (int)number;
+                        break;
+                case 'F':
+                        episode_options.frozen_bank = true;
                         break;
                 case 's':
                         if (cli_parse_u64(optarg, &episode_options.seed) < 0)
