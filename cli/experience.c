@@ -45,42 +45,16 @@ static int open_store(const char *flag, struct store **ret)
 
 static int import_file(struct store *store, const char *path)
 {
-        json_error_t error;
-        json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &error), *entry;
-        struct store_batch *b;
-        size_t i, added = 0;
-        int r = EX_OK;
+        char err[1024];
+        size_t added = 0;
+        int r = experience_import_file(store, path, &added, err, sizeof(err));
 
-        if (!doc) {
-                fprintf(stderr, "ascendopt experience: %s:%d:%d: %s\n", path, error.line,
-                        error.column, error.text);
-                return EX_DATAERR;
+        if (r < 0) {
+                fprintf(stderr, "ascendopt experience: %s\n", err);
+                return r == -EINVAL || r == -E2BIG ? EX_DATAERR : EX_NOINPUT;
         }
-        if (!json_is_array(json_object_get(doc, "entries"))) {
-                fprintf(stderr, "ascendopt experience: %s: .entries: expected an array\n", path);
-                json_decref(doc);
-                return EX_DATAERR;
-        }
-        b = store_batch_new(store);
-        json_array_foreach(json_object_get(doc, "entries"), i, entry)
-        {
-                if (experience_put(b, entry, NULL) < 0) {
-                        fprintf(stderr,
-                                "ascendopt experience: %s: .entries[%zu]: needs title, "
-                                "description, bottleneck and diff as strings\n",
-                                path, i);
-                        r = EX_DATAERR;
-                        break;
-                }
-                added++;
-        }
-        if (r == EX_OK && store_batch_commit(b) < 0)
-                r = EX_IOERR;
-        if (r == EX_OK)
-                printf("imported %zu entr%s from %s\n", added, added == 1 ? "y" : "ies", path);
-        store_batch_free(b);
-        json_decref(doc);
-        return r;
+        printf("imported %zu entr%s from %s\n", added, added == 1 ? "y" : "ies", path);
+        return EX_OK;
 }
 
 int cmd_experience(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define KEY_PREFIX "entry/"
 #define MAX_TERMS  512
@@ -416,4 +417,57 @@ out:
         if (!out.data)
                 return strdup("");
         return out.data;
+}
+
+int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,
+                           size_t err_size)
+{
+        json_error_t error;
+        json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &error), *entry;
+        json_t *entries = json_object_get(doc, "entries");
+        struct store_batch *batch = NULL;
+        size_t i, added = 0;
+        int r = 0;
+
+        if (!doc) {
+                snprintf(err, err_size, "%s:%d:%d: %s", path, error.line, error.column, error.text);
+                return access(path, R_OK) < 0 ? -errno : -EINVAL;
+        }
+        if (!json_is_array(entries)) {
+                snprintf(err, err_size, "%s: .entries: expected an array", path);
+                r = -EINVAL;
+                goto out;
+        }
+        if (json_array_size(entries) > EXPERIENCE_MAX_ENTRIES) {
+                snprintf(err, err_size, "%s: more than %d entries", path, EXPERIENCE_MAX_ENTRIES);
+                r = -E2BIG;
+                goto out;
+        }
+        batch = store_batch_new(store);
+        if (!batch) {
+                r = -ENOMEM;
+                snprintf(err, err_size, "out of memory");
+                goto out;
+        }
+        json_array_foreach(entries, i, entry)
+        {
+                if (experience_put(batch, entry, NULL) < 0) {
+                        snprintf(err, err_size,
+                                 "%s: .entries[%zu]: needs title, description, bottleneck and "
+                                 "diff as strings",
+                                 path, i);
+                        r = -EINVAL;
+                        goto out;
+                }
+                added++;
+        }
+        r = store_batch_commit(batch);
+        if (r < 0)
+                snprintf(err, err_size, "%s: cannot write the store: %s", path, strerror(-r));
+out:
+        store_batch_free(batch);
+        json_decref(doc);
+        if (r == 0 && ret_added)
+                *ret_added = added;
+        return r;
 }

@@ -338,6 +338,16 @@ int experience_list(struct store *store, json_t **ret_entries);
  */
 int experience_retrieve(struct store *store, const char *query, size_t k, json_t **ret_entries);
 
+/*
+ * Adds every entry of a bank file ({"entries": [...]}, as 'ascendopt
+ * experience export' writes) in one batch: all or nothing.  *ret_added
+ * (may be NULL) gets the count.  -EINVAL for a malformed file or entry,
+ * -E2BIG beyond EXPERIENCE_MAX_ENTRIES, -errno when it cannot be read;
+ * the message in err names the file and the entry.
+ */
+int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,
+                           size_t err_size);
+
 /* Counts a use of an entry and, when won, a win (a measured improvement). */
 int experience_credit(struct store *store, const char *id, bool won);
 
