@@ -114,19 +114,7 @@ demo: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 demo-run
 
 demo-run: all
-	@echo '== ascendopt eval examples/ops/level1/add --quick'
-	@$(BUILD)/ascendopt eval examples/ops/level1/add --quick
-	@echo
-	@echo '== ascendopt optimize examples/ops/level1/relu --budget 8 (Stage I on the simulated 910B)'
-	@rm -rf $(BUILD)/demo
-	@$(BUILD)/ascendopt optimize examples/ops/level1/relu --budget 8 --state-dir $(BUILD)/demo/state \
-		--out $(BUILD)/demo/relu-optimized
-	@echo
-	@echo "== the optimized operator is in $(BUILD)/demo/relu-optimized:"
-	@cd $(BUILD)/demo/relu-optimized && find . -type f | sort
-	@echo
-	@echo '== ascendoptd --check-config etc/ascendopt/ascendoptd.json'
-	@$(BUILD)/ascendoptd --config etc/ascendopt/ascendoptd.json --check-config
+	@BUILD=$(BUILD) bash scripts/demo.sh
 
 # The cycle model against the published Add benchmark (also part of check).
 calibrate: all
@@ -228,11 +216,12 @@ install: all
 		[ -e $$dest ] || install -m 0644 $$p $$dest; \
 	done
 	install -d $(DESTDIR)$(DATADIR)/sim
+	install -m 0644 etc/ascendopt/seed-bank.json $(DESTDIR)$(DATADIR)/seed-bank.json
 	cp -R npu/sim/include npu/sim/platforms $(DESTDIR)$(DATADIR)/sim/
 	install -m 0644 $(SIM_LIB) $(DESTDIR)$(DATADIR)/sim/
 
 # Our C; the AscendC shim (C++) and operator sources keep the style of their kind.
-C_FILES = $(filter-out npu/sim/% tests/ops/% examples/%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
+C_FILES = $(filter-out npu/sim/% tests/ops/% tests/fixtures/% examples/%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
 
 lint:
 	clang-format --dry-run --Werror $(C_FILES)

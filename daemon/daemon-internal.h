@@ -31,6 +31,8 @@ struct running {
         char dir[4096]; /* the exported operator, removed when the episode ends */
         char op_dir[1024];
         char repo[1024];
+        char branch[256];
+        char commit[64];
         time_t started;
         struct daemon *daemon;
 };
@@ -58,6 +60,24 @@ struct daemon {
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
 };
+
+/* Where a finished episode's operator came from. */
+struct published_episode {
+        const char *repo;
+        const char *branch;
+        const char *commit;
+        const char *op_dir;
+};
+
+/*
+ * Publishes a finished episode's best to its sibling branch when it beats
+ * the baseline by min_speedup, then starts post_publish_hook.  summary
+ * always says what happened ("published REF at ID (created)", "not
+ * published: ...").  -errno when publishing was due and failed; -EEXIST
+ * when someone else committed to the sibling branch.
+ */
+int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
+                           const json_t *record, char *summary, size_t summary_size);
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);

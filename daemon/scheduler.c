@@ -65,7 +65,7 @@ static void on_episode_done(json_t *record, void *userdata)
             json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
         double best =
             json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
-        char context[64], reason[1024];
+        char context[64], reason[3072];
         enum queue_state end = QUEUE_DONE;
         bool retry = false;
 
@@ -79,8 +79,16 @@ static void on_episode_done(json_t *record, void *userdata)
                 return;
         }
         if (state && strcmp(state, "done") == 0) {
-                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx)", base,
-                         best > 0 ? best : base, best > 0 ? base / best : 1.0);
+                const struct published_episode ep = { run->repo, run->branch, run->commit,
+                                                      run->op_dir };
+                char published[1536];
+                int r = daemon_publish_episode(d, &ep, record, published, sizeof(published));
+                if (r == -EEXIST)
+                        log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, published);
+                else if (r < 0)
+                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
+                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx); %s", base,
+                         best > 0 ? best : base, best > 0 ? base / best : 1.0, published);
                 d->episodes_done++;
         } else if (state && strcmp(state, "cancelled") == 0) {
                 end = QUEUE_CANCELLED;
@@ -119,6 +127,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
         const char *repo = json_string_value(json_object_get(item, "repo"));
         const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
         const char *commit = json_string_value(json_object_get(item, "commit"));
+        const char *branch = json_string_value(json_object_get(item, "branch"));
         char context[64], id[64], err[2048], opdir[4200];
         int r;
 
@@ -127,6 +136,8 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
         run->started = time(NULL);
         snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
         snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
+        snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
+        snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
         r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
@@ -140,7 +151,10 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.id = id;
                 options.seed = 1;
                 options.budget = d->config->episode.budget;
-                options.strategy = EPISODE_STAGE1;
+                options.strategy = EPISODE_FULL;
+                options.rounds = d->config->episode.rounds;
+                options.stage1_steps = d->config->episode.stage1_steps;
+                options.stage2_steps = d->config->episode.stage2_steps;
                 options.log_context = context;
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));

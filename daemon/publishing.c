@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Publishing a finished episode: when its confirmed best beats the baseline
+ * by min_speedup, the changed operator files and the report go to the
+ * sibling branch (publish/), and the optional post_publish_hook runs with
+ * what was published in its environment.  Only the sibling ref is written.
+ */
+#include "daemon-internal.h"
+
+#include "common/common.h"
+#include "publish/publish.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define HOOK_TIMEOUT_S   120
+#define MAX_HOOK_ENV     512
+#define MAX_REPORT_FILES 3
+
+struct published_files {
+        struct publish_file files[PUBLISH_MAX_FILES];
+        char *paths[PUBLISH_MAX_FILES];
+        void *blobs[PUBLISH_MAX_FILES];
+        size_t n;
+};
+
+static void published_files_free(struct published_files *p)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                free(p->paths[i]);
+                free(p->blobs[i]);
+        }
+        free(p);
+}
+
+/* Adds one file at op_dir/name; data ownership passes when owned is true. */
+static int add_file(struct published_files *p, const char *op_dir, const char *name, void *data,
+                    size_t len, bool owned)
+{
+        if (p->n >= PUBLISH_MAX_FILES - MAX_REPORT_FILES && owned) {
+                free(data);
+                return -E2BIG;
+        }
+        if (asprintf(&p->paths[p->n], "%s/%s", op_dir, name) < 0) {
+                if (owned)
+                        free(data);
+                return -ENOMEM;
+        }
+        p->blobs[p->n] = owned ? data : NULL;
+        p->files[p->n] = (struct publish_file){ p->paths[p->n], data, len };
+        p->n++;
+        return 0;
+}
+
+/* The files of the best candidate whose text differs from the baseline's. */
+static int collect_changed(struct store *store, const json_t *record, const char *op_dir,
+                           struct published_files *p, char *err, size_t err_size)
+{
+        const json_t *best = json_object_get(json_object_get(record, "best"), "files");
+        const json_t *base = json_object_get(json_object_get(record, "baseline"), "files");
+        const char *path;
+        json_t *sha;
+
+        json_object_foreach((json_t *)best, path, sha)
+        {
+                const char *hex = json_string_value(sha);
+                void *data = NULL;
+                size_t len = 0;
+                int r;
+                if (!hex || json_equal(sha, json_object_get(base, path)))
+                        continue;
+                r = store_blob_get(store, hex, &data, &len);
+                if (r < 0) {
+                        snprintf(err, err_size, "%s: its text is missing from the store", path);
+                        return r;
+                }
+                r = add_file(p, op_dir, path, data, len, true);
+                if (r < 0) {
+                        snprintf(err, err_size, "too many changed files");
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static void on_hook_done(const struct child_result *result, void *userdata)
+{
+        char buf[128];
+
+        (void)userdata;
+        if (result->exit_code == 0)
+                log_msg(LOG_INFO, "publish", "post_publish_hook finished");
+        else
+                log_msg(LOG_WARNING, "publish", "post_publish_hook failed (%s): %.512s",
+                        child_result_describe(result, buf, sizeof(buf)),
+                        result->err.data ? result->err.data : "");
+}
+
+/* Runs post_publish_hook through /bin/sh with the publication in its environment. */
+static void run_hook(struct daemon *d, const char *hook, const char *const extra[], size_t n_extra)
+{
+        const char *argv[] = { "/bin/sh", "-c", hook, NULL };
+        const char *envp[MAX_HOOK_ENV + 8];
+        struct child_spec spec = { 0 };
+        size_t n = 0;
+        int r;
+
+        for (char **e = environ; *e && n < MAX_HOOK_ENV; e++)
+                if (strncmp(*e, "ASCENDOPT_", 10) != 0)
+                        envp[n++] = *e;
+        for (size_t i = 0; i < n_extra; i++)
+                envp[n++] = extra[i];
+        envp[n] = NULL;
+        spec.argv = argv;
+        spec.envp = envp;
+        spec.timeout_s = HOOK_TIMEOUT_S;
+        spec.output_cap = 64 * 1024;
+        r = child_start(d->runner, &spec, on_hook_done, NULL, NULL);
+        if (r < 0)
+                log_msg(LOG_WARNING, "publish", "cannot start post_publish_hook: %s", strerror(-r));
+}
+
+int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
+                           const json_t *record, char *summary, size_t summary_size)
+{
+        double base_us =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        double best_us =
+            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        double speedup = best_us > 0 ? base_us / best_us : 1.0;
+        double min_speedup =
+            d->config->publish.min_speedup > 0 ? d->config->publish.min_speedup : 1.02;
+        struct report_context context = {
+                .source_commit = ep->commit,
+                .branch = ep->branch,
+                .op_path = ep->op_dir,
+                .backend = config_backend_name(d->config->backend),
+                .platform = d->config->platform,
+                .date = time(NULL),
+        };
+        struct publish_request request = { 0 };
+        struct publish_outcome outcome;
+        struct published_files *files = NULL;
+        struct report report = { 0 };
+        char err[2048];
+        int r;
+
+        summary[0] = '\0';
+        if (!json_object_get(record, "best") || speedup < min_speedup) {
+                snprintf(summary, summary_size, "not published: %.3fx is below min_speedup %.2f",
+                         speedup, min_speedup);
+                return 0;
+        }
+        files = calloc(1, sizeof(*files));
+        if (!files) {
+                r = -ENOMEM;
+                snprintf(err, sizeof(err), "out of memory");
+                goto out;
+        }
+        r = collect_changed(d->store, record, ep->op_dir, files, err, sizeof(err));
+        if (r < 0)
+                goto out;
+        if (files->n == 0) {
+                snprintf(summary, summary_size, "not published: the best changed no file");
+                goto out;
+        }
+        r = report_render(d->store, record, &context, &report, err, sizeof(err));
+        if (r < 0)
+                goto out;
+        add_file(files, ep->op_dir, REPORT_MARKDOWN_NAME, report.markdown, strlen(report.markdown),
+                 false);
+        add_file(files, ep->op_dir, REPORT_JSON_NAME, report.json, strlen(report.json), false);
+        add_file(files, ep->op_dir, REPORT_SVG_NAME, report.svg, strlen(report.svg), false);
+
+        request.repo_path = ep->repo;
+        request.branch = ep->branch;
+        request.source_commit = ep->commit;
+        request.op_path = ep->op_dir;
+        request.files = files->files;
+        request.n_files = files->n;
+        request.message = report.commit_message;
+        request.prefix = d->config->publish.prefix;
+        r = publish_commit(&request, &outcome, err, sizeof(err));
+        if (r < 0)
+                goto out;
+        snprintf(summary, summary_size, "published %s at %.12s (%s)", outcome.ref, outcome.commit,
+                 publish_result_name(outcome.result));
+        if (d->config->publish.post_publish_hook && outcome.result != PUBLISH_UNCHANGED) {
+                char env[6][1200];
+                const char *extra[6];
+                snprintf(env[0], sizeof(env[0]), "ASCENDOPT_BRANCH=%s", outcome.ref + 11);
+                snprintf(env[1], sizeof(env[1]), "ASCENDOPT_OPERATOR=%s", ep->op_dir);
+                snprintf(env[2], sizeof(env[2]), "ASCENDOPT_SPEEDUP=%.3f", speedup);
+                snprintf(env[3], sizeof(env[3]), "ASCENDOPT_COMMIT=%s", outcome.commit);
+                snprintf(env[4], sizeof(env[4]), "ASCENDOPT_SOURCE_BRANCH=%s", ep->branch);
+                snprintf(env[5], sizeof(env[5]), "ASCENDOPT_REPO=%s", ep->repo);
+                for (size_t i = 0; i < 6; i++)
+                        extra[i] = env[i];
+                run_hook(d, d->config->publish.post_publish_hook, extra, 6);
+        }
+out:
+        if (r < 0)
+                snprintf(summary, summary_size, "not published: %s", err);
+        report_free(&report);
+        if (files)
+                published_files_free(files);
+        return r;
+}
