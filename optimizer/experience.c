@@ -24,6 +24,8 @@
 int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[SHA256_HEX_SIZE])
 {
         static const char *const required[] = { "title", "description", "bottleneck", "diff" };
+        static const char *const counters[] = { "uses", "wins" };
+        json_t *existing = NULL;
         const char *motif = json_string_value(json_object_get(entry, "motif"));
         const char *diff = json_string_value(json_object_get(entry, "diff"));
         char id[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE + 16];
@@ -44,11 +46,16 @@ int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[S
         if (!copy)
                 return -ENOMEM;
         json_object_set_new(copy, "id", json_string(id));
-        if (!json_object_get(copy, "uses"))
-                json_object_set_new(copy, "uses", json_integer(0));
-        if (!json_object_get(copy, "wins"))
-                json_object_set_new(copy, "wins", json_integer(0));
         snprintf(key, sizeof(key), KEY_PREFIX "%s", id);
+        /* the same rewrite found again keeps the statistics it earned */
+        if (store_get_json(store_batch_owner(batch), STORE_EXPERIENCE, key, &existing) < 0)
+                existing = NULL;
+        for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+                if (!json_object_get(copy, counters[i]))
+                        json_object_set_new(copy, counters[i],
+                                            json_integer(json_integer_value(
+                                                json_object_get(existing, counters[i]))));
+        json_decref(existing);
         r = store_batch_put_json(batch, STORE_EXPERIENCE, key, copy);
         json_decref(copy);
         if (r == 0 && ret_id)

@@ -315,6 +315,11 @@ struct store_batch *store_batch_new(struct store *s)
         return b;
 }
 
+struct store *store_batch_owner(const struct store_batch *batch)
+{
+        return batch->store;
+}
+
 struct store_batch *store_batch_free(struct store_batch *b)
 {
         if (!b)

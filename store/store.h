@@ -63,6 +63,8 @@ int store_get_json(struct store *store, enum store_family family, const char *ke
 /* A batch belongs to one open store (borrowed; it must outlive the batch). */
 struct store_batch *store_batch_new(struct store *store);
 struct store_batch *store_batch_free(struct store_batch *batch);
+/* The store a batch writes to, for read-modify-write in one batch. */
+struct store *store_batch_owner(const struct store_batch *batch);
 
 void store_batch_put(struct store_batch *batch, enum store_family family, const void *key,
                      size_t key_len, const void *value, size_t value_len);

@@ -135,6 +135,12 @@ static void test_retrieval_ranks_by_signature(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "uses")), 2);
         assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "wins")), 1);
         json_decref(hits);
+        /* finding the same rewrite again keeps what it earned */
+        put(s, "vectorise scalar loop", "scalar=high bound=s", "-l\n+v\n", c);
+        assert_int_equal(experience_retrieve(s, "scalar=high", 1, &hits), 0);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "uses")), 2);
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "wins")), 1);
+        json_decref(hits);
         json_decref(all);
         store_close(s);
 }
