@@ -355,7 +355,20 @@ int cmd_show(int argc, char **argv)
         r = call("show", &a, "GET", path, NULL, &item);
         if (r >= 0)
                 return r;
-        cli_print_json(item);
+        if (a.json) {
+                cli_print_json(item);
+        } else {
+                const char *report = json_string_value(json_object_get(item, "report"));
+                const json_t *reason;
+                size_t i;
+                printf("  %-6s %-10s %-7s %-28s %-12s  %s\n", "ID", "STATE", "FROM", "OPERATOR",
+                       "COMMIT", "BRANCH");
+                print_item(item);
+                json_array_foreach(json_object_get(item, "reasons"), i, reason)
+                    printf("  %s\n", json_string_value(reason));
+                if (report)
+                        printf("\n%s", report);
+        }
         json_decref(item);
         return EX_OK;
 }

@@ -8,6 +8,8 @@
 #include "daemon-internal.h"
 
 #include "common/common.h"
+#include "optimizer/optimizer.h"
+#include "publish/publish.h"
 #include "queue/queue.h"
 #include "watchers/watchers.h"
 
@@ -141,6 +143,46 @@ static void get_items(struct control *c, struct evhttp_request *req, const char 
         reply(req, 200, json_pack("{s:o}", "items", items));
 }
 
+/*
+ * Adds what the item's episode has recorded so far: "summary" (numbers)
+ * and "report" (the Markdown that a published branch would carry, also
+ * for an episode that found nothing worth publishing).
+ */
+static void attach_episode(struct daemon *d, unsigned long long id, json_t *item)
+{
+        const struct report_context context = {
+                .source_commit = json_string_value(json_object_get(item, "commit")),
+                .branch = json_string_value(json_object_get(item, "branch")),
+                .op_path = json_string_value(json_object_get(item, "op_dir")),
+                .backend = config_backend_name(d->config->backend),
+                .platform = d->config->platform,
+        };
+        struct report report = { 0 };
+        json_t *record = NULL;
+        char episode_id[32], err[256];
+        double base_us, best_us;
+
+        snprintf(episode_id, sizeof(episode_id), "q%llu", id);
+        if (episode_load(d->store, episode_id, &record) < 0)
+                return;
+        base_us =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        best_us = json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        json_object_set_new(item, "summary",
+                            json_pack("{s:s?, s:s?, s:O?, s:O?, s:f, s:f, s:f}", "episode_state",
+                                      json_string_value(json_object_get(record, "state")),
+                                      "strategy",
+                                      json_string_value(json_object_get(record, "strategy")),
+                                      "evaluations", json_object_get(record, "evaluations"),
+                                      "budget", json_object_get(record, "budget"), "baseline_us",
+                                      base_us, "best_us", best_us > 0 ? best_us : base_us,
+                                      "speedup", best_us > 0 ? base_us / best_us : 1.0));
+        if (report_render(d->store, record, &context, &report, err, sizeof(err)) == 0)
+                json_object_set_new(item, "report", json_string(report.markdown));
+        report_free(&report);
+        json_decref(record);
+}
+
 static void get_item(struct control *c, struct evhttp_request *req, const char *id_text)
 {
         char *end;
@@ -151,6 +193,7 @@ static void get_item(struct control *c, struct evhttp_request *req, const char *
                 reply_error(req, 404, "no such item");
                 return;
         }
+        attach_episode(c->daemon, id, item);
         reply(req, 200, item);
 }
 

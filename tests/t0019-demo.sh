@@ -4,7 +4,7 @@
 # publishes a sibling branch with the report, and leaves the user's
 # branches, index and work tree as they were.
 . "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 out=$(BUILD=$BUILD DEMO_DIR=$SCRATCH/demo DEMO_BUDGET=10 DEMO_TIMEOUT_S=300 \
 	bash "$SRC/scripts/demo.sh" 2>&1); rc=$?
 is "the demo script succeeds" "$rc" 0
@@ -17,6 +17,7 @@ changed=$(git -C "$repo" diff --name-only main "$sibling" | sort | tr '\n' ' ')
 contains "only the operator's files and the report change" "$changed" "ops/relu/ascendopt-report.md ops/relu/ascendopt-report.svg"
 contains "nothing outside the operator changes" "$(echo "$changed" | tr ' ' '\n' | grep -v '^ops/relu/' | grep -c . )" 0
 contains "the commit message gives the speedup" "$(git -C "$repo" log -1 --format=%s "$sibling")" "x faster ("
+contains "ascendopt show prints the episode's report" "$out" "## Correctness"
 contains "the demo says where the report is" "$out" "The report: "
 contains "a new store starts from the seed bank" "$(cat "$SCRATCH/demo/ascendoptd.log")" "seeded the experience bank with"
 done_testing
