@@ -43,7 +43,7 @@ static const struct command commands[] = {
         { "pause", "stop starting new episodes", cmd_pause },
         { "resume", "start episodes again", cmd_resume },
         { "reload", "make the daemon re-read its configuration", cmd_reload },
-        { "recreate", "rebuild a sibling branch from scratch", NULL },
+        { "recreate", "rebuild a sibling branch from scratch", cmd_recreate },
         { "gc", "evict old entries from the store and caches", cmd_gc },
 };
 

@@ -286,6 +286,12 @@ int cmd_status(int argc, char **argv)
                            json_string_value(json_object_get(b, "tip")),
                            json_object_get(b, "last_seen") ? "" : " (not seen yet)");
         }
+        if (json_array_size(json_object_get(status, "stalled_siblings")))
+                printf("sibling branches left alone because someone else committed to them\n"
+                       "(run 'ascendopt recreate REPO OPDIR' to rebuild one):\n");
+        json_array_foreach(json_object_get(status, "stalled_siblings"), i, v)
+            printf("  %s in %s\n", json_string_value(json_object_get(v, "ref")),
+                   json_string_value(json_object_get(v, "repo")));
         json_decref(status);
         return EX_OK;
 }
@@ -370,6 +376,33 @@ int cmd_show(int argc, char **argv)
                         printf("\n%s", report);
         }
         json_decref(item);
+        return EX_OK;
+}
+
+int cmd_recreate(int argc, char **argv)
+{
+        struct remote_args a = { 0 };
+        char repo[PATH_MAX];
+        json_t *body, *answer = NULL;
+        int r = parse_remote_args("recreate", argc, argv, &a, true);
+
+        if (r)
+                return r < 0 ? EX_OK : r;
+        if (a.first_arg + 2 != argc)
+                return cli_usage_error("recreate", "give REPO and OPDIR (relative to the repo)");
+        if (!realpath(argv[a.first_arg], repo))
+                snprintf(repo, sizeof(repo), "%s", argv[a.first_arg]);
+        body = json_pack("{s:s, s:s, s:s?}", "repo", repo, "op_dir", argv[a.first_arg + 1],
+                         "branch", a.branch);
+        r = call("recreate", &a, "POST", "/v1/recreate", body, &answer);
+        json_decref(body);
+        if (r >= 0)
+                return r;
+        if (a.json)
+                cli_print_json(answer);
+        else
+                printf("%s\n", json_string_value(json_object_get(answer, "summary")));
+        json_decref(answer);
         return EX_OK;
 }
 

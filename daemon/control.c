@@ -270,6 +270,84 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         watch_tips_free(tips, n);
 }
 
+/* The newest finished episode of an operator, or NULL. */
+static json_t *newest_done_item(struct daemon *d, const char *repo, const char *branch,
+                                const char *op_dir)
+{
+        json_t *items = NULL, *item, *found = NULL;
+        size_t i;
+
+        if (queue_list(d->queue, QUEUE_DONE, SIZE_MAX, &items) < 0)
+                return NULL;
+        json_array_foreach(items, i, item)
+        {
+                const char *b = json_string_value(json_object_get(item, "branch"));
+                if (strcmp(json_string_value(json_object_get(item, "repo")) ?: "", repo) == 0 &&
+                    strcmp(json_string_value(json_object_get(item, "op_dir")) ?: "", op_dir) == 0 &&
+                    (!branch || (b && strcmp(b, branch) == 0)))
+                        found = item; /* oldest first: the last match is the newest */
+        }
+        json_incref(found);
+        json_decref(items);
+        return found;
+}
+
+/*
+ * Rebuilds an operator's sibling branch from its newest finished episode,
+ * replacing whatever tip it has (someone else's too): 'ascendopt recreate'.
+ */
+static void post_recreate(struct control *c, struct evhttp_request *req, const json_t *body)
+{
+        const char *repo_path = json_string_value(json_object_get(body, "repo"));
+        const char *op_dir = json_string_value(json_object_get(body, "op_dir"));
+        const char *branch = json_string_value(json_object_get(body, "branch"));
+        const struct config_repo *repo;
+        json_t *item = NULL, *record = NULL;
+        char episode_id[32], message[1600], summary[1536];
+        int r;
+
+        if (!repo_path || !op_dir) {
+                reply_error(req, 400, "recreate needs \"repo\" and \"op_dir\"");
+                return;
+        }
+        repo = find_repo(c->daemon->config, repo_path);
+        item = repo ? newest_done_item(c->daemon, repo->path, branch, op_dir) : NULL;
+        if (!item) {
+                snprintf(message, sizeof(message),
+                         "%s: no finished episode of %s%s%s to publish; run 'ascendopt enqueue' "
+                         "first",
+                         repo_path, op_dir, branch ? " on " : "", branch ? branch : "");
+                reply_error(req, 404, message);
+                return;
+        }
+        snprintf(episode_id, sizeof(episode_id), "q%lld",
+                 (long long)json_integer_value(json_object_get(item, "id")));
+        if (episode_load(c->daemon->store, episode_id, &record) < 0) {
+                snprintf(message, sizeof(message), "episode %s has no record in the store",
+                         episode_id);
+                reply_error(req, 404, message);
+                json_decref(item);
+                return;
+        }
+        const struct published_episode ep = {
+                .repo = repo->path,
+                .branch = json_string_value(json_object_get(item, "branch")),
+                .commit = json_string_value(json_object_get(item, "commit")),
+                .op_dir = op_dir,
+                .recreate = true,
+        };
+        r = daemon_publish_episode(c->daemon, &ep, record, summary, sizeof(summary));
+        log_msg(r < 0 ? LOG_WARNING : LOG_NOTICE, repo->path, "recreate %s: %s", op_dir, summary);
+        if (r < 0)
+                reply_error(req, r == -EBUSY ? 409 : 500, summary);
+        else
+                reply(req, 200,
+                      json_pack("{s:I, s:s}", "id", json_integer_value(json_object_get(item, "id")),
+                                "summary", summary));
+        json_decref(record);
+        json_decref(item);
+}
+
 static void post_cancel(struct control *c, struct evhttp_request *req, const json_t *body)
 {
         const json_t *id = json_object_get(body, "id");
@@ -330,7 +408,9 @@ static void handle(struct evhttp_request *req, void *arg)
                 reply_error(req, 400, "the body must be a JSON object of at most 64 KiB");
                 return;
         }
-        if (strcmp(path, "/v1/enqueue") == 0) {
+        if (strcmp(path, "/v1/recreate") == 0) {
+                post_recreate(c, req, body);
+        } else if (strcmp(path, "/v1/enqueue") == 0) {
                 post_enqueue(c, req, body);
         } else if (strcmp(path, "/v1/cancel") == 0) {
                 post_cancel(c, req, body);

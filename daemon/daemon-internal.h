@@ -59,6 +59,8 @@ struct daemon {
         uint64_t episodes_failed;
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
+        /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
+        json_t *stalled_siblings;
 };
 
 /* Where a finished episode's operator came from. */
@@ -67,6 +69,7 @@ struct published_episode {
         const char *branch;
         const char *commit;
         const char *op_dir;
+        bool recreate; /* 'ascendopt recreate': replace even someone else's tip */
 };
 
 /*

@@ -270,6 +270,8 @@ static void daemon_release(struct daemon *d)
         }
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
+        json_decref(d->stalled_siblings);
+        d->stalled_siblings = NULL;
         d->store = store_close(d->store);
         if (d->sigterm)
                 event_free(d->sigterm);
@@ -493,6 +495,17 @@ json_t *daemon_status(struct daemon *d)
         json_object_set_new(status, "devices", device_pool_status(d->devices));
         json_object_set_new(status, "running", scheduler_status(d));
         json_object_set_new(status, "repos", repos);
+        {
+                json_t *stalled = json_array(), *v;
+                const char *ref;
+                json_object_foreach(d->stalled_siblings, ref, v)
+                {
+                        json_t *copy = json_deep_copy(v);
+                        json_object_set_new(copy, "ref", json_string(ref));
+                        json_array_append_new(stalled, copy);
+                }
+                json_object_set_new(status, "stalled_siblings", stalled);
+        }
         json_object_set_new(status, "watches",
                             json_integer((json_int_t)watcher_watch_count(d->watcher)));
         return status;

@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
 #define HOOK_TIMEOUT_S   120
+#define MAX_STALLED      64
 #define MAX_HOOK_ENV     512
 #define MAX_REPORT_FILES 3
 
@@ -127,6 +129,39 @@ static void run_hook(struct daemon *d, const char *hook, const char *const extra
                 log_msg(LOG_WARNING, "publish", "cannot start post_publish_hook: %s", strerror(-r));
 }
 
+/*
+ * Someone else committed to the sibling branch: remember it for 'status'
+ * (bounded; the oldest goes first) until a recreate or a later publish.
+ */
+static void remember_stalled(struct daemon *d, const struct published_episode *ep,
+                             const char *message)
+{
+        char ref[PUBLISH_REF_MAX], err[256];
+
+        if (publish_branch_name(d->config->publish.prefix ? d->config->publish.prefix
+                                                          : PUBLISH_DEFAULT_PREFIX,
+                                ep->branch, ep->op_dir, ref, sizeof(ref), err, sizeof(err)) < 0)
+                return;
+        if (!d->stalled_siblings)
+                d->stalled_siblings = json_object();
+        if (!d->stalled_siblings)
+                return;
+        if (json_object_size(d->stalled_siblings) >= MAX_STALLED &&
+            !json_object_get(d->stalled_siblings, ref)) {
+                void *first = json_object_iter(d->stalled_siblings);
+                json_object_del(d->stalled_siblings, json_object_iter_key(first));
+        }
+        json_object_set_new(d->stalled_siblings, ref,
+                            json_pack("{s:s, s:s, s:s, s:I}", "repo", ep->repo, "op_dir",
+                                      ep->op_dir, "message", message, "since",
+                                      (json_int_t)time(NULL)));
+}
+
+static void forget_stalled(struct daemon *d, const char *ref)
+{
+        json_object_del(d->stalled_siblings, ref);
+}
+
 int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                            const json_t *record, char *summary, size_t summary_size)
 {
@@ -187,9 +222,13 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
         request.n_files = files->n;
         request.message = report.commit_message;
         request.prefix = d->config->publish.prefix;
+        request.recreate = ep->recreate;
         r = publish_commit(&request, &outcome, err, sizeof(err));
+        if (r == -EEXIST)
+                remember_stalled(d, ep, err);
         if (r < 0)
                 goto out;
+        forget_stalled(d, outcome.ref);
         snprintf(summary, summary_size, "published %s at %.12s (%s)", outcome.ref, outcome.commit,
                  publish_result_name(outcome.result));
         if (d->config->publish.post_publish_hook && outcome.result != PUBLISH_UNCHANGED) {

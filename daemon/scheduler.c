@@ -79,8 +79,12 @@ static void on_episode_done(json_t *record, void *userdata)
                 return;
         }
         if (state && strcmp(state, "done") == 0) {
-                const struct published_episode ep = { run->repo, run->branch, run->commit,
-                                                      run->op_dir };
+                const struct published_episode ep = {
+                        .repo = run->repo,
+                        .branch = run->branch,
+                        .commit = run->commit,
+                        .op_dir = run->op_dir,
+                };
                 char published[1536];
                 int r = daemon_publish_episode(d, &ep, record, published, sizeof(published));
                 if (r == -EEXIST)
