@@ -72,9 +72,20 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
         ret->root = realpath(root, NULL);
         if (!ret->root)
                 return -errno;
-        if (asprintf(&ret->include_dir, "%s/include", ret->root) < 0 ||
-            asprintf(&ret->platforms_dir, "%s/platforms", ret->root) < 0 ||
-            asprintf(&ret->library, "%s/libascendsim.a", ret->root) < 0) {
+        /*
+         * In a build tree include/ and platforms/ are links into the source
+         * tree: resolve them, so that a sandbox binding only these paths
+         * (with a private /tmp) still sees what they point to.
+         */
+        format_path(candidate, sizeof(candidate), "%s/include", ret->root);
+        ret->include_dir = realpath(candidate, NULL);
+        format_path(candidate, sizeof(candidate), "%s/platforms", ret->root);
+        ret->platforms_dir = realpath(candidate, NULL);
+        if (!ret->include_dir || !ret->platforms_dir) {
+                npu_sim_paths_release(ret);
+                return -ENOENT;
+        }
+        if (asprintf(&ret->library, "%s/libascendsim.a", ret->root) < 0) {
                 npu_sim_paths_release(ret);
                 return -ENOMEM;
         }
@@ -354,7 +365,8 @@ static void on_step_done(const struct child_result *r, void *userdata);
 
 static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed, size_t slot)
 {
-        const char *ro_paths[] = { e->manifest->dir, e->paths->root, NULL };
+        const char *ro_paths[] = { e->manifest->dir, e->paths->root, e->paths->include_dir,
+                                   e->paths->platforms_dir, NULL };
         struct child_spec spec = {
                 .argv = argv,
                 .cwd = e->work_dir,
