@@ -3,6 +3,7 @@
 #ifndef ASCENDOPT_CLI_INTERNAL_H
 #define ASCENDOPT_CLI_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,13 @@ int cmd_experience(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_rewind(int argc, char **argv);
+
+/*
+ * The operator directories two levels below root (root/LEVEL/OP) for which
+ * want() is true, sorted; at most max, each a new string in ops.
+ */
+size_t cli_find_operators(const char *root, bool (*want)(const char *opdir), char **ops,
+                          size_t max);
 
 /* --state-dir, else $ASCENDOPT_STATE_DIR, else $XDG_STATE_HOME/ascendopt, else
  * ~/.local/state/ascendopt.  Writes into buf. */

@@ -7,7 +7,9 @@
 #include "cli.h"
 #include "cli-internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,42 @@ int cli_parse_u64(const char *s, uint64_t *ret)
                 return -EINVAL;
         *ret = v;
         return 0;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t cli_find_operators(const char *root, bool (*want)(const char *opdir), char **ops, size_t max)
+{
+        size_t n = 0;
+        DIR *levels = opendir(root);
+        struct dirent *l;
+
+        while (levels && (l = readdir(levels))) {
+                char level_dir[PATH_MAX];
+                DIR *d;
+                struct dirent *e;
+                if (l->d_name[0] == '.' ||
+                    format_path(level_dir, sizeof(level_dir), "%s/%s", root, l->d_name) < 0 ||
+                    !(d = opendir(level_dir)))
+                        continue;
+                while ((e = readdir(d)) && n < max) {
+                        char opdir[PATH_MAX];
+                        if (e->d_name[0] == '.' ||
+                            format_path(opdir, sizeof(opdir), "%s/%s", level_dir, e->d_name) < 0 ||
+                            !want(opdir))
+                                continue;
+                        ops[n] = strdup(opdir);
+                        n += ops[n] != NULL;
+                }
+                closedir(d);
+        }
+        if (levels)
+                closedir(levels);
+        qsort(ops, n, sizeof(*ops), compare_paths);
+        return n;
 }
 
 void cli_print_json(const json_t *value)

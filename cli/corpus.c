@@ -40,43 +40,12 @@ static void on_done(json_t *result, bool memo_hit, void *userdata)
         o->done = true;
 }
 
-static int compare_paths(const void *a, const void *b)
+static bool has_manifest(const char *opdir)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
+        char manifest[PATH_MAX];
 
-/* The operator directories two levels below root holding an ascendopt.json, sorted. */
-static size_t find_operators(const char *root, char **ops, size_t max)
-{
-        size_t n = 0;
-        DIR *levels = opendir(root);
-        struct dirent *l;
-
-        while (levels && (l = readdir(levels))) {
-                char level_dir[PATH_MAX];
-                DIR *d;
-                struct dirent *e;
-                if (l->d_name[0] == '.' ||
-                    format_path(level_dir, sizeof(level_dir), "%s/%s", root, l->d_name) < 0 ||
-                    !(d = opendir(level_dir)))
-                        continue;
-                while ((e = readdir(d)) && n < max) {
-                        char manifest[PATH_MAX];
-                        if (e->d_name[0] == '.' ||
-                            format_path(manifest, sizeof(manifest), "%s/%s/ascendopt.json",
-                                        level_dir, e->d_name) < 0 ||
-                            access(manifest, R_OK) < 0)
-                                continue;
-                        *strrchr(manifest, '/') = '\0';
-                        ops[n] = strdup(manifest);
-                        n += ops[n] != NULL;
-                }
-                closedir(d);
-        }
-        if (levels)
-                closedir(levels);
-        qsort(ops, n, sizeof(*ops), compare_paths);
-        return n;
+        return format_path(manifest, sizeof(manifest), "%s/ascendopt.json", opdir) == 0 &&
+               access(manifest, R_OK) == 0;
 }
 
 /* The expert's files as overrides of the baseline; 0 files when there is no expert. */
@@ -183,7 +152,7 @@ int cmd_corpus(int argc, char **argv)
                         return cli_usage_error("corpus", "unknown option");
                 }
         }
-        n_ops = find_operators(root, ops, MAX_OPS);
+        n_ops = cli_find_operators(root, has_manifest, ops, MAX_OPS);
         if (!n_ops) {
                 fprintf(stderr, "ascendopt corpus: no operator under %s (give --root)\n", root);
                 json_decref(rows);

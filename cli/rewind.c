@@ -56,43 +56,6 @@ static void rewind_usage(FILE *f)
                 REWIND_DEFAULT_THRESHOLD_PCT, REWIND_DEFAULT_MAX_STEPS, REWIND_DEFAULT_MAX_TRIES);
 }
 
-static int compare_paths(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The operator directories two levels below root that hold an expert/, sorted. */
-static size_t find_experts(const char *root, char **ops, size_t max)
-{
-        size_t n = 0;
-        DIR *levels = opendir(root);
-        struct dirent *l;
-
-        while (levels && (l = readdir(levels))) {
-                char level_dir[PATH_MAX];
-                DIR *d;
-                struct dirent *e;
-                if (l->d_name[0] == '.' ||
-                    format_path(level_dir, sizeof(level_dir), "%s/%s", root, l->d_name) < 0 ||
-                    !(d = opendir(level_dir)))
-                        continue;
-                while ((e = readdir(d)) && n < max) {
-                        char opdir[PATH_MAX];
-                        if (e->d_name[0] == '.' ||
-                            format_path(opdir, sizeof(opdir), "%s/%s", level_dir, e->d_name) < 0 ||
-                            !rewind_has_expert(opdir))
-                                continue;
-                        ops[n] = strdup(opdir);
-                        n += ops[n] != NULL;
-                }
-                closedir(d);
-        }
-        if (levels)
-                closedir(levels);
-        qsort(ops, n, sizeof(*ops), compare_paths);
-        return n;
-}
-
 static void on_progress(const struct rewind_progress *p, void *userdata)
 {
         struct rewind_run *run = userdata;
@@ -313,7 +276,7 @@ int cmd_rewind(int argc, char **argv)
                         n_ops += ops[n_ops] != NULL;
                 }
         } else {
-                n_ops = find_experts(root, ops, MAX_OPS);
+                n_ops = cli_find_operators(root, rewind_has_expert, ops, MAX_OPS);
                 if (!n_ops) {
                         fprintf(stderr,
                                 "ascendopt rewind: no operator with an expert/ under %s "

@@ -14,7 +14,7 @@ err=$("$BUILD/ascendopt" frobnicate 2>&1); rc=$?
 is "unknown command is a usage error (64)" "$rc" 64
 contains "unknown command is named" "$err" "unknown command 'frobnicate'"
 
-"$BUILD/ascendopt" recreate >/dev/null 2>&1; rc=$?
+"$BUILD/ascendopt" init >/dev/null 2>&1; rc=$?
 is "a planned command exits EX_UNAVAILABLE (69)" "$rc" 69
 
 out=$("$BUILD/ascendoptd" --config "$SRC/etc/ascendopt/ascendoptd.json" --check-config); rc=$?
