@@ -379,23 +379,36 @@ int cmd_show(int argc, char **argv)
         return EX_OK;
 }
 
-int cmd_recreate(int argc, char **argv)
+/*
+ * enqueue and recreate: REPO OPDIR [--branch B] posted to path; on success
+ * *ret_answer is the reply and the return is -1, else a sysexits code.
+ */
+static int post_operator(const char *command, int argc, char **argv, const char *path,
+                         struct remote_args *a, json_t **ret_answer)
 {
-        struct remote_args a = { 0 };
         char repo[PATH_MAX];
-        json_t *body, *answer = NULL;
-        int r = parse_remote_args("recreate", argc, argv, &a, true);
+        json_t *body;
+        int r = parse_remote_args(command, argc, argv, a, true);
 
         if (r)
                 return r < 0 ? EX_OK : r;
-        if (a.first_arg + 2 != argc)
-                return cli_usage_error("recreate", "give REPO and OPDIR (relative to the repo)");
-        if (!realpath(argv[a.first_arg], repo))
-                snprintf(repo, sizeof(repo), "%s", argv[a.first_arg]);
-        body = json_pack("{s:s, s:s, s:s?}", "repo", repo, "op_dir", argv[a.first_arg + 1],
-                         "branch", a.branch);
-        r = call("recreate", &a, "POST", "/v1/recreate", body, &answer);
+        if (a->first_arg + 2 != argc)
+                return cli_usage_error(command, "give REPO and OPDIR (relative to the repo)");
+        if (!realpath(argv[a->first_arg], repo))
+                snprintf(repo, sizeof(repo), "%s", argv[a->first_arg]);
+        body = json_pack("{s:s, s:s, s:s?}", "repo", repo, "op_dir", argv[a->first_arg + 1],
+                         "branch", a->branch);
+        r = call(command, a, "POST", path, body, ret_answer);
         json_decref(body);
+        return r;
+}
+
+int cmd_recreate(int argc, char **argv)
+{
+        struct remote_args a = { 0 };
+        json_t *answer = NULL;
+        int r = post_operator("recreate", argc, argv, "/v1/recreate", &a, &answer);
+
         if (r >= 0)
                 return r;
         if (a.json)
@@ -409,20 +422,9 @@ int cmd_recreate(int argc, char **argv)
 int cmd_enqueue(int argc, char **argv)
 {
         struct remote_args a = { 0 };
-        char repo[PATH_MAX];
-        json_t *body, *answer = NULL;
-        int r = parse_remote_args("enqueue", argc, argv, &a, true);
+        json_t *answer = NULL;
+        int r = post_operator("enqueue", argc, argv, "/v1/enqueue", &a, &answer);
 
-        if (r)
-                return r < 0 ? EX_OK : r;
-        if (a.first_arg + 2 != argc)
-                return cli_usage_error("enqueue", "give REPO and OPDIR (relative to the repo)");
-        if (!realpath(argv[a.first_arg], repo))
-                snprintf(repo, sizeof(repo), "%s", argv[a.first_arg]);
-        body = json_pack("{s:s, s:s, s:s?}", "repo", repo, "op_dir", argv[a.first_arg + 1],
-                         "branch", a.branch);
-        r = call("enqueue", &a, "POST", "/v1/enqueue", body, &answer);
-        json_decref(body);
         if (r >= 0)
                 return r;
         if (a.json)
