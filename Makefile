@@ -3,7 +3,7 @@
 # The whole build: one static library (libascendopt.a), the daemon, the CLI,
 # the exec helper, cmocka unit tests, shell integration tests, libFuzzer
 # targets and benchmarks.  Targets: all check bench demo install clean lint
-# fuzz.  Knobs: SANITIZE=address,undefined, PREFIX, DESTDIR, NO_DEPS=1 (skip
+# fuzz calibrate seed-bank stress.  Knobs: SANITIZE=address,undefined, PREFIX, DESTDIR, NO_DEPS=1 (skip
 # scripts/install-deps), FUZZ_SECONDS.
 
 PREFIX      ?= /usr/local
@@ -80,7 +80,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all check check-tests bench bench-run demo demo-run seed-bank install clean lint fuzz fuzzers deps tests \
+.PHONY: all check check-tests bench bench-run demo demo-run seed-bank stress install clean lint fuzz fuzzers deps tests \
 	calibrate
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -109,6 +109,11 @@ seed-bank: all
 	$(BUILD)/ascendopt rewind --root examples/ops --state-dir $$state && \
 	$(BUILD)/ascendopt experience export etc/ascendopt/seed-bank.json --state-dir $$state; \
 	status=$$?; rm -rf $$state; exit $$status
+
+# kill -9 the daemon at random moments during 10 episodes, 100 rounds
+# (about a minute each); prints what was lost, duplicated or left undone.
+stress: all
+	@BUILD=$(BUILD) bash scripts/stress.sh $(or $(ROUNDS),100)
 
 demo: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 demo-run

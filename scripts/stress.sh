@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Crash safety under load: queue 10 episodes, kill -9 the daemon at random
+# moments while they run, restart it, and repeat until every episode has
+# ended.  Then count: acknowledged items lost, items duplicated, and
+# episodes that did not finish.
+#
+# Usage: scripts/stress.sh [ROUNDS]   (default 100; 'make stress')
+# Environment: BUILD (default build), STRESS_DIR (default $BUILD/stress),
+# STRESS_KILLS (kills per round, default 5), STRESS_SEED (default 1).
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${BUILD:-$SRC/build}" && pwd)
+ROUNDS=${1:-100}
+STRESS_DIR=${STRESS_DIR:-$BUILD/stress}
+KILLS=${STRESS_KILLS:-5}
+RANDOM=${STRESS_SEED:-1}
+export ASCENDOPT_EXEC_HELPER=${ASCENDOPT_EXEC_HELPER:-$BUILD/ascendopt-exec}
+OPS="abs add axpy exp leaky_relu mul relu rsqrt sigmoid silu"
+
+cli() { "$BUILD/ascendopt" "$@"; }
+pid=
+stop_daemon() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; pid=; }
+trap stop_daemon EXIT
+
+start_daemon() {
+	"$BUILD/ascendoptd" --config "$cfg" 2>>"$log" &
+	pid=$!
+	for _ in $(seq 200); do
+		cli status >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# states of the acknowledged items, one "id state" line each
+item_states() {
+	cli episodes --json | grep -o '"id":[0-9]*\|"state":"[a-z_]*"' |
+		paste - - 2>/dev/null | sed 's/"id"://; s/"state":"\([a-z_]*\)"/\1/' | sort -n
+}
+
+total_lost=0 total_dup=0 total_unfinished=0 total_kills=0
+for round in $(seq "$ROUNDS"); do
+	dir=$STRESS_DIR/round-$round
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	repo=$dir/ops-repo cfg=$dir/ascendoptd.json log=$dir/ascendoptd.log
+	export ASCENDOPT_SOCKET=$dir/ascendoptd.sock
+	git init -q -b main "$repo"
+	for op in $OPS; do
+		mkdir -p "$repo/ops/$op"
+		(cd "$SRC/examples/ops/level1/$op" && tar cf - --exclude=expert .) | tar xf - -C "$repo/ops/$op"
+	done
+	git -C "$repo" add -A
+	git -C "$repo" -c user.name=Stress -c user.email=s@example.com commit -qm ops
+	cat >"$cfg" <<JSON
+{"state_dir": "$dir/state", "socket": "$ASCENDOPT_SOCKET", "backend": "sim", "devices": 2,
+ "episode": {"budget": 6, "rounds": 1, "stage1_steps": 4, "stage2_steps": 2},
+ "repos": [{"path": "$repo", "branches": ["main"]}]}
+JSON
+	start_daemon || { echo "round $round: the daemon did not start" >&2; cat "$log" >&2; exit 1; }
+	acked=""
+	for op in $OPS; do
+		id=$(cli enqueue "$repo" "ops/$op" --json | grep -o '"id":[0-9]*' | cut -d: -f2)
+		[ -n "$id" ] && acked="$acked $id"
+	done
+	kills=0
+	while [ $kills -lt "$KILLS" ]; do
+		sleep "$((RANDOM % 30 / 10)).$((RANDOM % 10))"
+		stop_daemon
+		kills=$((kills + 1))
+		start_daemon || { echo "round $round: no restart after kill $kills" >&2; tail "$log" >&2; exit 1; }
+	done
+	for _ in $(seq 1200); do
+		item_states | grep -q 'queued\|running' || break
+		sleep 0.25
+	done
+	states=$(item_states)
+	lost=0 unfinished=0
+	for id in $acked; do
+		echo "$states" | grep -q "^$id[[:space:]]" || lost=$((lost + 1))
+	done
+	dup=$(echo "$states" | awk '{print $1}' | sort | uniq -d | wc -l)
+	unfinished=$(echo "$states" | grep -c 'queued\|running\|failed')
+	resumed=$(grep -c 'resum' "$log")
+	stop_daemon
+	total_lost=$((total_lost + lost)) total_dup=$((total_dup + dup))
+	total_unfinished=$((total_unfinished + unfinished)) total_kills=$((total_kills + kills))
+	printf 'round %d: %d kills, %d items acknowledged, %d lost, %d duplicated, %d not done (%d resume lines in the log)\n' \
+		"$round" "$kills" "$(echo $acked | wc -w)" "$lost" "$dup" "$unfinished" "$resumed"
+done
+printf 'stress: %d rounds, %d kills: %d lost, %d duplicated, %d not done\n' \
+	"$ROUNDS" "$total_kills" "$total_lost" "$total_dup" "$total_unfinished"
+[ $total_lost -eq 0 ] && [ $total_dup -eq 0 ] && [ $total_unfinished -eq 0 ]
