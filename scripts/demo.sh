@@ -67,7 +67,7 @@ cat "$cfg"
 say "3. ascendoptd starts in the foreground (its log: $log)"
 "$BUILD/ascendoptd" --config "$cfg" --foreground 2>"$log" &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	cli status >/dev/null 2>&1 && break
 	kill -0 "$pid" 2>/dev/null || { cat "$log"; exit 1; }
 	sleep 0.05

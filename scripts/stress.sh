@@ -27,7 +27,7 @@ trap stop_daemon EXIT
 start_daemon() {
 	"$BUILD/ascendoptd" --config "$cfg" 2>>"$log" &
 	pid=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		cli status >/dev/null 2>&1 && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05

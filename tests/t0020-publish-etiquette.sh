@@ -22,13 +22,15 @@ git -C "$repo" update-ref "$sibling" "$foreign"
 sed -i "s|\"backend\": \"sim\",|\"backend\": \"sim\", \"publish\": {\"post_publish_hook\": \"env > $SCRATCH/hook.env\"},|" "$demo/ascendoptd.json"
 "$BUILD/ascendoptd" --config "$demo/ascendoptd.json" 2>"$SCRATCH/daemon.log" &
 pid=$!
-for _ in $(seq 100); do cli status >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 600); do cli status >/dev/null 2>&1 && break; sleep 0.05; done
 id=$(cli enqueue "$repo" ops/relu --json | grep -o '"id":[0-9]*' | cut -d: -f2)
-for _ in $(seq 600); do
+for _ in $(seq 1500); do
 	cli show "$id" --json | grep -q '"state":"\(done\|failed\)"' && break
 	sleep 0.2
 done
-contains "the episode ends done" "$(cli show "$id")" "done"
+shown=$(cli show "$id" 2>&1)
+contains "the episode ends done" "$shown" "done"
+case "$shown" in *done*) ;; *) echo "# item '$id': $shown" | head -5; tail -5 "$SCRATCH/daemon.log" | sed 's/^/# /' ;; esac
 is "the foreign tip is left alone" "$(git -C "$repo" rev-parse "$sibling")" "$foreign"
 contains "status says the branch is left alone" "$(cli status)" "ascendopt/main/ops+relu in $repo"
 contains "the log says why" "$(cat "$SCRATCH/daemon.log")" "recreate"
@@ -37,7 +39,7 @@ out=$(cli recreate "$repo" ops/relu)
 contains "recreate rebuilds the branch" "$out" "published $sibling"
 is "the rebuilt tip is ascendopt's, on the source commit" \
 	"$(git -C "$repo" log -1 --format='%an %P' "$sibling")" "ascendopt $(git -C "$repo" rev-parse main)"
-for _ in $(seq 50); do [ -s "$SCRATCH/hook.env" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$SCRATCH/hook.env" ] && break; sleep 0.1; done
 contains "post_publish_hook gets the branch" "$(cat "$SCRATCH/hook.env" 2>/dev/null)" "ASCENDOPT_BRANCH=ascendopt/main/ops+relu"
 contains "post_publish_hook gets the speedup" "$(cat "$SCRATCH/hook.env" 2>/dev/null)" "ASCENDOPT_SPEEDUP="
 status=$(cli status)
