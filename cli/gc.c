@@ -24,6 +24,7 @@
 
 #define MAX_OBJECTS   200000
 #define SCRATCH_AGE_S 3600
+#define STATE_HINT    "this state directory (see --state-dir)"
 
 struct object {
         char name[96];
@@ -150,7 +151,8 @@ int cmd_gc(int argc, char **argv)
         format_path(dir, sizeof(dir), "%s/scratch", state);
         scratch = clean_scratch(dir);
         format_path(dir, sizeof(dir), "%s/store", state);
-        if (access(dir, F_OK) == 0) {
+        bool have_store = access(dir, F_OK) == 0;
+        if (have_store) {
                 if (store_open(dir, &store, err, sizeof(err)) < 0) {
                         fprintf(stderr, "ascendopt gc: %s\n", err);
                         return EX_TEMPFAIL;
@@ -158,9 +160,9 @@ int cmd_gc(int argc, char **argv)
                 store_compact(store);
                 store_close(store);
         }
-        printf("gc: removed %zu cached object%s (%.1f MB), %zu stale scratch director%s; "
-               "store compacted\n",
+        printf("gc: removed %zu cached object%s (%.1f MB), %zu stale scratch director%s; %s\n",
                removed, removed == 1 ? "" : "s", (double)freed / 1e6, scratch,
-               scratch == 1 ? "y" : "ies");
+               scratch == 1 ? "y" : "ies",
+               have_store ? "store compacted" : "no store in " STATE_HINT);
         return EX_OK;
 }

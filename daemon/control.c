@@ -211,6 +211,16 @@ static const struct config_repo *find_repo(const struct config *config, const ch
         return NULL;
 }
 
+static void reply_unknown_repo(struct evhttp_request *req, const char *repo_path)
+{
+        char message[1200];
+
+        snprintf(message, sizeof(message),
+                 "%.1024s is not a repo of the configuration; add it under \"repos\" and reload",
+                 repo_path);
+        reply_error(req, 404, message);
+}
+
 static void post_enqueue(struct control *c, struct evhttp_request *req, const json_t *body)
 {
         const char *repo_path = json_string_value(json_object_get(body, "repo"));
@@ -230,11 +240,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         }
         repo = find_repo(c->daemon->config, repo_path);
         if (!repo) {
-                snprintf(message, sizeof(message),
-                         "%s is not a repo of the configuration; add it under \"repos\" and "
-                         "reload",
-                         repo_path);
-                reply_error(req, 404, message);
+                reply_unknown_repo(req, repo_path);
                 return;
         }
         if (!branch)
@@ -311,7 +317,11 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
                 return;
         }
         repo = find_repo(c->daemon->config, repo_path);
-        item = repo ? newest_done_item(c->daemon, repo->path, branch, op_dir) : NULL;
+        if (!repo) {
+                reply_unknown_repo(req, repo_path);
+                return;
+        }
+        item = newest_done_item(c->daemon, repo->path, branch, op_dir);
         if (!item) {
                 snprintf(message, sizeof(message),
                          "%s: no finished episode of %s%s%s to publish; run 'ascendopt enqueue' "
