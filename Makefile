@@ -34,6 +34,7 @@ WARNINGS  := -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes -Wstrict-prot
              -Wno-unused-parameter
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -I. -D_GNU_SOURCE -MMD -MP \
              -DASCENDOPT_LIBEXECDIR='"$(LIBEXECDIR)"' -DASCENDOPT_DATADIR='"$(DATADIR)"' \
+             -DASCENDOPT_SYSCONFDIR='"$(SYSCONFDIR)"' \
              $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 

@@ -177,6 +177,9 @@ static void attach_episode(struct daemon *d, unsigned long long id, json_t *item
                                       "budget", json_object_get(record, "budget"), "baseline_us",
                                       base_us, "best_us", best_us > 0 ? best_us : base_us,
                                       "speedup", best_us > 0 ? base_us / best_us : 1.0));
+        if (json_object_get(record, "llm"))
+                json_object_set(json_object_get(item, "summary"), "llm",
+                                json_object_get(record, "llm"));
         if (report_render(d->store, record, &context, &report, err, sizeof(err)) == 0)
                 json_object_set_new(item, "report", json_string(report.markdown));
         report_free(&report);
@@ -197,7 +200,7 @@ static void get_item(struct control *c, struct evhttp_request *req, const char *
         reply(req, 200, item);
 }
 
-static const struct config_repo *find_repo(const struct config *config, const char *path)
+const struct config_repo *daemon_find_repo(const struct config *config, const char *path)
 {
         char real[PATH_MAX];
 
@@ -238,7 +241,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
                 reply_error(req, 400, "enqueue needs \"repo\" and \"op_dir\"");
                 return;
         }
-        repo = find_repo(c->daemon->config, repo_path);
+        repo = daemon_find_repo(c->daemon->config, repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
                 return;
@@ -316,7 +319,7 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
                 reply_error(req, 400, "recreate needs \"repo\" and \"op_dir\"");
                 return;
         }
-        repo = find_repo(c->daemon->config, repo_path);
+        repo = daemon_find_repo(c->daemon->config, repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
                 return;

@@ -50,6 +50,8 @@ struct daemon {
         struct child_runner *runner;
         struct npu_sim_paths *sim;
         struct npu_evaluator *evaluator;
+        struct llm_client *llm; /* NULL: rules only */
+        char *prompts_dir;      /* the LLM's prompt templates */
         struct running running[64];
         bool paused;
         bool stopping;
@@ -81,6 +83,9 @@ struct published_episode {
  */
 int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
                            const json_t *record, char *summary, size_t summary_size);
+
+/* The configured repo at path (as configured, or its realpath), or NULL. */
+const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);

@@ -8,6 +8,7 @@
 #include "daemon-internal.h"
 
 #include "common/common.h"
+#include "llm/llm.h"
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "queue/queue.h"
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -263,6 +265,9 @@ static void daemon_release(struct daemon *d)
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
+        d->llm = llm_client_free(d->llm);
+        free(d->prompts_dir);
+        d->prompts_dir = NULL;
         d->runner = child_runner_free(d->runner);
         if (d->sim) {
                 npu_sim_paths_release(d->sim);
@@ -393,6 +398,55 @@ static void seed_experience(struct daemon *d)
                 log_notice("seeded the experience bank with %zu entries from %s", added, path);
 }
 
+/*
+ * The optional LLM client.  A key or template that cannot be read leaves
+ * the daemon on the rule-based path with a log line that says why: one
+ * bad setting never stops the optimizer.
+ */
+static void open_llm(struct daemon *d)
+{
+        const struct config_llm *c = &d->config->llm;
+        struct llm_options options;
+        char err[1024], dir[PATH_MAX], *key = NULL;
+        const char *found;
+        int r;
+
+        if (!c->enabled)
+                return;
+        found = prompts_find_dir(d->config_path, dir, sizeof(dir));
+        if (!found) {
+                log_error("llm: no prompt templates (prompts/ beside %s, or "
+                          "ASCENDOPT_PROMPTS_DIR); the LLM stays off",
+                          d->config_path);
+                return;
+        }
+        r = llm_api_key_resolve(c, &key, err, sizeof(err));
+        if (r < 0) {
+                log_error("llm: %s; the LLM stays off", err);
+                return;
+        }
+        llm_options_from_config(&options, c);
+        options.api_key = key;
+        r = llm_client_new(d->base, &options, &d->llm, err, sizeof(err));
+        key = llm_secret_free(key);
+        if (r < 0) {
+                log_error("llm: %s; the LLM stays off", err);
+                return;
+        }
+        d->prompts_dir = strdup(found);
+        if (!d->prompts_dir) {
+                d->llm = llm_client_free(d->llm);
+                return;
+        }
+        log_notice("llm: %s at %s, prompts in %s, %" PRId64 " tokens per episode; source is "
+                   "sent only for repos with llm_allowed%s",
+                   c->model ? c->model : "(no model)", c->endpoint, d->prompts_dir,
+                   c->episode_token_budget,
+                   c->allow_loopback_for_all_repos && llm_endpoint_is_loopback(c->endpoint)
+                       ? " (or any repo: the endpoint is loopback)"
+                       : "");
+}
+
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
 static int daemon_open(struct daemon *d)
 {
@@ -435,6 +489,7 @@ static int daemon_open(struct daemon *d)
         r = open_evaluator(d);
         if (r < 0)
                 return r;
+        open_llm(d);
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
                 log_error("cannot start inotify: %s", strerror(-r));

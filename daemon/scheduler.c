@@ -8,6 +8,7 @@
 #include "daemon-internal.h"
 
 #include "common/common.h"
+#include "llm/llm.h"
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "queue/queue.h"
@@ -128,6 +129,7 @@ static struct running *free_slot(struct daemon *d)
 static void start_item(struct daemon *d, struct running *run, json_t *item)
 {
         struct episode_options options = { 0 };
+        struct episode_llm llm = { 0 };
         const char *repo = json_string_value(json_object_get(item, "repo"));
         const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
         const char *commit = json_string_value(json_object_get(item, "commit"));
@@ -160,6 +162,15 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.stage1_steps = d->config->episode.stage1_steps;
                 options.stage2_steps = d->config->episode.stage2_steps;
                 options.log_context = context;
+                /* source goes to the endpoint only with the repo's consent */
+                if (d->llm &&
+                    llm_may_send(&d->config->llm, daemon_find_repo(d->config, repo ? repo : ""))) {
+                        llm.client = d->llm;
+                        llm.prompts_dir = d->prompts_dir;
+                        llm.model = d->config->llm.model;
+                        llm.token_budget = d->config->llm.episode_token_budget;
+                        options.llm = &llm;
+                }
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
         }

@@ -64,6 +64,7 @@ struct npu_evaluation {
         json_t *memo;
         bool keep_outputs;
         bool skip_bench;
+        bool build_only;
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
@@ -294,6 +295,16 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
 const char *npu_evaluator_context(const struct npu_evaluator *e)
 {
         return e->context;
+}
+
+const char *npu_evaluator_platform(const struct npu_evaluator *e)
+{
+        return e->platform;
+}
+
+char *npu_evaluator_platform_facts(const struct npu_evaluator *e)
+{
+        return npu_platform_facts(e->paths->platforms_dir, e->platform);
 }
 
 /* ------------------------------------------------------------ candidates */
@@ -537,7 +548,7 @@ static void on_sim_done(json_t *result, void *userdata)
                 json_object_set_new(result, "scratch_dir", json_string(ev->dir));
         json_object_set_new(result, "context", json_string(e->context));
         json_object_set(result, "files", ev->files);
-        if (status && strcmp(status, "ok") == 0 && ev->reference &&
+        if (status && strcmp(status, "ok") == 0 && ev->reference && !ev->build_only &&
             npu_compare_results(ev->manifest, result, ev->reference, err, sizeof(err)) < 0) {
                 /* the reference could not be read: say so rather than guess */
                 json_object_set_new(result, "status", json_string("infra_error"));
@@ -545,7 +556,7 @@ static void on_sim_done(json_t *result, void *userdata)
                                     json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
         status = json_string_value(json_object_get(result, "status"));
-        if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench) {
+        if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench && !ev->build_only) {
                 struct store_batch *b = store_batch_new(e->store);
                 json_t *stored = storable(result);
                 if (b && stored && store_candidate_put(b, ev->identity, stored) == 0)
@@ -604,13 +615,14 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         ev->seed = req->seed;
         ev->keep_outputs = req->keep_outputs;
         ev->skip_bench = req->skip_bench;
+        ev->build_only = req->build_only;
         ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
         r = candidate_load(req, c);
         if (r < 0)
                 goto fail;
         candidate_digest(e, c, ev->identity);
 
-        if (!req->bypass_memo && !req->skip_bench &&
+        if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
             store_candidate_get(e->store, ev->identity, &ev->memo) == 0) {
                 ev->later = evtimer_new(e->options.base, deliver_memo, ev);
                 if (!ev->later) {
@@ -650,6 +662,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.seed = req->seed;
         options.only_case = -1;
         options.skip_bench = req->skip_bench;
+        options.build_only = req->build_only;
         options.timeout_s = e->options.timeout_s;
         options.limits = e->options.limits;
         options.work_dir = work_dir;

@@ -167,6 +167,7 @@ struct npu_eval_options {
         uint64_t seed;
         int only_case;   /* index into the manifest's cases; -1 runs every case */
         bool skip_bench; /* leave out cases marked bench (quick checks) */
+        bool build_only; /* compile and link, run nothing: status ok with no cases */
         /* a Chrome trace of the selected case (with only_case) or of the first
          * bench case (else the first case); NULL: none */
         const char *trace_path;
@@ -257,6 +258,17 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                       struct npu_evaluator **ret_evaluator, char *err, size_t err_size);
 struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *evaluator);
 
+/*
+ * The platform's key numbers in words (cores, UB size, alignment,
+ * bandwidth), read from platforms_dir/<platform>.json: a new string for
+ * prompts, or NULL when the file cannot be read.
+ */
+char *npu_platform_facts(const char *platforms_dir, const char *platform);
+/* The same for the evaluator's platform. */
+char *npu_evaluator_platform_facts(const struct npu_evaluator *evaluator);
+/* The evaluator's platform name, e.g. "Ascend910B2". */
+const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
+
 /* The digest of everything but the operator's own files that a result depends on. */
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
 
@@ -278,6 +290,8 @@ struct npu_request {
         bool keep_outputs;
         bool bypass_memo; /* run even when memoized (the reference's outputs are needed) */
         bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
+        /* only build it (does it compile?): costs no device time, never memoized */
+        bool build_only;
 };
 
 /*

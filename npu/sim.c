@@ -965,6 +965,10 @@ static void advance(struct npu_eval *e)
                 r = start_link(e);
                 break;
         case STEP_LINK:
+                if (e->options.build_only) {
+                        finish(e, "ok", NULL);
+                        return;
+                }
                 e->step = STEP_RUN;
                 e->next_case = e->options.only_case >= 0 ? (size_t)e->options.only_case : 0;
                 while (e->options.only_case < 0 && e->options.skip_bench &&

@@ -9,9 +9,11 @@
  * and re-evaluations are memo hits.
  */
 #include "optimizer.h"
+#include "prompts-internal.h"
 #include "stage2-internal.h"
 
 #include "common/common.h"
+#include "llm/llm.h"
 #include "npu/npu.h"
 #include "store/store.h"
 
@@ -29,12 +31,18 @@
 #define MAX_OP_FILES        32
 #define MAX_FILE_BYTES      (4u << 20)
 #define DEFAULT_STEPS       10
+#define LLM_CALLS_RECORDED  200 /* call records kept per episode; counters go on */
+#define LLM_MAX_FAILURES    2   /* calls in a row that got no answer before the LLM is left */
+#define LLM_RECENT_ROWS     12  /* trajectory rows shown to the Stage I prompt */
+#define LLM_TILING_DATA_MAX (16u << 10)
 
 enum phase {
         PHASE_BASELINE,
         PHASE_CONFIRM_BASELINE, /* the reference outputs for the confirmation seed */
         PHASE_SEARCH,
         PHASE_CONFIRM,
+        PHASE_LLM,       /* waiting for the LLM's answer */
+        PHASE_LLM_BUILD, /* building the answer: does it compile? */
         PHASE_DONE,
 };
 
@@ -86,6 +94,17 @@ struct episode {
         struct npu_override overrides[MAX_OP_FILES];
         size_t n_overrides;
         uint64_t rng;
+
+        /* the optional LLM: llm.client NULL means rules only */
+        struct episode_llm llm;
+        char *llm_prompts_dir, *llm_model;
+        struct llm_budget *llm_budget;
+        struct llm_call *llm_call; /* in flight */
+        bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
+        bool pending_llm;          /* the candidate in flight is an LLM's answer */
+        int llm_failures;          /* calls in a row that got no answer */
+        char *llm_note;            /* the answer's own words about its change */
+        json_t *llm_entries;       /* experience entry ids the refiner was given */
 };
 
 static const char *const strategy_names[] = {
@@ -143,6 +162,11 @@ static void clear_candidate(struct episode *ep)
         ep->n_overrides = 0;
         json_decref(ep->pending_action);
         ep->pending_action = NULL;
+        ep->pending_llm = false;
+        free(ep->llm_note);
+        ep->llm_note = NULL;
+        json_decref(ep->llm_entries);
+        ep->llm_entries = NULL;
 }
 
 static void episode_free(struct episode *ep)
@@ -171,6 +195,9 @@ static void episode_free(struct episode *ep)
         free(ep->apply_genes);
         free(ep->apply_values);
         npu_manifest_free(ep->manifest);
+        llm_budget_free(ep->llm_budget);
+        free(ep->llm_prompts_dir);
+        free(ep->llm_model);
         free(ep->id);
         free(ep);
 }
@@ -909,6 +936,12 @@ static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, 
         return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
 }
 
+static bool llm_wanted(struct episode *ep, int stage);
+static int llm_propose(struct episode *ep, int stage);
+static void on_llm_built(struct episode *ep, json_t *result);
+static void deliver_stopped(struct episode *ep);
+static void llm_recorded(struct episode *ep, json_t *step, bool ok, bool new_best);
+
 static void next_candidate(struct episode *ep)
 {
         bool exhausted[3] = { false, false, false };
@@ -923,6 +956,9 @@ static void next_candidate(struct episode *ep)
                 stage = choose_stage(ep);
                 if (exhausted[stage])
                         stage = stage == 1 ? 2 : 1;
+                if (!exhausted[stage] && llm_wanted(ep, stage) && llm_propose(ep, stage) == 0)
+                        return;
+                ep->llm_skip_once = false;
                 r = stage == 2 ? propose_stage2(ep) : propose_stage1(ep);
                 if (r != -ENOSPC)
                         break;
@@ -960,17 +996,42 @@ static const char *failure_kind(const json_t *result)
 
 static const char *pending_what(const struct episode *ep)
 {
+        if (ep->pending_stage == 1 && ep->pending_llm)
+                return "llm_tiling";
         if (ep->pending_stage == 2)
                 return json_string_value(json_object_get(ep->pending_action, "motif"));
         return search_technique_name(ep->pending_technique);
 }
 
 /*
- * A Stage II improvement becomes the best pair: the rewritten texts, the
- * genes found again in rewritten gene files, the genome recorded in the
- * search so that Stage I mutates on top of it, and the rewrite written
- * back to the bank.
+ * A rewrite (Stage II's, or an LLM's) becomes the best pair: the rewritten
+ * texts, the genes found again in rewritten gene files, and the genome
+ * recorded in the search so that Stage I mutates on top of it.
  */
+static void adopt_rewrite(struct episode *ep, double latency)
+{
+        for (size_t i = 0; i < ep->n_files; i++) {
+                struct op_file *f = &ep->files[i];
+                if (!f->cand)
+                        continue;
+                if (f->gene_base) {
+                        char *copy = strdup(f->cand);
+                        if (copy) {
+                                relocate_genes(ep, f->path, f->gene_base, copy);
+                                free(f->gene_base);
+                                f->gene_base = copy;
+                        }
+                }
+                free(f->best);
+                f->best = f->cand;
+                f->cand = NULL;
+        }
+        /* Stage I goes on from the inherited genome, on the new kernel */
+        bump(ep, "kernel_changes_unsearched");
+        search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, latency, NULL);
+}
+
+/* A Stage II improvement: adopted, and the rewrite written back to the bank. */
 static void accept_stage2(struct episode *ep, double latency)
 {
         const char *motif = json_string_value(json_object_get(ep->pending_action, "motif"));
@@ -985,6 +1046,9 @@ static void accept_stage2(struct episode *ep, double latency)
                 .signature_before =
                     json_string_value(json_object_get(best_summary(ep), "bottleneck")),
                 .context = npu_evaluator_context(ep->evaluator),
+                .title = ep->llm_note ? ep->llm_note : "A kernel rewrite by the LLM refiner",
+                .description = "The LLM refiner rewrote the kernel for this bottleneck, given "
+                               "the entries retrieved for it; the diff shows how.",
         };
 
         search_best(ep->search, &old_latency);
@@ -1010,25 +1074,437 @@ static void accept_stage2(struct episode *ep, double latency)
                                 "cannot write the %s improvement to the experience bank", motif);
                 }
         }
+        adopt_rewrite(ep, latency);
+}
+
+/* ------------------------------------------------------------ the LLM */
+
+static json_t *llm_record(struct episode *ep)
+{
+        json_t *l = json_object_get(ep->record, "llm");
+
+        if (!l) {
+                l = json_pack("{s:s?, s:[], s:i, s:i, s:i, s:i, s:i, s:{}}", "model", ep->llm_model,
+                              "calls", "requests", 0, "total_tokens", 0, "proposals", 0,
+                              "evaluated", 0, "won", 0, "discarded");
+                json_object_set_new(ep->record, "llm", l);
+        }
+        return l;
+}
+
+static void llm_add(struct episode *ep, const char *name, json_int_t n)
+{
+        json_t *l = llm_record(ep);
+
+        json_object_set_new(l, name,
+                            json_integer(json_integer_value(json_object_get(l, name)) + n));
+}
+
+/* The record of the last call, where its verdict goes. */
+static json_t *llm_last_call(struct episode *ep)
+{
+        json_t *calls = json_object_get(llm_record(ep), "calls");
+        size_t n = json_array_size(calls);
+
+        return n ? json_array_get(calls, n - 1) : NULL;
+}
+
+/* The LLM is left alone for the rest of the episode, and the record says why. */
+static void llm_turn_off(struct episode *ep, const char *why)
+{
+        json_object_set_new(llm_record(ep), "off", json_string(why));
+        log_msg(LOG_NOTICE, ep->options.log_context, "rules only from now on: %s", why);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), m = strlen(suffix);
+
+        return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The op_host source holding the tiling function: the one that names TilingContext. */
+static struct op_file *tiling_file(struct episode *ep)
+{
+        struct op_file *fallback = NULL;
+
         for (size_t i = 0; i < ep->n_files; i++) {
                 struct op_file *f = &ep->files[i];
-                if (!f->cand)
+                if (!f->is_source || strncmp(f->path, "op_host/", 8) != 0 ||
+                    !(has_suffix(f->path, ".cpp") || has_suffix(f->path, ".cc")))
                         continue;
-                if (f->gene_base) {
-                        char *copy = strdup(f->cand);
-                        if (copy) {
-                                relocate_genes(ep, f->path, f->gene_base, copy);
-                                free(f->gene_base);
-                                f->gene_base = copy;
-                        }
-                }
-                free(f->best);
-                f->best = f->cand;
-                f->cand = NULL;
+                if (strstr(f->best, "TilingContext"))
+                        return f;
+                if (!fallback && f->gene_base)
+                        fallback = f;
         }
-        /* Stage I goes on from the inherited genome, on the new kernel */
-        bump(ep, "kernel_changes_unsearched");
-        search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, latency, NULL);
+        return fallback;
+}
+
+static struct op_file *kernel_file(struct episode *ep)
+{
+        return file_named(ep, ep->manifest->kernel_source);
+}
+
+/* Whether this step asks the LLM; Stage I's clock ticks once per step. */
+static bool llm_wanted(struct episode *ep, int stage)
+{
+        json_t *l;
+        const char *best, *refined;
+
+        if (!ep->llm.client || ep->llm_skip_once)
+                return false;
+        l = llm_record(ep);
+        if (json_object_get(l, "off"))
+                return false;
+        if (stage == 1) {
+                json_int_t clock = json_integer_value(json_object_get(l, "stage1_clock"));
+                int every = ep->llm.stage1_every > 0 ? ep->llm.stage1_every : 3;
+                json_object_set_new(l, "stage1_clock", json_integer(clock + 1));
+                return tiling_file(ep) && clock % every == 0;
+        }
+        /* Stage II: the refiner once per best pair */
+        best = json_string_value(json_object_get(best_summary(ep), "identity"));
+        refined = json_string_value(json_object_get(l, "refined_for"));
+        return kernel_file(ep) && best && (!refined || strcmp(refined, best) != 0);
+}
+
+/* The op_host headers (the tiling data), as the prompts show them. */
+static char *tiling_data_text(struct episode *ep)
+{
+        size_t len = 0;
+        char *text = calloc(1, LLM_TILING_DATA_MAX + 1);
+
+        for (size_t i = 0; text && i < ep->n_files; i++) {
+                const struct op_file *f = &ep->files[i];
+                int n;
+                if (!f->is_source || strncmp(f->path, "op_host/", 8) != 0 ||
+                    !has_suffix(f->path, ".h"))
+                        continue;
+                n = snprintf(text + len, LLM_TILING_DATA_MAX + 1 - len, "// %s\n%s\n", f->path,
+                             f->best);
+                len = n < 0 ? len : len + (size_t)n;
+                if (len >= LLM_TILING_DATA_MAX) {
+                        len = LLM_TILING_DATA_MAX;
+                        break;
+                }
+        }
+        return text;
+}
+
+/* The experience entries the refiner is given: the bank's best matches for the signature. */
+static json_t *refiner_entries(struct episode *ep, const char *signature)
+{
+        size_t k = ep->options.top_k > 0 ? (size_t)ep->options.top_k : 5, i;
+        json_t *found = NULL, *kept = json_array(), *e;
+
+        if (!kept || !signature || experience_retrieve(ep->store, signature, 3 * k, &found) < 0)
+                return kept;
+        json_array_foreach(found, i, e)
+        {
+                const char *op = json_string_value(json_object_get(e, "operator"));
+                if (json_array_size(kept) >= k)
+                        break;
+                if (ep->options.leave_one_out && op && strcmp(op, ep->manifest->name) == 0)
+                        continue;
+                json_array_append(kept, e);
+        }
+        json_decref(found);
+        return kept;
+}
+
+/* The template fields of a step's prompt. */
+static json_t *llm_prompt_vars(struct episode *ep, int stage)
+{
+        char *facts = npu_evaluator_platform_facts(ep->evaluator);
+        char *tiling_data = tiling_data_text(ep);
+        const json_t *best = best_summary(ep);
+        double best_us = json_number_value(json_object_get(best, "latency_us"));
+        json_t *vars =
+            json_pack("{s:s, s:s, s:s, s:s}", "operator", ep->manifest->name, "platform",
+                      npu_evaluator_platform(ep->evaluator), "platform_facts",
+                      facts ? facts : "(unknown)", "tiling_data", tiling_data ? tiling_data : "");
+
+        free(facts);
+        free(tiling_data);
+        if (!vars)
+                return NULL;
+        if (stage == 1) {
+                const struct op_file *f = tiling_file(ep);
+                json_object_set_new(vars, "tiling_file", json_string(f->path));
+                json_object_set_new(vars, "tiling_source", json_string(f->best));
+                char *recent = prompts_recent_results(json_object_get(ep->record, "trajectory"),
+                                                      LLM_RECENT_ROWS);
+                json_object_set_new(vars, "recent_results", json_string(recent ? recent : ""));
+                free(recent);
+                json_object_set_new(vars, "best_latency_us", json_real(best_us));
+        } else {
+                const struct op_file *f = kernel_file(ep);
+                const char *signature = json_string_value(json_object_get(best, "bottleneck"));
+                json_t *result = NULL, *entries = refiner_entries(ep, signature), *e;
+                const char *identity = json_string_value(json_object_get(best, "identity"));
+                char *profile, *experiences = prompts_experiences(entries);
+                size_t i;
+
+                if (identity)
+                        store_candidate_get(ep->store, identity, &result);
+                profile = prompts_profile_summary(result);
+                json_object_set_new(vars, "kernel_file", json_string(f->path));
+                json_object_set_new(vars, "kernel", json_string(f->best));
+                json_object_set_new(vars, "bottleneck_signature",
+                                    json_string(signature ? signature : "(unknown)"));
+                json_object_set_new(vars, "profile_summary", json_string(profile ? profile : ""));
+                json_object_set_new(vars, "latency_us", json_real(best_us));
+                json_object_set_new(vars, "experiences",
+                                    json_string(experiences ? experiences : ""));
+                json_decref(ep->llm_entries);
+                ep->llm_entries = json_array();
+                json_array_foreach(entries, i, e)
+                    json_array_append(ep->llm_entries, json_object_get(e, "id"));
+                free(profile);
+                free(experiences);
+                json_decref(entries);
+                json_decref(result);
+        }
+        return vars;
+}
+
+static void on_llm_answer(struct llm_call *call, const struct llm_result *result, void *userdata);
+
+/* Asks the LLM for this step's candidate; -errno when no call was made (rules go on). */
+static int llm_propose(struct episode *ep, int stage)
+{
+        char err[512] = "", *system = NULL, *user = NULL;
+        json_t *vars;
+        int r;
+
+        clear_candidate(ep);
+        vars = llm_prompt_vars(ep, stage);
+        if (!vars)
+                return -ENOMEM;
+        r = prompts_render(ep->llm_prompts_dir,
+                           stage == 1 ? "stage1_mutation.txt" : "stage2_refine.txt", vars, &system,
+                           &user, err, sizeof(err));
+        json_decref(vars);
+        if (r < 0) {
+                llm_turn_off(ep, err);
+                return r;
+        }
+        {
+                const struct llm_message messages[] = { { "system", system }, { "user", user } };
+                r = llm_chat(ep->llm.client, messages, 2, ep->llm_budget, on_llm_answer, ep,
+                             &ep->llm_call);
+        }
+        free(system);
+        free(user);
+        if (r < 0) {
+                log_msg(LOG_WARNING, ep->options.log_context, "cannot ask the LLM: %s",
+                        strerror(-r));
+                return r;
+        }
+        if (stage == 2)
+                json_object_set(llm_record(ep), "refined_for",
+                                json_object_get(best_summary(ep), "identity"));
+        llm_add(ep, "requests", 1);
+        ep->pending_stage = stage;
+        ep->phase = PHASE_LLM;
+        return 0;
+}
+
+/* The LLM's step came to nothing: say why, and let the rules propose instead. */
+static void llm_discard(struct episode *ep, const char *verdict, const char *message)
+{
+        json_t *call = llm_last_call(ep);
+        json_t *discarded = json_object_get(llm_record(ep), "discarded");
+
+        if (call) {
+                json_object_set_new(call, "verdict", json_string(verdict));
+                if (message && *message)
+                        json_object_set_new(call, "message", json_string(message));
+        }
+        json_object_set_new(
+            discarded, verdict,
+            json_integer(json_integer_value(json_object_get(discarded, verdict)) + 1));
+        log_msg(LOG_INFO, ep->options.log_context, "LLM %s answer discarded (%s)%s%.300s",
+                ep->pending_stage == 1 ? "tiling" : "kernel", verdict,
+                message && *message ? ": " : "", message ? message : "");
+        clear_candidate(ep);
+        ep->llm_skip_once = true;
+        ep->phase = PHASE_SEARCH;
+        if (persist(ep) < 0)
+                log_msg(LOG_ERR, ep->options.log_context, "cannot record the LLM's step");
+        next_candidate(ep);
+}
+
+/* The process is stopping: the record stays "running" so the episode resumes. */
+static void deliver_stopped(struct episode *ep)
+{
+        json_t *record = json_incref(ep->record);
+
+        json_object_set_new(record, "state", json_string("stopped"));
+        ep->phase = PHASE_DONE;
+        ep->done(record, ep->userdata);
+        episode_free(ep);
+}
+
+static int evaluate_build_only(struct episode *ep)
+{
+        struct npu_request req = {
+                .manifest = ep->manifest,
+                .overrides = ep->overrides,
+                .n_overrides = ep->n_overrides,
+                .seed = ep->options.seed,
+                .build_only = true,
+        };
+
+        return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
+}
+
+static void on_llm_answer(struct llm_call *call, const struct llm_result *result, void *userdata)
+{
+        struct episode *ep = userdata;
+        int stage = ep->pending_stage;
+        struct op_file *target = stage == 1 ? tiling_file(ep) : kernel_file(ep);
+        json_t *calls = json_object_get(llm_record(ep), "calls");
+        const char *verdict = NULL;
+        char *code = NULL, why[256] = "";
+        int r;
+
+        (void)call;
+        ep->llm_call = NULL;
+        llm_add(ep, "total_tokens", result->tokens_charged);
+        if (json_array_size(calls) >= LLM_CALLS_RECORDED)
+                json_array_remove(calls, 0);
+        json_array_append_new(
+            calls,
+            json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:f, s:i, s:i}", "stage", stage, "purpose",
+                      stage == 1 ? "tiling_mutation" : "kernel_refinement", "prompt_sha256",
+                      result->prompt_sha256, "outcome", llm_outcome_name(result->outcome), "tokens",
+                      (json_int_t)result->tokens_charged, "tokens_estimated",
+                      result->usage_estimated, "latency_s", result->latency_s, "attempts",
+                      result->attempts, "at_evaluation", counter(ep, "evaluations")));
+        if (ep->stopping) {
+                deliver_stopped(ep);
+                return;
+        }
+        if (ep->cancelled) {
+                finish(ep, "cancelled", "cancelled", "cancelled by request");
+                return;
+        }
+        switch (result->outcome) {
+        case LLM_OK:
+                ep->llm_failures = 0;
+                r = llm_extract_code_block(result->content, "cpp", &code);
+                if (r == -ENOENT)
+                        verdict = "no_code_block";
+                else if (r == -EBADMSG)
+                        verdict = "unterminated_code_block";
+                else if (r < 0)
+                        verdict = "unreadable_answer";
+                else if (!target)
+                        verdict = "nothing_to_rewrite";
+                else if (strcmp(code, target->best) == 0)
+                        verdict = "unchanged";
+                break;
+        case LLM_BUDGET_EXHAUSTED:
+                verdict = "budget_exhausted";
+                llm_turn_off(ep, "the episode's LLM token budget is spent");
+                break;
+        case LLM_TRUNCATED:
+                verdict = "truncated";
+                break;
+        case LLM_MALFORMED:
+                verdict = "malformed";
+                break;
+        case LLM_CANCELLED:
+                verdict = "cancelled";
+                break;
+        case LLM_HTTP_ERROR:
+        case LLM_TIMEOUT:
+        case LLM_UNREACHABLE:
+                verdict = llm_outcome_name(result->outcome);
+                if (++ep->llm_failures >= LLM_MAX_FAILURES) {
+                        snprintf(why, sizeof(why),
+                                 "the LLM endpoint failed %d calls in a row (last: %.150s)",
+                                 ep->llm_failures, result->error ? result->error : verdict);
+                        llm_turn_off(ep, why);
+                }
+                break;
+        }
+        if (verdict) {
+                free(code);
+                llm_discard(ep, verdict, result->error);
+                return;
+        }
+        /* an answer: built before it is measured, so that one that does not compile costs nothing */
+        free(target->cand);
+        target->cand = code;
+        ep->llm_note = prompts_answer_note(result->content);
+        ep->pending_llm = true;
+        memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
+        if (stage == 2)
+                ep->pending_action = json_pack("{s:s, s:n, s:i, s:s, s:O}", "motif", "llm_refine",
+                                               "entry", "site", -1, "source", "llm", "entries",
+                                               ep->llm_entries ? ep->llm_entries : json_array());
+        llm_add(ep, "proposals", 1);
+        build_overrides(ep);
+        ep->phase = PHASE_LLM_BUILD;
+        r = evaluate_build_only(ep);
+        if (r < 0)
+                llm_discard(ep, "build_not_started", strerror(-r));
+}
+
+/* The LLM's answer was built: measure it as a candidate, or discard it. */
+static void on_llm_built(struct episode *ep, json_t *result)
+{
+        const char *status = json_string_value(json_object_get(result, "status"));
+        const char *message =
+            json_string_value(json_object_get(json_object_get(result, "error"), "message"));
+
+        if (!status || strcmp(status, "ok") != 0) {
+                char verdict[64];
+                char *copy = message ? strdup(message) : NULL;
+                snprintf(verdict, sizeof(verdict), "%s",
+                         status && strcmp(status, "compile_error") == 0
+                             ? "does_not_compile"
+                             : (status ? status : "unknown"));
+                json_decref(result);
+                llm_discard(ep, verdict, copy);
+                free(copy);
+                return;
+        }
+        json_decref(result);
+        json_object_set_new(llm_last_call(ep), "verdict", json_string("built"));
+        ep->phase = PHASE_SEARCH;
+        if (evaluate(ep, ep->options.seed, ep->baseline, false, false, true) < 0)
+                finish(ep, "failed", "infra_error", "cannot start the LLM's candidate");
+}
+
+/* An LLM candidate was measured: its trajectory step, the counters and the entries' credit. */
+static void llm_recorded(struct episode *ep, json_t *step, bool ok, bool new_best)
+{
+        json_t *call = llm_last_call(ep), *id;
+        size_t i;
+
+        json_object_set_new(step, "source", json_string("llm"));
+        if (ep->llm_note)
+                json_object_set_new(step, "llm_note", json_string(ep->llm_note));
+        if (ep->llm_entries && ep->pending_stage == 2)
+                json_object_set(step, "entries", ep->llm_entries);
+        llm_add(ep, "evaluated", 1);
+        if (new_best)
+                llm_add(ep, "won", 1);
+        if (call)
+                json_object_set_new(call, "verdict",
+                                    json_string(new_best ? "new_best"
+                                                : ok     ? "not_faster"
+                                                         : "failed"));
+        if (ep->pending_stage == 2 && !ep->options.frozen_bank)
+                json_array_foreach(
+                    ep->llm_entries, i,
+                    id) if (experience_credit(ep->store, json_string_value(id), new_best) < 0)
+                    log_msg(LOG_WARNING, ep->options.log_context,
+                            "cannot credit experience entry %.12s", json_string_value(id));
 }
 
 /* Records a finished candidate in the search, the trajectory and the store. */
@@ -1045,7 +1521,7 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         json_t *failures = json_object_get(ep->record, "failures"), *step;
 
         search_best(ep->search, &best_before);
-        if (ep->pending_stage == 1) {
+        if (ep->pending_stage == 1 && !ep->pending_llm) {
                 new_best = search_record(
                     ep->search, ep->pending, ep->pending_technique, ok, latency,
                     ok ? NULL
@@ -1089,6 +1565,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                                 "cannot credit experience entry %.12s", entry);
                 if (new_best)
                         accept_stage2(ep, latency);
+        } else if (new_best && ep->pending_llm) {
+                adopt_rewrite(ep, latency);
         } else if (new_best) {
                 /* the genome's gene files are the best pair's from now on */
                 for (size_t i = 0; i < ep->n_files; i++) {
@@ -1101,6 +1579,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                 }
                 memcpy(ep->best_values, ep->pending, ep->n_genes * sizeof(*ep->pending));
         }
+        if (ep->pending_llm)
+                llm_recorded(ep, step, ok, new_best);
         json_object_set_new(step, "genome", genome_json(ep, ep->pending));
         json_array_append_new(json_object_get(ep->record, "trajectory"), step);
         if (new_best) {
@@ -1177,12 +1657,8 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
 
         ep->in_flight = NULL;
         if (ep->stopping) {
-                json_t *record = json_incref(ep->record);
                 json_decref(result);
-                json_object_set_new(record, "state", json_string("stopped"));
-                ep->phase = PHASE_DONE;
-                ep->done(record, ep->userdata);
-                episode_free(ep);
+                deliver_stopped(ep);
                 return;
         }
         if (ep->cancelled && ep->phase != PHASE_DONE) {
@@ -1253,6 +1729,10 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 next_candidate(ep);
                 return;
         }
+        case PHASE_LLM_BUILD:
+                on_llm_built(ep, result);
+                return;
+        case PHASE_LLM:
         case PHASE_DONE:
                 json_decref(result);
                 return;
@@ -1271,6 +1751,8 @@ void episode_stop(struct episode *ep)
                 return;
         ep->stopping = true;
         npu_evaluation_cancel(ep->in_flight);
+        if (ep->llm_call)
+                llm_call_cancel(ep->llm_call);
 }
 
 static json_t *genes_json(const struct episode *ep)
@@ -1340,6 +1822,15 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         ep->userdata = userdata;
         ep->rng = options->seed ^ 0x5eed5eed5eed5eedull;
         ep->id = strdup(options->id);
+        ep->options.llm = NULL;
+        if (options->llm && options->llm->client) {
+                ep->llm = *options->llm;
+                ep->llm_prompts_dir =
+                    options->llm->prompts_dir ? strdup(options->llm->prompts_dir) : NULL;
+                ep->llm_model = options->llm->model ? strdup(options->llm->model) : NULL;
+                ep->llm.prompts_dir = ep->llm_prompts_dir;
+                ep->llm.model = ep->llm_model;
+        }
         if (!ep->id) {
                 r = -ENOMEM;
                 goto fail;
@@ -1443,6 +1934,18 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 goto fail;
         }
         json_object_set_new(ep->record, "context", json_string(npu_evaluator_context(evaluator)));
+        if (ep->llm.client) {
+                /* a resumed episode has spent part of its tokens already */
+                int64_t used = json_integer_value(
+                    json_object_get(json_object_get(ep->record, "llm"), "total_tokens"));
+                int64_t left = ep->llm.token_budget - used;
+                ep->llm_budget = llm_budget_new(left > 0 ? left : 0);
+                if (!ep->llm_budget) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                llm_record(ep);
+        }
         ep->phase = PHASE_BASELINE;
         r = evaluate(ep, options->seed, NULL, true, true, false);
         if (r < 0) {

@@ -219,6 +219,33 @@ int search_from_json(struct search *search, const json_t *state);
  */
 struct npu_evaluator;
 struct episode;
+struct llm_client;
+
+/*
+ * An episode's optional LLM (DESIGN: the mutation operator of Stage I and
+ * the refiner of Stage II).  Every LLM answer is built before it is
+ * measured: one that does not compile is discarded with its reason and
+ * costs no evaluation; a failed call (endpoint down, truncated or
+ * malformed answer, no code block, token budget spent) hands the step to
+ * the rule-based operators.  The caller has checked consent: a client is
+ * passed only when the operator's source may be sent.
+ */
+struct episode_llm {
+        struct llm_client *client; /* borrowed; NULL: rules only */
+        const char *prompts_dir;   /* the templates (borrowed until episode_start returns) */
+        const char *model;         /* recorded for the report */
+        int64_t token_budget;      /* tokens the episode may use; 0: no call */
+        int stage1_every;          /* every n-th Stage I step asks the LLM; 0: 3 */
+};
+
+/*
+ * The prompt template directory: $ASCENDOPT_PROMPTS_DIR, else prompts/
+ * beside the config file (installed with it; config_path may be NULL),
+ * else etc/ascendopt/prompts of the source tree the program was built in,
+ * else SYSCONFDIR/ascendopt/prompts.  A directory counts when it holds
+ * system.txt.  buf or the environment's string, or NULL when none does.
+ */
+const char *prompts_find_dir(const char *config_path, char *buf, size_t size);
 
 enum episode_strategy {
         EPISODE_STAGE1,        /* evolve the tiling program */
@@ -249,9 +276,10 @@ struct episode_options {
         int rounds;
         int stage1_steps;
         int stage2_steps;
-        int top_k;          /* experience entries kept per diagnosis; 0: 5 */
-        bool frozen_bank;   /* neither credit entries nor add new ones (benchmarks) */
-        bool leave_one_out; /* ignore entries whose "operator" is this operator */
+        int top_k;                     /* experience entries kept per diagnosis; 0: 5 */
+        bool frozen_bank;              /* neither credit entries nor add new ones (benchmarks) */
+        bool leave_one_out;            /* ignore entries whose "operator" is this operator */
+        const struct episode_llm *llm; /* NULL: rules only (copied by episode_start) */
 };
 
 /* What the caller hears after each evaluation (for progress lines). */
@@ -277,7 +305,10 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
  * "site" and "source" ("bank", "fallback", "random"), then "identity",
  * "status", "latency_us", "memo_hit", "new_best" and "genome".  Stage II
  * also keeps "stage2" (its plan for the current best and the last
- * diagnosis), "motifs" ({name: {tried, failed, won, apply_errors}}),
+ * diagnosis), "llm" (with an LLM: "model", "calls" [{stage, purpose,
+ * prompt_sha256, outcome, tokens, latency_s, attempts, verdict, message}],
+ * "total_tokens", "proposals", "evaluated", "won", "discarded" {reason:
+ * count} and "off" once it stopped asking), "motifs" ({name: {tried, failed, won, apply_errors}}),
  * "learned" (ids of entries written back to the bank) and "pair" (the
  * best texts, by blob, for resuming).
  *

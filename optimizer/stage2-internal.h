@@ -58,7 +58,8 @@ int stage2_apply(const json_t *action, const struct motif_file *files, size_t n_
 
 /*
  * Writes an accepted improvement to the bank as an "episode" entry: the
- * motif's title and description, signature_before as its bottleneck, the
+ * motif's title and description (title and description when motif names
+ * no motif, as for "llm_refine"), signature_before as its bottleneck, the
  * unified diff of the changed files against before, gain (old / new
  * latency), and the operator and level it came from.  *ret_id (may be
  * NULL) gets the entry's id.
@@ -70,6 +71,9 @@ struct stage2_learned {
         const char *signature_before;
         const char *context; /* the evaluator's context digest: backend and platform */
         double gain;
+        /* for a rewrite that is no motif's (an LLM's): what the entry says */
+        const char *title;
+        const char *description;
 };
 
 int stage2_learn(struct store *store, const struct stage2_learned *what,

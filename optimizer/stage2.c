@@ -254,15 +254,17 @@ int stage2_learn(struct store *store, const struct stage2_learned *what,
                  size_t n_changed, char ret_id[SHA256_HEX_SIZE])
 {
         const struct motif *m = motif_find(what->motif);
+        const char *title = m ? m->title : what->title;
+        const char *about = m ? m->description : what->description;
         size_t len = 0, cap = 1;
         char *diff = calloc(1, 1), description[1024];
         struct store_batch *b = NULL;
         json_t *entry = NULL;
         int r;
 
-        if (!m || !diff) {
+        if (!title || !about || !what->motif || !diff) {
                 free(diff);
-                return m ? -ENOMEM : -ENOENT;
+                return diff ? -ENOENT : -ENOMEM;
         }
         for (size_t c = 0; c < n_changed; c++) {
                 const char *old = "";
@@ -294,14 +296,14 @@ int stage2_learn(struct store *store, const struct stage2_learned *what,
                 free(part);
         }
         snprintf(description, sizeof(description),
-                 "%s  Found by an episode on %s, where it gained %.2fx.", m->description,
+                 "%s  Found by an episode on %s, where it gained %.2fx.", about,
                  what->operator_name ? what->operator_name : "an operator", what->gain);
         entry = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s?, s:i, s:s, s:f, s:f, s:s?}", "title",
-                          m->title, "description", description, "bottleneck",
+                          title, "description", description, "bottleneck",
                           what->signature_before ? what->signature_before : "", "diff", diff,
-                          "motif", m->name, "operator", what->operator_name, "level", what->level,
-                          "origin", "episode", "gain", what->gain, "mean_gain", what->gain,
-                          "context", what->context);
+                          "motif", what->motif, "operator", what->operator_name, "level",
+                          what->level, "origin", "episode", "gain", what->gain, "mean_gain",
+                          what->gain, "context", what->context);
         b = store_batch_new(store);
         if (!entry || !b) {
                 r = -ENOMEM;

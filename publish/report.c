@@ -832,6 +832,8 @@ static void md_motif_source(struct sbuf *sb, const struct report_motif *m)
         } else if (m->entry) {
                 sbuf_puts(sb, "entry ");
                 sbuf_put_md(sb, m->entry);
+        } else if (strcmp(m->source, "llm") == 0) {
+                sbuf_puts(sb, "the LLM refiner");
         } else {
                 sbuf_puts(sb, "no bank entry (");
                 sbuf_put_md(sb, m->source);
@@ -857,6 +859,64 @@ static void md_stage_gain(struct sbuf *sb, const struct report_facts *f, int sta
                 sbuf_puts(sb, "It found no new best.\n\n");
 }
 
+/* What the optional LLM did: its calls, and the new bests credited to it. */
+static void md_llm(struct sbuf *sb, const struct report_facts *f)
+{
+        const json_t *llm = get(f->record, "llm"), *row, *discarded = get(llm, "discarded"), *n;
+        double best = f->baseline_us;
+        const char *reason;
+        bool any = false;
+        size_t i;
+
+        if (!llm)
+                return;
+        sbuf_puts(sb, "### The LLM\n\n");
+        sbuf_printf(sb, "%" PRId64 " calls to ", int_of(get(llm, "requests"), 0));
+        sbuf_put_md(sb, str_or(get(llm, "model"), "the configured model"));
+        sbuf_printf(sb,
+                    ", %" PRId64 " tokens; %" PRId64 " answers became candidates, %" PRId64
+                    " were measured and %" PRId64 " made a new best.",
+                    int_of(get(llm, "total_tokens"), 0), int_of(get(llm, "proposals"), 0),
+                    int_of(get(llm, "evaluated"), 0), int_of(get(llm, "won"), 0));
+        json_object_foreach((json_t *)discarded, reason, n)
+        {
+                sbuf_puts(sb, any ? ", " : " Discarded before measuring: ");
+                sbuf_put_md(sb, reason);
+                sbuf_printf(sb, " %" PRId64, int_of(n, 0));
+                any = true;
+        }
+        sbuf_puts(sb, any ? ".\n" : "\n");
+        if (get(llm, "off")) {
+                sbuf_puts(sb, "It was left alone after: ");
+                sbuf_put_md(sb, str_or(get(llm, "off"), ""));
+                sbuf_puts(sb, ".\n");
+        }
+        sbuf_puts(sb, "\n");
+        json_array_foreach(get(f->record, "trajectory"), i, row)
+        {
+                double latency = num_of(get(row, "latency_us"));
+                bool won = json_is_true(get(row, "new_best")) && latency > 0 &&
+                           strcmp(str_or(get(row, "status"), ""), "ok") == 0;
+                if (won && strcmp(str_or(get(row, "source"), ""), "llm") == 0) {
+                        sbuf_printf(sb,
+                                    "- Evaluation %" PRId64
+                                    ": the LLM's %s, %.1f \xe2\x86\x92 %.1f us (%.3fx)",
+                                    int_of(get(row, "evaluation"), 0),
+                                    int_of(get(row, "stage"), 1) == 1 ? "tiling rewrite (Stage I)"
+                                                                      : "kernel rewrite (Stage II)",
+                                    best, latency, best / latency);
+                        if (get(row, "llm_note")) {
+                                sbuf_puts(sb, ": ");
+                                sbuf_put_md(sb, str_or(get(row, "llm_note"), ""));
+                        }
+                        sbuf_puts(sb, "\n");
+                }
+                if (won)
+                        best = latency;
+        }
+        sbuf_puts(sb, "\n");
+}
+
 static void md_changes(struct sbuf *sb, const struct report_facts *f)
 {
         const json_t *stages = get(f->record, "stages");
@@ -876,6 +936,7 @@ static void md_changes(struct sbuf *sb, const struct report_facts *f)
         md_stage_gain(sb, f, 2);
         if (!f->n_motifs) {
                 sbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
+                md_llm(sb, f);
                 return;
         }
         sbuf_puts(sb, "| Evaluation | Motif | Suggested by | Latency (us) | Gain |\n"
@@ -891,6 +952,7 @@ static void md_changes(struct sbuf *sb, const struct report_facts *f)
                             m->before_us / m->after_us);
         }
         sbuf_puts(sb, "\n");
+        md_llm(sb, f);
 }
 
 static void md_results(struct sbuf *sb, const struct report_facts *f)

@@ -1195,10 +1195,11 @@ static void test_shipped_prompts_render(void **state)
         } prompts[] = {
                 { "system.txt", "" },
                 { "stage1_mutation.txt",
-                  "operator platform platform_facts tiling_data tiling_function recent_results "
-                  "best_latency_us" },
+                  "operator platform platform_facts tiling_data tiling_file tiling_source "
+                  "recent_results best_latency_us" },
                 { "stage2_refine.txt",
-                  "operator platform platform_facts tiling_data kernel bottleneck_signature "
+                  "operator platform platform_facts tiling_data kernel_file kernel "
+                  "bottleneck_signature "
                   "profile_summary latency_us experiences" },
                 { "rewind_inverse.txt", "operator platform_facts kernel applied_motifs" },
                 { "rewind_distill.txt",

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The optional LLM path end to end: ascendoptd with an OpenAI-compatible
+# endpoint (the scripted peer on loopback) and a repo that allows it.  The
+# peer answers the Stage I prompt with a known good tiling rewrite (blockDim
+# from the vector core count) and the Stage II prompt with code that does
+# not compile.  The rewrite must be built, measured, accepted and credited
+# to the LLM in the report; the broken answer must be discarded with the
+# compiler's reason and cost no evaluation; the key must be sent and never
+# logged.
+. "$(dirname "$0")/tap.sh"
+plan 12
+repo=$SCRATCH/repo
+sock=$SCRATCH/ascendoptd.sock
+export ASCENDOPT_SOCKET=$sock
+cli() { "$BUILD/ascendopt" "$@"; }
+export TEST_LLM_KEY=sk-test-5ecret-do-not-log
+
+git init -q -b main "$repo"
+git -C "$repo" config user.email t@example.com
+git -C "$repo" config user.name Tester
+mkdir -p "$repo/ops/relu"
+(cd "$SRC/examples/ops/level1/relu" && tar cf - --exclude=expert .) | tar xf - -C "$repo/ops/relu"
+git -C "$repo" add -A
+git -C "$repo" commit -qm "relu"
+
+# the known good rewrite: the same host file with blockDim taken from the platform
+sed 's|\tuint32_t blockLength = (totalLength + BLOCK_DIM - 1) / BLOCK_DIM;|\tauto ascendcPlatform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());\n\tuint32_t coreNum = ascendcPlatform.GetCoreNumAiv();\n\tuint32_t blockLength = (totalLength + coreNum - 1) / coreNum;|' \
+	"$repo/ops/relu/op_host/relu_custom.cpp" >"$SCRATCH/rewrite.cpp"
+json_escape() { awk 'BEGIN { ORS = "" } { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); print $0 "\\n" }' "$1"; }
+answer() { # CONTENT-FILE: a chat completion whose message is the file's text
+	printf '{"status": 200, "json": {"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "%s"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 900, "completion_tokens": 300, "total_tokens": 1200}}}' "$(json_escape "$1")"
+}
+{ echo "Took blockDim from the vector core count instead of a fixed 8."; echo '```cpp'; cat "$SCRATCH/rewrite.cpp"; echo '```'; } >"$SCRATCH/tiling-answer.txt"
+{ echo '```cpp'; echo 'this is not a kernel at all'; echo '```'; } >"$SCRATCH/kernel-answer.txt"
+cat >"$SCRATCH/script.json" <<JSON
+{"rules": [
+  {"path": "/v1/chat/completions", "body_contains": "host-side tiling", "responses": [$(answer "$SCRATCH/tiling-answer.txt")]},
+  {"path": "/v1/chat/completions", "body_contains": "rewrite the device kernel", "responses": [$(answer "$SCRATCH/kernel-answer.txt")]}
+]}
+JSON
+coproc PEER { exec "$BUILD/tests/helpers/llm-peer" --script "$SCRATCH/script.json" --log "$SCRATCH/peer.log" --timeout 600; }
+read -r port <&"${PEER[0]}"
+
+cat >"$SCRATCH/ascendoptd.json" <<JSON
+{
+  "state_dir": "$SCRATCH/state",
+  "socket": "$sock",
+  "backend": "sim",
+  "devices": 1,
+  "episode": {"budget": 4, "stage1_steps": 2, "stage2_steps": 2},
+  "repos": [{"path": "$repo", "branches": ["main"], "llm_allowed": true}],
+  "llm": {"endpoint": "http://127.0.0.1:$port/v1", "model": "scripted-coder", "api_key_env": "TEST_LLM_KEY"}
+}
+JSON
+ASCENDOPT_PROMPTS_DIR=$SRC/etc/ascendopt/prompts "$BUILD/ascendoptd" --config "$SCRATCH/ascendoptd.json" --foreground 2>"$SCRATCH/daemon.log" &
+pid=$!
+for _ in $(seq 600); do cli status >/dev/null 2>&1 && break; sleep 0.05; done
+id=$(cli enqueue "$repo" ops/relu --json | grep -o '"id":[0-9]*' | cut -d: -f2)
+for _ in $(seq 1500); do
+	cli show "$id" --json | grep -q '"episode_state":"\(done\|failed\)"' && break
+	sleep 0.2
+done
+json=$(cli show "$id" --json)
+echo "$json" >"$SCRATCH/show.json"
+shown=$(cli show "$id")
+contains "the episode ends done" "$json" '"episode_state":"done"'
+case "$json" in *'"episode_state":"done"'*) ;; *) echo "# $json" | head -c 2000; tail -20 "$SCRATCH/daemon.log" | sed 's/^/# /' ;; esac
+contains "the LLM's tiling rewrite is measured and becomes a new best" \
+	"$(echo "$json" | grep -o '{[^{}]*"purpose":"tiling_mutation"[^{}]*}' | head -1)" '"verdict":"new_best"'
+contains "the report credits the LLM" "$shown" "the LLM's tiling rewrite (Stage I)"
+contains "the report quotes what the LLM said it changed" "$shown" "blockDim from the vector core count"
+contains "the broken kernel is discarded as not compiling" "$json" '"verdict":"does_not_compile"'
+contains "with the compiler's message" "$json" "this is not a kernel"
+contains "show reports the LLM's usage" "$shown" "1 answers measured, 1 new bests, 2 discarded"
+evaluations=$(echo "$json" | grep -o '"evaluations":[0-9]*' | head -1 | cut -d: -f2)
+is "the discarded answer costs no evaluation (the budget is all measured candidates)" "$evaluations" 4
+contains "the peer got the key" "$(cat "$SCRATCH/peer.log")" "Bearer $TEST_LLM_KEY"
+contains "without streaming" "$(cat "$SCRATCH/peer.log")" '\"stream\":false'
+case "$(cat "$SCRATCH/daemon.log")$json" in
+*"$TEST_LLM_KEY"*) not_ok "the key is in no log and no record" ;;
+*) ok "the key is in no log and no record" ;;
+esac
+contains "the log names the LLM setup" "$(cat "$SCRATCH/daemon.log")" "llm: scripted-coder at http://127.0.0.1:$port/v1"
+kill -TERM "$pid"; wait "$pid"
+kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null
+done_testing
