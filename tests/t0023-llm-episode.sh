@@ -9,7 +9,7 @@
 # compiler's reason and cost no evaluation; the key must be sent and never
 # logged.
 . "$(dirname "$0")/tap.sh"
-plan 12
+plan 17
 repo=$SCRATCH/repo
 sock=$SCRATCH/ascendoptd.sock
 export ASCENDOPT_SOCKET=$sock
@@ -83,5 +83,34 @@ case "$(cat "$SCRATCH/daemon.log")$json" in
 esac
 contains "the log names the LLM setup" "$(cat "$SCRATCH/daemon.log")" "llm: scripted-coder at http://127.0.0.1:$port/v1"
 kill -TERM "$pid"; wait "$pid"
+
+# run_again NAME LLM-JSON: a fresh state dir, the same repo, another llm section
+run_again() {
+	local dir=$SCRATCH/$1
+	mkdir -p "$dir"
+	sed -e "s|\"state_dir\": \"[^\"]*\"|\"state_dir\": \"$dir/state\"|" \
+		-e "s|\"llm\": {.*}|\"llm\": $2|" "$SCRATCH/ascendoptd.json" >"$dir/ascendoptd.json"
+	ASCENDOPT_PROMPTS_DIR=$SRC/etc/ascendopt/prompts "$BUILD/ascendoptd" --config "$dir/ascendoptd.json" --foreground 2>"$dir/daemon.log" &
+	pid=$!
+	for _ in $(seq 600); do cli status >/dev/null 2>&1 && break; sleep 0.05; done
+	id=$(cli enqueue "$repo" ops/relu --json | grep -o '"id":[0-9]*' | cut -d: -f2)
+	for _ in $(seq 1500); do
+		cli show "$id" --json | grep -q '"episode_state":"\(done\|failed\)"' && break
+		sleep 0.2
+	done
+	cli show "$id" --json
+	kill -TERM "$pid"; wait "$pid"
+}
+
+# a token budget smaller than one answer: the first call is served, then rules only
+json=$(run_again budget "{\"endpoint\": \"http://127.0.0.1:$port/v1\", \"model\": \"scripted-coder\", \"api_key_env\": \"TEST_LLM_KEY\", \"episode_token_budget\": 1000}")
+contains "with the token budget spent the episode still ends done" "$json" '"episode_state":"done"'
+contains "the spent budget turns the LLM off" "$json" "the episode's LLM token budget is spent"
+is "and the rules spend the whole evaluation budget" "$(echo "$json" | grep -o '"evaluations":[0-9]*' | head -1 | cut -d: -f2)" 4
+
+# an endpoint that is down: two failed calls, then rules only
 kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null
+json=$(run_again down "{\"endpoint\": \"http://127.0.0.1:$port/v1\", \"model\": \"scripted-coder\", \"api_key_env\": \"TEST_LLM_KEY\", \"timeout_s\": 5}")
+contains "with the endpoint down the episode still ends done" "$json" '"episode_state":"done"'
+contains "and says the endpoint failed" "$json" "the LLM endpoint failed 2 calls in a row"
 done_testing
