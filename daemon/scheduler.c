@@ -168,6 +168,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                         llm.client = d->llm;
                         llm.prompts_dir = d->prompts_dir;
                         llm.model = d->config->llm.model;
+                        llm.embedding_model = d->config->llm.embedding_model;
                         llm.token_budget = d->config->llm.episode_token_budget;
                         options.llm = &llm;
                 }

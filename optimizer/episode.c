@@ -27,14 +27,15 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define CONFIRM_SEED_OFFSET 1000003
-#define MAX_OP_FILES        32
-#define MAX_FILE_BYTES      (4u << 20)
-#define DEFAULT_STEPS       10
-#define LLM_CALLS_RECORDED  200 /* call records kept per episode; counters go on */
-#define LLM_MAX_FAILURES    2   /* calls in a row that got no answer before the LLM is left */
-#define LLM_RECENT_ROWS     12  /* trajectory rows shown to the Stage I prompt */
-#define LLM_TILING_DATA_MAX (16u << 10)
+#define CONFIRM_SEED_OFFSET    1000003
+#define MAX_OP_FILES           32
+#define MAX_FILE_BYTES         (4u << 20)
+#define DEFAULT_STEPS          10
+#define LLM_CALLS_RECORDED     200 /* call records kept per episode; counters go on */
+#define LLM_MAX_FAILURES       2   /* calls in a row that got no answer before the LLM is left */
+#define LLM_RECENT_ROWS        12  /* trajectory rows shown to the Stage I prompt */
+#define LLM_TILING_DATA_MAX    (16u << 10)
+#define EMBED_ENTRIES_PER_CALL 256 /* bank entries embedded per call */
 
 enum phase {
         PHASE_BASELINE,
@@ -97,7 +98,7 @@ struct episode {
 
         /* the optional LLM: llm.client NULL means rules only */
         struct episode_llm llm;
-        char *llm_prompts_dir, *llm_model;
+        char *llm_prompts_dir, *llm_model, *llm_embedding_model;
         struct llm_budget *llm_budget;
         struct llm_call *llm_call; /* in flight */
         bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
@@ -105,6 +106,10 @@ struct episode {
         int llm_failures;          /* calls in a row that got no answer */
         char *llm_note;            /* the answer's own words about its change */
         json_t *llm_entries;       /* experience entry ids the refiner was given */
+        json_t *dense;             /* dense retrieval for dense_for (a best's identity) */
+        char *dense_for;
+        json_t *embed_ids; /* the entries being embedded */
+        bool embed_query;  /* the call in flight embeds the query */
 };
 
 static const char *const strategy_names[] = {
@@ -196,6 +201,10 @@ static void episode_free(struct episode *ep)
         free(ep->apply_values);
         npu_manifest_free(ep->manifest);
         llm_budget_free(ep->llm_budget);
+        json_decref(ep->dense);
+        json_decref(ep->embed_ids);
+        free(ep->dense_for);
+        free(ep->llm_embedding_model);
         free(ep->llm_prompts_dir);
         free(ep->llm_model);
         free(ep->id);
@@ -714,6 +723,16 @@ static json_t *stage2_state(struct episode *ep)
         return s;
 }
 
+/* The dense retrieval made for the current best, or NULL (BM25 then). */
+static const json_t *dense_for_best(struct episode *ep)
+{
+        const char *identity = json_string_value(json_object_get(best_summary(ep), "identity"));
+
+        return ep->dense && ep->dense_for && identity && strcmp(ep->dense_for, identity) == 0
+                   ? ep->dense
+                   : NULL;
+}
+
 /* Diagnoses the best pair and plans what to try on it. */
 static int replan(struct episode *ep, json_t *state, const char *best_identity)
 {
@@ -730,6 +749,7 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
                         ? STAGE2_GUIDED
                         : STAGE2_RANDOM,
                 .rng = &ep->rng,
+                .retrieved = dense_for_best(ep),
         };
         json_t *plan = NULL, *diagnosis = NULL;
         int r = stage2_plan(&o, set, n, &plan, &diagnosis);
@@ -938,6 +958,8 @@ static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, 
 
 static bool llm_wanted(struct episode *ep, int stage);
 static int llm_propose(struct episode *ep, int stage);
+static bool embed_wanted(struct episode *ep);
+static int embed_start(struct episode *ep, bool query);
 static void on_llm_built(struct episode *ep, json_t *result);
 static void deliver_stopped(struct episode *ep);
 static void llm_recorded(struct episode *ep, json_t *step, bool ok, bool new_best);
@@ -956,6 +978,8 @@ static void next_candidate(struct episode *ep)
                 stage = choose_stage(ep);
                 if (exhausted[stage])
                         stage = stage == 1 ? 2 : 1;
+                if (stage == 2 && !exhausted[2] && embed_wanted(ep) && embed_start(ep, false) == 0)
+                        return;
                 if (!exhausted[stage] && llm_wanted(ep, stage) && llm_propose(ep, stage) == 0)
                         return;
                 ep->llm_skip_once = false;
@@ -1198,7 +1222,10 @@ static json_t *refiner_entries(struct episode *ep, const char *signature)
         size_t k = ep->options.top_k > 0 ? (size_t)ep->options.top_k : 5, i;
         json_t *found = NULL, *kept = json_array(), *e;
 
-        if (!kept || !signature || experience_retrieve(ep->store, signature, 3 * k, &found) < 0)
+        if (kept && dense_for_best(ep))
+                found = json_incref((json_t *)dense_for_best(ep));
+        else if (!kept || !signature ||
+                 experience_retrieve(ep->store, signature, 3 * k, &found) < 0)
                 return kept;
         json_array_foreach(found, i, e)
         {
@@ -1360,37 +1387,49 @@ static int evaluate_build_only(struct episode *ep)
         return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
 }
 
-static void on_llm_answer(struct llm_call *call, const struct llm_result *result, void *userdata)
+/*
+ * A call came back: its record and tokens.  True when the episode ended
+ * instead (stopping or cancelled), and the caller must return at once.
+ */
+static bool llm_call_returned(struct episode *ep, const struct llm_result *result,
+                              const char *purpose)
 {
-        struct episode *ep = userdata;
-        int stage = ep->pending_stage;
-        struct op_file *target = stage == 1 ? tiling_file(ep) : kernel_file(ep);
         json_t *calls = json_object_get(llm_record(ep), "calls");
-        const char *verdict = NULL;
-        char *code = NULL, why[256] = "";
-        int r;
 
-        (void)call;
         ep->llm_call = NULL;
         llm_add(ep, "total_tokens", result->tokens_charged);
         if (json_array_size(calls) >= LLM_CALLS_RECORDED)
                 json_array_remove(calls, 0);
         json_array_append_new(
-            calls,
-            json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:f, s:i, s:i}", "stage", stage, "purpose",
-                      stage == 1 ? "tiling_mutation" : "kernel_refinement", "prompt_sha256",
-                      result->prompt_sha256, "outcome", llm_outcome_name(result->outcome), "tokens",
-                      (json_int_t)result->tokens_charged, "tokens_estimated",
-                      result->usage_estimated, "latency_s", result->latency_s, "attempts",
-                      result->attempts, "at_evaluation", counter(ep, "evaluations")));
+            calls, json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:f, s:i, s:i}", "stage",
+                             ep->pending_stage, "purpose", purpose, "prompt_sha256",
+                             result->prompt_sha256, "outcome", llm_outcome_name(result->outcome),
+                             "tokens", (json_int_t)result->tokens_charged, "tokens_estimated",
+                             result->usage_estimated, "latency_s", result->latency_s, "attempts",
+                             result->attempts, "at_evaluation", counter(ep, "evaluations")));
         if (ep->stopping) {
                 deliver_stopped(ep);
-                return;
+                return true;
         }
         if (ep->cancelled) {
                 finish(ep, "cancelled", "cancelled", "cancelled by request");
-                return;
+                return true;
         }
+        return false;
+}
+
+static void on_llm_answer(struct llm_call *call, const struct llm_result *result, void *userdata)
+{
+        struct episode *ep = userdata;
+        int stage = ep->pending_stage;
+        struct op_file *target = stage == 1 ? tiling_file(ep) : kernel_file(ep);
+        const char *verdict = NULL;
+        char *code = NULL, why[256] = "";
+        int r;
+
+        (void)call;
+        if (llm_call_returned(ep, result, stage == 1 ? "tiling_mutation" : "kernel_refinement"))
+                return;
         switch (result->outcome) {
         case LLM_OK:
                 ep->llm_failures = 0;
@@ -1505,6 +1544,140 @@ static void llm_recorded(struct episode *ep, json_t *step, bool ok, bool new_bes
                     id) if (experience_credit(ep->store, json_string_value(id), new_best) < 0)
                     log_msg(LOG_WARNING, ep->options.log_context,
                             "cannot credit experience entry %.12s", json_string_value(id));
+}
+
+/* ------------------------------------------------------------ dense retrieval */
+
+/* Whether Stage II should embed before it retrieves for the current best. */
+static bool embed_wanted(struct episode *ep)
+{
+        const json_t *best = best_summary(ep);
+        const char *identity = json_string_value(json_object_get(best, "identity"));
+
+        if (!ep->llm.client || !ep->llm.embedding_model || !uses_stage2(ep) ||
+            json_object_get(llm_record(ep), "embeddings_off"))
+                return false;
+        return identity && json_string_value(json_object_get(best, "bottleneck")) &&
+               (!ep->dense_for || strcmp(ep->dense_for, identity) != 0);
+}
+
+static void embeddings_off(struct episode *ep, const char *why)
+{
+        json_object_set_new(llm_record(ep), "embeddings_off", json_string(why));
+        log_msg(LOG_NOTICE, ep->options.log_context, "BM25 retrieval from now on: %s", why);
+}
+
+static void on_embedded(struct llm_call *call, const struct llm_result *result, void *userdata);
+
+/*
+ * Embeds, for the current best: first the bank's entries that have no
+ * embedding by this model yet (up to EMBED_ENTRIES_PER_CALL), then the
+ * best's bottleneck signature, which becomes the dense query.
+ */
+static int embed_start(struct episode *ep, bool query)
+{
+        const char *signature = json_string_value(json_object_get(best_summary(ep), "bottleneck"));
+        char *texts[EMBED_ENTRIES_PER_CALL];
+        json_t *entries = NULL, *e;
+        size_t n = 0, i;
+        int r;
+
+        json_decref(ep->embed_ids);
+        ep->embed_ids = json_array();
+        if (!ep->embed_ids)
+                return -ENOMEM;
+        if (!query && experience_list(ep->store, &entries) == 0)
+                json_array_foreach(entries, i, e)
+                {
+                        const char *model =
+                            json_string_value(json_object_get(e, "embedding_model"));
+                        if (n == EMBED_ENTRIES_PER_CALL)
+                                break;
+                        if (model && strcmp(model, ep->llm.embedding_model) == 0 &&
+                            json_object_get(e, "embedding"))
+                                continue;
+                        texts[n] = experience_embedding_text(e);
+                        if (!texts[n])
+                                continue;
+                        json_array_append(ep->embed_ids, json_object_get(e, "id"));
+                        n++;
+                }
+        json_decref(entries);
+        ep->embed_query = n == 0;
+        if (n == 0) {
+                texts[0] = strdup(signature ? signature : "");
+                if (!texts[0])
+                        return -ENOMEM;
+                n = 1;
+        }
+        r = llm_embed(ep->llm.client, (const char *const *)texts, n, ep->llm_budget, on_embedded,
+                      ep, &ep->llm_call);
+        for (i = 0; i < n; i++)
+                free(texts[i]);
+        if (r < 0) {
+                embeddings_off(ep, "the embedding call could not be made");
+                return r;
+        }
+        llm_add(ep, "requests", 1);
+        ep->pending_stage = 2;
+        ep->phase = PHASE_LLM;
+        return 0;
+}
+
+/* The dense ranking for the current best, leave-one-out applied. */
+static void dense_retrieve(struct episode *ep, const float *query, size_t dim)
+{
+        size_t k = ep->options.top_k > 0 ? (size_t)ep->options.top_k : 5;
+        const char *identity = json_string_value(json_object_get(best_summary(ep), "identity"));
+        json_t *found = NULL;
+
+        if (experience_retrieve_dense(ep->store, query, dim, ep->llm.embedding_model, 3 * k,
+                                      &found) < 0) {
+                embeddings_off(ep, "dense retrieval failed");
+                return;
+        }
+        for (size_t i = json_array_size(found); ep->options.leave_one_out && i-- > 0;) {
+                const char *op =
+                    json_string_value(json_object_get(json_array_get(found, i), "operator"));
+                if (op && strcmp(op, ep->manifest->name) == 0)
+                        json_array_remove(found, i);
+        }
+        llm_add(ep, "dense_retrievals", 1);
+        json_decref(ep->dense);
+        ep->dense = found;
+        free(ep->dense_for);
+        ep->dense_for = identity ? strdup(identity) : NULL;
+}
+
+static void on_embedded(struct llm_call *call, const struct llm_result *result, void *userdata)
+{
+        struct episode *ep = userdata;
+
+        (void)call;
+        if (llm_call_returned(ep, result, ep->embed_query ? "embed_query" : "embed_entries"))
+                return;
+        if (result->outcome != LLM_OK) {
+                char why[300];
+                snprintf(why, sizeof(why), "the embedding endpoint: %s%s%.200s",
+                         llm_outcome_name(result->outcome), result->error ? ": " : "",
+                         result->error ? result->error : "");
+                embeddings_off(ep, why);
+        } else if (!ep->embed_query) {
+                const char *ids[EMBED_ENTRIES_PER_CALL];
+                size_t n = json_array_size(ep->embed_ids);
+                for (size_t i = 0; i < n; i++)
+                        ids[i] = json_string_value(json_array_get(ep->embed_ids, i));
+                if (result->n_vectors != n ||
+                    experience_set_embeddings(ep->store, ids, result->vectors, n, result->dim,
+                                              ep->llm.embedding_model) < 0)
+                        embeddings_off(ep, "cannot store the entries' embeddings");
+                else if (embed_start(ep, true) == 0)
+                        return;
+        } else {
+                dense_retrieve(ep, result->vectors, result->dim);
+        }
+        ep->phase = PHASE_SEARCH;
+        next_candidate(ep);
 }
 
 /* Records a finished candidate in the search, the trajectory and the store. */
@@ -1828,8 +2001,11 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 ep->llm_prompts_dir =
                     options->llm->prompts_dir ? strdup(options->llm->prompts_dir) : NULL;
                 ep->llm_model = options->llm->model ? strdup(options->llm->model) : NULL;
+                ep->llm_embedding_model =
+                    options->llm->embedding_model ? strdup(options->llm->embedding_model) : NULL;
                 ep->llm.prompts_dir = ep->llm_prompts_dir;
                 ep->llm.model = ep->llm_model;
+                ep->llm.embedding_model = ep->llm_embedding_model;
         }
         if (!ep->id) {
                 r = -ENOMEM;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The experience bank in the store, BM25 retrieval by bottleneck
- * signature, and the unified diffs entries carry.
+ * signature (or cosine similarity of embeddings when an embedding model is
+ * configured), and the unified diffs entries carry.
  */
 #include "optimizer.h"
 
+#include "llm/llm.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -476,5 +478,111 @@ out:
         json_decref(doc);
         if (r == 0 && ret_added)
                 *ret_added = added;
+        return r;
+}
+
+/* ------------------------------------------------------------ embeddings */
+
+char *experience_embedding_text(const json_t *entry)
+{
+        char *text = NULL;
+
+        if (asprintf(&text, "%s\n%s\nbottleneck: %s",
+                     json_string_value(json_object_get(entry, "title")) ?: "",
+                     json_string_value(json_object_get(entry, "description")) ?: "",
+                     json_string_value(json_object_get(entry, "bottleneck")) ?: "") < 0)
+                return NULL;
+        return text;
+}
+
+int experience_set_embeddings(struct store *store, const char *const *ids, const float *vectors,
+                              size_t n, size_t dim, const char *model)
+{
+        struct store_batch *b = store_batch_new(store);
+        int r = b ? 0 : -ENOMEM;
+
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                char key[SHA256_HEX_SIZE + 16];
+                json_t *entry = NULL, *vector = json_array();
+                snprintf(key, sizeof(key), KEY_PREFIX "%s", ids[i]);
+                r = vector ? store_get_json(store, STORE_EXPERIENCE, key, &entry) : -ENOMEM;
+                for (size_t d = 0; r == 0 && d < dim; d++)
+                        if (json_array_append_new(vector, json_real(vectors[i * dim + d])) < 0)
+                                r = -ENOMEM;
+                if (r == 0) {
+                        json_object_set_new(entry, "embedding", json_incref(vector));
+                        json_object_set_new(entry, "embedding_model", json_string(model));
+                        r = store_batch_put_json(b, STORE_EXPERIENCE, key, entry);
+                }
+                json_decref(vector);
+                json_decref(entry);
+        }
+        if (r == 0)
+                r = store_batch_commit(b);
+        store_batch_free(b);
+        return r;
+}
+
+/* The entry's embedding as floats when it has one of model and dim. */
+static bool entry_vector(const json_t *entry, const char *model, size_t dim, float *out)
+{
+        const json_t *vector = json_object_get(entry, "embedding"), *x;
+        const char *of = json_string_value(json_object_get(entry, "embedding_model"));
+        size_t i;
+
+        if (!of || !model || strcmp(of, model) != 0 || json_array_size(vector) != dim)
+                return false;
+        json_array_foreach(vector, i, x)
+        {
+                if (!json_is_number(x))
+                        return false;
+                out[i] = (float)json_number_value(x);
+        }
+        return true;
+}
+
+int experience_retrieve_dense(struct store *store, const float *query, size_t dim,
+                              const char *model, size_t k, json_t **ret_entries)
+{
+        struct scored *scores = NULL;
+        json_t *entries = NULL, *out = NULL, *entry;
+        float *vector = NULL;
+        size_t n_scored = 0, i;
+        int r;
+
+        if (!query || dim == 0 || dim > LLM_MAX_EMBED_DIM || !model)
+                return -EINVAL;
+        r = experience_list(store, &entries);
+        if (r < 0)
+                return r;
+        scores = calloc(json_array_size(entries) + 1, sizeof(*scores));
+        vector = malloc(dim * sizeof(*vector));
+        out = json_array();
+        if (!scores || !vector || !out) {
+                r = -ENOMEM;
+                goto out;
+        }
+        json_array_foreach(entries, i, entry)
+        {
+                if (!entry_vector(entry, model, dim, vector))
+                        continue;
+                scores[n_scored].score = llm_cosine_similarity(query, vector, dim);
+                scores[n_scored].index = i;
+                n_scored++;
+        }
+        qsort(scores, n_scored, sizeof(*scores), by_score);
+        for (i = 0; i < n_scored && i < k; i++) {
+                json_t *e = json_deep_copy(json_array_get(entries, scores[i].index));
+                json_object_del(e, "embedding"); /* large, and the caller has the score */
+                json_object_set_new(e, "score", json_real(scores[i].score));
+                json_array_append_new(out, e);
+        }
+        *ret_entries = out;
+        out = NULL;
+out:
+        json_decref(out);
+        json_decref(entries);
+        free(scores);
+        free(vector);
         return r;
 }

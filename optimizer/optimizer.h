@@ -234,8 +234,10 @@ struct episode_llm {
         struct llm_client *client; /* borrowed; NULL: rules only */
         const char *prompts_dir;   /* the templates (borrowed until episode_start returns) */
         const char *model;         /* recorded for the report */
-        int64_t token_budget;      /* tokens the episode may use; 0: no call */
-        int stage1_every;          /* every n-th Stage I step asks the LLM; 0: 3 */
+        /* entries and queries are embedded and ranked by cosine; NULL: BM25 */
+        const char *embedding_model;
+        int64_t token_budget; /* tokens the episode may use; 0: no call */
+        int stage1_every;     /* every n-th Stage I step asks the LLM; 0: 3 */
 };
 
 /*
@@ -378,6 +380,24 @@ int experience_retrieve(struct store *store, const char *query, size_t k, json_t
  */
 int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,
                            size_t err_size);
+
+/* The text an entry is embedded from: its title, description and bottleneck (new string). */
+char *experience_embedding_text(const json_t *entry);
+
+/*
+ * Stores n embeddings (dim floats each, row i for entry ids[i]) made by
+ * model, in one synced batch.  -ENOENT when an id is not in the bank.
+ */
+int experience_set_embeddings(struct store *store, const char *const *ids, const float *vectors,
+                              size_t n, size_t dim, const char *model);
+
+/*
+ * Dense retrieval: the k entries whose embedding by model is most similar
+ * to query (dim floats) by cosine, best first, each with that "score" and
+ * without its "embedding".  Entries not embedded by model are left out.
+ */
+int experience_retrieve_dense(struct store *store, const float *query, size_t dim,
+                              const char *model, size_t k, json_t **ret_entries);
 
 /* Counts a use of an entry and, when won, a win (a measured improvement). */
 int experience_credit(struct store *store, const char *id, bool won);

@@ -25,6 +25,8 @@ struct stage2_plan_options {
         bool leave_one_out;        /* drop entries whose "operator" is operator_name */
         enum stage2_mode mode;
         uint64_t *rng; /* STAGE2_RANDOM's state, advanced */
+        /* entries already retrieved and scored (dense retrieval); NULL: BM25 on the signature */
+        const json_t *retrieved;
 };
 
 /*

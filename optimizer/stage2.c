@@ -105,9 +105,12 @@ static int plan_from_bank(const struct stage2_plan_options *o, const char *query
         struct ranked *rank = NULL;
         json_t *entries = NULL, *e;
         double max_score = 0;
-        int r;
+        int r = 0;
 
-        r = experience_retrieve(o->store, query, k * RETRIEVE_FACTOR, &entries);
+        if (o->retrieved)
+                entries = json_incref((json_t *)o->retrieved);
+        else
+                r = experience_retrieve(o->store, query, k * RETRIEVE_FACTOR, &entries);
         if (r < 0)
                 return r;
         n = json_array_size(entries);
@@ -206,9 +209,9 @@ int stage2_plan(const struct stage2_plan_options *o, const struct motif_file *fi
         }
         json_array_extend(plan, singles);
         if (ret_diagnosis)
-                *ret_diagnosis =
-                    json_pack("{s:s, s:s, s:O}", "signature", o->signature ? o->signature : "",
-                              "query", query, "retrieved", retrieved);
+                *ret_diagnosis = json_pack(
+                    "{s:s, s:s, s:O, s:s}", "signature", o->signature ? o->signature : "", "query",
+                    query, "retrieved", retrieved, "retrieval", o->retrieved ? "dense" : "bm25");
         *ret_plan = json_incref(plan);
 out:
         json_decref(plan);

@@ -9,7 +9,7 @@
 # compiler's reason and cost no evaluation; the key must be sent and never
 # logged.
 . "$(dirname "$0")/tap.sh"
-plan 17
+plan 19
 repo=$SCRATCH/repo
 sock=$SCRATCH/ascendoptd.sock
 export ASCENDOPT_SOCKET=$sock
@@ -33,8 +33,27 @@ answer() { # CONTENT-FILE: a chat completion whose message is the file's text
 }
 { echo "Took blockDim from the vector core count instead of a fixed 8."; echo '```cpp'; cat "$SCRATCH/rewrite.cpp"; echo '```'; } >"$SCRATCH/tiling-answer.txt"
 { echo '```cpp'; echo 'this is not a kernel at all'; echo '```'; } >"$SCRATCH/kernel-answer.txt"
+embedding() { # VECTOR...: an embeddings answer, one row per vector
+	local data= i=0 v
+	for v in "$@"; do
+		data="$data${data:+, }{\"object\": \"embedding\", \"index\": $i, \"embedding\": [$v]}"
+		i=$((i + 1))
+	done
+	printf '{"status": 200, "json": {"object": "list", "data": [%s], "usage": {"prompt_tokens": 10, "total_tokens": 10}}}' "$data"
+}
+# a bank of two entries that BM25 cannot match to any signature; the one
+# embedded second points where the query does
+cat >"$SCRATCH/bank.json" <<JSON
+{"entries": [
+  {"title": "Entry Alpha", "description": "one rewrite", "bottleneck": "nothing=shared", "diff": "-a\n+b\n", "motif": "double_buffer"},
+  {"title": "Entry Beta", "description": "another rewrite", "bottleneck": "nothing=shared", "diff": "-c\n+d\n", "motif": "hoist_duplicate"}
+]}
+JSON
+export ASCENDOPT_SEED_BANK=$SCRATCH/bank.json
 cat >"$SCRATCH/script.json" <<JSON
 {"rules": [
+  {"path": "/v1/embeddings", "body_contains": "Entry Alpha", "responses": [$(embedding "1, 0" "0, 1")]},
+  {"path": "/v1/embeddings", "responses": [$(embedding "0, 1")]},
   {"path": "/v1/chat/completions", "body_contains": "host-side tiling", "responses": [$(answer "$SCRATCH/tiling-answer.txt")]},
   {"path": "/v1/chat/completions", "body_contains": "rewrite the device kernel", "responses": [$(answer "$SCRATCH/kernel-answer.txt")]}
 ]}
@@ -50,7 +69,7 @@ cat >"$SCRATCH/ascendoptd.json" <<JSON
   "devices": 1,
   "episode": {"budget": 4, "stage1_steps": 2, "stage2_steps": 2},
   "repos": [{"path": "$repo", "branches": ["main"], "llm_allowed": true}],
-  "llm": {"endpoint": "http://127.0.0.1:$port/v1", "model": "scripted-coder", "api_key_env": "TEST_LLM_KEY"}
+  "llm": {"endpoint": "http://127.0.0.1:$port/v1", "model": "scripted-coder", "embedding_model": "scripted-embedder", "api_key_env": "TEST_LLM_KEY"}
 }
 JSON
 ASCENDOPT_PROMPTS_DIR=$SRC/etc/ascendopt/prompts "$BUILD/ascendoptd" --config "$SCRATCH/ascendoptd.json" --foreground 2>"$SCRATCH/daemon.log" &
@@ -82,6 +101,10 @@ case "$(cat "$SCRATCH/daemon.log")$json" in
 *) ok "the key is in no log and no record" ;;
 esac
 contains "the log names the LLM setup" "$(cat "$SCRATCH/daemon.log")" "llm: scripted-coder at http://127.0.0.1:$port/v1"
+second=$(grep '"path":"/v1/embeddings"' "$SCRATCH/peer.log" | head -1 | grep -o 'Entry Alpha\|Entry Beta' | tail -1)
+contains "Stage II retrieves by embeddings" "$json" '"dense_retrievals":'
+contains "the refiner is given the entry nearest the query first ($second)" \
+	"$(grep 'rewrite the device kernel' "$SCRATCH/peer.log" | head -1 | grep -o '1\. Entry [A-Za-z]*')" "1. $second"
 kill -TERM "$pid"; wait "$pid"
 
 # run_again NAME LLM-JSON: a fresh state dir, the same repo, another llm section

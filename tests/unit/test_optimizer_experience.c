@@ -145,11 +145,66 @@ static void test_retrieval_ranks_by_signature(void **state)
         store_close(s);
 }
 
+/* With embeddings, the order is the cosine order, whatever BM25 would say. */
+static void test_dense_retrieval_orders_by_cosine(void **state)
+{
+        char path[128], err[256], a[SHA256_HEX_SIZE], b[SHA256_HEX_SIZE], c[SHA256_HEX_SIZE];
+        const char *ids[2];
+        /* a points away from the query, b along it, c is embedded by another model */
+        const float vectors[] = { -1, 0.2f, 0, 1, 0.1f, 0 };
+        const float query[] = { 1, 0, 0 };
+        struct store *s = NULL;
+        json_t *hits = NULL;
+        char *text;
+
+        snprintf(path, sizeof(path), "%s/store", dir);
+        assert_int_equal(store_open(path, &s, err, sizeof(err)), 0);
+        put(s, "double buffer", "bound=mte2 stall=buffer_free", "-1\n+2\n", a);
+        put(s, "vectorise scalar loop", "scalar=high", "-l\n+v\n", b);
+        put(s, "remove pipe_all", "stall=pipe_all", "-b\n", c);
+        /* BM25 would put a first for this signature */
+        assert_int_equal(experience_retrieve(s, "bound=mte2", 1, &hits), 0);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 0), "id")), a);
+        json_decref(hits);
+
+        ids[0] = a;
+        ids[1] = b;
+        assert_int_equal(experience_set_embeddings(s, ids, vectors, 2, 3, "embedder-1"), 0);
+        ids[0] = c;
+        assert_int_equal(experience_set_embeddings(s, ids, vectors + 3, 1, 3, "embedder-2"), 0);
+        assert_int_equal(experience_retrieve_dense(s, query, 3, "embedder-1", 5, &hits), 0);
+        assert_int_equal(json_array_size(hits), 2); /* c's vector is another model's */
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 0), "id")), b);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 1), "id")), a);
+        assert_true(json_number_value(json_object_get(json_array_get(hits, 0), "score")) > 0.9);
+        assert_true(json_number_value(json_object_get(json_array_get(hits, 1), "score")) < 0);
+        assert_null(json_object_get(json_array_get(hits, 0), "embedding"));
+        json_decref(hits);
+        /* a vector of another length never matches */
+        assert_int_equal(experience_retrieve_dense(s, query, 2, "embedder-1", 5, &hits), 0);
+        assert_int_equal(json_array_size(hits), 0);
+        json_decref(hits);
+        /* credit keeps the embedding */
+        assert_int_equal(experience_credit(s, b, true), 0);
+        assert_int_equal(experience_retrieve_dense(s, query, 3, "embedder-1", 1, &hits), 0);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(hits, 0), "id")), b);
+        json_decref(hits);
+        /* what an entry is embedded from */
+        assert_int_equal(experience_list(s, &hits), 0);
+        text = experience_embedding_text(json_array_get(hits, 0));
+        assert_non_null(strstr(text, "bottleneck: "));
+        free(text);
+        json_decref(hits);
+        store_close(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_unified_diff, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_retrieval_ranks_by_signature, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dense_retrieval_orders_by_cosine, setup,
+                                                teardown),
         };
         return cmocka_run_group_tests_name("optimizer_experience", tests, NULL, NULL);
 }
