@@ -60,4 +60,31 @@ int cli_parse_u64(const char *s, uint64_t *ret);
 /* Prints one JSON object on stdout, indented on a terminal, compact otherwise. */
 void cli_print_json(const json_t *value);
 
+/* --llm CONFIG: the LLM of an ascendoptd.json's "llm" section (cli/llm.c). */
+#include <limits.h>
+
+#include "optimizer/optimizer.h"
+
+struct event_base;
+struct config;
+
+struct cli_llm {
+        struct llm_client *client;
+        struct config *config;
+        struct episode_llm options; /* what episodes and rewind take */
+        char prompts_dir[PATH_MAX];
+};
+
+/*
+ * Loads config_path, resolves its key and starts a client on base.  Prints
+ * "ascendopt COMMAND: --llm: ..." and returns -errno on any error.
+ */
+int cli_llm_open(const char *command, const char *config_path, struct event_base *base,
+                 struct cli_llm *ret);
+/* Frees the client and the config; accepts a zeroed or closed one. */
+void cli_llm_close(struct cli_llm *llm);
+
+/* "  LLM model: N calls, T tokens, ..." for an episode record's "llm"; nothing for NULL. */
+void cli_print_llm_usage(const json_t *llm);
+
 #endif

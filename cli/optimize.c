@@ -52,6 +52,9 @@ static void optimize_usage(FILE *f)
                 "  --state-dir DIR       store and scratch (default $ASCENDOPT_STATE_DIR or\n"
                 "                        ~/.local/state/ascendopt)\n"
                 "  --timeout SECONDS     per compile and per run (default 120)\n"
+                "  --llm CONFIG          add the LLM of CONFIG's \"llm\" section (an\n"
+                "                        ascendoptd.json) as Stage I mutation and Stage II\n"
+                "                        refiner; this sends the operator's sources there\n"
                 "  --json                JSON lines while running, one JSON summary at the end\n");
 }
 
@@ -172,6 +175,7 @@ static void print_summary(const json_t *record)
                         printf("  roofline   %12.2f us   fraction %.2f -> %.2f\n", roof,
                                roof / base_us, roof / best_us);
         }
+        cli_print_llm_usage(json_object_get(record, "llm"));
         printf("  evaluations %lld of %lld, memo hits %lld, confirmations %lld\n",
                (long long)json_integer_value(json_object_get(record, "evaluations")),
                (long long)json_integer_value(json_object_get(record, "budget")),
@@ -219,6 +223,7 @@ int cmd_optimize(int argc, char **argv)
                 { "stage2-steps", required_argument, NULL, 'V' },
                 { "top-k", required_argument, NULL, 'k' },
                 { "frozen-bank", no_argument, NULL, 'F' },
+                { "llm", required_argument, NULL, 'L' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -232,7 +237,8 @@ int cmd_optimize(int argc, char **argv)
         struct child_runner *runner = NULL;
         struct event_base *base = NULL;
         struct store *store = NULL;
-        const char *out = NULL, *state_flag = NULL, *platform = NULL;
+        const char *out = NULL, *state_flag = NULL, *platform = NULL, *llm_config = NULL;
+        struct cli_llm llm = { 0 };
         char state_dir[PATH_MAX], dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
         char cache[PATH_MAX];
         char hex[SHA256_HEX_SIZE];
@@ -276,6 +282,9 @@ int cmd_optimize(int argc, char **argv)
                         break;
                 case 'F':
                         episode_options.frozen_bank = true;
+                        break;
+                case 'L':
+                        llm_config = optarg;
                         break;
                 case 's':
                         if (cli_parse_u64(optarg, &episode_options.seed) < 0)
@@ -349,15 +358,23 @@ int cmd_optimize(int argc, char **argv)
                 goto out;
         }
 
+        if (llm_config) {
+                if (cli_llm_open("optimize", llm_config, base, &llm) < 0) {
+                        ret = EX_CONFIG;
+                        goto out;
+                }
+                episode_options.llm = &llm.options;
+        }
         /* the same operator, strategy and seed resume the same episode */
         sha256_init(&sha);
         sha256_update(&sha, opdir, strlen(opdir));
         sha256_update(&sha, npu_evaluator_context(evaluator), SHA256_HEX_SIZE - 1);
         sha256_final(&sha, digest);
         sha256_hex(digest, hex);
-        snprintf(id, sizeof(id), "optimize-%.12s-%s-s%llu-b%d", hex,
+        snprintf(id, sizeof(id), "optimize-%.12s-%s-s%llu-b%d%s", hex,
                  episode_strategy_name(episode_options.strategy),
-                 (unsigned long long)episode_options.seed, episode_options.budget);
+                 (unsigned long long)episode_options.seed, episode_options.budget,
+                 llm_config ? "-llm" : "");
         episode_options.id = id;
         episode_options.log_context = id;
         r = episode_start(evaluator, store, opdir, &episode_options, on_progress, on_done, &run,
@@ -388,6 +405,7 @@ int cmd_optimize(int argc, char **argv)
 out:
         json_decref(run.record);
         npu_evaluator_free(evaluator);
+        cli_llm_close(&llm);
         child_runner_free(runner);
         if (base)
                 event_base_free(base);

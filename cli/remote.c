@@ -345,27 +345,6 @@ int cmd_episodes(int argc, char **argv)
         return EX_OK;
 }
 
-/* One line on what the episode's LLM did, when it had one. */
-static void print_llm_usage(const json_t *llm)
-{
-        const json_t *discarded = json_object_get(llm, "discarded"), *n;
-        const char *reason;
-        json_int_t thrown = 0;
-
-        if (!llm)
-                return;
-        json_object_foreach((json_t *)discarded, reason, n) thrown += json_integer_value(n);
-        printf("  LLM %s: %lld calls, %lld tokens, %lld answers measured, %lld new bests, %lld "
-               "discarded%s%s\n",
-               json_string_value(json_object_get(llm, "model")) ?: "(model not named)",
-               json_integer_value(json_object_get(llm, "requests")),
-               json_integer_value(json_object_get(llm, "total_tokens")),
-               json_integer_value(json_object_get(llm, "evaluated")),
-               json_integer_value(json_object_get(llm, "won")), thrown,
-               json_object_get(llm, "off") ? "; off: " : "",
-               json_string_value(json_object_get(llm, "off")) ?: "");
-}
-
 int cmd_show(int argc, char **argv)
 {
         struct remote_args a = { 0 };
@@ -393,7 +372,7 @@ int cmd_show(int argc, char **argv)
                 print_item(item);
                 json_array_foreach(json_object_get(item, "reasons"), i, reason)
                     printf("  %s\n", json_string_value(reason));
-                print_llm_usage(json_object_get(json_object_get(item, "summary"), "llm"));
+                cli_print_llm_usage(json_object_get(json_object_get(item, "summary"), "llm"));
                 if (report)
                         printf("\n%s", report);
         }

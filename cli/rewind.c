@@ -47,11 +47,17 @@ static void rewind_usage(FILE *f)
                 "  --max-steps N         kept steps per operator (default %d)\n"
                 "  --max-tries N         candidates evaluated per operator (default %d)\n"
                 "  --seed N              seed of the inputs (default 1)\n"
+                "  --motifs A,B,...      try only these motifs, in this order (default: all;\n"
+                "                        the names of the MOTIF column)\n"
                 "  --platform SOC        Ascend910B2 (default) or Ascend910B4\n"
                 "  --root DIR            the corpus (default examples/ops)\n"
                 "  --state-dir DIR       store and scratch (default $ASCENDOPT_STATE_DIR or\n"
                 "                        ~/.local/state/ascendopt)\n"
                 "  --timeout SECONDS     per compile and per run (default 300)\n"
+                "  --llm CONFIG          also ask the LLM of CONFIG's \"llm\" section (an\n"
+                "                        ascendoptd.json) to distil each entry and to propose\n"
+                "                        de-optimizations beyond the motifs; this sends the\n"
+                "                        experts' sources to that endpoint\n"
                 "  --json                one JSON summary on stdout, no progress lines\n",
                 REWIND_DEFAULT_THRESHOLD_PCT, REWIND_DEFAULT_MAX_STEPS, REWIND_DEFAULT_MAX_TRIES);
 }
@@ -179,6 +185,31 @@ static void print_totals(const json_t *totals)
         }
 }
 
+/* --motifs a,b,c: the named motifs, in that order; an unknown name is a usage error. */
+static int parse_motifs(const char *list, const struct motif **chosen,
+                        struct rewind_options *options)
+{
+        char copy[1024], *save = NULL, *name, message[256];
+
+        if (snprintf(copy, sizeof(copy), "%s", list) >= (int)sizeof(copy))
+                return cli_usage_error("rewind", "--motifs: the list is too long");
+        options->n_motifs = 0;
+        for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+                const struct motif *m = motif_find(name);
+                if (!m) {
+                        snprintf(message, sizeof(message), "--motifs: no motif named '%s'", name);
+                        return cli_usage_error("rewind", message);
+                }
+                if (options->n_motifs == 64)
+                        return cli_usage_error("rewind", "--motifs: at most 64");
+                chosen[options->n_motifs++] = m;
+        }
+        if (!options->n_motifs)
+                return cli_usage_error("rewind", "--motifs: name at least one motif");
+        options->motifs = chosen;
+        return EX_OK;
+}
+
 int cmd_rewind(int argc, char **argv)
 {
         static const struct option options[] = {
@@ -190,11 +221,15 @@ int cmd_rewind(int argc, char **argv)
                 { "platform", required_argument, NULL, 'p' },
                 { "root", required_argument, NULL, 'r' },
                 { "timeout", required_argument, NULL, 'T' },
+                { "llm", required_argument, NULL, 'L' },
+                { "motifs", required_argument, NULL, 'm' },
                 { "json", no_argument, NULL, 'j' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        const char *state_flag = NULL, *root = "examples/ops", *platform = NULL;
+        const char *state_flag = NULL, *root = "examples/ops", *platform = NULL, *llm_config = NULL;
+        struct cli_llm llm = { 0 };
+        const struct motif *chosen[64];
         char state[PATH_MAX], dir[PATH_MAX], scratch[PATH_MAX], cache[PATH_MAX], err[2048];
         struct rewind_options rewind_options = { 0 };
         struct npu_evaluator_options eval_options = { 0 };
@@ -259,6 +294,14 @@ int cmd_rewind(int argc, char **argv)
                                 goto out;
                         }
                         break;
+                case 'L':
+                        llm_config = optarg;
+                        break;
+                case 'm':
+                        ret = parse_motifs(optarg, chosen, &rewind_options);
+                        if (ret != EX_OK)
+                                goto out;
+                        break;
                 case 'j':
                         run.json = true;
                         break;
@@ -317,6 +360,13 @@ int cmd_rewind(int argc, char **argv)
                 ret = EX_UNAVAILABLE;
                 goto out;
         }
+        if (llm_config) {
+                if (cli_llm_open("rewind", llm_config, base, &llm) < 0) {
+                        ret = EX_CONFIG;
+                        goto out;
+                }
+                rewind_options.llm = &llm.options;
+        }
         if (!run.json)
                 printf("  %-18s %2s  %-22s %-48s %10s    %10s\n", "OPERATOR", "#", "MOTIF", "SITE",
                        "BEFORE us", "AFTER us");
@@ -358,6 +408,19 @@ int cmd_rewind(int argc, char **argv)
                                 ? json_number_value(json_object_get(run.summary, "final_us")) /
                                       json_number_value(json_object_get(run.summary, "expert_us"))
                                 : NAN);
+                if (!run.json && json_object_get(run.summary, "llm")) {
+                        const json_t *l = json_object_get(run.summary, "llm");
+                        printf("  %s: LLM %lld tokens, %lld entries distilled, %lld of %lld "
+                               "de-optimizations measured, %lld kept%s%s\n",
+                               json_string_value(json_object_get(run.summary, "operator")),
+                               json_integer_value(json_object_get(l, "total_tokens")),
+                               json_integer_value(json_object_get(l, "distilled")),
+                               json_integer_value(json_object_get(l, "inverse_measured")),
+                               json_integer_value(json_object_get(l, "inverse_asked")),
+                               json_integer_value(json_object_get(l, "inverse_kept")),
+                               json_object_get(l, "off") ? "; off: " : "",
+                               json_string_value(json_object_get(l, "off")) ?: "");
+                }
                 json_array_append_new(walks, run.summary);
                 run.summary = NULL;
         }
@@ -376,6 +439,7 @@ out:
         json_decref(skipped);
         json_decref(totals);
         npu_evaluator_free(ev);
+        cli_llm_close(&llm);
         child_runner_free(runner);
         if (base)
                 event_base_free(base);

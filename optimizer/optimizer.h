@@ -538,6 +538,14 @@ struct rewind_options {
         /* the motifs to try, in this order (borrowed); NULL: the whole table */
         const struct motif *const *motifs;
         size_t n_motifs;
+        /*
+         * An LLM (NULL: motifs only; copied by rewind_start): the distiller
+         * rewrites every kept entry's title, description and bottleneck, and
+         * once the motifs are spent the inverse agent proposes up to three
+         * de-optimizations of its own (motif "llm_inverse"), each built
+         * before it is measured.  token_budget is for the whole walk.
+         */
+        const struct episode_llm *llm;
 };
 
 /* What the caller hears after each candidate (for progress lines). */

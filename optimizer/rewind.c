@@ -6,10 +6,15 @@
  * the slow version to the fast one.  The state machine has the shape of
  * episode.c: evaluate the expert (kept as the correctness reference), then
  * propose, evaluate and record candidates until nothing is left to try.
+ * With an LLM, the distiller rewrites each kept entry's title, description
+ * and bottleneck, and once the motifs are spent the inverse agent proposes
+ * a few de-optimizations of its own, judged like any other step.
  */
 #include "optimizer.h"
+#include "prompts-internal.h"
 
 #include "common/common.h"
+#include "llm/llm.h"
 #include "npu/npu.h"
 #include "store/store.h"
 
@@ -23,10 +28,14 @@
 
 #define MAX_FILES      32
 #define MAX_FILE_BYTES (4u << 20)
+#define INVERSE_TRIES  3 /* de-optimizations asked of the LLM per walk */
+#define LLM_INVERSE    "llm_inverse"
 
 enum phase {
         PHASE_EXPERT,
         PHASE_CANDIDATE,
+        PHASE_LLM,       /* waiting for the distiller or the inverse agent */
+        PHASE_LLM_BUILD, /* building the inverse agent's kernel */
         PHASE_DONE,
 };
 
@@ -68,6 +77,15 @@ struct rewind {
         size_t motif_i, site_i;
         struct motif_site site;
         size_t site_index;
+
+        /* the optional LLM: llm.client NULL means motifs only */
+        struct episode_llm llm;
+        char *llm_prompts_dir, *llm_model;
+        struct llm_budget *llm_budget;
+        struct llm_call *llm_call;
+        bool llm_candidate;               /* the candidate in flight is the inverse agent's */
+        char *llm_note;                   /* what the inverse agent says it undid */
+        char distill_id[SHA256_HEX_SIZE]; /* the entry the distiller is rewriting */
 };
 
 /* ------------------------------------------------------------ versions */
@@ -274,6 +292,10 @@ static void rewind_free(struct rewind *rw)
         json_decref(rw->tried);
         version_release(&rw->fast);
         version_release(&rw->slow);
+        llm_budget_free(rw->llm_budget);
+        free(rw->llm_prompts_dir);
+        free(rw->llm_model);
+        free(rw->llm_note);
         free(rw->fast_identity);
         free(rw->motifs);
         free(rw->motif_kept);
@@ -317,6 +339,16 @@ static void count_failure(struct rewind *rw, const char *motif, const char *kind
                             json_integer(json_integer_value(json_object_get(by_motif, kind)) + 1));
 }
 
+static void llm_verdict(struct rewind *rw, const char *verdict);
+
+/* The motif of the candidate in flight, or the inverse agent's name. */
+static const char *candidate_name(const struct rewind *rw)
+{
+        if (rw->llm_candidate || rw->motif_i >= rw->n_motifs)
+                return LLM_INVERSE;
+        return rw->motifs[rw->motif_i]->name;
+}
+
 static void report(struct rewind *rw, const char *status, const char *outcome, double after_us,
                    bool memo_hit, bool kept, bool new_entry)
 {
@@ -324,7 +356,7 @@ static void report(struct rewind *rw, const char *status, const char *outcome, d
                 .operator_name = rw->manifest->name,
                 .step = counter(rw, "kept"),
                 .tries = counter(rw, "tries"),
-                .motif = rw->motifs[rw->motif_i]->name,
+                .motif = candidate_name(rw),
                 .site = &rw->site,
                 .site_index = rw->site_index,
                 .status = status,
@@ -341,6 +373,8 @@ static void report(struct rewind *rw, const char *status, const char *outcome, d
                                         "file", rw->site.file, "line", rw->site.line, "site",
                                         rw->site.what, "outcome", outcome, "before_us", rw->fast_us,
                                         "after_us", after_us));
+        if (rw->llm_candidate)
+                llm_verdict(rw, outcome);
         if (rw->progress)
                 rw->progress(&p, rw->userdata);
 }
@@ -388,8 +422,9 @@ static void entry_id(const char *motif, const char *diff, char id[SHA256_HEX_SIZ
  * Writes the entry of a kept step; *ret_new says whether the bank lacked
  * it.  An entry already there keeps its statistics.
  */
-static int put_entry(struct rewind *rw, const struct motif *motif, const json_t *slow,
-                     double slow_us, char id[SHA256_HEX_SIZE], bool *ret_new)
+static int put_entry(struct rewind *rw, const char *name, const char *title,
+                     const char *description, const json_t *slow, double slow_us,
+                     char id[SHA256_HEX_SIZE], bool *ret_new)
 {
         const char *signature = json_string_value(json_object_get(slow, "bottleneck"));
         char *computed = NULL, *diff = NULL, key[SHA256_HEX_SIZE + 16];
@@ -406,11 +441,10 @@ static int put_entry(struct rewind *rw, const struct motif *motif, const json_t 
         }
         entry = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s, s:i, s:s, s:s, s:s, "
                           "s:s, s:I}",
-                          "title", motif->title, "description", motif->description, "motif",
-                          motif->name, "bottleneck", signature, "diff", diff, "gain",
-                          slow_us / rw->fast_us, "slow_us", slow_us, "fast_us", rw->fast_us,
-                          "operator", rw->manifest->name, "level", rw->manifest->level, "origin",
-                          "rewind", "backend",
+                          "title", title, "description", description, "motif", name, "bottleneck",
+                          signature, "diff", diff, "gain", slow_us / rw->fast_us, "slow_us",
+                          slow_us, "fast_us", rw->fast_us, "operator", rw->manifest->name, "level",
+                          rw->manifest->level, "origin", "rewind", "backend",
                           json_string_value(json_object_get(slow, "backend")) ?: "sim", "platform",
                           json_string_value(json_object_get(slow, "platform")) ?: "Ascend910B2",
                           "site", rw->site.what, "seed", (json_int_t)rw->options.seed);
@@ -418,7 +452,7 @@ static int put_entry(struct rewind *rw, const struct motif *motif, const json_t 
                 r = -ENOMEM;
                 goto out;
         }
-        entry_id(motif->name, diff, id);
+        entry_id(name, diff, id);
         snprintf(key, sizeof(key), "entry/%s", id);
         r = store_get_json(rw->store, STORE_EXPERIENCE, key, &old);
         if (r < 0 && r != -ENOENT)
@@ -552,10 +586,14 @@ static bool any_deferred(const struct rewind *rw)
         return false;
 }
 
+static bool inverse_start(struct rewind *rw);
+
 static void advance(struct rewind *rw)
 {
-        int r = next_candidate(rw);
+        int r;
 
+        rw->llm_candidate = false;
+        r = next_candidate(rw);
         if (r == 1 && !rw->final_pass && any_deferred(rw)) {
                 /* the steps that would have drowned the others come last */
                 rw->final_pass = true;
@@ -563,7 +601,9 @@ static void advance(struct rewind *rw)
                 rw->site_i = 0;
                 r = next_candidate(rw);
         }
-
+        /* the motifs are spent: the LLM may know a de-optimization they do not */
+        if (r == 1 && inverse_start(rw))
+                return;
         if (r == 1)
                 finish(rw, "done", NULL);
         else if (r < 0)
@@ -607,10 +647,28 @@ static void on_expert(struct rewind *rw, json_t *result)
         advance(rw);
 }
 
-/* Records a candidate's result; false when the walk ended (rw is then freed). */
-static bool on_candidate(struct rewind *rw, const json_t *result, bool memo_hit)
+/* What on_candidate asks of its caller. */
+enum next_step {
+        STEP_ADVANCE, /* go on to the next candidate */
+        STEP_ENDED,   /* the walk ended (rw is freed) */
+        STEP_WAIT,    /* the distiller was asked; its answer goes on */
+};
+
+static bool distill_start(struct rewind *rw, const json_t *slow_result, double slow_us);
+static void llm_count(struct rewind *rw, const char *name, json_int_t n);
+static void on_inverse_built(struct rewind *rw, json_t *result);
+
+/* Records a candidate's result. */
+static enum next_step on_candidate(struct rewind *rw, const json_t *result, bool memo_hit)
 {
-        const struct motif *motif = rw->motifs[rw->motif_i];
+        const struct motif *motif = rw->llm_candidate ? NULL : rw->motifs[rw->motif_i];
+        const char *name = candidate_name(rw);
+        const char *title = motif ? motif->title : "Undo an optimization the LLM found";
+        const char *description = motif ? motif->description
+                                  : rw->llm_note
+                                      ? rw->llm_note
+                                      : "A de-optimization proposed by the LLM inverse agent.";
+        bool distilling;
         const char *status = json_string_value(json_object_get(result, "status"));
         double latency = json_number_value(json_object_get(result, "latency_us"));
         double limit = rw->fast_us * (1 + rw->options.threshold_pct / 100);
@@ -621,27 +679,28 @@ static bool on_candidate(struct rewind *rw, const json_t *result, bool memo_hit)
         bump(rw, memo_hit ? "memo_hits" : "evaluations");
         if (!result_ok(result)) {
                 const char *kind = failure_kind(result) ?: "failed";
-                count_failure(rw, motif->name, kind);
+                count_failure(rw, name, kind);
                 report(rw, status ? status : "?", kind, 0, memo_hit, false, false);
-                return true;
+                return STEP_ADVANCE;
         }
         if (latency <= limit) {
                 report(rw, status, "not_slower", latency, memo_hit, false, false);
-                return true;
+                return STEP_ADVANCE;
         }
-        if (!rw->final_pass && latency > rw->fast_us * rw->options.defer_gain) {
+        if (!rw->final_pass && !rw->llm_candidate &&
+            latency > rw->fast_us * rw->options.defer_gain) {
                 /* taken now, this step would make every later one look negligible */
                 json_object_set_new(rw->tried, rw->key, json_false());
                 report(rw, status, "deferred", latency, memo_hit, false, false);
-                return true;
+                return STEP_ADVANCE;
         }
-        r = put_entry(rw, motif, result, latency, id, &is_new);
+        r = put_entry(rw, name, title, description, result, latency, id, &is_new);
         if (r < 0) {
                 char message[256];
                 snprintf(message, sizeof(message), "cannot write the experience entry: %s",
                          strerror(-r));
                 finish(rw, "failed", message);
-                return false;
+                return STEP_ENDED;
         }
         bump(rw, "kept");
         if (is_new)
@@ -649,15 +708,20 @@ static bool on_candidate(struct rewind *rw, const json_t *result, bool memo_hit)
         json_array_append_new(
             json_object_get(rw->summary, "steps"),
             json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:b, s:s, s:s, s:s?}", "motif",
-                      motif->name, "site", rw->site.what, "file", rw->site.file, "line",
-                      rw->site.line, "before_us", rw->fast_us, "after_us", latency, "gain",
-                      latency / rw->fast_us, "entry", id, "new", is_new, "fast_identity",
-                      rw->fast_identity ?: "", "slow_identity",
-                      json_string_value(json_object_get(result, "identity")) ?: "", "bottleneck",
-                      json_string_value(json_object_get(result, "bottleneck"))));
+                      name, "site", rw->site.what, "file", rw->site.file, "line", rw->site.line,
+                      "before_us", rw->fast_us, "after_us", latency, "gain", latency / rw->fast_us,
+                      "entry", id, "new", is_new, "fast_identity", rw->fast_identity ?: "",
+                      "slow_identity", json_string_value(json_object_get(result, "identity")) ?: "",
+                      "bottleneck", json_string_value(json_object_get(result, "bottleneck"))));
         report(rw, status, "kept", latency, memo_hit, true, is_new);
+        if (rw->llm_candidate)
+                llm_count(rw, "inverse_kept", 1);
+        /* the distiller sees both versions: ask before the slow one becomes current */
+        memcpy(rw->distill_id, id, SHA256_HEX_SIZE);
+        distilling = distill_start(rw, result, latency);
         /* go on from the slow version, starting the scan over */
-        rw->motif_kept[rw->motif_i] = true;
+        if (motif)
+                rw->motif_kept[rw->motif_i] = true;
         version_release(&rw->fast);
         rw->fast = rw->slow;
         rw->slow.n = 0;
@@ -666,7 +730,335 @@ static bool on_candidate(struct rewind *rw, const json_t *result, bool memo_hit)
         rw->fast_identity = strdup(json_string_value(json_object_get(result, "identity")) ?: "");
         rw->motif_i = 0;
         rw->site_i = 0;
-        return true;
+        return distilling ? STEP_WAIT : STEP_ADVANCE;
+}
+
+/* ------------------------------------------------------------ the LLM */
+
+static json_t *llm_summary(struct rewind *rw)
+{
+        json_t *l = json_object_get(rw->summary, "llm");
+
+        if (!l) {
+                l = json_pack("{s:s?, s:[], s:i, s:i, s:i, s:i, s:i, s:{}}", "model", rw->llm_model,
+                              "calls", "total_tokens", 0, "distilled", 0, "inverse_asked", 0,
+                              "inverse_measured", 0, "inverse_kept", 0, "discarded");
+                json_object_set_new(rw->summary, "llm", l);
+        }
+        return l;
+}
+
+static void llm_count(struct rewind *rw, const char *name, json_int_t n)
+{
+        json_t *l = llm_summary(rw);
+
+        json_object_set_new(l, name,
+                            json_integer(json_integer_value(json_object_get(l, name)) + n));
+}
+
+/* Records a returned call; true when the walk was cancelled meanwhile (rw is then freed). */
+static bool llm_returned(struct rewind *rw, const struct llm_result *result, const char *purpose,
+                         const char *verdict)
+{
+        json_t *calls = json_object_get(llm_summary(rw), "calls");
+
+        rw->llm_call = NULL;
+        llm_count(rw, "total_tokens", result->tokens_charged);
+        if (json_array_size(calls) < 2 * INVERSE_TRIES + 2 * (size_t)rw->options.max_steps)
+                json_array_append_new(
+                    calls, json_pack("{s:s, s:s, s:s, s:I, s:f, s:s?}", "purpose", purpose,
+                                     "prompt_sha256", result->prompt_sha256, "outcome",
+                                     llm_outcome_name(result->outcome), "tokens",
+                                     (json_int_t)result->tokens_charged, "latency_s",
+                                     result->latency_s, "verdict", verdict));
+        if (result->outcome == LLM_BUDGET_EXHAUSTED)
+                json_object_set_new(llm_summary(rw), "off",
+                                    json_string("the walk's LLM token budget is spent"));
+        if (rw->cancelled) {
+                finish(rw, "cancelled", "cancelled by request");
+                return true;
+        }
+        return false;
+}
+
+/* The last call's verdict: what became of its answer. */
+static void llm_verdict(struct rewind *rw, const char *verdict)
+{
+        json_t *calls = json_object_get(llm_summary(rw), "calls");
+        size_t n = json_array_size(calls);
+
+        if (n)
+                json_object_set_new(json_array_get(calls, n - 1), "verdict", json_string(verdict));
+}
+
+static bool llm_usable(struct rewind *rw)
+{
+        return rw->llm.client && !json_object_get(llm_summary(rw), "off");
+}
+
+static int llm_ask(struct rewind *rw, const char *template_name, const json_t *vars,
+                   llm_done_fn done)
+{
+        char err[512] = "", *system = NULL, *user = NULL;
+        int r = prompts_render(rw->llm_prompts_dir, template_name, vars, &system, &user, err,
+                               sizeof(err));
+
+        if (r < 0) {
+                json_object_set_new(llm_summary(rw), "off", json_string(err));
+                return r;
+        }
+        {
+                const struct llm_message messages[] = { { "system", system }, { "user", user } };
+                r = llm_chat(rw->llm.client, messages, 2, rw->llm_budget, done, rw, &rw->llm_call);
+        }
+        free(system);
+        free(user);
+        if (r == 0)
+                rw->phase = PHASE_LLM;
+        return r;
+}
+
+/* Whether every token of a bottleneck the distiller wrote is one the signatures use. */
+static bool signature_is_valid(const char *bottleneck)
+{
+        char copy[512], *save = NULL, *token;
+        bool any = false;
+
+        if (!bottleneck || strlen(bottleneck) >= sizeof(copy))
+                return false;
+        snprintf(copy, sizeof(copy), "%s", bottleneck);
+        for (token = strtok_r(copy, " \t\n", &save); token;
+             token = strtok_r(NULL, " \t\n", &save)) {
+                bool known = false;
+                for (size_t i = 0; npu_signature_vocabulary[i] && !known; i++)
+                        known = strcmp(npu_signature_vocabulary[i], token) == 0;
+                if (!known)
+                        return false;
+                any = true;
+        }
+        return any;
+}
+
+/* Rewrites the kept entry with the distiller's words; the reason when it cannot. */
+static const char *apply_distilled(struct rewind *rw, const char *content)
+{
+        char key[SHA256_HEX_SIZE + 16], *code = NULL;
+        const char *title, *description, *bottleneck;
+        json_t *answer = NULL, *entry = NULL;
+        struct store_batch *b = NULL;
+        const char *why = NULL;
+
+        if (llm_extract_code_block(content, "json", &code) < 0) {
+                why = "no_json_block";
+                goto out;
+        }
+        answer = json_loads(code, 0, NULL);
+        title = json_string_value(json_object_get(answer, "title"));
+        description = json_string_value(json_object_get(answer, "description"));
+        bottleneck = json_string_value(json_object_get(answer, "bottleneck"));
+        if (!title || !*title || strlen(title) > 200 || !description || !*description) {
+                why = "malformed_entry";
+                goto out;
+        }
+        snprintf(key, sizeof(key), "entry/%s", rw->distill_id);
+        b = store_batch_new(rw->store);
+        if (!b || store_get_json(rw->store, STORE_EXPERIENCE, key, &entry) < 0) {
+                why = "entry_gone";
+                goto out;
+        }
+        json_object_set_new(entry, "title", json_string(title));
+        json_object_set_new(entry, "description", json_string(description));
+        /* a bottleneck outside the vocabulary would never match: keep the measured one */
+        if (signature_is_valid(bottleneck))
+                json_object_set_new(entry, "bottleneck", json_string(bottleneck));
+        json_object_set_new(entry, "distilled_by",
+                            json_string(rw->llm_model ? rw->llm_model : "llm"));
+        if (store_batch_put_json(b, STORE_EXPERIENCE, key, entry) < 0 || store_batch_commit(b) < 0)
+                why = "store_error";
+out:
+        store_batch_free(b);
+        json_decref(entry);
+        json_decref(answer);
+        free(code);
+        return why;
+}
+
+static void on_distilled(struct llm_call *call, const struct llm_result *result, void *userdata)
+{
+        struct rewind *rw = userdata;
+        const char *why = result->outcome == LLM_OK ? apply_distilled(rw, result->content)
+                                                    : llm_outcome_name(result->outcome);
+
+        (void)call;
+        if (llm_returned(rw, result, "distill", why ? why : "distilled"))
+                return;
+        llm_count(rw, why ? "distill_failed" : "distilled", 1);
+        advance(rw);
+}
+
+static char *kernel_text(const struct rewind *rw, const struct version *v)
+{
+        const char *text = version_text(v, rw->manifest->kernel_source);
+
+        return strdup(text ? text : "");
+}
+
+/* Asks the distiller to describe the kept step (rw->slow against rw->fast); false: not asked. */
+static bool distill_start(struct rewind *rw, const json_t *slow_result, double slow_us)
+{
+        char *slow = NULL, *fast = NULL, *diff = NULL, *slow_profile = NULL, *fast_profile = NULL;
+        char vocabulary[4096] = "";
+        json_t *fast_result = NULL, *vars = NULL;
+        bool asked = false;
+
+        if (!llm_usable(rw))
+                return false;
+        for (size_t i = 0; npu_signature_vocabulary[i]; i++)
+                if (strlen(vocabulary) + strlen(npu_signature_vocabulary[i]) + 2 <
+                    sizeof(vocabulary)) {
+                        strcat(vocabulary, npu_signature_vocabulary[i]);
+                        strcat(vocabulary, " ");
+                }
+        if (rw->fast_identity)
+                store_candidate_get(rw->store, rw->fast_identity, &fast_result);
+        slow = kernel_text(rw, &rw->slow);
+        fast = kernel_text(rw, &rw->fast);
+        diff = diff_versions(&rw->slow, &rw->fast);
+        slow_profile = prompts_profile_summary(slow_result);
+        fast_profile = prompts_profile_summary(fast_result);
+        vars =
+            json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:f, s:f, s:s, s:s}", "operator",
+                      rw->manifest->name, "slow_kernel", slow, "fast_kernel", fast, "diff", diff,
+                      "slow_profile", slow_profile, "fast_profile", fast_profile, "slow_latency_us",
+                      slow_us, "fast_latency_us", rw->fast_us, "slow_signature",
+                      json_string_value(json_object_get(slow_result, "bottleneck")) ?: "",
+                      "signature_vocabulary", vocabulary);
+        asked = vars && llm_ask(rw, "rewind_distill.txt", vars, on_distilled) == 0;
+        json_decref(vars);
+        json_decref(fast_result);
+        free(slow);
+        free(fast);
+        free(diff);
+        free(slow_profile);
+        free(fast_profile);
+        return asked;
+}
+
+static void on_inverse_answer(struct llm_call *call, const struct llm_result *result,
+                              void *userdata);
+
+/* The inverse agent's turn: one more de-optimization of the current version; false: none. */
+static bool inverse_start(struct rewind *rw)
+{
+        char applied[2048] = "", *facts, *kernel;
+        json_t *vars, *step;
+        size_t i;
+        bool asked;
+
+        if (!llm_usable(rw) ||
+            json_integer_value(json_object_get(llm_summary(rw), "inverse_asked")) >=
+                INVERSE_TRIES ||
+            counter(rw, "kept") >= rw->options.max_steps ||
+            counter(rw, "tries") >= rw->options.max_tries)
+                return false;
+        for (i = 0; i < rw->n_motifs; i++)
+                snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied), "- %s%s\n",
+                         rw->motifs[i]->title, rw->motif_kept[i] ? " (applied)" : "");
+        json_array_foreach(json_object_get(rw->summary, "steps"), i,
+                           step) if (strcmp(json_string_value(json_object_get(step, "motif")) ?: "",
+                                            LLM_INVERSE) == 0)
+            snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied),
+                     "- %s (applied)\n", json_string_value(json_object_get(step, "site")) ?: "");
+        facts = npu_evaluator_platform_facts(rw->evaluator);
+        kernel = kernel_text(rw, &rw->fast);
+        vars = json_pack("{s:s, s:s, s:s?, s:s}", "operator", rw->manifest->name, "platform_facts",
+                         facts ? facts : "(unknown)", "kernel", kernel, "applied_motifs", applied);
+        llm_count(rw, "inverse_asked", 1);
+        asked = vars && llm_ask(rw, "rewind_inverse.txt", vars, on_inverse_answer) == 0;
+        json_decref(vars);
+        free(facts);
+        free(kernel);
+        return asked;
+}
+
+/* The inverse agent's step came to nothing: count why, and go on. */
+static void inverse_discard(struct rewind *rw, const char *why)
+{
+        json_t *discarded = json_object_get(llm_summary(rw), "discarded");
+
+        llm_verdict(rw, why);
+        json_object_set_new(discarded, why,
+                            json_integer(json_integer_value(json_object_get(discarded, why)) + 1));
+        count_failure(rw, LLM_INVERSE, why);
+        advance(rw);
+}
+
+static void on_inverse_answer(struct llm_call *call, const struct llm_result *result,
+                              void *userdata)
+{
+        struct rewind *rw = userdata;
+        const char *path = rw->manifest->kernel_source, *why = NULL, *before;
+        struct npu_request req = { .manifest = rw->manifest,
+                                   .seed = rw->options.seed,
+                                   .build_only = true };
+        char *code = NULL;
+        int r;
+
+        (void)call;
+        if (llm_returned(rw, result, "inverse", NULL))
+                return;
+        if (result->outcome != LLM_OK)
+                why = llm_outcome_name(result->outcome);
+        else if (llm_extract_code_block(result->content, "cpp", &code) < 0)
+                why = "no_code_block";
+        else if ((before = version_text(&rw->fast, path)) && strcmp(before, code) == 0)
+                why = "unchanged";
+        if (why) {
+                free(code);
+                inverse_discard(rw, why);
+                return;
+        }
+        free(rw->llm_note);
+        rw->llm_note = prompts_answer_note(result->content);
+        r = version_copy(&rw->slow, &rw->fast);
+        if (r == 0)
+                r = version_set(&rw->slow, path, code);
+        free(code);
+        if (r < 0) {
+                inverse_discard(rw, "infra_error");
+                return;
+        }
+        memset(&rw->site, 0, sizeof(rw->site));
+        snprintf(rw->site.file, sizeof(rw->site.file), "%s", path);
+        snprintf(rw->site.what, sizeof(rw->site.what), "%.180s",
+                 rw->llm_note ? rw->llm_note : "a de-optimization by the LLM");
+        set_overrides(rw, &rw->slow);
+        req.overrides = rw->overrides;
+        req.n_overrides = rw->n_overrides;
+        rw->phase = PHASE_LLM_BUILD;
+        r = npu_evaluate(rw->evaluator, &req, on_evaluated, rw, &rw->in_flight);
+        if (r < 0)
+                inverse_discard(rw, "infra_error");
+}
+
+/* The inverse agent's kernel was built: measure it as a step, or discard it. */
+static void on_inverse_built(struct rewind *rw, json_t *result)
+{
+        const char *status = json_string_value(json_object_get(result, "status"));
+        bool built = status && strcmp(status, "ok") == 0;
+
+        json_decref(result);
+        if (!built) {
+                inverse_discard(rw, "does_not_compile");
+                return;
+        }
+        rw->llm_candidate = true;
+        snprintf(rw->key, sizeof(rw->key), "%s|%d", LLM_INVERSE, counter(rw, "tries"));
+        bump(rw, "tries");
+        llm_count(rw, "inverse_measured", 1);
+        rw->phase = PHASE_CANDIDATE;
+        if (evaluate(rw, &rw->slow, rw->reference, false) < 0)
+                finish(rw, "failed", "cannot start the inverse agent's candidate");
 }
 
 static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
@@ -684,10 +1076,14 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 on_expert(rw, result);
                 return;
         case PHASE_CANDIDATE:
-                if (on_candidate(rw, result, memo_hit))
+                if (on_candidate(rw, result, memo_hit) == STEP_ADVANCE)
                         advance(rw);
                 json_decref(result);
                 return;
+        case PHASE_LLM_BUILD:
+                on_inverse_built(rw, result);
+                return;
+        case PHASE_LLM:
         case PHASE_DONE:
                 json_decref(result);
                 return;
@@ -734,6 +1130,22 @@ int rewind_start(struct npu_evaluator *evaluator, struct store *store, const cha
         rw->progress = progress;
         rw->done = done;
         rw->userdata = userdata;
+        rw->options.llm = NULL;
+        if (options && options->llm && options->llm->client) {
+                rw->llm = *options->llm;
+                rw->llm_prompts_dir =
+                    options->llm->prompts_dir ? strdup(options->llm->prompts_dir) : NULL;
+                rw->llm_model = options->llm->model ? strdup(options->llm->model) : NULL;
+                rw->llm.prompts_dir = rw->llm_prompts_dir;
+                rw->llm.model = rw->llm_model;
+                rw->llm.embedding_model = NULL;
+                rw->llm_budget =
+                    llm_budget_new(options->llm->token_budget > 0 ? options->llm->token_budget : 0);
+                if (!rw->llm_budget) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
         rw->n_motifs = rw->options.motifs ? rw->options.n_motifs : motif_count();
         rw->motifs = calloc(rw->n_motifs ? rw->n_motifs : 1, sizeof(*rw->motifs));
         rw->motif_kept = calloc(rw->n_motifs ? rw->n_motifs : 1, sizeof(*rw->motif_kept));
