@@ -170,6 +170,23 @@ static void sync_repos(struct daemon *d, const struct config *old, const struct 
         }
 }
 
+static bool same_string(const char *a, const char *b)
+{
+        return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether two llm sections make the same client (what a reload cannot change). */
+static bool same_llm_client(const struct config_llm *a, const struct config_llm *b)
+{
+        return a->enabled == b->enabled && same_string(a->endpoint, b->endpoint) &&
+               same_string(a->model, b->model) &&
+               same_string(a->embedding_model, b->embedding_model) &&
+               same_string(a->api_key_file, b->api_key_file) &&
+               same_string(a->api_key_env, b->api_key_env) && a->timeout_s == b->timeout_s &&
+               a->max_tokens == b->max_tokens && a->temperature == b->temperature &&
+               a->max_concurrency == b->max_concurrency;
+}
+
 int daemon_reload(struct daemon *d, char *err, size_t err_size)
 {
         struct config *fresh = NULL;
@@ -188,6 +205,10 @@ int daemon_reload(struct daemon *d, char *err, size_t err_size)
                 config_free(fresh);
                 return -EINVAL;
         }
+        if (!same_llm_client(&d->config->llm, &fresh->llm))
+                log_notice("%s: the llm endpoint, models, key and limits take effect on a "
+                           "restart; llm_allowed and the token budget apply from now on",
+                           d->config_path);
         sync_repos(d, d->config, fresh);
         config_free(d->config);
         d->config = fresh;
