@@ -52,6 +52,8 @@ struct daemon {
         struct npu_evaluator *evaluator;
         struct llm_client *llm; /* NULL: rules only */
         char *prompts_dir;      /* the LLM's prompt templates */
+        char *llm_model;        /* the models the client was made with */
+        char *llm_embedding_model;
         struct running running[64];
         bool paused;
         bool stopping;

@@ -289,6 +289,10 @@ static void daemon_release(struct daemon *d)
         d->llm = llm_client_free(d->llm);
         free(d->prompts_dir);
         d->prompts_dir = NULL;
+        free(d->llm_model);
+        d->llm_model = NULL;
+        free(d->llm_embedding_model);
+        d->llm_embedding_model = NULL;
         d->runner = child_runner_free(d->runner);
         if (d->sim) {
                 npu_sim_paths_release(d->sim);
@@ -455,7 +459,10 @@ static void open_llm(struct daemon *d)
                 return;
         }
         d->prompts_dir = strdup(found);
-        if (!d->prompts_dir) {
+        d->llm_model = c->model ? strdup(c->model) : NULL;
+        d->llm_embedding_model = c->embedding_model ? strdup(c->embedding_model) : NULL;
+        if (!d->prompts_dir || (c->model && !d->llm_model) ||
+            (c->embedding_model && !d->llm_embedding_model)) {
                 d->llm = llm_client_free(d->llm);
                 return;
         }

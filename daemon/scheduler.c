@@ -167,8 +167,8 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                     llm_may_send(&d->config->llm, daemon_find_repo(d->config, repo ? repo : ""))) {
                         llm.client = d->llm;
                         llm.prompts_dir = d->prompts_dir;
-                        llm.model = d->config->llm.model;
-                        llm.embedding_model = d->config->llm.embedding_model;
+                        llm.model = d->llm_model;
+                        llm.embedding_model = d->llm_embedding_model;
                         llm.token_budget = d->config->llm.episode_token_budget;
                         options.llm = &llm;
                 }
