@@ -9,7 +9,7 @@
 # compiler's reason and cost no evaluation; the key must be sent and never
 # logged.
 . "$(dirname "$0")/tap.sh"
-plan 19
+plan 20
 repo=$SCRATCH/repo
 sock=$SCRATCH/ascendoptd.sock
 export ASCENDOPT_SOCKET=$sock
@@ -30,6 +30,9 @@ sed 's|\tuint32_t blockLength = (totalLength + BLOCK_DIM - 1) / BLOCK_DIM;|\taut
 json_escape() { awk 'BEGIN { ORS = "" } { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); print $0 "\\n" }' "$1"; }
 answer() { # CONTENT-FILE: a chat completion whose message is the file's text
 	printf '{"status": 200, "json": {"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "%s"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 900, "completion_tokens": 300, "total_tokens": 1200}}}' "$(json_escape "$1")"
+}
+truncated() { # an answer cut off by max_tokens
+	printf '{"status": 200, "json": {"choices": [{"index": 0, "message": {"role": "assistant", "content": "```cpp\\n#include \\"kernel_operator.h\\"\\nextern"}, "finish_reason": "length"}], "usage": {"prompt_tokens": 900, "completion_tokens": 4096, "total_tokens": 4996}}}'
 }
 { echo "Took blockDim from the vector core count instead of a fixed 8."; echo '```cpp'; cat "$SCRATCH/rewrite.cpp"; echo '```'; } >"$SCRATCH/tiling-answer.txt"
 { echo '```cpp'; echo 'this is not a kernel at all'; echo '```'; } >"$SCRATCH/kernel-answer.txt"
@@ -55,7 +58,7 @@ cat >"$SCRATCH/script.json" <<JSON
   {"path": "/v1/embeddings", "body_contains": "Entry Alpha", "responses": [$(embedding "1, 0" "0, 1")]},
   {"path": "/v1/embeddings", "responses": [$(embedding "0, 1")]},
   {"path": "/v1/chat/completions", "body_contains": "host-side tiling", "responses": [$(answer "$SCRATCH/tiling-answer.txt")]},
-  {"path": "/v1/chat/completions", "body_contains": "rewrite the device kernel", "responses": [$(answer "$SCRATCH/kernel-answer.txt")]}
+  {"path": "/v1/chat/completions", "body_contains": "rewrite the device kernel", "responses": [$(answer "$SCRATCH/kernel-answer.txt"), $(truncated)]}
 ]}
 JSON
 coproc PEER { exec "$BUILD/tests/helpers/llm-peer" --script "$SCRATCH/script.json" --log "$SCRATCH/peer.log" --timeout 600; }
@@ -91,6 +94,7 @@ contains "the report credits the LLM" "$shown" "the LLM's tiling rewrite (Stage 
 contains "the report quotes what the LLM said it changed" "$shown" "blockDim from the vector core count"
 contains "the broken kernel is discarded as not compiling" "$json" '"verdict":"does_not_compile"'
 contains "with the compiler's message" "$json" "this is not a kernel"
+contains "an answer cut off by max_tokens is discarded as truncated" "$json" '"verdict":"truncated"'
 contains "show reports the LLM's usage" "$shown" "1 answers measured, 1 new bests, 2 discarded"
 evaluations=$(echo "$json" | grep -o '"evaluations":[0-9]*' | head -1 | cut -d: -f2)
 is "the discarded answer costs no evaluation (the budget is all measured candidates)" "$evaluations" 4
