@@ -52,6 +52,9 @@ static void eval_usage(FILE *f)
                    "  --trace FILE         write a Chrome trace (Perfetto, chrome://tracing) of\n"
                    "                       the --case, else of the first bench case\n"
                    "  --jitter PCT         add seeded noise to the reported latency (--seed)\n"
+                   "  --slow-after US      stop a bench case once its simulated time passes US\n"
+                   "                       microseconds (status slow), as episodes do at 3x the\n"
+                   "                       best\n"
                    "  --json               print exactly one JSON object\n");
 }
 
@@ -134,6 +137,7 @@ int cmd_eval(int argc, char **argv)
                 { "quick", no_argument, NULL, 'q' },
                 { "trace", required_argument, NULL, 'T' },
                 { "jitter", required_argument, NULL, 'J' },
+                { "slow-after", required_argument, NULL, 'W' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -203,6 +207,14 @@ int cmd_eval(int argc, char **argv)
                                 return cli_usage_error("eval", "--jitter wants a percentage in "
                                                                "(0, 50]");
                         break;
+                case 'W': {
+                        char *end;
+                        eval_options.slow_after_us = strtod(optarg, &end);
+                        if (*end || end == optarg || !(eval_options.slow_after_us > 0))
+                                return cli_usage_error("eval",
+                                                       "--slow-after wants microseconds > 0");
+                        break;
+                }
                 case 'h':
                         eval_usage(stdout);
                         return EX_OK;

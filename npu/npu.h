@@ -173,6 +173,8 @@ struct npu_eval_options {
         const char *trace_path;
         double jitter_pct; /* seeded noise on reported latencies, to test noise handling */
         uint64_t jitter_seed;
+        /* a bench case whose simulated time passes this stops with status slow; 0: never */
+        double slow_after_us;
         double timeout_s; /* per compile and per run; 0: 120 s */
         struct child_limits limits;
         const char *work_dir;          /* created if missing; NULL: a temporary directory */

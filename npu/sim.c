@@ -768,6 +768,8 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
                     spec, "jitter_seed",
                     json_integer((json_int_t)(e->options.jitter_seed + e->next_case)));
         }
+        if (e->options.slow_after_us > 0 && m->cases[e->next_case].bench)
+                json_object_set_new(spec, "slow_after_us", json_real(e->options.slow_after_us));
         if (e->options.max_instructions || m->max_instructions)
                 json_object_set_new(spec, "max_instructions",
                                     json_integer((json_int_t)(e->options.max_instructions

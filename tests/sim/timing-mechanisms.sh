@@ -108,7 +108,7 @@ check() { # 0/1 NAME [DIAGNOSTIC]
 }
 is() { awk "BEGIN { exit !($1) }" && echo 1 || echo 0; }
 
-echo "1..26"
+echo "1..28"
 
 "$ASCENDOPT" eval "$OP" --json --work-dir "$TMP/run1" >"$TMP/a.json" 2>"$TMP/a.err"
 "$ASCENDOPT" eval "$OP" --json >"$TMP/b.json" 2>"$TMP/b.err"
@@ -226,9 +226,22 @@ if [ -x "$prog" ] && [ -f "$spec" ]; then
 		"jitter_pct with jitter_seed: the same seed repeats ($l1 = $l1b), another differs ($l2), cycles stay $c0, 5 samples"
 	check "$(is "$l1 >= $model * 0.95 && $l1 <= $model * 1.05 && $l1 != $model")" \
 		"5% jitter stays within 5% of the model latency ($l1 vs $model)"
+	# slow_after_us: a launch past the limit stops early with status slow, one under it is untouched
+	"$TMP/json" set "$spec" "$TMP/s_slow.json" slow_after_us "$(awk "BEGIN { print $model / 3 }")"
+	"$TMP/json" set "$spec" "$TMP/s_fast.json" slow_after_us "$(awk "BEGIN { print $model * 3 }")"
+	mkdir -p "$TMP/o4" "$TMP/o5"
+	"$prog" "$TMP/s_slow.json" "$TMP/o4" >/dev/null 2>&1
+	"$prog" "$TMP/s_fast.json" "$TMP/o5" >/dev/null 2>&1
+	st=$(get "$TMP/o4/result.json" status)
+	check "$([ "$st" = '"slow"' ] || [ "$st" = slow ] && echo 1 || echo 0)" \
+		"slow_after_us at a third of the latency stops the launch with status slow (got $st)"
+	check "$([ "$(get "$TMP/o5/result.json" cycles)" = "$c0" ] && echo 1 || echo 0)" \
+		"slow_after_us above the latency leaves the run as it was ($(get "$TMP/o5/result.json" cycles) cycles)"
 else
 	check 0 "trace_path writes a Chrome trace (no operator program in the work dir)"
 	check 0 "jitter (no operator program in the work dir)"
 	check 0 "jitter bounds"
+	check 0 "slow_after_us (no operator program in the work dir)"
+	check 0 "slow_after_us above the latency"
 fi
 [ "$failed" -eq 0 ]

@@ -49,7 +49,8 @@
 //     jitter_pct (when set), trace_path, trace_events, trace_truncated (with a trace) }
 // Spec fields read for timing: trace_path (Chrome trace-event JSON, one
 // process per block with S/V/MTE2/MTE3 tracks), trace_max_events (default
-// 1e6), jitter_pct in [0, 100), jitter_seed, samples.
+// 1e6), jitter_pct in [0, 100), jitter_seed, samples, and slow_after_us: a
+// launch whose simulated time passes it stops with status "slow".
 #include <jansson.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -899,6 +900,10 @@ int harness_main(int argc, char **argv)
 	if (samples < 1 || samples > 1000)
 		spec_error("'samples' must be 1..1000");
 	timing_set_jitter(jitter, json_u64(spec, "jitter_seed", 0), (uint32_t)samples);
+	json_t *slow = json_object_get(spec, "slow_after_us");
+	if (slow && (!json_is_number(slow) || json_number_value(slow) < 0))
+		spec_error("'slow_after_us' must be a number >= 0");
+	timing_set_slow_limit(slow ? json_number_value(slow) : 0);
 	json_t *dump = json_object_get(spec, "dump_inputs");
 	bool dump_inputs = dump ? json_is_true(dump) : true;
 	json_t *perm = json_object_get(spec, "permissive");

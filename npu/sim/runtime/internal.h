@@ -107,6 +107,8 @@ void timing_result(json_t *o, double roofline_us);
 // Chrome trace-event output; set before the launch, written by timing_result.
 void timing_set_trace(const char *path, uint64_t max_events);
 void timing_set_jitter(double pct, uint64_t seed, uint32_t samples);
+// Stops the launch with status "slow" once its simulated time passes us (0: never).
+void timing_set_slow_limit(double us);
 
 uint8_t hard_event_for(uint8_t src_pipe, uint8_t dst_pipe);
 const char *pipe_name(uint8_t p);

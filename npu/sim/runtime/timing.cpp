@@ -174,6 +174,8 @@ struct launch_state {
 	std::vector<trace_span> trace;
 	/* jitter */
 	double jitter_pct = 0;
+	double slow_us = 0;     /* stop a launch whose time passes this; 0: never */
+	double slow_cycles = 0; /* the same in cycles, set at launch */
 	uint64_t jitter_seed = 0;
 	uint32_t samples = 1;
 	std::unordered_map<const char *, const op_cost *> op_cache;
@@ -316,6 +318,11 @@ void timing_set_jitter(double pct, uint64_t seed, uint32_t samples)
 	L.jitter_pct = pct;
 	L.jitter_seed = seed;
 	L.samples = samples ? samples : 1;
+}
+
+void timing_set_slow_limit(double us)
+{
+	L.slow_us = us > 0 ? us : 0;
 }
 
 void timing_task_type(int type)
@@ -962,6 +969,12 @@ void observe(const instr &r, void *)
 		s_charge(c, P.s_issue);
 		break;
 	}
+	// Early stop: a core's scalar clock past the limit means the launch is slower
+	// still, so the rest need not be simulated.  Deterministic: simulated time.
+	if (__builtin_expect(L.slow_cycles > 0 && c->s > L.slow_cycles, 0))
+		finish_error("slow", "slow", r.loc.file, r.loc.line,
+			     strprintf("stopped early at %.2f us of simulated time, past the limit of %.2f us",
+				       c->s / P.clock_mhz, L.slow_us));
 }
 
 double drained(core_timing *c)
@@ -979,6 +992,7 @@ double drained(core_timing *c)
 void timing_launch_begin(uint32_t block_dim, uint32_t cores)
 {
 	L.block_dim = block_dim;
+	L.slow_cycles = L.slow_us * P.clock_mhz;
 	L.active = block_dim < cores ? block_dim : cores;
 	if (L.active == 0)
 		L.active = 1;
