@@ -4,18 +4,28 @@
  * and seed, one episode of each strategy with the same budget, each
  * strategy with a store of its own (so no memo or bank leaks between
  * them), run side by side in one process.  Prints the geometric-mean
- * speedups, failure rates and time per evaluation as a table and one JSON
- * line.  The banks are frozen: episodes neither credit nor add entries.
+ * speedups, failure rates and time per evaluation, then the paper's table
+ * per level and overall (geometric mean and fast_p for p in 1.0, 1.2, 1.4,
+ * 2.0) with the mean roofline fraction before and after and the
+ * evaluations to reach 95% of the final speedup, and the precision@3 of
+ * Stage II's retrieval against random picks.  The table is also written
+ * as JSON and Markdown.  The banks are frozen: episodes neither credit nor
+ * add entries.  The arm "full-loo" is full with leave-one-out retrieval:
+ * an operator never sees entries derived from itself.
  *
  * Environment: BENCH_OPS (a space-separated list of operator directories;
  * default every baseline under examples/ops/level1 and level2),
  * BENCH_SEEDS (default 3), BENCH_BUDGET (default 40), BENCH_STRATEGIES
- * (default "stage1 bon stage2 full evolve stage2-random"), BENCH_BANK (an
- * experience export, as written by 'ascendopt experience export', loaded
- * into every arm's bank).
+ * (default "stage1 bon stage2 full evolve stage2-random full-loo"),
+ * BENCH_BANK (an experience export, as written by 'ascendopt experience
+ * export', loaded into every arm's bank; default etc/ascendopt/seed-bank.json
+ * when it exists, "" for none), BENCH_OUT (the path prefix of the .json and
+ * .md tables; default build/bench-strategies), BENCH_RETRIEVAL (0 skips
+ * the precision@3 measurement).
  */
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/stage2-internal.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -26,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -34,6 +45,7 @@
 struct arm {
         const char *name;
         enum episode_strategy strategy;
+        bool leave_one_out;
         struct store *store;
         struct npu_evaluator *evaluator;
         json_t *record;
@@ -153,6 +165,340 @@ static int load_bank(struct arm *a, const json_t *entries)
         return r;
 }
 
+/* ------------------------------------------------------------ the table */
+
+/* The evaluations an episode took to reach 95% of its final speedup (0: the baseline was it). */
+static int evals_to_95(const json_t *record, double final_speedup)
+{
+        double base =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        const json_t *row;
+        size_t i;
+
+        if (base <= 0 || final_speedup <= 1.0)
+                return 0;
+        json_array_foreach(json_object_get(record, "trajectory"), i, row)
+        {
+                double latency = json_number_value(json_object_get(row, "latency_us"));
+                if (json_is_true(json_object_get(row, "new_best")) && latency > 0 &&
+                    base / latency >= 0.95 * final_speedup)
+                        return (int)json_integer_value(json_object_get(row, "evaluation"));
+        }
+        return (int)json_integer_value(json_object_get(record, "evaluations"));
+}
+
+/* One episode's facts for the table. */
+static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup)
+{
+        const json_t *r = a->record;
+        const json_t *baseline = json_object_get(r, "baseline");
+        double base = json_number_value(json_object_get(baseline, "latency_us"));
+        double roof = json_number_value(json_object_get(baseline, "roofline_us"));
+
+        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i}", "arm", a->name, "operator", op,
+                         "level", level, "seed", seed, "speedup", speedup, "roofline_before",
+                         roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
+                         roof > 0 && base > 0 ? roof * speedup / base : 0.0, "evals_to_95",
+                         evals_to_95(r, speedup));
+}
+
+static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
+
+/* Aggregates the runs of one arm at one level (0: every level). */
+static json_t *table_cell(const json_t *runs, const char *arm, int level)
+{
+        double log_sum = 0, roof_before = 0, roof_after = 0, evals = 0;
+        size_t n = 0, faster[4] = { 0 }, i;
+        const json_t *run;
+        json_t *cell, *fast;
+
+        json_array_foreach(runs, i, run)
+        {
+                double speedup = json_number_value(json_object_get(run, "speedup"));
+                if (strcmp(json_string_value(json_object_get(run, "arm")), arm) != 0 ||
+                    (level && json_integer_value(json_object_get(run, "level")) != level))
+                        continue;
+                n++;
+                log_sum += log(speedup);
+                roof_before += json_number_value(json_object_get(run, "roofline_before"));
+                roof_after += json_number_value(json_object_get(run, "roofline_after"));
+                evals += (double)json_integer_value(json_object_get(run, "evals_to_95"));
+                for (size_t p = 0; p < 4; p++)
+                        /* fast_1.0 counts strict improvements, as the paper's fast_p does */
+                        faster[p] += p == 0 ? speedup > 1.0 : speedup >= fast_p[p];
+        }
+        if (!n)
+                return NULL;
+        fast = json_object();
+        for (size_t p = 0; p < 4; p++) {
+                char key[16];
+                snprintf(key, sizeof(key), "%.1f", fast_p[p]);
+                json_object_set_new(fast, key, json_real((double)faster[p] / (double)n));
+        }
+        cell = json_pack("{s:i, s:f, s:o, s:f, s:f, s:f}", "episodes", (int)n, "geomean_speedup",
+                         exp(log_sum / (double)n), "fast_p", fast, "roofline_before",
+                         roof_before / (double)n, "roofline_after", roof_after / (double)n,
+                         "evals_to_95", evals / (double)n);
+        return cell;
+}
+
+/* The table per level and overall, printed, and as JSON ({level: {arm: cell}}). */
+static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_arms, FILE *md)
+{
+        json_t *table = json_object();
+
+        for (int level = 1; level <= 4; level++) {
+                int shown = level == 4 ? 0 : level;
+                char key[16];
+                json_t *row = json_object();
+                bool any = false;
+
+                snprintf(key, sizeof(key), level == 4 ? "overall" : "level%d", level);
+                for (size_t a = 0; a < n_arms; a++) {
+                        json_t *cell = table_cell(runs, arms[a].name, shown);
+                        if (!cell)
+                                continue;
+                        if (!any) {
+                                printf("\n  %s\n  %-14s %9s %8s %8s %8s %8s %10s %10s %9s\n", key,
+                                       "strategy", "geo-mean", "fast_1.0", "fast_1.2", "fast_1.4",
+                                       "fast_2.0", "roof before", "roof after", "evals 95%");
+                                fprintf(
+                                    md,
+                                    "\n### %s\n\n| strategy | geo-mean | fast_1.0 | fast_1.2 "
+                                    "| fast_1.4 | fast_2.0 | roofline before | roofline after "
+                                    "| evals to 95%% |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+                                    "---:|\n",
+                                    key);
+                                any = true;
+                        }
+                        {
+                                const json_t *f = json_object_get(cell, "fast_p");
+                                double g =
+                                    json_number_value(json_object_get(cell, "geomean_speedup"));
+                                double p[4];
+                                for (size_t i = 0; i < 4; i++) {
+                                        char k[16];
+                                        snprintf(k, sizeof(k), "%.1f", fast_p[i]);
+                                        p[i] = json_number_value(json_object_get(f, k));
+                                }
+                                printf(
+                                    "  %-14s %8.3fx %8.2f %8.2f %8.2f %8.2f %10.2f %10.2f %9.1f\n",
+                                    arms[a].name, g, p[0], p[1], p[2], p[3],
+                                    json_number_value(json_object_get(cell, "roofline_before")),
+                                    json_number_value(json_object_get(cell, "roofline_after")),
+                                    json_number_value(json_object_get(cell, "evals_to_95")));
+                                fprintf(md,
+                                        "| %s | %.3fx | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                                        "%.1f |\n",
+                                        arms[a].name, g, p[0], p[1], p[2], p[3],
+                                        json_number_value(json_object_get(cell, "roofline_before")),
+                                        json_number_value(json_object_get(cell, "roofline_after")),
+                                        json_number_value(json_object_get(cell, "evals_to_95")));
+                        }
+                        json_object_set_new(row, arms[a].name, cell);
+                }
+                if (any)
+                        json_object_set_new(table, key, row);
+                else
+                        json_decref(row);
+        }
+        return table;
+}
+
+/* ------------------------------------------------------------ retrieval precision@3 */
+
+struct probe {
+        json_t *result;
+        bool done;
+};
+
+static void on_probe(json_t *result, bool memo_hit, void *userdata)
+{
+        struct probe *p = userdata;
+
+        (void)memo_hit;
+        p->result = result;
+        p->done = true;
+}
+
+static json_t *evaluate_now(struct event_base *base, struct npu_evaluator *ev,
+                            const struct npu_request *req)
+{
+        struct probe p = { 0 };
+
+        if (npu_evaluate(ev, req, on_probe, &p, NULL) < 0)
+                return NULL;
+        while (!p.done)
+                event_base_loop(base, EVLOOP_ONCE);
+        return p.result;
+}
+
+/* Reads the operator's op_kernel and op_host sources as a motif file set (texts owned). */
+static size_t read_sources(const char *opdir, struct motif_file *files, size_t max)
+{
+        static const char *const subs[] = { "op_kernel", "op_host" };
+        size_t n = 0;
+
+        for (size_t s = 0; s < 2; s++) {
+                char dir[PATH_MAX];
+                DIR *d;
+                struct dirent *e;
+                snprintf(dir, sizeof(dir), "%s/%s", opdir, subs[s]);
+                d = opendir(dir);
+                while (d && (e = readdir(d)) && n < max) {
+                        char path[PATH_MAX + 300], rel[300];
+                        FILE *f;
+                        long len;
+                        char *text;
+                        if (e->d_name[0] == '.')
+                                continue;
+                        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                        snprintf(rel, sizeof(rel), "%s/%s", subs[s], e->d_name);
+                        f = fopen(path, "re");
+                        if (!f)
+                                continue;
+                        fseek(f, 0, SEEK_END);
+                        len = ftell(f);
+                        rewind(f);
+                        text = len >= 0 ? calloc(1, (size_t)len + 1) : NULL;
+                        if (text && fread(text, 1, (size_t)len, f) == (size_t)len) {
+                                files[n].path = strdup(rel);
+                                files[n].text = text;
+                                n++;
+                        } else {
+                                free(text);
+                        }
+                        fclose(f);
+                }
+                if (d)
+                        closedir(d);
+        }
+        return n;
+}
+
+/*
+ * Of the first three actions of a plan (bank-guided, leave-one-out; or
+ * random), how many make the baseline correct and faster.
+ */
+static int precision_at_3(struct event_base *base, struct npu_evaluator *ev,
+                          const struct npu_manifest *m, const json_t *reference, double base_us,
+                          const json_t *plan, const struct motif_file *files, size_t n_files,
+                          int *ret_picked)
+{
+        int hits = 0, picked = 0;
+        const json_t *action;
+        size_t i;
+
+        json_array_foreach(plan, i, action)
+        {
+                struct motif_file *changed = NULL;
+                size_t n_changed = 0;
+                struct npu_override overrides[16];
+                struct npu_request req = { .manifest = m, .seed = 1, .reference = reference };
+                json_t *result;
+
+                if (picked == 3)
+                        break;
+                if (json_integer_value(json_object_get(action, "site")) >= 0)
+                        continue; /* single-site retries are not retrieval picks */
+                if (stage2_apply(action, files, n_files, &changed, &n_changed) < 0 || !n_changed ||
+                    n_changed > 16) {
+                        motif_files_free(changed, n_changed);
+                        continue;
+                }
+                for (size_t c = 0; c < n_changed; c++) {
+                        overrides[c].path = changed[c].path;
+                        overrides[c].text = changed[c].text;
+                }
+                req.overrides = overrides;
+                req.n_overrides = n_changed;
+                picked++;
+                result = evaluate_now(base, ev, &req);
+                if (result &&
+                    strcmp(json_string_value(json_object_get(result, "status")) ?: "", "ok") == 0 &&
+                    json_number_value(json_object_get(result, "latency_us")) < base_us)
+                        hits++;
+                json_decref(result);
+                motif_files_free(changed, n_changed);
+        }
+        *ret_picked = picked;
+        return hits;
+}
+
+/* precision@3 of bank-guided retrieval (leave-one-out) against random picks, over ops. */
+static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char ops[][PATH_MAX],
+                                 size_t n_ops, FILE *md)
+{
+        int hits[2] = { 0 }, picked[2] = { 0 };
+
+        printf("\n  retrieval: precision@3 of the first three planned motifs on each baseline\n");
+        for (size_t i = 0; i < n_ops; i++) {
+                struct npu_manifest *m = NULL;
+                struct motif_file files[64];
+                size_t n_files = read_sources(ops[i], files, 64);
+                struct npu_request req = { .seed = 1, .keep_outputs = true, .bypass_memo = true };
+                json_t *reference = NULL;
+                char err[512];
+                int h[2], p[2];
+
+                if (npu_manifest_load(ops[i], &m, err, sizeof(err)) == 0) {
+                        req.manifest = m;
+                        reference = evaluate_now(base, arm->evaluator, &req);
+                }
+                if (reference &&
+                    strcmp(json_string_value(json_object_get(reference, "status")) ?: "", "ok") ==
+                        0) {
+                        double base_us =
+                            json_number_value(json_object_get(reference, "latency_us"));
+                        uint64_t rng = 12345 + i;
+                        for (int mode = 0; mode < 2; mode++) {
+                                struct stage2_plan_options o = {
+                                        .store = arm->store,
+                                        .signature = json_string_value(
+                                            json_object_get(reference, "bottleneck")),
+                                        .operator_name = m->name,
+                                        .top_k = 3,
+                                        .leave_one_out = true,
+                                        .mode = mode == 0 ? STAGE2_GUIDED : STAGE2_RANDOM,
+                                        .rng = &rng,
+                                };
+                                json_t *plan = NULL;
+                                h[mode] = p[mode] = 0;
+                                if (stage2_plan(&o, files, n_files, &plan, NULL) == 0)
+                                        h[mode] =
+                                            precision_at_3(base, arm->evaluator, m, reference,
+                                                           base_us, plan, files, n_files, &p[mode]);
+                                json_decref(plan);
+                                hits[mode] += h[mode];
+                                picked[mode] += p[mode];
+                        }
+                        printf("    %-32s bank %d/%d, random %d/%d\n", ops[i], h[0], p[0], h[1],
+                               p[1]);
+                }
+                if (reference)
+                        rm_rf(json_string_value(json_object_get(reference, "scratch_dir")));
+                json_decref(reference);
+                npu_manifest_free(m);
+                for (size_t f = 0; f < n_files; f++) {
+                        free((char *)files[f].path);
+                        free((char *)files[f].text);
+                }
+        }
+        printf("  precision@3: bank %.2f (%d of %d), random %.2f (%d of %d)\n",
+               picked[0] ? (double)hits[0] / picked[0] : 0, hits[0], picked[0],
+               picked[1] ? (double)hits[1] / picked[1] : 0, hits[1], picked[1]);
+        fprintf(md,
+                "\n### Retrieval\n\nprecision@3 (the first three motifs planned for each "
+                "baseline, leave-one-out, that make it correct and faster): bank %.2f (%d of "
+                "%d), random %.2f (%d of %d).\n",
+                picked[0] ? (double)hits[0] / picked[0] : 0, hits[0], picked[0],
+                picked[1] ? (double)hits[1] / picked[1] : 0, hits[1], picked[1]);
+        return json_pack("{s:f, s:i, s:f, s:i}", "bank",
+                         picked[0] ? (double)hits[0] / picked[0] : 0, "bank_picks", picked[0],
+                         "random", picked[1] ? (double)hits[1] / picked[1] : 0, "random_picks",
+                         picked[1]);
+}
+
 #define MAX_ARMS 8
 
 int main(void)
@@ -165,16 +511,31 @@ int main(void)
         struct arm arms[MAX_ARMS];
         const char *names = getenv("BENCH_STRATEGIES") && *getenv("BENCH_STRATEGIES")
                                 ? getenv("BENCH_STRATEGIES")
-                                : "stage1 bon stage2 full evolve stage2-random";
+                                : "stage1 bon stage2 full evolve stage2-random full-loo";
         int seeds = getenv("BENCH_SEEDS") ? atoi(getenv("BENCH_SEEDS")) : 3;
         int budget = getenv("BENCH_BUDGET") ? atoi(getenv("BENCH_BUDGET")) : 40;
         size_t n_ops = list_ops(ops), n_arms = 0;
-        json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json;
+        json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json, *runs = json_array();
+        json_t *table, *retrieval = json_null();
+        const char *bank_path =
+            getenv("BENCH_BANK") ? getenv("BENCH_BANK") : "etc/ascendopt/seed-bank.json";
+        const char *out = getenv("BENCH_OUT") && *getenv("BENCH_OUT") ? getenv("BENCH_OUT")
+                                                                      : "build/bench-strategies";
+        char out_path[PATH_MAX];
+        int levels[MAX_OPS];
+        FILE *md;
         char *line, *copy = strdup(names), *save = NULL;
 
         memset(arms, 0, sizeof(arms));
         for (char *t = strtok_r(copy, " ", &save); t && n_arms < MAX_ARMS;
              t = strtok_r(NULL, " ", &save)) {
+                if (strcmp(t, "full-loo") == 0) {
+                        arms[n_arms].strategy = EPISODE_FULL;
+                        arms[n_arms].leave_one_out = true;
+                        arms[n_arms].name = "full-loo";
+                        n_arms++;
+                        continue;
+                }
                 if (episode_strategy_from_name(t, &arms[n_arms].strategy) < 0) {
                         fprintf(stderr, "bench_optimize: unknown strategy %s\n", t);
                         return 1;
@@ -183,15 +544,19 @@ int main(void)
                 n_arms++;
         }
         free(copy);
-        if (getenv("BENCH_BANK") && *getenv("BENCH_BANK")) {
-                json_t *doc = json_load_file(getenv("BENCH_BANK"), 0, NULL);
+        if (*bank_path && (getenv("BENCH_BANK") || access(bank_path, R_OK) == 0)) {
+                json_t *doc = json_load_file(bank_path, 0, NULL);
                 bank = json_incref(json_object_get(doc, "entries"));
                 json_decref(doc);
                 if (!json_is_array(bank)) {
-                        fprintf(stderr, "bench_optimize: %s: no \"entries\" array\n",
-                                getenv("BENCH_BANK"));
+                        fprintf(stderr, "bench_optimize: %s: no \"entries\" array\n", bank_path);
                         return 1;
                 }
+        }
+        for (size_t i = 0; i < n_ops; i++) {
+                struct npu_manifest *m = NULL;
+                levels[i] = npu_manifest_load(ops[i], &m, err, sizeof(err)) == 0 ? m->level : 0;
+                npu_manifest_free(m);
         }
         if (!mkdtemp(root) || child_runner_new(base, NULL, &runner) < 0 ||
             npu_sim_paths_find(&paths) < 0) {
@@ -229,7 +594,9 @@ int main(void)
                                                              .seed = (uint64_t)seed,
                                                              .budget = budget,
                                                              .strategy = arms[a].strategy,
-                                                             .frozen_bank = true };
+                                                             .frozen_bank = true,
+                                                             .leave_one_out =
+                                                                 arms[a].leave_one_out };
                                 snprintf(ids[a], sizeof(ids[a]), "bench-%s-%zu-s%d", arms[a].name,
                                          i, seed);
                                 arms[a].record = NULL;
@@ -255,8 +622,11 @@ int main(void)
                                 break;
                         }
                         for (size_t a = 0; a < n_arms; a++) {
-                                log_op[a] +=
-                                    log(account(&arms[a], (now_s() - start) / (double)n_arms));
+                                double speedup =
+                                    account(&arms[a], (now_s() - start) / (double)n_arms);
+                                log_op[a] += log(speedup);
+                                json_array_append_new(
+                                    runs, run_facts(&arms[a], ops[i], levels[i], seed, speedup));
                                 json_decref(arms[a].record);
                         }
                         ok_runs++;
@@ -289,8 +659,29 @@ int main(void)
                               "evaluations", x->evaluations, "failure_rate",
                               x->evaluations ? (double)x->failures / x->evaluations : 0.0));
         }
-        summary = json_pack("{s:s, s:i, s:i, s:o, s:o}", "bench", "strategies", "budget", budget,
-                            "seeds", seeds, "strategies", arms_json, "per_operator", per_op);
+        snprintf(out_path, sizeof(out_path), "%s.md", out);
+        md = fopen(out_path, "we");
+        if (!md)
+                md = fopen("/dev/null", "we");
+        fprintf(md,
+                "## Strategies on the corpus\n\nBudget %d evaluations, %d seed%s, %zu operators, "
+                "bank of %zu entries frozen; speedup over each operator's baseline on the "
+                "simulated %s.  Produced by `make bench` (bench/bench_optimize.c).\n",
+                budget, seeds, seeds == 1 ? "" : "s", n_ops, bank ? json_array_size(bank) : 0,
+                "Ascend910B2");
+        table = print_table(runs, arms, n_arms, md);
+        if (!getenv("BENCH_RETRIEVAL") || strcmp(getenv("BENCH_RETRIEVAL"), "0") != 0) {
+                json_decref(retrieval);
+                retrieval = measure_retrieval(base, &arms[0], ops, n_ops, md);
+        }
+        fclose(md);
+        summary =
+            json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "bench", "strategies", "budget",
+                      budget, "seeds", seeds, "strategies", arms_json, "per_operator", per_op,
+                      "table", table, "retrieval", retrieval, "runs", runs);
+        snprintf(out_path, sizeof(out_path), "%s.json", out);
+        if (json_dump_file(summary, out_path, JSON_INDENT(1)) == 0)
+                printf("  the table: %s.json and %s.md\n", out, out);
         line = json_dumps(summary, JSON_COMPACT);
         printf("%s\n", line);
         free(line);
