@@ -519,13 +519,13 @@ int motif_apply_text(const struct motif *motif, enum motif_direction direction, 
  */
 struct rewind;
 
-#define REWIND_DEFAULT_THRESHOLD_PCT 2.0
+#define REWIND_DEFAULT_THRESHOLD_PCT 5.0
 #define REWIND_DEFAULT_MAX_STEPS     12
 #define REWIND_DEFAULT_MAX_TRIES     120
 #define REWIND_DEFAULT_DEFER_GAIN    2.0
 
 struct rewind_options {
-        double threshold_pct; /* a kept step is slower by more than this; 0: 2 */
+        double threshold_pct; /* a kept step is slower by more than this; 0: 5 */
         int max_steps;        /* kept steps per operator; 0: 12 */
         int max_tries;        /* candidates evaluated per operator; 0: 120 */
         uint64_t seed;        /* of the inputs; 0: 1 */
