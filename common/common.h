@@ -130,6 +130,16 @@ int format_path(char *buf, size_t size, const char *fmt, ...) __attribute__((for
 /* Creates a directory and its missing parents (mode 0755). */
 int mkdir_p(const char *path);
 
+/*
+ * The directory of the running program (from /proc/self/exe) followed by
+ * "/" and rel, into buf: how a build tree finds its own data (build/sim,
+ * build/../etc).  -errno when the link cannot be read or it does not fit.
+ */
+int program_relative_path(char *buf, size_t size, const char *rel);
+
+/* Adds n to object[key], an integer counter that starts at 0. */
+void json_counter_add(json_t *object, const char *key, json_int_t n);
+
 /* Removes a file or a directory tree; does not follow symlinks. */
 int rm_rf(const char *path);
 

@@ -89,3 +89,24 @@ int rm_rf(const char *path)
         remove_entries(fd);
         return rmdir(path) < 0 ? -errno : 0;
 }
+
+int program_relative_path(char *buf, size_t size, const char *rel)
+{
+        char exe[PATH_MAX], *slash;
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+        if (n <= 0)
+                return n < 0 ? -errno : -ENOENT;
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if (!slash)
+                return -ENOENT;
+        *slash = '\0';
+        return format_path(buf, size, "%s/%s", exe, rel);
+}
+
+void json_counter_add(json_t *object, const char *key, json_int_t n)
+{
+        json_object_set_new(object, key,
+                            json_integer(json_integer_value(json_object_get(object, key)) + n));
+}

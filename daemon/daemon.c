@@ -373,24 +373,12 @@ static int open_evaluator(struct daemon *d)
 static const char *find_seed_bank(char *buf, size_t size)
 {
         const char *env = getenv("ASCENDOPT_SEED_BANK");
-        char exe[PATH_MAX];
-        ssize_t n;
 
         if (env)
                 return *env ? env : NULL; /* set but empty: no seeding */
-        n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n > 0) {
-                char *slash;
-                exe[n] = '\0';
-                slash = strrchr(exe, '/');
-                if (slash) {
-                        *slash = '\0';
-                        if (format_path(buf, size, "%s/../etc/ascendopt/seed-bank.json", exe) ==
-                                0 &&
-                            access(buf, R_OK) == 0)
-                                return buf;
-                }
-        }
+        if (program_relative_path(buf, size, "../etc/ascendopt/seed-bank.json") == 0 &&
+            access(buf, R_OK) == 0)
+                return buf;
         if (access(ASCENDOPT_DATADIR "/seed-bank.json", R_OK) == 0)
                 return ASCENDOPT_DATADIR "/seed-bank.json";
         return NULL;

@@ -41,10 +41,9 @@ static bool sim_root_ok(const char *root)
 
 int npu_sim_paths_find(struct npu_sim_paths *ret)
 {
-        char exe[PATH_MAX], candidate[PATH_MAX];
+        char candidate[PATH_MAX];
         const char *env = getenv("ASCENDOPT_SIM_DIR");
         const char *root = NULL;
-        ssize_t n;
 
         memset(ret, 0, sizeof(*ret));
         if (env && *env) {
@@ -52,18 +51,9 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
                         return -ENOENT;
                 root = env;
         } else {
-                n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-                if (n > 0) {
-                        char *slash;
-                        exe[n] = '\0';
-                        slash = strrchr(exe, '/');
-                        if (slash) {
-                                *slash = '\0';
-                                format_path(candidate, sizeof(candidate), "%s/sim", exe);
-                                if (sim_root_ok(candidate))
-                                        root = candidate;
-                        }
-                }
+                if (program_relative_path(candidate, sizeof(candidate), "sim") == 0 &&
+                    sim_root_ok(candidate))
+                        root = candidate;
                 if (!root && sim_root_ok(ASCENDOPT_DATADIR "/sim"))
                         root = ASCENDOPT_DATADIR "/sim";
         }

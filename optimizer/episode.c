@@ -1118,10 +1118,7 @@ static json_t *llm_record(struct episode *ep)
 
 static void llm_add(struct episode *ep, const char *name, json_int_t n)
 {
-        json_t *l = llm_record(ep);
-
-        json_object_set_new(l, name,
-                            json_integer(json_integer_value(json_object_get(l, name)) + n));
+        json_counter_add(llm_record(ep), name, n);
 }
 
 /* The record of the last call, where its verdict goes. */
@@ -1349,9 +1346,7 @@ static void llm_discard(struct episode *ep, const char *verdict, const char *mes
                 if (message && *message)
                         json_object_set_new(call, "message", json_string(message));
         }
-        json_object_set_new(
-            discarded, verdict,
-            json_integer(json_integer_value(json_object_get(discarded, verdict)) + 1));
+        json_counter_add(discarded, verdict, 1);
         log_msg(LOG_INFO, ep->options.log_context, "LLM %s answer discarded (%s)%s%.300s",
                 ep->pending_stage == 1 ? "tiling" : "kernel", verdict,
                 message && *message ? ": " : "", message ? message : "");

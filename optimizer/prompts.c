@@ -25,8 +25,7 @@
 const char *prompts_find_dir(const char *config_path, char *buf, size_t size)
 {
         const char *env = getenv("ASCENDOPT_PROMPTS_DIR");
-        char exe[PATH_MAX], probe[PATH_MAX + 32];
-        ssize_t n;
+        char probe[PATH_MAX + 32];
 
         if (env && *env)
                 return env;
@@ -38,19 +37,10 @@ const char *prompts_find_dir(const char *config_path, char *buf, size_t size)
                     access(probe, R_OK) == 0)
                         return buf;
         }
-        n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n > 0) {
-                char *slash;
-                exe[n] = '\0';
-                slash = strrchr(exe, '/');
-                if (slash) {
-                        *slash = '\0';
-                        if (format_path(buf, size, "%s/../etc/ascendopt/prompts", exe) == 0 &&
-                            format_path(probe, sizeof(probe), "%s/system.txt", buf) == 0 &&
-                            access(probe, R_OK) == 0)
-                                return buf;
-                }
-        }
+        if (program_relative_path(buf, size, "../etc/ascendopt/prompts") == 0 &&
+            format_path(probe, sizeof(probe), "%s/system.txt", buf) == 0 &&
+            access(probe, R_OK) == 0)
+                return buf;
         if (format_path(buf, size, "%s/ascendopt/prompts", ASCENDOPT_SYSCONFDIR) == 0 &&
             format_path(probe, sizeof(probe), "%s/system.txt", buf) == 0 &&
             access(probe, R_OK) == 0)

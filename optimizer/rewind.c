@@ -750,10 +750,7 @@ static json_t *llm_summary(struct rewind *rw)
 
 static void llm_count(struct rewind *rw, const char *name, json_int_t n)
 {
-        json_t *l = llm_summary(rw);
-
-        json_object_set_new(l, name,
-                            json_integer(json_integer_value(json_object_get(l, name)) + n));
+        json_counter_add(llm_summary(rw), name, n);
 }
 
 /* Records a returned call; true when the walk was cancelled meanwhile (rw is then freed). */
@@ -987,8 +984,7 @@ static void inverse_discard(struct rewind *rw, const char *why)
         json_t *discarded = json_object_get(llm_summary(rw), "discarded");
 
         llm_verdict(rw, why);
-        json_object_set_new(discarded, why,
-                            json_integer(json_integer_value(json_object_get(discarded, why)) + 1));
+        json_counter_add(discarded, why, 1);
         count_failure(rw, LLM_INVERSE, why);
         advance(rw);
 }
