@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The memoizing evaluator in front of the sim backend: candidate identity,
- * the candidate memo in the store, materialisation of a candidate's files
- * in a scratch directory, correctness against a reference result, and the
- * content-addressed record of every measured candidate's sources.
+ * The memoizing evaluator in front of the backends (the sim, or a real NPU
+ * through npu/ascend.h): candidate identity, the candidate memo in the
+ * store, materialisation of a candidate's files in a scratch directory, the
+ * seeded inputs for a backend that needs them as files, correctness
+ * against a reference result, and the content-addressed record of every
+ * measured candidate's sources.
  */
 #include "npu.h"
+
+#include "ascend.h"
 
 #include "store/store.h"
 
@@ -37,6 +41,7 @@ struct npu_evaluator {
         char *scratch_dir;
         char *cache_dir;
         char *platform;
+        char *toolkit; /* ascend: the configured toolkit, or NULL */
         char context[SHA256_HEX_SIZE];
         unsigned long long counter;
 };
@@ -67,7 +72,11 @@ struct npu_evaluation {
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
-        struct npu_eval *sim; /* the build and run in flight, NULL on a memo hit */
+        struct npu_eval *sim;       /* the build and run in flight, NULL on a memo hit */
+        struct ascend_eval *ascend; /* the same on a real NPU */
+        json_t *case_inputs;        /* ascend: {case: [{name, dtype, shape, file}]} */
+        struct ascend_case_run *runs;
+        const char **input_files; /* runs[i].inputs point in here */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -185,6 +194,87 @@ static int compiler_version(char *buf, size_t size)
         return 0;
 }
 
+const char *npu_backend_name(enum npu_backend backend)
+{
+        return backend == NPU_BACKEND_ASCEND ? "ascend" : "sim";
+}
+
+/*
+ * Files whose contents say which CANN toolkit this is, relative to its
+ * root (ascend-toolkit/latest).  The install info and the per-component
+ * version.info files are what the CANN installation guide tells users to
+ * read for the version; UNTESTED ON HARDWARE: which of them a given CANN
+ * release has (the fake toolkit has version.cfg).
+ */
+static const char *const toolkit_version_files[] = {
+        "version.cfg",
+        "x86_64-linux/ascend_toolkit_install.info",
+        "aarch64-linux/ascend_toolkit_install.info",
+        "compiler/version.info",
+        "runtime/version.info",
+        "opp/version.info",
+        NULL,
+};
+
+/*
+ * The identity context of the ascend backend: the backend, the SoC, the
+ * toolkit's version files and the launch counts, besides the evaluator's
+ * version.  The toolkit root comes from the loaded environment when one is
+ * given, else from the config / ASCEND_HOME_PATH / the defaults.
+ */
+static int ascend_context(struct npu_evaluator *e, char *err, size_t err_size)
+{
+        const struct ascend_env *env = e->options.ascend_env;
+        struct ascend_toolkit toolkit = { 0 };
+        const char *root = NULL;
+        char version[128], path[PATH_MAX];
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 s;
+        size_t found = 0;
+        int r = 0;
+
+        if (env) {
+                root = ascend_env_get(env, "ASCEND_HOME_PATH");
+                if (!root)
+                        root = ascend_env_get(env, "ASCEND_TOOLKIT_HOME");
+        }
+        if (!root) {
+                r = ascend_toolkit_find(e->toolkit, getenv("ASCEND_HOME_PATH"), NULL, &toolkit, err,
+                                        err_size);
+                if (r < 0)
+                        return r;
+                root = toolkit.root;
+        }
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt-evaluator", 20);
+        snprintf(version, sizeof(version), " v%d ascend %s launches %u warmup %u",
+                 NPU_EVALUATOR_VERSION, e->platform, e->options.launch_count, e->options.warmup);
+        sha256_update(&s, version, strlen(version) + 1);
+        for (const char *const *f = toolkit_version_files; *f; f++) {
+                struct stat st;
+                if (format_path(path, sizeof(path), "%s/%s", root, *f) < 0 || stat(path, &st) < 0 ||
+                    !S_ISREG(st.st_mode))
+                        continue;
+                sha256_update(&s, *f, strlen(*f) + 1);
+                hash_file(&s, path);
+                found++;
+        }
+        if (!found) {
+                snprintf(err, err_size,
+                         "the CANN toolkit in %s has no version file (looked for %s, %s and "
+                         "<arch>-linux/ascend_toolkit_install.info), so its results could not be "
+                         "told from another toolkit's",
+                         root, toolkit_version_files[0], toolkit_version_files[3]);
+                r = -ENOENT;
+                goto out;
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, e->context);
+out:
+        ascend_toolkit_release(&toolkit);
+        return r;
+}
+
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
                       struct store *store, const struct npu_evaluator_options *options,
                       struct npu_evaluator **ret_evaluator, char *err, size_t err_size)
@@ -196,8 +286,16 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         struct stat st;
         int r;
 
-        if (!runner || !paths || !store || !options || !options->base || !options->scratch_dir)
+        if (!runner || !store || !options || !options->base || !options->scratch_dir)
                 return -EINVAL;
+        if (options->backend == NPU_BACKEND_SIM && !paths)
+                return -EINVAL;
+        if (options->backend == NPU_BACKEND_ASCEND && !options->platform) {
+                snprintf(err, err_size,
+                         "the ascend backend needs the SoC of its devices (platform, e.g. "
+                         "Ascend910B4)");
+                return -EINVAL;
+        }
         e = calloc(1, sizeof(*e));
         if (!e)
                 return -ENOMEM;
@@ -208,13 +306,16 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->platform = strdup(options->platform ? options->platform : "Ascend910B2");
         e->scratch_dir = strdup(options->scratch_dir);
         e->cache_dir = options->cache_dir ? strdup(options->cache_dir) : NULL;
-        if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir)) {
+        e->toolkit = options->toolkit ? strdup(options->toolkit) : NULL;
+        if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir) ||
+            (options->toolkit && !e->toolkit)) {
                 r = -ENOMEM;
                 goto fail;
         }
         e->options.platform = e->platform;
         e->options.scratch_dir = e->scratch_dir;
         e->options.cache_dir = e->cache_dir;
+        e->options.toolkit = e->toolkit;
         r = mkdir_p(e->scratch_dir);
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
@@ -243,6 +344,13 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                 free(e->cache_dir);
                 e->cache_dir = absolute;
                 e->options.cache_dir = absolute;
+        }
+        if (e->options.backend == NPU_BACKEND_ASCEND) {
+                r = ascend_context(e, err, err_size);
+                if (r < 0)
+                        goto fail;
+                *ret_evaluator = e;
+                return 0;
         }
         format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
                     e->platform);
@@ -287,6 +395,7 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
         free(e->scratch_dir);
         free(e->cache_dir);
         free(e->platform);
+        free(e->toolkit);
         free(e);
         return NULL;
 }
@@ -484,6 +593,9 @@ static void evaluation_free(struct npu_evaluation *ev)
         json_decref(ev->reference);
         json_decref(ev->memo);
         json_decref(ev->files);
+        json_decref(ev->case_inputs);
+        free(ev->runs);
+        free(ev->input_files);
         free(ev);
 }
 
@@ -521,16 +633,29 @@ void npu_evaluation_cancel(struct npu_evaluation *ev)
 {
         if (ev && ev->sim)
                 npu_eval_cancel(ev->sim);
+        if (ev && ev->ascend)
+                ascend_eval_cancel(ev->ascend);
 }
 
-static void on_sim_done(json_t *result, void *userdata)
+static void on_backend_done(json_t *result, void *userdata)
 {
         struct npu_evaluation *ev = userdata;
-
-        ev->sim = NULL;
         struct npu_evaluator *e = ev->evaluator;
         const char *status = json_string_value(json_object_get(result, "status"));
         char err[1024];
+        size_t i;
+        json_t *c;
+
+        ev->sim = NULL;
+        ev->ascend = NULL;
+        /* the inputs the evaluator generated, as the sim's cases record theirs */
+        json_array_foreach(json_object_get(result, "cases"), i, c)
+        {
+                json_t *inputs = json_object_get(
+                    ev->case_inputs, json_string_value(json_object_get(c, "case")) ?: "");
+                if (inputs && !json_object_get(c, "inputs"))
+                        json_object_set(c, "inputs", inputs);
+        }
 
         json_object_set_new(result, "identity", json_string(ev->identity));
         if (ev->keep_outputs)
@@ -579,6 +704,76 @@ static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
         }
         store_batch_free(b);
         return files;
+}
+
+/*
+ * The real NPU: the seeded inputs of every case written as files (the
+ * harness reads them), then one build and install of the candidate and a
+ * measured run per case on the leased device.
+ */
+static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
+                        const struct npu_request *req, const char *work_dir, char *err,
+                        size_t err_size)
+{
+        const struct npu_manifest *m = ev->manifest;
+        struct ascend_eval_options options = { 0 };
+        size_t n = 0, stride = m->n_inputs + 1;
+        int r;
+
+        ev->case_inputs = json_object();
+        ev->runs = calloc(m->n_cases, sizeof(*ev->runs));
+        ev->input_files = calloc(m->n_cases * stride, sizeof(*ev->input_files));
+        if (!ev->case_inputs || !ev->runs || !ev->input_files)
+                return -ENOMEM;
+        for (size_t k = 0; k < m->n_cases; k++) {
+                char dir[PATH_MAX];
+                uint64_t seed = req->seed + k; /* the sim's per-case seed */
+                json_t *list = NULL, *entry;
+                size_t j;
+
+                /* a quick check leaves out the bench cases, unless nothing would be left */
+                if (req->skip_bench && m->cases[k].bench && !(k + 1 == m->n_cases && n == 0))
+                        continue;
+                r = format_path(dir, sizeof(dir), "%s/inputs/case_%zu", ev->dir, k);
+                if (r == 0)
+                        r = npu_inputs_write(m, k, seed, dir, &list, err, err_size);
+                if (r < 0)
+                        return r;
+                json_object_set_new(ev->case_inputs, m->cases[k].name, list);
+                for (size_t i = 0; i < m->n_inputs; i++) {
+                        json_array_foreach(list, j, entry)
+                        {
+                                if (strcmp(json_string_value(json_object_get(entry, "name")),
+                                           m->inputs[i].name) == 0) {
+                                        ev->input_files[n * stride + i] =
+                                            json_string_value(json_object_get(entry, "file"));
+                                        break;
+                                }
+                        }
+                        if (!ev->input_files[n * stride + i]) {
+                                snprintf(err, err_size, "%s: case %s gives input %s no shape",
+                                         m->source, m->cases[k].name, m->inputs[i].name);
+                                return -EINVAL;
+                        }
+                }
+                ev->runs[n].case_index = k;
+                ev->runs[n].inputs = &ev->input_files[n * stride];
+                ev->runs[n].seed = seed;
+                n++;
+        }
+        options.toolkit = e->toolkit;
+        options.env = e->options.ascend_env;
+        options.soc = e->platform;
+        options.device = req->device;
+        options.cases = ev->runs;
+        options.n_cases = n;
+        options.launch_count = e->options.launch_count;
+        options.warmup = e->options.warmup;
+        options.seed = req->seed;
+        options.timeout_s = e->options.timeout_s;
+        options.work_dir = work_dir;
+        options.keep_work_dir = true;
+        return ascend_eval_start(e->runner, m, &options, on_backend_done, ev, &ev->ascend);
 }
 
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
@@ -646,6 +841,16 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         r = npu_manifest_load(op_dir, &ev->manifest, err, sizeof(err));
         if (r < 0)
                 goto fail;
+        if (e->options.backend == NPU_BACKEND_ASCEND) {
+                r = start_ascend(e, ev, req, work_dir, err, sizeof(err));
+                if (r < 0)
+                        goto fail;
+                candidate_release(c);
+                free(c);
+                if (ret_evaluation)
+                        *ret_evaluation = ev;
+                return 0;
+        }
         options.platform = e->platform;
         options.seed = req->seed;
         options.only_case = -1;
@@ -658,7 +863,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.permissive = e->options.permissive;
         options.cache_dir = e->cache_dir;
         options.cache_salt = e->context;
-        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, &ev->sim);
+        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
+                           &ev->sim);
         if (r < 0)
                 goto fail;
         candidate_release(c);
