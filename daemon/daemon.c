@@ -264,6 +264,7 @@ static void daemon_release(struct daemon *d)
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
         d->runner = child_runner_free(d->runner);
+        daemon_ascend_release(d);
         if (d->sim) {
                 npu_sim_paths_release(d->sim);
                 free(d->sim);
@@ -289,6 +290,21 @@ static void daemon_release(struct daemon *d)
  * The evaluator episodes share.  Without the simulator's runtime the daemon
  * still watches and queues, and says why nothing runs.
  */
+static int open_runner(struct daemon *d)
+{
+        int r = child_runner_new(d->base, NULL, &d->runner);
+
+        if (r < 0) {
+                log_error("cannot start the child-process runner: ascendopt-exec not found "
+                          "(install it or set ASCENDOPT_EXEC_HELPER)");
+                return -EX_UNAVAILABLE;
+        }
+        if (!child_runner_has_sandbox(d->runner))
+                log_warning("bubblewrap is not usable here: candidates will be compiled and "
+                            "run without a sandbox, as this user");
+        return 0;
+}
+
 static int open_evaluator(struct daemon *d)
 {
         struct npu_evaluator_options options = {
@@ -305,15 +321,20 @@ static int open_evaluator(struct daemon *d)
         char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
         int r;
 
-        r = child_runner_new(d->base, NULL, &d->runner);
-        if (r < 0) {
-                log_error("cannot start the child-process runner: ascendopt-exec not found "
-                          "(install it or set ASCENDOPT_EXEC_HELPER)");
-                return -EX_UNAVAILABLE;
+        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
+        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
+                /* real builds take minutes and are not content-cached like sim objects */
+                options.backend = NPU_BACKEND_ASCEND;
+                options.platform = d->ascend_soc;
+                options.toolkit = d->config->toolkit;
+                options.ascend_env = d->ascend_env;
+                options.scratch_dir = scratch;
+                r = npu_evaluator_new(d->runner, NULL, d->store, &options, &d->evaluator, err,
+                                      sizeof(err));
+                if (r < 0)
+                        log_error("%s: operators are queued but no episode runs", err);
+                return 0;
         }
-        if (!child_runner_has_sandbox(d->runner))
-                log_warning("bubblewrap is not usable here: candidates will be compiled and "
-                            "run without a sandbox, as this user");
         d->sim = calloc(1, sizeof(*d->sim));
         if (!d->sim)
                 return -EX_OSERR;
@@ -322,7 +343,6 @@ static int open_evaluator(struct daemon *d)
                           "ASCENDOPT_SIM_DIR); operators are queued but no episode runs");
                 return 0;
         }
-        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
         format_path(cache, sizeof(cache), "%s/cache/objects", d->config->state_dir);
         options.scratch_dir = scratch;
         options.cache_dir = cache;
@@ -399,15 +419,11 @@ static int daemon_open(struct daemon *d)
         struct queue_options queue_options = { .max_items = d->config->limits.queue_max_items };
         struct watcher_options watch_options = { .exclude_prefix = d->config->publish.prefix };
         int ids[CONFIG_MAX_DEVICES];
+        size_t n_ids = 0;
         char path[PATH_MAX], err[1024];
         unsigned recovered = 0;
         int r;
 
-        if (d->config->backend != CONFIG_BACKEND_SIM) {
-                log_error("%s: .backend: \"%s\" is not in this build yet; use \"sim\"",
-                          d->config_path, config_backend_name(d->config->backend));
-                return -EX_CONFIG;
-        }
         r = format_path(path, sizeof(path), "%s/store", d->config->state_dir);
         if (r == 0)
                 r = store_open(path, &d->store, err, sizeof(err));
@@ -424,10 +440,18 @@ static int daemon_open(struct daemon *d)
         if (recovered)
                 log_notice("%u episode%s interrupted by the last stop will resume", recovered,
                            recovered == 1 ? "" : "s");
-        for (int i = 0; i < d->config->device_count; i++)
-                ids[i] = i;
-        r = device_pool_new(config_backend_name(d->config->backend), ids,
-                            (size_t)d->config->device_count, NULL, &d->devices);
+        r = open_runner(d);
+        if (r < 0)
+                return r;
+        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
+                r = daemon_ascend_open(d, ids, &n_ids);
+                if (r < 0)
+                        return r;
+        } else {
+                for (int i = 0; i < d->config->device_count; i++)
+                        ids[n_ids++] = i;
+        }
+        r = device_pool_new(config_backend_name(d->config->backend), ids, n_ids, NULL, &d->devices);
         if (r < 0) {
                 log_error("cannot set up device locks: %s", strerror(-r));
                 return -EX_OSERR;
@@ -596,6 +620,8 @@ int daemon_main(int argc, char **argv)
                 ret = -r;
                 goto out;
         }
+        if (d.stopping) /* a signal during start-up (the ascend backend's probes) */
+                goto out;
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
         d.last_progress = time(NULL);
         if (start_watchdog(&d) < 0)

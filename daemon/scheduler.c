@@ -160,6 +160,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.stage1_steps = d->config->episode.stage1_steps;
                 options.stage2_steps = d->config->episode.stage2_steps;
                 options.log_context = context;
+                options.device = device_pool_id(d->devices, run->slot);
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
         }

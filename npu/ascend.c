@@ -24,9 +24,15 @@
 #define ERROR_LINES_KEPT  20
 #define OUTPUT_CAP        (1u << 20)
 
-static const char *const system_dirs[] = {
-        "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", NULL
-};
+/* npu-smi comes with the driver, which may leave it in driver/tools only */
+static const char *const system_dirs[] = { "/usr/local/sbin",
+                                           "/usr/local/bin",
+                                           "/usr/local/Ascend/driver/tools",
+                                           "/usr/sbin",
+                                           "/usr/bin",
+                                           "/sbin",
+                                           "/bin",
+                                           NULL };
 
 enum step {
         STEP_ENV,
