@@ -11,7 +11,7 @@
 # infra_error, which is retried rather than blamed on the operator.  Without
 # npu-smi, "devices": "auto" stops the daemon with a clear line.
 . "$(dirname "$0")/tap.sh"
-plan 17
+plan 18
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/ops-repo
@@ -118,4 +118,13 @@ FAKE_CANN_BIN=$nosmi "$BUILD/ascendoptd" --config "$SCRATCH/ascendoptd.json" 2>"
 is "without npu-smi, devices auto exits unavailable" "$?" 69
 contains "and says what to do" "$(cat "$SCRATCH/daemon2.log")" \
 	".devices: \"auto\" needs npu-smi, which is missing"
+
+unit=$SCRATCH/ascendoptd.service
+sed -e "s|@BINDIR@|$BUILD|g" -e "s|@SYSCONFDIR@|$SRC/etc|g" "$SRC/systemd/ascendoptd.service.in" >"$unit"
+cat "$SRC/systemd/ascendoptd-ascend.conf" >>"$unit"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	check "the unit with the ascend drop-in passes systemd-analyze verify" systemd-analyze verify "$unit"
+else
+	skip "systemd-analyze is not installed"
+fi
 done_testing
