@@ -18,10 +18,14 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,7 +80,19 @@ struct npu_evaluation {
         struct ascend_eval *ascend; /* the same on a real NPU */
         json_t *case_inputs;        /* ascend: {case: [{name, dtype, shape, file}]} */
         struct ascend_case_run *runs;
+        size_t n_runs;
         const char **input_files; /* runs[i].inputs point in here */
+        int device;
+        char work_dir[PATH_MAX];
+        /* the inputs' worker thread and its answer */
+        pthread_t inputs_thread;
+        bool inputs_running;
+        atomic_bool inputs_cancelled;
+        int inputs_fd;
+        struct event *inputs_event;
+        json_t **input_lists; /* per run, written by the thread */
+        int inputs_r;
+        char inputs_err[1024];
 };
 
 /* ------------------------------------------------------------ reading */
@@ -593,6 +609,15 @@ static void evaluation_free(struct npu_evaluation *ev)
         json_decref(ev->reference);
         json_decref(ev->memo);
         json_decref(ev->files);
+        if (ev->inputs_running) /* only on a failed start: the thread is short */
+                pthread_join(ev->inputs_thread, NULL);
+        if (ev->inputs_event)
+                event_free(ev->inputs_event);
+        if (ev->inputs_fd >= 0)
+                close(ev->inputs_fd);
+        for (size_t i = 0; ev->input_lists && i < ev->n_runs; i++)
+                json_decref(ev->input_lists[i]);
+        free(ev->input_lists);
         json_decref(ev->case_inputs);
         free(ev->runs);
         free(ev->input_files);
@@ -635,6 +660,8 @@ void npu_evaluation_cancel(struct npu_evaluation *ev)
                 npu_eval_cancel(ev->sim);
         if (ev && ev->ascend)
                 ascend_eval_cancel(ev->ascend);
+        if (ev && ev->inputs_running)
+                atomic_store(&ev->inputs_cancelled, true);
 }
 
 static void on_backend_done(json_t *result, void *userdata)
@@ -706,40 +733,95 @@ static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
         return files;
 }
 
-/*
- * The real NPU: the seeded inputs of every case written as files (the
- * harness reads them), then one build and install of the candidate and a
- * measured run per case on the leased device.
- */
-static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
-                        const struct npu_request *req, const char *work_dir, char *err,
-                        size_t err_size)
+/* Ends an ascend evaluation that never reached the backend, from the loop. */
+static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
 {
+        char message[2048];
+        va_list ap;
+        json_t *result;
+
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof(message), fmt, ap);
+        va_end(ap);
+        result =
+            json_pack("{s:s, s:s, s:s, s:I, s:{s:s, s:s}, s:[]}", "operator", ev->manifest->name,
+                      "backend", "ascend", "status", "infra_error", "seed", (json_int_t)ev->seed,
+                      "error", "kind", "infra_error", "message", message, "cases");
+        if (!result) {
+                /* nothing sensible is left to tell; the caller must still hear */
+                result = json_object();
+                json_object_set_new(result, "status", json_string("infra_error"));
+        }
+        on_backend_done(result, ev);
+}
+
+/*
+ * The inputs of every case, written by a worker thread: a bench case's
+ * tensors run to hundreds of MB, far beyond what the loop may spend.  The
+ * thread touches only its own files and JSON, and the manifest nobody
+ * writes meanwhile; an eventfd brings the loop back.
+ */
+static void *write_inputs(void *arg)
+{
+        struct npu_evaluation *ev = arg;
+        const uint64_t one = 1;
+        ssize_t n;
+
+        ev->inputs_r = 0;
+        for (size_t i = 0; i < ev->n_runs && ev->inputs_r == 0; i++) {
+                size_t k = ev->runs[i].case_index;
+                char dir[PATH_MAX];
+                if (atomic_load(&ev->inputs_cancelled)) {
+                        ev->inputs_r = -ECANCELED;
+                        snprintf(ev->inputs_err, sizeof(ev->inputs_err), "cancelled");
+                        break;
+                }
+                ev->inputs_r = format_path(dir, sizeof(dir), "%s/inputs/case_%zu", ev->dir, k);
+                if (ev->inputs_r == 0)
+                        ev->inputs_r = npu_inputs_write(ev->manifest, k, ev->runs[i].seed, dir,
+                                                        &ev->input_lists[i], ev->inputs_err,
+                                                        sizeof(ev->inputs_err));
+                else
+                        snprintf(ev->inputs_err, sizeof(ev->inputs_err),
+                                 "the scratch path is too long");
+        }
+        do
+                n = write(ev->inputs_fd, &one, sizeof(one));
+        while (n < 0 && errno == EINTR);
+        return NULL;
+}
+
+/* Back on the loop with the inputs: one build and a measured run per case. */
+static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
+{
+        struct npu_evaluation *ev = arg;
+        struct npu_evaluator *e = ev->evaluator;
         const struct npu_manifest *m = ev->manifest;
         struct ascend_eval_options options = { 0 };
-        size_t n = 0, stride = m->n_inputs + 1;
+        size_t stride = m->n_inputs + 1;
         int r;
 
-        ev->case_inputs = json_object();
-        ev->runs = calloc(m->n_cases, sizeof(*ev->runs));
-        ev->input_files = calloc(m->n_cases * stride, sizeof(*ev->input_files));
-        if (!ev->case_inputs || !ev->runs || !ev->input_files)
-                return -ENOMEM;
-        for (size_t k = 0; k < m->n_cases; k++) {
-                char dir[PATH_MAX];
-                uint64_t seed = req->seed + k; /* the sim's per-case seed */
-                json_t *list = NULL, *entry;
+        (void)fd;
+        (void)what;
+        pthread_join(ev->inputs_thread, NULL);
+        ev->inputs_running = false;
+        if (atomic_load(&ev->inputs_cancelled)) {
+                ascend_failed(ev, "cancelled");
+                return;
+        }
+        if (ev->inputs_r < 0) {
+                ascend_failed(ev, "writing the inputs: %s", ev->inputs_err);
+                return;
+        }
+        for (size_t n = 0; n < ev->n_runs; n++) {
+                const struct npu_case *c = &m->cases[ev->runs[n].case_index];
+                json_t *list = ev->input_lists[n], *entry;
                 size_t j;
 
-                /* a quick check leaves out the bench cases, unless nothing would be left */
-                if (req->skip_bench && m->cases[k].bench && !(k + 1 == m->n_cases && n == 0))
-                        continue;
-                r = format_path(dir, sizeof(dir), "%s/inputs/case_%zu", ev->dir, k);
-                if (r == 0)
-                        r = npu_inputs_write(m, k, seed, dir, &list, err, err_size);
-                if (r < 0)
-                        return r;
-                json_object_set_new(ev->case_inputs, m->cases[k].name, list);
+                json_object_set(ev->case_inputs, c->name, list);
                 for (size_t i = 0; i < m->n_inputs; i++) {
                         json_array_foreach(list, j, entry)
                         {
@@ -751,29 +833,71 @@ static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
                                 }
                         }
                         if (!ev->input_files[n * stride + i]) {
-                                snprintf(err, err_size, "%s: case %s gives input %s no shape",
-                                         m->source, m->cases[k].name, m->inputs[i].name);
-                                return -EINVAL;
+                                ascend_failed(ev, "%s: case %s gives input %s no shape", m->source,
+                                              c->name, m->inputs[i].name);
+                                return;
                         }
                 }
-                ev->runs[n].case_index = k;
                 ev->runs[n].inputs = &ev->input_files[n * stride];
-                ev->runs[n].seed = seed;
-                n++;
         }
         options.toolkit = e->toolkit;
         options.env = e->options.ascend_env;
         options.soc = e->platform;
-        options.device = req->device;
+        options.device = ev->device;
         options.cases = ev->runs;
-        options.n_cases = n;
+        options.n_cases = ev->n_runs;
         options.launch_count = e->options.launch_count;
         options.warmup = e->options.warmup;
-        options.seed = req->seed;
+        options.seed = ev->seed;
         options.timeout_s = e->options.timeout_s;
-        options.work_dir = work_dir;
+        options.work_dir = ev->work_dir;
         options.keep_work_dir = true;
-        return ascend_eval_start(e->runner, m, &options, on_backend_done, ev, &ev->ascend);
+        r = ascend_eval_start(e->runner, m, &options, on_backend_done, ev, &ev->ascend);
+        if (r < 0)
+                ascend_failed(ev, "cannot start the ascend backend: %s", strerror(-r));
+}
+
+/*
+ * The real NPU: the seeded inputs of every case are written as files (the
+ * harness reads them) on a worker thread; then the candidate is built and
+ * installed once and each case measured on the leased device.
+ */
+static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
+                        const struct npu_request *req, const char *work_dir)
+{
+        const struct npu_manifest *m = ev->manifest;
+        int r;
+
+        (void)e;
+        ev->device = req->device;
+        snprintf(ev->work_dir, sizeof(ev->work_dir), "%s", work_dir);
+        ev->case_inputs = json_object();
+        ev->runs = calloc(m->n_cases, sizeof(*ev->runs));
+        ev->input_files = calloc(m->n_cases * (m->n_inputs + 1), sizeof(*ev->input_files));
+        ev->input_lists = calloc(m->n_cases, sizeof(*ev->input_lists));
+        if (!ev->case_inputs || !ev->runs || !ev->input_files || !ev->input_lists)
+                return -ENOMEM;
+        for (size_t k = 0; k < m->n_cases; k++) {
+                /* a quick check leaves out the bench cases, unless nothing would be left */
+                if (req->skip_bench && m->cases[k].bench &&
+                    !(k + 1 == m->n_cases && ev->n_runs == 0))
+                        continue;
+                ev->runs[ev->n_runs].case_index = k;
+                ev->runs[ev->n_runs].seed = req->seed + k; /* the sim's per-case seed */
+                ev->n_runs++;
+        }
+        ev->inputs_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (ev->inputs_fd < 0)
+                return -errno;
+        ev->inputs_event =
+            event_new(e->options.base, ev->inputs_fd, EV_READ, on_inputs_written, ev);
+        if (!ev->inputs_event || event_add(ev->inputs_event, NULL) < 0)
+                return -ENOMEM;
+        r = -pthread_create(&ev->inputs_thread, NULL, write_inputs, ev);
+        if (r < 0)
+                return r;
+        ev->inputs_running = true;
+        return 0;
 }
 
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
@@ -794,6 +918,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 goto fail;
         }
         ev->evaluator = e;
+        ev->inputs_fd = -1;
         ev->done = done;
         ev->userdata = userdata;
         ev->seed = req->seed;
@@ -842,7 +967,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         if (r < 0)
                 goto fail;
         if (e->options.backend == NPU_BACKEND_ASCEND) {
-                r = start_ascend(e, ev, req, work_dir, err, sizeof(err));
+                r = start_ascend(e, ev, req, work_dir);
                 if (r < 0)
                         goto fail;
                 candidate_release(c);

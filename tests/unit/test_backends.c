@@ -4,7 +4,8 @@
  * for the real NPU are byte for byte the sim's; the sim and the ascend
  * backend (on the fake toolchain of tests/fixtures/fake-cann) give results
  * of the same schema; and the ascend evaluator memoizes, judges against a
- * reference, pins the leased device and never serves a sim result.
+ * reference, pins the leased device, never serves a sim result and can be
+ * cancelled while it writes its inputs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -435,6 +436,31 @@ static void test_ascend_evaluator(void **state)
         free(logged);
 }
 
+static void test_ascend_cancel(void **state)
+{
+        struct npu_request req = { .manifest = fx->manifest, .seed = 77, .device = 0 };
+        struct npu_evaluation *evaluation = NULL;
+        struct outcome o = { 0 };
+
+        /* cancelled while its inputs are written: infra_error, never stored */
+        assert_int_equal(npu_evaluate(fx->ascend, &req, on_done, &o, &evaluation), 0);
+        npu_evaluation_cancel(evaluation);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        assert_string_equal(status_of(o.result), "infra_error");
+        assert_non_null(strstr(
+            json_string_value(json_object_get(json_object_get(o.result, "error"), "message")),
+            "cancelled"));
+        json_decref(o.result);
+        memset(&o, 0, sizeof(o));
+        assert_int_equal(npu_evaluate(fx->ascend, &req, on_done, &o, NULL), 0);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        assert_false(o.memo_hit);
+        expect_ok(o.result, "after a cancel");
+        json_decref(o.result);
+}
+
 static void test_ascend_needs_a_soc_and_a_toolkit(void **state)
 {
         struct npu_evaluator_options options = { .base = fx->base, .backend = NPU_BACKEND_ASCEND };
@@ -462,6 +488,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_inputs_are_the_sims, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_same_schema, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ascend_evaluator, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_ascend_cancel, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ascend_needs_a_soc_and_a_toolkit, setup,
                                                 teardown),
         };
