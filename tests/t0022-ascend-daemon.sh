@@ -11,7 +11,7 @@
 # infra_error, which is retried rather than blamed on the operator.  Without
 # npu-smi, "devices": "auto" stops the daemon with a clear line.
 . "$(dirname "$0")/tap.sh"
-plan 18
+plan 22
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/ops-repo
@@ -106,6 +106,18 @@ contains "the reason names the other process" "$shown" "is busy: process 4242 (p
 contains "and it is an infra_error" "$(cat "$SCRATCH/daemon-busy.log")" "the baseline could not be measured"
 kill -TERM "$pid"
 wait "$pid"
+
+# The same backend in the foreground, without a daemon.
+out=$(cli optimize "$repo/ops/add" --backend ascend --platform Ascend910B4 --device 1 \
+	--toolkit "$fake/ascend-toolkit/latest" --budget 2 --rounds 1 --stage1-steps 1 \
+	--stage2-steps 1 --state-dir "$SCRATCH/state-cli" --json 2>"$SCRATCH/optimize.err")
+is "ascendopt optimize --backend ascend exits 0" "$?" 0
+summary=$(echo "$out" | tail -1)
+contains "its episode is done" "$summary" '"state":"done"'
+contains "on the recorded 268.8 us" "$summary" '"latency_us":268.8'
+
+contains "the CLI needs the SoC for ascend" "$(cli optimize "$repo/ops/add" --backend ascend 2>&1)" \
+	"--backend ascend needs --platform SOC"
 
 # No npu-smi anywhere the daemon looks: "auto" cannot find devices.
 nosmi=$SCRATCH/bin-without-npu-smi
