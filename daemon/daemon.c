@@ -178,10 +178,13 @@ int daemon_reload(struct daemon *d, char *err, size_t err_size)
                 return r;
         if (strcmp(fresh->state_dir, d->config->state_dir) != 0 ||
             strcmp(fresh->socket, d->config->socket) != 0 || fresh->backend != d->config->backend ||
-            fresh->device_count != d->config->device_count) {
+            fresh->device_count != d->config->device_count ||
+            fresh->devices_auto != d->config->devices_auto ||
+            strcmp(fresh->toolkit ? fresh->toolkit : "",
+                   d->config->toolkit ? d->config->toolkit : "") != 0) {
                 snprintf(err, err_size,
-                         "%s: state_dir, socket, backend and devices take effect only on a "
-                         "restart; restart ascendoptd to change them",
+                         "%s: state_dir, socket, backend, devices and toolkit take effect only on "
+                         "a restart; restart ascendoptd to change them",
                          d->config_path);
                 config_free(fresh);
                 return -EINVAL;
