@@ -62,6 +62,7 @@ struct daemon {
         uint64_t episodes_failed;
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
+        struct event *kick_retry; /* re-kicks while another process holds our devices */
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };

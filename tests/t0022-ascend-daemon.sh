@@ -11,7 +11,7 @@
 # infra_error, which is retried rather than blamed on the operator.  Without
 # npu-smi, "devices": "auto" stops the daemon with a clear line.
 . "$(dirname "$0")/tap.sh"
-plan 22
+plan 24
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/ops-repo
@@ -86,6 +86,33 @@ contains "the other ran on device 1" "$log" "at $(git -C "$repo" rev-parse --sho
 contains "show reports the measured latency" "$shown_relu" "268.8"
 contains "the report names the backend and the SoC" \
 	"$(cli show "$relu" --json)" '| Backend | ascend |\n| Platform | Ascend910B4 |'
+
+# Both devices held by another process (as a foreground 'ascendopt
+# optimize' holds one) when a commit arrives: the flock wakes nobody when
+# it is dropped, so the daemon must look again by itself.
+if mkdir -p /run/lock/ascendopt 2>/dev/null && [ -w /run/lock/ascendopt ]; then
+	locks=/run/lock/ascendopt
+elif [ -n "${XDG_RUNTIME_DIR:-}" ] && mkdir -p "$XDG_RUNTIME_DIR/ascendopt/locks" 2>/dev/null; then
+	locks=$XDG_RUNTIME_DIR/ascendopt/locks
+else
+	locks=/tmp/ascendopt-locks-$(id -u)
+fi
+flock "$locks/ascend-device-0.lock" flock "$locks/ascend-device-1.lock" sleep 3 &
+holder=$!
+for _ in $(seq 100); do
+	[ "$(cli status --json | grep -o held_elsewhere | wc -l)" = 2 ] && break
+	sleep 0.05
+done
+contains "status shows both devices held elsewhere" "$(cli status)" "held"
+echo "/* a comment */" >>"$repo/ops/relu/op_kernel/relu_custom.cpp"
+git -C "$repo" commit -qam "relu: a comment"
+started=
+for _ in $(seq 300); do
+	grep -q "at $(git -C "$repo" rev-parse --short=12 HEAD) on device" "$SCRATCH/daemon.log" && { started=yes; break; }
+	sleep 0.1
+done
+wait "$holder"
+is "the queued commit starts once the other process lets go" "$started" yes
 kill -TERM "$pid"
 wait "$pid"
 is "the daemon stops cleanly" "$?" 0
