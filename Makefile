@@ -210,6 +210,9 @@ install: all
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$unit > $$dest; \
 		chmod 0644 $$dest; \
 	done
+	@# The ascend backend's device permissions: an example drop-in, not active by default.
+	install -d $(DESTDIR)$(DATADIR)/systemd
+	install -m 0644 systemd/ascendoptd-ascend.conf $(DESTDIR)$(DATADIR)/systemd/ascendoptd-ascend.conf
 	install -d $(DESTDIR)$(PREFIX)/lib/sysctl.d
 	install -m 0644 systemd/ascendopt-inotify.conf $(DESTDIR)$(PREFIX)/lib/sysctl.d/60-ascendopt-inotify.conf
 	@# An edited config is never overwritten; the example is installed beside it.

@@ -8,6 +8,7 @@
 
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
+#include "queue/queue.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -47,7 +48,13 @@ static void optimize_usage(FILE *f)
                 "  --top-k K             experience entries retrieved per diagnosis (default 5)\n"
                 "  --frozen-bank         leave the bank's statistics and entries as they are\n"
                 "  --seed N              seed of the search and the inputs (default 1)\n"
-                "  --platform SOC        Ascend910B2 (default) or Ascend910B4\n"
+                "  --platform SOC        Ascend910B2 (default) or Ascend910B4; with --backend\n"
+                "                        ascend, the SoC of the NPU (required)\n"
+                "  --backend NAME        sim (default) or ascend (a real NPU through CANN)\n"
+                "  --device N            ascend: the NPU's logic id (default 0); leased like\n"
+                "                        the daemon's devices, so the two never share it\n"
+                "  --toolkit DIR         ascend: the CANN toolkit (default $ASCEND_HOME_PATH,\n"
+                "                        then /usr/local/Ascend/ascend-toolkit/latest)\n"
                 "  --out DIR             write the best operator files into DIR\n"
                 "  --state-dir DIR       store and scratch (default $ASCENDOPT_STATE_DIR or\n"
                 "                        ~/.local/state/ascendopt)\n"
@@ -224,6 +231,9 @@ int cmd_optimize(int argc, char **argv)
                 { "top-k", required_argument, NULL, 'k' },
                 { "frozen-bank", no_argument, NULL, 'F' },
                 { "llm", required_argument, NULL, 'L' },
+                { "backend", required_argument, NULL, 'B' },
+                { "device", required_argument, NULL, 'D' },
+                { "toolkit", required_argument, NULL, 'T' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -237,8 +247,13 @@ int cmd_optimize(int argc, char **argv)
         struct child_runner *runner = NULL;
         struct event_base *base = NULL;
         struct store *store = NULL;
-        const char *out = NULL, *state_flag = NULL, *platform = NULL, *llm_config = NULL;
+        const char *out = NULL, *state_flag = NULL, *platform = NULL, *toolkit = NULL;
+        const char *llm_config = NULL;
         struct cli_llm llm = { 0 };
+        struct device_pool *devices = NULL;
+        enum npu_backend backend = NPU_BACKEND_SIM;
+        int device = 0;
+        size_t slot;
         char state_dir[PATH_MAX], dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
         char cache[PATH_MAX];
         char hex[SHA256_HEX_SIZE];
@@ -286,6 +301,22 @@ int cmd_optimize(int argc, char **argv)
                 case 'L':
                         llm_config = optarg;
                         break;
+                case 'B':
+                        if (strcmp(optarg, "sim") == 0)
+                                backend = NPU_BACKEND_SIM;
+                        else if (strcmp(optarg, "ascend") == 0)
+                                backend = NPU_BACKEND_ASCEND;
+                        else
+                                return cli_usage_error("optimize", "--backend is sim or ascend");
+                        break;
+                case 'D':
+                        if (cli_parse_u64(optarg, &number) < 0 || number >= DEVICE_POOL_MAX)
+                                return cli_usage_error("optimize", "--device wants 0..63");
+                        device = (int)number;
+                        break;
+                case 'T':
+                        toolkit = optarg;
+                        break;
                 case 's':
                         if (cli_parse_u64(optarg, &episode_options.seed) < 0)
                                 return cli_usage_error("optimize", "--seed wants a number");
@@ -319,6 +350,11 @@ int cmd_optimize(int argc, char **argv)
                 optimize_usage(stderr);
                 return EX_USAGE;
         }
+        if (backend == NPU_BACKEND_ASCEND && !platform)
+                return cli_usage_error("optimize", "--backend ascend needs --platform SOC, the "
+                                                   "SoC of the NPU (e.g. Ascend910B4)");
+        if (backend == NPU_BACKEND_SIM && toolkit)
+                return cli_usage_error("optimize", "--toolkit needs --backend ascend");
         if (!realpath(argv[optind], opdir)) {
                 fprintf(stderr, "ascendopt optimize: %s: %s\n", argv[optind], strerror(errno));
                 return EX_NOINPUT;
@@ -331,7 +367,21 @@ int cmd_optimize(int argc, char **argv)
                 ret = r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
                 goto out;
         }
-        if (npu_sim_paths_find(&paths) < 0) {
+        if (backend == NPU_BACKEND_ASCEND) {
+                /* the same lease as the daemon's: never measure on a device it uses */
+                r = device_pool_new("ascend", &device, 1, NULL, &devices);
+                if (r == 0)
+                        r = device_pool_acquire(devices, &slot);
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt optimize: device %d: %s\n", device,
+                                r == -EBUSY ? "leased by another ascendopt (a running "
+                                              "ascendoptd?); pick another --device"
+                                            : strerror(-r));
+                        ret = r == -EBUSY ? EX_TEMPFAIL : EX_OSERR;
+                        goto out;
+                }
+                episode_options.device = device;
+        } else if (npu_sim_paths_find(&paths) < 0) {
                 fprintf(stderr, "ascendopt optimize: the simulator runtime was not found; build "
                                 "it with 'make' or set ASCENDOPT_SIM_DIR\n");
                 ret = EX_UNAVAILABLE;
@@ -345,14 +395,16 @@ int cmd_optimize(int argc, char **argv)
         }
         format_path(dir, sizeof(dir), "%s/scratch", state_dir);
         format_path(cache, sizeof(cache), "%s/cache/objects", state_dir);
-        eval_options.cache_dir = cache;
+        eval_options.cache_dir = backend == NPU_BACKEND_SIM ? cache : NULL;
         eval_options.base = base;
+        eval_options.backend = backend;
+        eval_options.toolkit = toolkit;
         eval_options.platform = platform;
         eval_options.scratch_dir = dir;
         eval_options.timeout_s = timeout;
         eval_options.sandbox = true;
-        if (npu_evaluator_new(runner, &paths, store, &eval_options, &evaluator, err, sizeof(err)) <
-            0) {
+        if (npu_evaluator_new(runner, backend == NPU_BACKEND_SIM ? &paths : NULL, store,
+                              &eval_options, &evaluator, err, sizeof(err)) < 0) {
                 fprintf(stderr, "ascendopt optimize: %s\n", err);
                 ret = EX_UNAVAILABLE;
                 goto out;
@@ -410,6 +462,7 @@ out:
         if (base)
                 event_base_free(base);
         npu_sim_paths_release(&paths);
+        device_pool_free(devices);
         store_close(store);
         return ret;
 }

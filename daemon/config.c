@@ -153,6 +153,7 @@ static const struct schema config_schema = {
                                               (const char *const[]){ "sim", "ascend", NULL } },
                   false },
                 { "platform", &string_name, false },
+                { "toolkit", &string_path, false },
                 { "devices", &devices, false },
                 { "max_parallel_compiles", &(const struct schema)INT_RANGE(1, 256), false },
                 { "log_level",
@@ -489,6 +490,21 @@ int config_parse(const char *text, size_t len, const char *source, struct config
         c->socket = json_object_get(doc, "socket") ? string_or_default(doc, "socket", NULL)
                                                    : default_socket();
         c->platform = string_or_default(doc, "platform", "Ascend910B2");
+        c->platform_set = json_object_get(doc, "platform") != NULL;
+        if (json_object_get(doc, "toolkit")) {
+                if (c->backend != CONFIG_BACKEND_ASCEND) {
+                        r = config_error(err, err_size,
+                                         "%s: .toolkit: the CANN toolkit is used only by the "
+                                         "ascend backend; set \"backend\": \"ascend\" or drop it",
+                                         source);
+                        goto out;
+                }
+                c->toolkit = string_or_default(doc, "toolkit", NULL);
+                if (!c->toolkit) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        }
         c->max_parallel_compiles = (int)number_or(doc, "max_parallel_compiles", default_compiles());
         c->log_level = LOG_INFO;
         level = json_object_get(doc, "log_level");
@@ -599,6 +615,7 @@ struct config *config_free(struct config *c)
         free(c->state_dir);
         free(c->socket);
         free(c->platform);
+        free(c->toolkit);
         free(c);
         return NULL;
 }

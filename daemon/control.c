@@ -155,7 +155,7 @@ static void attach_episode(struct daemon *d, unsigned long long id, json_t *item
                 .branch = json_string_value(json_object_get(item, "branch")),
                 .op_path = json_string_value(json_object_get(item, "op_dir")),
                 .backend = config_backend_name(d->config->backend),
-                .platform = d->config->platform,
+                .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
         };
         struct report report = { 0 };
         json_t *record = NULL;

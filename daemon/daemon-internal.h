@@ -21,6 +21,7 @@ struct control;
 struct child_runner;
 struct npu_evaluator;
 struct episode;
+struct ascend_env;
 
 /* An episode running on a device slot. */
 struct running {
@@ -49,6 +50,8 @@ struct daemon {
         struct control *control;
         struct child_runner *runner;
         struct npu_sim_paths *sim;
+        struct ascend_env *ascend_env; /* set_env.sh, loaded once at start-up (ascend) */
+        char *ascend_soc;              /* the devices' SoC (ascend) */
         struct npu_evaluator *evaluator;
         struct llm_client *llm; /* NULL: rules only */
         char *prompts_dir;      /* the LLM's prompt templates */
@@ -63,6 +66,7 @@ struct daemon {
         uint64_t episodes_failed;
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
+        struct event *kick_retry; /* re-kicks while another process holds our devices */
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };
@@ -88,6 +92,15 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *epi
 
 /* The configured repo at path (as configured, or its realpath), or NULL. */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
+/*
+ * The ascend backend's start-up (daemon/backend-ascend.c): finds the toolkit, loads
+ * set_env.sh once into d->ascend_env, takes the device ids from the config
+ * or from `npu-smi info -l` ("auto") into ids (CONFIG_MAX_DEVICES of
+ * them), and the SoC from `npu-smi info` into d->ascend_soc.  Logs why it
+ * fails and returns a negative sysexits code.
+ */
+int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
+void daemon_ascend_release(struct daemon *d);
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);

@@ -197,10 +197,13 @@ int daemon_reload(struct daemon *d, char *err, size_t err_size)
                 return r;
         if (strcmp(fresh->state_dir, d->config->state_dir) != 0 ||
             strcmp(fresh->socket, d->config->socket) != 0 || fresh->backend != d->config->backend ||
-            fresh->device_count != d->config->device_count) {
+            fresh->device_count != d->config->device_count ||
+            fresh->devices_auto != d->config->devices_auto ||
+            strcmp(fresh->toolkit ? fresh->toolkit : "",
+                   d->config->toolkit ? d->config->toolkit : "") != 0) {
                 snprintf(err, err_size,
-                         "%s: state_dir, socket, backend and devices take effect only on a "
-                         "restart; restart ascendoptd to change them",
+                         "%s: state_dir, socket, backend, devices and toolkit take effect only on "
+                         "a restart; restart ascendoptd to change them",
                          d->config_path);
                 config_free(fresh);
                 return -EINVAL;
@@ -283,6 +286,8 @@ static void daemon_release(struct daemon *d)
 {
         if (d->watchdog)
                 event_free(d->watchdog);
+        if (d->kick_retry)
+                event_free(d->kick_retry);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
@@ -294,6 +299,7 @@ static void daemon_release(struct daemon *d)
         free(d->llm_embedding_model);
         d->llm_embedding_model = NULL;
         d->runner = child_runner_free(d->runner);
+        daemon_ascend_release(d);
         if (d->sim) {
                 npu_sim_paths_release(d->sim);
                 free(d->sim);
@@ -319,6 +325,21 @@ static void daemon_release(struct daemon *d)
  * The evaluator episodes share.  Without the simulator's runtime the daemon
  * still watches and queues, and says why nothing runs.
  */
+static int open_runner(struct daemon *d)
+{
+        int r = child_runner_new(d->base, NULL, &d->runner);
+
+        if (r < 0) {
+                log_error("cannot start the child-process runner: ascendopt-exec not found "
+                          "(install it or set ASCENDOPT_EXEC_HELPER)");
+                return -EX_UNAVAILABLE;
+        }
+        if (!child_runner_has_sandbox(d->runner))
+                log_warning("bubblewrap is not usable here: candidates will be compiled and "
+                            "run without a sandbox, as this user");
+        return 0;
+}
+
 static int open_evaluator(struct daemon *d)
 {
         struct npu_evaluator_options options = {
@@ -335,15 +356,20 @@ static int open_evaluator(struct daemon *d)
         char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
         int r;
 
-        r = child_runner_new(d->base, NULL, &d->runner);
-        if (r < 0) {
-                log_error("cannot start the child-process runner: ascendopt-exec not found "
-                          "(install it or set ASCENDOPT_EXEC_HELPER)");
-                return -EX_UNAVAILABLE;
+        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
+        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
+                /* real builds take minutes and are not content-cached like sim objects */
+                options.backend = NPU_BACKEND_ASCEND;
+                options.platform = d->ascend_soc;
+                options.toolkit = d->config->toolkit;
+                options.ascend_env = d->ascend_env;
+                options.scratch_dir = scratch;
+                r = npu_evaluator_new(d->runner, NULL, d->store, &options, &d->evaluator, err,
+                                      sizeof(err));
+                if (r < 0)
+                        log_error("%s: operators are queued but no episode runs", err);
+                return 0;
         }
-        if (!child_runner_has_sandbox(d->runner))
-                log_warning("bubblewrap is not usable here: candidates will be compiled and "
-                            "run without a sandbox, as this user");
         d->sim = calloc(1, sizeof(*d->sim));
         if (!d->sim)
                 return -EX_OSERR;
@@ -352,7 +378,6 @@ static int open_evaluator(struct daemon *d)
                           "ASCENDOPT_SIM_DIR); operators are queued but no episode runs");
                 return 0;
         }
-        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
         format_path(cache, sizeof(cache), "%s/cache/objects", d->config->state_dir);
         options.scratch_dir = scratch;
         options.cache_dir = cache;
@@ -469,15 +494,11 @@ static int daemon_open(struct daemon *d)
         struct queue_options queue_options = { .max_items = d->config->limits.queue_max_items };
         struct watcher_options watch_options = { .exclude_prefix = d->config->publish.prefix };
         int ids[CONFIG_MAX_DEVICES];
+        size_t n_ids = 0;
         char path[PATH_MAX], err[1024];
         unsigned recovered = 0;
         int r;
 
-        if (d->config->backend != CONFIG_BACKEND_SIM) {
-                log_error("%s: .backend: \"%s\" is not in this build yet; use \"sim\"",
-                          d->config_path, config_backend_name(d->config->backend));
-                return -EX_CONFIG;
-        }
         r = format_path(path, sizeof(path), "%s/store", d->config->state_dir);
         if (r == 0)
                 r = store_open(path, &d->store, err, sizeof(err));
@@ -494,10 +515,18 @@ static int daemon_open(struct daemon *d)
         if (recovered)
                 log_notice("%u episode%s interrupted by the last stop will resume", recovered,
                            recovered == 1 ? "" : "s");
-        for (int i = 0; i < d->config->device_count; i++)
-                ids[i] = i;
-        r = device_pool_new(config_backend_name(d->config->backend), ids,
-                            (size_t)d->config->device_count, NULL, &d->devices);
+        r = open_runner(d);
+        if (r < 0)
+                return r;
+        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
+                r = daemon_ascend_open(d, ids, &n_ids);
+                if (r < 0)
+                        return r;
+        } else {
+                for (int i = 0; i < d->config->device_count; i++)
+                        ids[n_ids++] = i;
+        }
+        r = device_pool_new(config_backend_name(d->config->backend), ids, n_ids, NULL, &d->devices);
         if (r < 0) {
                 log_error("cannot set up device locks: %s", strerror(-r));
                 return -EX_OSERR;
@@ -667,6 +696,8 @@ int daemon_main(int argc, char **argv)
                 ret = -r;
                 goto out;
         }
+        if (d.stopping) /* a signal during start-up (the ascend backend's probes) */
+                goto out;
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
         d.last_progress = time(NULL);
         if (start_watchdog(&d) < 0)

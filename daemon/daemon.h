@@ -80,7 +80,9 @@ struct config {
         char *state_dir;
         char *socket;
         enum config_backend backend;
-        char *platform;
+        char *platform;    /* sim: the profile; ascend: the SoC expected of the devices */
+        bool platform_set; /* given in the file rather than defaulted */
+        char *toolkit;     /* ascend: the CANN toolkit (root or set_env.sh); NULL: look */
         /* devices: a count for sim; a list, or auto, for ascend */
         int device_count;
         int device_ids[CONFIG_MAX_DEVICES];

@@ -177,7 +177,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 .branch = ep->branch,
                 .op_path = ep->op_dir,
                 .backend = config_backend_name(d->config->backend),
-                .platform = d->config->platform,
+                .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
                 .date = time(NULL),
         };
         struct publish_request request = { 0 };

@@ -21,7 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <systemd/sd-daemon.h>
+
+/* How often to look again at devices another process holds (a flock says nothing when freed). */
+#define KICK_RETRY_S 2
 
 static void notify_status(struct daemon *d)
 {
@@ -172,6 +176,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                         llm.token_budget = d->config->llm.episode_token_budget;
                         options.llm = &llm;
                 }
+                options.device = device_pool_id(d->devices, run->slot);
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
         }
@@ -189,6 +194,30 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 device_pool_id(d->devices, run->slot));
 }
 
+static void on_kick_retry(evutil_socket_t fd, short what, void *arg)
+{
+        (void)fd;
+        (void)what;
+        scheduler_kick(arg);
+}
+
+/*
+ * Work is waiting and a device we do not use is held by another process
+ * (another daemon, a foreground 'ascendopt optimize'): its flock wakes
+ * nobody when it is dropped, so look again in a while.
+ */
+static void retry_later(struct daemon *d, size_t busy)
+{
+        struct timeval tv = { KICK_RETRY_S, 0 };
+
+        if (busy >= device_pool_size(d->devices) || queue_depth(d->queue) == 0)
+                return;
+        if (!d->kick_retry)
+                d->kick_retry = evtimer_new(d->base, on_kick_retry, d);
+        if (d->kick_retry && !evtimer_pending(d->kick_retry, NULL))
+                evtimer_add(d->kick_retry, &tv);
+}
+
 void scheduler_kick(struct daemon *d)
 {
         while (!d->paused && !d->stopping && d->evaluator) {
@@ -197,8 +226,15 @@ void scheduler_kick(struct daemon *d)
                 size_t slot;
                 int r;
 
-                if (!run || device_pool_acquire(d->devices, &slot) < 0)
+                if (!run)
                         break;
+                if (device_pool_acquire(d->devices, &slot) < 0) {
+                        size_t busy = 0;
+                        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+                                busy += d->running[i].busy;
+                        retry_later(d, busy);
+                        break;
+                }
                 r = queue_claim_next(d->queue, device_pool_id(d->devices, slot), &item);
                 if (r < 0) {
                         device_pool_release(d->devices, slot);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,15 @@
 #define ERROR_LINES_KEPT  20
 #define OUTPUT_CAP        (1u << 20)
 
-static const char *const system_dirs[] = {
-        "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", NULL
-};
+/* npu-smi comes with the driver, which may leave it in driver/tools only */
+static const char *const system_dirs[] = { "/usr/local/sbin",
+                                           "/usr/local/bin",
+                                           "/usr/local/Ascend/driver/tools",
+                                           "/usr/sbin",
+                                           "/usr/bin",
+                                           "/sbin",
+                                           "/bin",
+                                           NULL };
 
 enum step {
         STEP_ENV,
@@ -61,8 +68,11 @@ struct ascend_eval {
         char install_dir[PATH_MAX];
         char vendor[PATH_MAX];
         char harness_dir[PATH_MAX];
-        char msprof_dir[PATH_MAX];
-        char (*outputs)[PATH_MAX];
+        char msprof_dir[PATH_MAX]; /* of the case running */
+        char (*outputs)[PATH_MAX]; /* of the case running */
+        struct ascend_case_run *runs;
+        size_t n_runs, next_run;
+        json_t *cases; /* the records of the cases measured so far */
 
         enum step step;
         struct child *child;
@@ -85,6 +95,8 @@ static void eval_free(struct ascend_eval *e)
         ascend_env_free(e->run_env);
         ascend_harness_release(&e->harness);
         free(e->outputs);
+        free(e->runs);
+        json_decref(e->cases);
         json_decref(e->pending_error);
         json_decref(e->result);
         free(e);
@@ -131,6 +143,8 @@ static void finish(struct ascend_eval *e, const char *status, json_t *error)
         json_object_set_new(result, "status", json_string(status));
         if (error)
                 json_object_set_new(result, "error", error);
+        if (!json_object_get(result, "cases"))
+                json_object_set(result, "cases", e->cases);
         if (e->soc[0])
                 json_object_set_new(result, "platform", json_string(e->soc));
         json_object_set_new(result, "compile_s", json_real(e->build_s));
@@ -363,9 +377,31 @@ static int start_harness_cmake(struct ascend_eval *e, bool build_step)
         return r;
 }
 
+/* Where the running case's msprof output and outputs go: msprof/case_N, out/case_N. */
+static int case_paths(struct ascend_eval *e)
+{
+        const struct npu_manifest *m = e->manifest;
+        size_t index = e->runs[e->next_run].case_index;
+        char dir[PATH_MAX];
+        int r;
+
+        if (format_path(e->msprof_dir, sizeof(e->msprof_dir), "%s/msprof/case_%zu", e->work_dir,
+                        index) < 0 ||
+            format_path(dir, sizeof(dir), "%s/out/case_%zu", e->work_dir, index) < 0)
+                return -ENAMETOOLONG;
+        for (size_t i = 0; i < m->n_outputs; i++)
+                if (format_path(e->outputs[i], PATH_MAX, "%s/%s.bin", dir, m->outputs[i].name) < 0)
+                        return -ENAMETOOLONG;
+        r = rm_rf(dir);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        return mkdir_p(dir);
+}
+
 static int start_run(struct ascend_eval *e)
 {
         const struct npu_manifest *m = e->manifest;
+        const struct ascend_case_run *run = &e->runs[e->next_run];
         struct ascend_argv harness = { 0 }, argv = { 0 };
         char msprof[PATH_MAX], kernel[256];
         unsigned launches = e->options.launch_count ? e->options.launch_count : DEFAULT_LAUNCHES;
@@ -374,6 +410,9 @@ static int start_run(struct ascend_eval *e)
 
         r = which(e, "msprof", NULL, msprof, sizeof(msprof));
         if (r)
+                return r;
+        r = case_paths(e);
+        if (r < 0)
                 return r;
         r = rm_rf(e->msprof_dir);
         if (r < 0 && r != -ENOENT)
@@ -384,10 +423,10 @@ static int start_run(struct ascend_eval *e)
                 r = ascend_run_env(e->env, e->options.device, e->vendor, &e->run_env);
         }
         r = r ? r : ascend_argv_add(&harness, "%s/build/%s", e->harness_dir, e->harness.target);
-        r = r ? r : ascend_argv_add(&harness, "%zu", e->options.case_index);
+        r = r ? r : ascend_argv_add(&harness, "%zu", run->case_index);
         r = r ? r : ascend_argv_add(&harness, "%u", launches + warmup);
         for (size_t i = 0; r == 0 && i < m->n_inputs; i++)
-                r = ascend_argv_add(&harness, "%s", e->options.inputs[i]);
+                r = ascend_argv_add(&harness, "%s", run->inputs[i]);
         for (size_t i = 0; r == 0 && i < m->n_outputs; i++)
                 r = ascend_argv_add(&harness, "%s", e->outputs[i]);
         /* the entry without template arguments: what the kernel's symbol starts with */
@@ -466,64 +505,147 @@ out:
         return ok;
 }
 
+/*
+ * The summary the sim gives over the measured cases: latency_us is the
+ * geometric mean over the bench cases (every case when none is marked);
+ * samples_us, iqr_us, block_dim, cycles, profile and bottleneck are the
+ * first bench case's (else the first case's); outputs_sha256 digests every
+ * case's outputs in order.
+ */
+static void summarise(struct ascend_eval *e)
+{
+        static const char *const copied[] = { "samples_us", "iqr_us",  "block_dim",
+                                              "cycles",     "profile", "bottleneck" };
+        const json_t *summary = NULL;
+        struct sha256 digest;
+        uint8_t bytes[SHA256_DIGEST_SIZE];
+        char hex[SHA256_HEX_SIZE];
+        double log_sum = 0;
+        size_t n_bench = 0, n = 0, i;
+        json_t *c;
+
+        json_array_foreach(e->cases, i, c) n_bench += json_is_true(json_object_get(c, "bench"));
+        json_array_foreach(e->cases, i, c)
+        {
+                const json_t *latency = json_object_get(c, "latency_us");
+                if (n_bench && !json_is_true(json_object_get(c, "bench")))
+                        continue;
+                if (!summary)
+                        summary = c;
+                if (json_is_number(latency) && json_number_value(latency) > 0) {
+                        log_sum += log(json_number_value(latency));
+                        n++;
+                }
+        }
+        if (n)
+                json_object_set_new(e->result, "latency_us", json_real(exp(log_sum / (double)n)));
+        for (size_t k = 0; summary && k < ARRAY_SIZE(copied); k++) {
+                json_t *v = json_object_get(summary, copied[k]);
+                if (v)
+                        json_object_set(e->result, copied[k], v);
+        }
+        sha256_init(&digest);
+        json_array_foreach(e->cases, i, c)
+        {
+                size_t j;
+                json_t *o;
+                json_array_foreach(json_object_get(c, "outputs"), j, o)
+                {
+                        const char *h = json_string_value(json_object_get(o, "sha256"));
+                        if (h)
+                                sha256_update(&digest, h, strlen(h));
+                }
+        }
+        sha256_final(&digest, bytes);
+        sha256_hex(bytes, hex);
+        json_object_set_new(e->result, "outputs_sha256", json_string(hex));
+}
+
+/* An output's shape in a case: its own, else the first input's, as the harness does. */
+static const json_t *output_shape(const struct npu_manifest *m, const struct npu_case *c,
+                                  size_t output)
+{
+        const json_t *shape = json_object_get(c->shapes, m->outputs[output].name);
+
+        if (!shape && m->n_inputs)
+                shape = json_object_get(c->shapes, m->inputs[0].name);
+        return shape;
+}
+
 static void on_run_done(struct ascend_eval *e, const struct child_result *r)
 {
         const struct npu_manifest *m = e->manifest;
-        const struct npu_case *c = &m->cases[e->options.case_index];
+        const struct ascend_case_run *run = &e->runs[e->next_run];
+        const struct npu_case *c = &m->cases[run->case_index];
         struct ascend_profile profile = { 0 };
         const char *match[] = { NULL, m->name, NULL };
-        char kernel[256], err[2048], hex[SHA256_HEX_SIZE];
-        json_t *outputs, *case_json, *cases;
-        struct sha256 digest;
-        uint8_t bytes[SHA256_DIGEST_SIZE];
+        char kernel[256], err[2048], hex[SHA256_HEX_SIZE], *signature;
+        json_t *outputs, *case_json;
 
         if (r->timed_out) {
                 char how[128];
                 finish(e, "timeout",
-                       error_json("timeout", "msprof op running the harness %s",
+                       error_json("timeout", "case %s: msprof op running the harness %s", c->name,
                                   child_result_describe(r, how, sizeof(how))));
                 return;
         }
         if (r->exit_code != 0 || r->signal) {
                 /* the harness names the failing acl/aclnn call and its code */
-                finish(e, "runtime_error",
-                       tool_error("runtime_error", "msprof op running the aclnn harness", r));
+                char what[512];
+                snprintf(what, sizeof(what), "case %s: msprof op running the aclnn harness",
+                         c->name);
+                finish(e, "runtime_error", tool_error("runtime_error", what, r));
                 return;
         }
         snprintf(kernel, sizeof(kernel), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
         match[0] = kernel;
         if (ascend_msprof_collect(e->msprof_dir, match, &profile, err, sizeof(err)) < 0) {
-                finish_infra(e, "%s", err);
+                finish_infra(e, "case %s: %s", c->name, err);
                 return;
         }
-        ascend_profile_to_json(&profile, e->result);
-        ascend_profile_release(&profile);
-
+        case_json = json_pack("{s:s, s:b, s:s, s:I}", "case", c->name, "bench", c->bench, "status",
+                              "ok", "seed", (json_int_t)run->seed);
         outputs = json_array();
-        sha256_init(&digest);
+        if (!case_json || !outputs || ascend_profile_to_json(&profile, case_json) < 0) {
+                ascend_profile_release(&profile);
+                json_decref(case_json);
+                json_decref(outputs);
+                finish_infra(e, "out of memory");
+                return;
+        }
+        ascend_profile_release(&profile);
         for (size_t i = 0; i < m->n_outputs; i++) {
+                const json_t *shape = output_shape(m, c, i);
+                json_t *o;
                 if (file_sha256(e->outputs[i], hex) < 0) {
                         json_decref(outputs);
+                        json_decref(case_json);
                         finish(e, "runtime_error",
                                error_json("runtime_error",
-                                          "the harness exited 0 but wrote no output %s (%s)",
-                                          m->outputs[i].name, e->outputs[i]));
+                                          "case %s: the harness exited 0 but wrote no output %s "
+                                          "(%s)",
+                                          c->name, m->outputs[i].name, e->outputs[i]));
                         return;
                 }
-                sha256_update(&digest, hex, strlen(hex));
-                json_array_append_new(outputs,
-                                      json_pack("{s:s, s:s, s:s, s:s}", "name", m->outputs[i].name,
-                                                "dtype", npu_dtype_name(m->outputs[i].dtype),
-                                                "file", e->outputs[i], "sha256", hex));
+                o = json_pack("{s:s, s:s, s:s, s:s}", "name", m->outputs[i].name, "dtype",
+                              npu_dtype_name(m->outputs[i].dtype), "file", e->outputs[i], "sha256",
+                              hex);
+                if (o && shape)
+                        json_object_set(o, "shape", (json_t *)shape);
+                json_array_append_new(outputs, o);
         }
-        sha256_final(&digest, bytes);
-        sha256_hex(bytes, hex);
-        case_json = json_pack("{s:s, s:b, s:s, s:o}", "case", c->name, "bench", c->bench, "status",
-                              "ok", "outputs", outputs);
-        cases = json_array();
-        json_array_append_new(cases, case_json);
-        json_object_set_new(e->result, "cases", cases);
-        json_object_set_new(e->result, "outputs_sha256", json_string(hex));
+        json_object_set_new(case_json, "outputs", outputs);
+        json_object_set(case_json, "attrs", c->attrs);
+        signature = npu_bottleneck_signature(json_object_get(case_json, "profile"));
+        if (signature)
+                json_object_set_new(case_json, "bottleneck", json_string(signature));
+        free(signature);
+        json_array_append_new(e->cases, case_json);
+        if (++e->next_run < e->n_runs) {
+                advance(e);
+                return;
+        }
+        summarise(e);
         finish(e, "ok", NULL);
 }
 
@@ -676,6 +798,11 @@ static void advance(struct ascend_eval *e)
                 r = start_build(e);
                 break;
         case STEP_BUILD:
+                if (e->options.build_only) {
+                        /* it compiles: no install, no device */
+                        finish(e, "ok", NULL);
+                        return;
+                }
                 e->step = STEP_INSTALL;
                 r = start_install(e);
                 break;
@@ -697,6 +824,10 @@ static void advance(struct ascend_eval *e)
                 r = start_run(e);
                 break;
         case STEP_RUN:
+                /* the next case: check again that nobody else took the device */
+                e->step = STEP_CHECK_BUSY;
+                r = start_probe(e);
+                break;
         case STEP_REPORT:
         case STEP_DONE:
                 return;
@@ -728,16 +859,39 @@ int ascend_eval_start(struct child_runner *runner, const struct npu_manifest *ma
         char err[4096];
         int r;
 
-        if (!runner || !manifest || !options || !done || !options->inputs ||
-            options->case_index >= manifest->n_cases || options->device < 0 ||
-            options->launch_count > 100)
+        if (!runner || !manifest || !options || !done || options->device < 0 ||
+            options->launch_count > 100 || options->n_cases > ASCEND_MAX_CASE_RUNS ||
+            (options->n_cases && !options->cases))
                 return -EINVAL;
-        for (size_t i = 0; i < manifest->n_inputs; i++)
-                if (!options->inputs[i])
+        if (options->n_cases == 0 && (!options->inputs || options->case_index >= manifest->n_cases))
+                return -EINVAL;
+        for (size_t k = 0; k < options->n_cases; k++)
+                if (options->cases[k].case_index >= manifest->n_cases || !options->cases[k].inputs)
                         return -EINVAL;
+        for (size_t k = 0; k < (options->n_cases ? options->n_cases : 1); k++) {
+                const char *const *inputs =
+                    options->n_cases ? options->cases[k].inputs : options->inputs;
+                for (size_t i = 0; i < manifest->n_inputs; i++)
+                        if (!inputs[i])
+                                return -EINVAL;
+        }
         e = calloc(1, sizeof(*e));
         if (!e)
                 return -ENOMEM;
+        e->n_runs = options->n_cases ? options->n_cases : 1;
+        e->runs = calloc(e->n_runs, sizeof(*e->runs));
+        e->cases = json_array();
+        if (!e->runs || !e->cases) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        if (options->n_cases) {
+                memcpy(e->runs, options->cases, e->n_runs * sizeof(*e->runs));
+        } else {
+                e->runs[0].case_index = options->case_index;
+                e->runs[0].inputs = options->inputs;
+                e->runs[0].seed = options->seed;
+        }
         e->runner = runner;
         e->manifest = manifest;
         e->options = *options;
@@ -745,9 +899,9 @@ int ascend_eval_start(struct child_runner *runner, const struct npu_manifest *ma
         e->userdata = userdata;
         if (options->soc)
                 snprintf(e->soc, sizeof(e->soc), "%s", options->soc);
-        e->result = json_pack("{s:s, s:s, s:I, s:i, s:s}", "operator", manifest->name, "backend",
-                              "ascend", "seed", (json_int_t)options->seed, "device",
-                              options->device, "case", manifest->cases[options->case_index].name);
+        e->result =
+            json_pack("{s:s, s:s, s:I, s:i}", "operator", manifest->name, "backend", "ascend",
+                      "seed", (json_int_t)options->seed, "device", options->device);
         e->outputs = calloc(manifest->n_outputs, sizeof(*e->outputs));
         if (!e->result || !e->outputs) {
                 r = -ENOMEM;
@@ -766,19 +920,10 @@ int ascend_eval_start(struct child_runner *runner, const struct npu_manifest *ma
         if (r < 0)
                 goto fail;
         if (format_path(e->install_dir, sizeof(e->install_dir), "%s/vendor", e->work_dir) < 0 ||
-            format_path(e->harness_dir, sizeof(e->harness_dir), "%s/harness", e->work_dir) < 0 ||
-            format_path(e->msprof_dir, sizeof(e->msprof_dir), "%s/msprof", e->work_dir) < 0) {
+            format_path(e->harness_dir, sizeof(e->harness_dir), "%s/harness", e->work_dir) < 0) {
                 r = -ENAMETOOLONG;
                 goto fail;
         }
-        for (size_t i = 0; i < manifest->n_outputs; i++)
-                if (format_path(e->outputs[i], PATH_MAX, "%s/out/%s.bin", e->work_dir,
-                                manifest->outputs[i].name) < 0) {
-                        r = -ENAMETOOLONG;
-                        goto fail;
-                }
-        if (format_path(err, sizeof(err), "%s/out", e->work_dir) < 0 || (r = mkdir_p(err)) < 0)
-                goto fail;
 
         if (options->env) {
                 r = ascend_env_copy(options->env, &e->env);

@@ -464,6 +464,15 @@ int ascend_harness_cmake_argv(const char *cmake, const char *dir, const char *as
 
 /* ------------------------------------------------------------ driver */
 
+/* One case of a multi-case evaluation: which case, its input files, its seed. */
+struct ascend_case_run {
+        size_t case_index;         /* into the manifest's cases */
+        const char *const *inputs; /* one .bin per manifest input (borrowed) */
+        uint64_t seed;             /* recorded in the case's result */
+};
+
+#define ASCEND_MAX_CASE_RUNS NPU_MAX_CASES
+
 struct ascend_eval_options {
         const char *toolkit;                 /* the config's; NULL: ASCEND_HOME_PATH, defaults */
         const char *const *toolkit_defaults; /* NULL: ASCEND_DEFAULT_TOOLKITS */
@@ -471,8 +480,15 @@ struct ascend_eval_options {
         const char *soc;                     /* NULL: from npu-smi's Name of the device */
         const char *repo_root;               /* see ascend_project_materialise */
         const char *op_relpath;
-        int device;                /* logic id of the slot */
-        size_t case_index;         /* which manifest case to run */
+        int device; /* logic id of the slot */
+        /*
+         * The cases to run, in order, on one build of the candidate (at most
+         * ASCEND_MAX_CASE_RUNS); n_cases 0 runs the single case_index with
+         * inputs and seed.
+         */
+        const struct ascend_case_run *cases;
+        size_t n_cases;
+        size_t case_index;         /* which manifest case to run when n_cases is 0 */
         const char *const *inputs; /* one .bin per manifest input, from the evaluator */
         unsigned launch_count;     /* timed launches; 0: 5 */
         unsigned warmup;           /* warm-up launches; 0 means 1 */
@@ -480,6 +496,7 @@ struct ascend_eval_options {
         double timeout_s;          /* per child; 0: 600 s */
         const char *work_dir;      /* created; NULL: a temporary directory */
         bool keep_work_dir;
+        bool build_only; /* stop after build.sh: status ok, nothing installed or run */
         const pid_t *own_pids; /* pids that are not "someone else" besides ours */
         size_t n_own_pids;
 };
@@ -489,10 +506,14 @@ struct ascend_eval;
 /*
  * Builds, installs and measures one candidate on one device, as a state
  * machine of children on the runner: [set_env.sh] -> [msopgen] -> build.sh
- * -> install -> harness cmake configure and build -> npu-smi info (busy
- * check) -> msprof op running the harness -> parse.  done receives
- * DESIGN's result JSON with backend "ascend": status ok with samples_us,
- * latency_us, iqr_us, block_dim, profile and the case's outputs; or
+ * -> install -> harness cmake configure and build, once, then for every
+ * case npu-smi info (busy check) -> msprof op running the harness ->
+ * parse.  done receives DESIGN's result JSON with backend "ascend": status
+ * ok with cases[] (each with samples_us, latency_us, iqr_us, block_dim,
+ * profile, bottleneck and its outputs), and the summary the sim gives:
+ * latency_us the geometric mean over the bench cases (every case when none
+ * is marked), samples_us, iqr_us, block_dim and profile of the first bench
+ * case, outputs_sha256 over every case; or
  * infra_error (toolchain missing, naming what and where; device busy;
  * install failed), compile_error (the build's first error lines),
  * runtime_error (harness or msprof failure, with the tool's message),

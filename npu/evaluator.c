@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The memoizing evaluator in front of the sim backend: candidate identity,
- * the candidate memo in the store, materialisation of a candidate's files
- * in a scratch directory, correctness against a reference result, and the
- * content-addressed record of every measured candidate's sources.
+ * The memoizing evaluator in front of the backends (the sim, or a real NPU
+ * through npu/ascend.h): candidate identity, the candidate memo in the
+ * store, materialisation of a candidate's files in a scratch directory, the
+ * seeded inputs for a backend that needs them as files, correctness
+ * against a reference result, and the content-addressed record of every
+ * measured candidate's sources.
  */
 #include "npu.h"
+
+#include "ascend.h"
 
 #include "store/store.h"
 
@@ -14,10 +18,14 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +45,7 @@ struct npu_evaluator {
         char *scratch_dir;
         char *cache_dir;
         char *platform;
+        char *toolkit; /* ascend: the configured toolkit, or NULL */
         char context[SHA256_HEX_SIZE];
         unsigned long long counter;
 };
@@ -68,7 +77,23 @@ struct npu_evaluation {
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
-        struct npu_eval *sim; /* the build and run in flight, NULL on a memo hit */
+        struct npu_eval *sim;       /* the build and run in flight, NULL on a memo hit */
+        struct ascend_eval *ascend; /* the same on a real NPU */
+        json_t *case_inputs;        /* ascend: {case: [{name, dtype, shape, file}]} */
+        struct ascend_case_run *runs;
+        size_t n_runs;
+        const char **input_files; /* runs[i].inputs point in here */
+        int device;
+        char work_dir[PATH_MAX];
+        /* the inputs' worker thread and its answer */
+        pthread_t inputs_thread;
+        bool inputs_running;
+        atomic_bool inputs_cancelled;
+        int inputs_fd;
+        struct event *inputs_event;
+        json_t **input_lists; /* per run, written by the thread */
+        int inputs_r;
+        char inputs_err[1024];
 };
 
 /* ------------------------------------------------------------ reading */
@@ -186,6 +211,87 @@ static int compiler_version(char *buf, size_t size)
         return 0;
 }
 
+const char *npu_backend_name(enum npu_backend backend)
+{
+        return backend == NPU_BACKEND_ASCEND ? "ascend" : "sim";
+}
+
+/*
+ * Files whose contents say which CANN toolkit this is, relative to its
+ * root (ascend-toolkit/latest).  The install info and the per-component
+ * version.info files are what the CANN installation guide tells users to
+ * read for the version; UNTESTED ON HARDWARE: which of them a given CANN
+ * release has (the fake toolkit has version.cfg).
+ */
+static const char *const toolkit_version_files[] = {
+        "version.cfg",
+        "x86_64-linux/ascend_toolkit_install.info",
+        "aarch64-linux/ascend_toolkit_install.info",
+        "compiler/version.info",
+        "runtime/version.info",
+        "opp/version.info",
+        NULL,
+};
+
+/*
+ * The identity context of the ascend backend: the backend, the SoC, the
+ * toolkit's version files and the launch counts, besides the evaluator's
+ * version.  The toolkit root comes from the loaded environment when one is
+ * given, else from the config / ASCEND_HOME_PATH / the defaults.
+ */
+static int ascend_context(struct npu_evaluator *e, char *err, size_t err_size)
+{
+        const struct ascend_env *env = e->options.ascend_env;
+        struct ascend_toolkit toolkit = { 0 };
+        const char *root = NULL;
+        char version[128], path[PATH_MAX];
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 s;
+        size_t found = 0;
+        int r = 0;
+
+        if (env) {
+                root = ascend_env_get(env, "ASCEND_HOME_PATH");
+                if (!root)
+                        root = ascend_env_get(env, "ASCEND_TOOLKIT_HOME");
+        }
+        if (!root) {
+                r = ascend_toolkit_find(e->toolkit, getenv("ASCEND_HOME_PATH"), NULL, &toolkit, err,
+                                        err_size);
+                if (r < 0)
+                        return r;
+                root = toolkit.root;
+        }
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt-evaluator", 20);
+        snprintf(version, sizeof(version), " v%d ascend %s launches %u warmup %u",
+                 NPU_EVALUATOR_VERSION, e->platform, e->options.launch_count, e->options.warmup);
+        sha256_update(&s, version, strlen(version) + 1);
+        for (const char *const *f = toolkit_version_files; *f; f++) {
+                struct stat st;
+                if (format_path(path, sizeof(path), "%s/%s", root, *f) < 0 || stat(path, &st) < 0 ||
+                    !S_ISREG(st.st_mode))
+                        continue;
+                sha256_update(&s, *f, strlen(*f) + 1);
+                hash_file(&s, path);
+                found++;
+        }
+        if (!found) {
+                snprintf(err, err_size,
+                         "the CANN toolkit in %s has no version file (looked for %s, %s and "
+                         "<arch>-linux/ascend_toolkit_install.info), so its results could not be "
+                         "told from another toolkit's",
+                         root, toolkit_version_files[0], toolkit_version_files[3]);
+                r = -ENOENT;
+                goto out;
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, e->context);
+out:
+        ascend_toolkit_release(&toolkit);
+        return r;
+}
+
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
                       struct store *store, const struct npu_evaluator_options *options,
                       struct npu_evaluator **ret_evaluator, char *err, size_t err_size)
@@ -197,8 +303,16 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         struct stat st;
         int r;
 
-        if (!runner || !paths || !store || !options || !options->base || !options->scratch_dir)
+        if (!runner || !store || !options || !options->base || !options->scratch_dir)
                 return -EINVAL;
+        if (options->backend == NPU_BACKEND_SIM && !paths)
+                return -EINVAL;
+        if (options->backend == NPU_BACKEND_ASCEND && !options->platform) {
+                snprintf(err, err_size,
+                         "the ascend backend needs the SoC of its devices (platform, e.g. "
+                         "Ascend910B4)");
+                return -EINVAL;
+        }
         e = calloc(1, sizeof(*e));
         if (!e)
                 return -ENOMEM;
@@ -209,13 +323,16 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->platform = strdup(options->platform ? options->platform : "Ascend910B2");
         e->scratch_dir = strdup(options->scratch_dir);
         e->cache_dir = options->cache_dir ? strdup(options->cache_dir) : NULL;
-        if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir)) {
+        e->toolkit = options->toolkit ? strdup(options->toolkit) : NULL;
+        if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir) ||
+            (options->toolkit && !e->toolkit)) {
                 r = -ENOMEM;
                 goto fail;
         }
         e->options.platform = e->platform;
         e->options.scratch_dir = e->scratch_dir;
         e->options.cache_dir = e->cache_dir;
+        e->options.toolkit = e->toolkit;
         r = mkdir_p(e->scratch_dir);
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
@@ -244,6 +361,13 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                 free(e->cache_dir);
                 e->cache_dir = absolute;
                 e->options.cache_dir = absolute;
+        }
+        if (e->options.backend == NPU_BACKEND_ASCEND) {
+                r = ascend_context(e, err, err_size);
+                if (r < 0)
+                        goto fail;
+                *ret_evaluator = e;
+                return 0;
         }
         format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
                     e->platform);
@@ -288,6 +412,7 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
         free(e->scratch_dir);
         free(e->cache_dir);
         free(e->platform);
+        free(e->toolkit);
         free(e);
         return NULL;
 }
@@ -495,6 +620,18 @@ static void evaluation_free(struct npu_evaluation *ev)
         json_decref(ev->reference);
         json_decref(ev->memo);
         json_decref(ev->files);
+        if (ev->inputs_running) /* only on a failed start: the thread is short */
+                pthread_join(ev->inputs_thread, NULL);
+        if (ev->inputs_event)
+                event_free(ev->inputs_event);
+        if (ev->inputs_fd >= 0)
+                close(ev->inputs_fd);
+        for (size_t i = 0; ev->input_lists && i < ev->n_runs; i++)
+                json_decref(ev->input_lists[i]);
+        free(ev->input_lists);
+        json_decref(ev->case_inputs);
+        free(ev->runs);
+        free(ev->input_files);
         free(ev);
 }
 
@@ -532,16 +669,31 @@ void npu_evaluation_cancel(struct npu_evaluation *ev)
 {
         if (ev && ev->sim)
                 npu_eval_cancel(ev->sim);
+        if (ev && ev->ascend)
+                ascend_eval_cancel(ev->ascend);
+        if (ev && ev->inputs_running)
+                atomic_store(&ev->inputs_cancelled, true);
 }
 
-static void on_sim_done(json_t *result, void *userdata)
+static void on_backend_done(json_t *result, void *userdata)
 {
         struct npu_evaluation *ev = userdata;
-
-        ev->sim = NULL;
         struct npu_evaluator *e = ev->evaluator;
         const char *status = json_string_value(json_object_get(result, "status"));
         char err[1024];
+        size_t i;
+        json_t *c;
+
+        ev->sim = NULL;
+        ev->ascend = NULL;
+        /* the inputs the evaluator generated, as the sim's cases record theirs */
+        json_array_foreach(json_object_get(result, "cases"), i, c)
+        {
+                json_t *inputs = json_object_get(
+                    ev->case_inputs, json_string_value(json_object_get(c, "case")) ?: "");
+                if (inputs && !json_object_get(c, "inputs"))
+                        json_object_set(c, "inputs", inputs);
+        }
 
         json_object_set_new(result, "identity", json_string(ev->identity));
         if (ev->keep_outputs)
@@ -592,6 +744,174 @@ static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
         return files;
 }
 
+/* Ends an ascend evaluation that never reached the backend, from the loop. */
+static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
+{
+        char message[2048];
+        va_list ap;
+        json_t *result;
+
+        va_start(ap, fmt);
+        vsnprintf(message, sizeof(message), fmt, ap);
+        va_end(ap);
+        result =
+            json_pack("{s:s, s:s, s:s, s:I, s:{s:s, s:s}, s:[]}", "operator", ev->manifest->name,
+                      "backend", "ascend", "status", "infra_error", "seed", (json_int_t)ev->seed,
+                      "error", "kind", "infra_error", "message", message, "cases");
+        if (!result) {
+                /* nothing sensible is left to tell; the caller must still hear */
+                result = json_object();
+                json_object_set_new(result, "status", json_string("infra_error"));
+        }
+        on_backend_done(result, ev);
+}
+
+/*
+ * The inputs of every case, written by a worker thread: a bench case's
+ * tensors run to hundreds of MB, far beyond what the loop may spend.  The
+ * thread touches only its own files and JSON, and the manifest nobody
+ * writes meanwhile; an eventfd brings the loop back.
+ */
+static void *write_inputs(void *arg)
+{
+        struct npu_evaluation *ev = arg;
+        const uint64_t one = 1;
+        ssize_t n;
+
+        ev->inputs_r = 0;
+        for (size_t i = 0; i < ev->n_runs && ev->inputs_r == 0; i++) {
+                size_t k = ev->runs[i].case_index;
+                char dir[PATH_MAX];
+                if (atomic_load(&ev->inputs_cancelled)) {
+                        ev->inputs_r = -ECANCELED;
+                        snprintf(ev->inputs_err, sizeof(ev->inputs_err), "cancelled");
+                        break;
+                }
+                ev->inputs_r = format_path(dir, sizeof(dir), "%s/inputs/case_%zu", ev->dir, k);
+                if (ev->inputs_r == 0)
+                        ev->inputs_r = npu_inputs_write(ev->manifest, k, ev->runs[i].seed, dir,
+                                                        &ev->input_lists[i], ev->inputs_err,
+                                                        sizeof(ev->inputs_err));
+                else
+                        snprintf(ev->inputs_err, sizeof(ev->inputs_err),
+                                 "the scratch path is too long");
+        }
+        do
+                n = write(ev->inputs_fd, &one, sizeof(one));
+        while (n < 0 && errno == EINTR);
+        return NULL;
+}
+
+/* Back on the loop with the inputs: one build and a measured run per case. */
+static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
+{
+        struct npu_evaluation *ev = arg;
+        struct npu_evaluator *e = ev->evaluator;
+        const struct npu_manifest *m = ev->manifest;
+        struct ascend_eval_options options = { 0 };
+        size_t stride = m->n_inputs + 1;
+        int r;
+
+        (void)fd;
+        (void)what;
+        pthread_join(ev->inputs_thread, NULL);
+        ev->inputs_running = false;
+        if (atomic_load(&ev->inputs_cancelled)) {
+                ascend_failed(ev, "cancelled");
+                return;
+        }
+        if (ev->inputs_r < 0) {
+                ascend_failed(ev, "writing the inputs: %s", ev->inputs_err);
+                return;
+        }
+        for (size_t n = 0; n < ev->n_runs; n++) {
+                const struct npu_case *c = &m->cases[ev->runs[n].case_index];
+                json_t *list = ev->input_lists[n], *entry;
+                size_t j;
+
+                json_object_set(ev->case_inputs, c->name, list);
+                for (size_t i = 0; i < m->n_inputs; i++) {
+                        json_array_foreach(list, j, entry)
+                        {
+                                if (strcmp(json_string_value(json_object_get(entry, "name")),
+                                           m->inputs[i].name) == 0) {
+                                        ev->input_files[n * stride + i] =
+                                            json_string_value(json_object_get(entry, "file"));
+                                        break;
+                                }
+                        }
+                        if (!ev->input_files[n * stride + i]) {
+                                ascend_failed(ev, "%s: case %s gives input %s no shape", m->source,
+                                              c->name, m->inputs[i].name);
+                                return;
+                        }
+                }
+                ev->runs[n].inputs = &ev->input_files[n * stride];
+        }
+        options.toolkit = e->toolkit;
+        options.env = e->options.ascend_env;
+        options.soc = e->platform;
+        options.device = ev->device;
+        options.cases = ev->runs;
+        options.n_cases = ev->n_runs;
+        options.launch_count = e->options.launch_count;
+        options.warmup = e->options.warmup;
+        options.seed = ev->seed;
+        options.timeout_s = e->options.timeout_s;
+        options.work_dir = ev->work_dir;
+        options.keep_work_dir = true;
+        options.build_only = ev->build_only;
+        r = ascend_eval_start(e->runner, m, &options, on_backend_done, ev, &ev->ascend);
+        if (r < 0)
+                ascend_failed(ev, "cannot start the ascend backend: %s", strerror(-r));
+}
+
+/*
+ * The real NPU: the seeded inputs of every case are written as files (the
+ * harness reads them) on a worker thread; then the candidate is built and
+ * installed once and each case measured on the leased device.
+ */
+static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
+                        const struct npu_request *req, const char *work_dir)
+{
+        const struct npu_manifest *m = ev->manifest;
+        int r;
+
+        (void)e;
+        ev->device = req->device;
+        snprintf(ev->work_dir, sizeof(ev->work_dir), "%s", work_dir);
+        ev->case_inputs = json_object();
+        ev->runs = calloc(m->n_cases, sizeof(*ev->runs));
+        ev->input_files = calloc(m->n_cases * (m->n_inputs + 1), sizeof(*ev->input_files));
+        ev->input_lists = calloc(m->n_cases, sizeof(*ev->input_lists));
+        if (!ev->case_inputs || !ev->runs || !ev->input_files || !ev->input_lists)
+                return -ENOMEM;
+        for (size_t k = 0; k < m->n_cases; k++) {
+                /* a quick check leaves out the bench cases, unless nothing would be left */
+                if (req->skip_bench && m->cases[k].bench &&
+                    !(k + 1 == m->n_cases && ev->n_runs == 0))
+                        continue;
+                ev->runs[ev->n_runs].case_index = k;
+                ev->runs[ev->n_runs].seed = req->seed + k; /* the sim's per-case seed */
+                ev->n_runs++;
+        }
+        ev->inputs_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (ev->inputs_fd < 0)
+                return -errno;
+        ev->inputs_event =
+            event_new(e->options.base, ev->inputs_fd, EV_READ, on_inputs_written, ev);
+        if (!ev->inputs_event || event_add(ev->inputs_event, NULL) < 0)
+                return -ENOMEM;
+        r = -pthread_create(&ev->inputs_thread, NULL, write_inputs, ev);
+        if (r < 0)
+                return r;
+        ev->inputs_running = true;
+        return 0;
+}
+
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
                  void *userdata, struct npu_evaluation **ret_evaluation)
 {
@@ -610,6 +930,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 goto fail;
         }
         ev->evaluator = e;
+        ev->inputs_fd = -1;
         ev->done = done;
         ev->userdata = userdata;
         ev->seed = req->seed;
@@ -658,6 +979,16 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         r = npu_manifest_load(op_dir, &ev->manifest, err, sizeof(err));
         if (r < 0)
                 goto fail;
+        if (e->options.backend == NPU_BACKEND_ASCEND) {
+                r = start_ascend(e, ev, req, work_dir);
+                if (r < 0)
+                        goto fail;
+                candidate_release(c);
+                free(c);
+                if (ret_evaluation)
+                        *ret_evaluation = ev;
+                return 0;
+        }
         options.platform = e->platform;
         options.seed = req->seed;
         options.only_case = -1;
@@ -671,7 +1002,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.permissive = e->options.permissive;
         options.cache_dir = e->cache_dir;
         options.cache_salt = e->context;
-        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_sim_done, ev, &ev->sim);
+        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
+                           &ev->sim);
         if (r < 0)
                 goto fail;
         candidate_release(c);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NPU side of ascendopt: the operator manifest (ascendopt.json), the output
- * comparison that judges correctness, and evaluation of an operator on a
- * backend.  Backends (sim today, ascend later) sit behind one table of
- * function pointers and all report DESIGN's result JSON.  Library code: it
- * does not log; errors come back as -errno plus a message.
+ * comparison that judges correctness, the seeded inputs, and evaluation of
+ * an operator on a backend.  Backends (sim, and ascend on real NPUs) sit
+ * behind the memoizing evaluator's one interface and all report DESIGN's
+ * result JSON.  Library code: it does not log; errors come back as -errno
+ * plus a message.
  */
 #ifndef ASCENDOPT_NPU_H
 #define ASCENDOPT_NPU_H
@@ -127,6 +128,41 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
 float npu_half_to_float(uint16_t bits);
 float npu_bfloat16_to_float(uint16_t bits);
 
+/* ----------------------------------------------------------------- inputs */
+
+/*
+ * DESIGN's seeded inputs, bit for bit as the simulator's runtime makes them
+ * (npu/sim/runtime/harness.cpp, "---- inputs"): input instance k (manifest
+ * order, each element of a list counting as one) is splitmix64 seeded with
+ * seed XOR (0xD1B54A32D192ED03 * (k + 1)), one draw per element; floats
+ * are lo + (hi - lo) * u in double, rounded to float and then to half or
+ * bfloat16 (nearest even), default [-1, 1); integers are lo + x mod (hi -
+ * lo + 1), default [-100, 100] clipped to the type, bool [0, 1].
+ */
+struct npu_input_generator {
+        enum npu_dtype dtype;
+        uint64_t state;
+        double lo, hi;  /* floats */
+        int64_t int_lo; /* integers */
+        uint64_t span;
+};
+
+/* range: {lo, hi} from input_ranges, or NULL for the default. */
+void npu_input_generator_init(struct npu_input_generator *generator, enum npu_dtype dtype,
+                              uint64_t seed, uint32_t k, const double *range);
+/* The next n elements, little-endian, into buf (n * the dtype's size bytes). */
+void npu_input_generate(struct npu_input_generator *generator, void *buf, size_t n);
+
+/*
+ * Writes the inputs of one case for seed into dir (created) as raw
+ * little-endian files in_<name>.bin (in_<name>_<j>.bin for the elements of
+ * a list input), and returns their records [{name, dtype, shape, file}] in
+ * *ret_inputs (owned).  The sim derives the case's seed as the evaluation's
+ * seed plus the case index; pass that.  Errors name the file or field.
+ */
+int npu_inputs_write(const struct npu_manifest *manifest, size_t case_index, uint64_t seed,
+                     const char *dir, json_t **ret_inputs, char *err, size_t err_size);
+
 /* ------------------------------------------------------------- signatures */
 
 /*
@@ -228,32 +264,54 @@ int npu_compare_results(const struct npu_manifest *manifest, json_t *candidate,
  * Turns a candidate (an operator with some files replaced) into a trusted,
  * memoized result: computes its identity (DESIGN's "Candidate identity"),
  * serves it from the store when it was measured before, and otherwise
- * materialises it in a scratch directory, builds and runs it on the sim,
- * judges its outputs against a reference result, and stores the result and
- * the candidate's source texts.  infra_error results are never stored.
+ * materialises it in a scratch directory, builds and runs it on the
+ * evaluator's backend, judges its outputs against a reference result, and
+ * stores the result and the candidate's source texts.  infra_error results
+ * are never stored.
  */
 struct store;
 struct npu_evaluator;
 struct npu_evaluation;
+struct ascend_env;
 
 #define NPU_EVALUATOR_VERSION 1
 
+enum npu_backend {
+        NPU_BACKEND_SIM,    /* the simulated NPU (npu/sim) */
+        NPU_BACKEND_ASCEND, /* a real NPU through CANN and msprof (npu/ascend.h) */
+};
+
+/* "sim" or "ascend". */
+const char *npu_backend_name(enum npu_backend backend);
+
 struct npu_evaluator_options {
         struct event_base *base; /* the loop the runner is on (borrowed) */
-        const char *platform;    /* NULL: Ascend910B2 */
+        enum npu_backend backend;
+        /* sim: the platform profile, NULL: Ascend910B2.  ascend: the SoC the
+         * devices are (e.g. Ascend910B4), required: it is part of the identity */
+        const char *platform;
         const char *scratch_dir; /* created; candidates are built below it */
         const char *cache_dir;   /* compiled units by content; NULL: no cache */
         double timeout_s;
         struct child_limits limits;
         bool sandbox;
         const char *const *permissive;
+        /* ascend only */
+        const char *toolkit;                 /* the config's; NULL: ASCEND_HOME_PATH, defaults */
+        const struct ascend_env *ascend_env; /* set_env.sh loaded once (borrowed, must outlive the
+                                                evaluator); NULL: each evaluation loads it */
+        unsigned launch_count;               /* timed launches per case; 0: 5 */
+        unsigned warmup;                     /* warm-up launches before them; 0: 1 */
 };
 
 /*
- * Creates an evaluator.  runner, paths and store are borrowed.  Reads the
- * platform file, the simulator's headers and library, and asks the
- * compiler for its version (once, briefly blocking) to form the context
- * part of every identity.  Errors name what is missing.
+ * Creates an evaluator.  runner, paths and store are borrowed.  For the
+ * sim, reads the platform file, the simulator's headers and library, and
+ * asks the compiler for its version (once, briefly blocking) to form the
+ * context part of every identity.  For ascend (paths may be NULL), the
+ * context holds the backend, the SoC, the toolkit's version files and the
+ * launch counts, so that a sim result is never served for a real NPU, nor
+ * one toolkit's for another.  Errors name what is missing.
  */
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
                       struct store *store, const struct npu_evaluator_options *options,
@@ -294,6 +352,7 @@ struct npu_request {
         bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
         /* only build it (does it compile?): costs no device time, never memoized */
         bool build_only;
+        int device;       /* the slot's logic id the caller leased (ascend); the sim ignores it */
 };
 
 /*

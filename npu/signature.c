@@ -103,9 +103,11 @@ char *npu_bottleneck_signature(const json_t *profile)
 {
         const json_t *pipes = json_object_get(profile, "pipes");
         const json_t *stalls = json_object_get(profile, "stalls_us");
-        double latency = number(profile, "latency_us", 0);
+        /* the sim's names, else msprof op's (Task Duration, the AIV cores' time) */
+        double latency = number(profile, "latency_us", number(profile, "task_duration_us", 0));
         double launch = number(profile, "launch_us", 0);
-        double kernel = number(profile, "kernel_us", latency - launch);
+        double kernel =
+            number(profile, "kernel_us", number(profile, "aiv_time_us", latency - launch));
         double busiest = -1, worst = 0, util[4];
         const char *bound = "v", *stall = "none";
         char text[512];

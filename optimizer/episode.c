@@ -951,6 +951,7 @@ static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, 
                 .reference = reference,
                 .keep_outputs = keep,
                 .bypass_memo = bypass_memo,
+                .device = ep->options.device,
         };
 
         return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
@@ -1777,6 +1778,18 @@ static void on_baseline(struct episode *ep, json_t *result)
         char message[2048];
         json_t *summary;
 
+        if (status && strcmp(status, "infra_error") == 0) {
+                /* a busy device or a missing tool says nothing about the operator: the
+                 * episode fails as infra_error, which the scheduler retries later */
+                const json_t *error = json_object_get(result, "error");
+                snprintf(message, sizeof(message), "the baseline could not be measured: %s",
+                         json_string_value(json_object_get(error, "message"))
+                             ? json_string_value(json_object_get(error, "message"))
+                             : "no message");
+                json_decref(result);
+                finish(ep, "failed", "infra_error", message);
+                return;
+        }
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *error = json_object_get(result, "error");
                 snprintf(message, sizeof(message),

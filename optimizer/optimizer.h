@@ -267,6 +267,7 @@ struct episode_options {
         int budget; /* 0: 40 */
         enum episode_strategy strategy;
         const char *log_context; /* prefix of the episode's log lines; may be NULL */
+        int device;              /* the device slot leased for it (ascend); the sim ignores it */
         /*
          * The alternation (EPISODE_FULL): rounds of stage1_steps Stage I
          * evaluations then stage2_steps Stage II ones, each stage starting

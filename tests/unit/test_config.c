@@ -124,6 +124,26 @@ static void test_devices_forms(void **state)
                      "or \"auto\"");
 }
 
+static void test_toolkit(void **state)
+{
+        struct config *c = parse_ok("{\"backend\": \"ascend\", \"platform\": \"Ascend910B4\", "
+                                    "\"toolkit\": \"/opt/Ascend/ascend-toolkit/latest\"}");
+
+        (void)state;
+        assert_string_equal(c->toolkit, "/opt/Ascend/ascend-toolkit/latest");
+        assert_true(c->platform_set);
+        config_free(c);
+        c = parse_ok("{\"backend\": \"ascend\"}");
+        assert_null(c->toolkit);
+        assert_false(c->platform_set);
+        config_free(c);
+        expect_error("{\"toolkit\": \"/opt/Ascend\"}",
+                     "ascendoptd.json: .toolkit: the CANN toolkit is used only by the ascend "
+                     "backend; set \"backend\": \"ascend\" or drop it");
+        expect_error("{\"backend\": \"ascend\", \"toolkit\": 3}",
+                     "ascendoptd.json: .toolkit: expected a string");
+}
+
 static void test_wrong_type_names_the_path(void **state)
 {
         expect_error("{\"repos\": [{\"path\": \"/a\"}, {\"path\": \"/b\"}, {\"path\": 7}]}",
@@ -261,6 +281,7 @@ int main(void)
                 cmocka_unit_test(test_systemd_directories_win),
                 cmocka_unit_test(test_repos_and_home_expansion),
                 cmocka_unit_test(test_devices_forms),
+                cmocka_unit_test(test_toolkit),
                 cmocka_unit_test(test_wrong_type_names_the_path),
                 cmocka_unit_test(test_unknown_keys_are_named),
                 cmocka_unit_test(test_ranges_choices_and_required),
