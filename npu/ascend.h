@@ -496,7 +496,7 @@ struct ascend_eval_options {
         double timeout_s;          /* per child; 0: 600 s */
         const char *work_dir;      /* created; NULL: a temporary directory */
         bool keep_work_dir;
-        bool build_only; /* stop after build.sh: status ok, nothing installed or run */
+        bool build_only;       /* stop after build.sh: status ok, nothing installed or run */
         const pid_t *own_pids; /* pids that are not "someone else" besides ours */
         size_t n_own_pids;
 };

@@ -352,7 +352,7 @@ struct npu_request {
         bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
         /* only build it (does it compile?): costs no device time, never memoized */
         bool build_only;
-        int device;       /* the slot's logic id the caller leased (ascend); the sim ignores it */
+        int device; /* the slot's logic id the caller leased (ascend); the sim ignores it */
 };
 
 /*
