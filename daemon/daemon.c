@@ -584,7 +584,8 @@ json_t *daemon_status(struct daemon *d)
         json_object_set_new(status, "uptime_s", json_integer(time(NULL) - d->started));
         json_object_set_new(status, "backend",
                             json_string(config_backend_name(d->config->backend)));
-        json_object_set_new(status, "platform", json_string(d->config->platform));
+        json_object_set_new(status, "platform",
+                            json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
         json_object_set_new(status, "paused", json_boolean(d->paused));
         json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
         json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));

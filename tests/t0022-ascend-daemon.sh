@@ -61,7 +61,7 @@ log=$(cat "$SCRATCH/daemon.log")
 contains "set_env.sh is loaded once" "$log" "CANN environment loaded once from $fake/ascend-toolkit/set_env.sh"
 contains "npu-smi info -l finds the two devices" "$log" "npu-smi lists 2 devices: 0 (NPU 0 chip 0), 1 (NPU 1 chip 0)"
 contains "the SoC comes from npu-smi info" "$log" "ascend backend: 2 device slots, SoC Ascend910B4"
-contains "status names the backend" "$(cli status --json)" '"backend":"ascend"'
+contains "status names the backend and the SoC" "$(cli status)" "backend ascend on Ascend910B4"
 
 relu=$(cli enqueue "$repo" ops/relu --json | grep -o '"id":[0-9]*' | cut -d: -f2)
 add=$(cli enqueue "$repo" ops/add --json | grep -o '"id":[0-9]*' | cut -d: -f2)
