@@ -47,6 +47,10 @@ static void optimize_usage(FILE *f)
                 "  --stage2-steps S      Stage II evaluations per round (default 10)\n"
                 "  --top-k K             experience entries retrieved per diagnosis (default 5)\n"
                 "  --frozen-bank         leave the bank's statistics and entries as they are\n"
+                "  --slow-factor K       stop a candidate past K times the best (default 3)\n"
+                "  --noise-margin PCT    re-measure new bests closer than PCT %% (default 2)\n"
+                "  --jitter PCT          seeded noise on the sim's latencies, to see the noise\n"
+                "                        policy at work\n"
                 "  --seed N              seed of the search and the inputs (default 1)\n"
                 "  --platform SOC        Ascend910B2 (default) or Ascend910B4; with --backend\n"
                 "                        ascend, the SoC of the NPU (required)\n"
@@ -188,6 +192,10 @@ static void print_summary(const json_t *record)
                (long long)json_integer_value(json_object_get(record, "budget")),
                (long long)json_integer_value(json_object_get(record, "memo_hits")),
                (long long)json_integer_value(json_object_get(record, "confirmations")));
+        if (json_object_get(record, "slow") || json_object_get(record, "remeasured"))
+                printf("  stopped early as slow %lld, close new bests re-measured %lld\n",
+                       (long long)json_integer_value(json_object_get(record, "slow")),
+                       (long long)json_integer_value(json_object_get(record, "remeasured")));
         json_object_foreach((json_t *)json_object_get(record, "failures"), kind, count)
             printf("  failed: %-22s %lld\n", kind, (long long)json_integer_value(count));
         json_object_foreach((json_t *)json_object_get(record, "stages"), kind, count)
@@ -230,6 +238,9 @@ int cmd_optimize(int argc, char **argv)
                 { "stage2-steps", required_argument, NULL, 'V' },
                 { "top-k", required_argument, NULL, 'k' },
                 { "frozen-bank", no_argument, NULL, 'F' },
+                { "jitter", required_argument, NULL, 'J' },
+                { "slow-factor", required_argument, NULL, 'K' },
+                { "noise-margin", required_argument, NULL, 'M' },
                 { "llm", required_argument, NULL, 'L' },
                 { "backend", required_argument, NULL, 'B' },
                 { "device", required_argument, NULL, 'D' },
@@ -298,6 +309,31 @@ int cmd_optimize(int argc, char **argv)
                 case 'F':
                         episode_options.frozen_bank = true;
                         break;
+                case 'J':
+                case 'K':
+                case 'M': {
+                        char *end;
+                        double v = strtod(optarg, &end);
+                        if (*end || end == optarg || !(v > 0) || v > 100)
+                                return cli_usage_error(
+                                    "optimize",
+                                    opt == 'J'   ? "--jitter wants a percentage in (0, 50]"
+                                    : opt == 'K' ? "--slow-factor wants a factor in (1, 100]"
+                                                 : "--noise-margin wants a percentage in (0, 100]");
+                        if (opt == 'J' && v > 50)
+                                return cli_usage_error("optimize",
+                                                       "--jitter wants a percentage in (0, 50]");
+                        if (opt == 'K' && v <= 1)
+                                return cli_usage_error("optimize",
+                                                       "--slow-factor wants a factor in (1, 100]");
+                        if (opt == 'J')
+                                eval_options.jitter_pct = v;
+                        else if (opt == 'K')
+                                episode_options.slow_factor = v;
+                        else
+                                episode_options.noise_margin_pct = v;
+                        break;
+                }
                 case 'L':
                         llm_config = optarg;
                         break;

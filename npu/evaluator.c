@@ -74,6 +74,7 @@ struct npu_evaluation {
         bool keep_outputs;
         bool skip_bench;
         bool build_only;
+        double slow_after_us;
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
@@ -396,6 +397,11 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         hash_file(&s, platform_path);
         hash_file(&s, paths->library);
         hash_tree(&s, paths->include_dir, "");
+        if (options->jitter_pct > 0) {
+                char jitter[64];
+                snprintf(jitter, sizeof(jitter), "jitter %.6g", options->jitter_pct);
+                sha256_update(&s, jitter, strlen(jitter) + 1);
+        }
         sha256_final(&s, digest);
         sha256_hex(digest, e->context);
         *ret_evaluator = e;
@@ -700,6 +706,8 @@ static void on_backend_done(json_t *result, void *userdata)
                 json_object_set_new(result, "scratch_dir", json_string(ev->dir));
         json_object_set_new(result, "context", json_string(e->context));
         json_object_set(result, "files", ev->files);
+        if (status && strcmp(status, "slow") == 0)
+                json_object_set_new(result, "slow_after_us", json_real(ev->slow_after_us));
         if (status && strcmp(status, "ok") == 0 && ev->reference && !ev->build_only &&
             npu_compare_results(ev->manifest, result, ev->reference, err, sizeof(err)) < 0) {
                 /* the reference could not be read: say so rather than guess */
@@ -912,6 +920,22 @@ static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
         return 0;
 }
 
+/*
+ * A memoized slow result answers only "is it slower than L?" for the limit
+ * L it ran under: a request with no limit, or a higher one, runs again.
+ */
+static bool slow_memo_too_strict(json_t *memo, double slow_after_us)
+{
+        double limit = json_number_value(json_object_get(memo, "slow_after_us"));
+
+        if (strcmp(json_string_value(json_object_get(memo, "status")) ?: "", "slow") != 0)
+                return false;
+        if (slow_after_us > 0 && slow_after_us <= limit)
+                return false;
+        json_decref(memo);
+        return true;
+}
+
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
                  void *userdata, struct npu_evaluation **ret_evaluation)
 {
@@ -937,6 +961,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         ev->keep_outputs = req->keep_outputs;
         ev->skip_bench = req->skip_bench;
         ev->build_only = req->build_only;
+        ev->slow_after_us = req->slow_after_us;
         ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
         r = candidate_load(req, c);
         if (r < 0)
@@ -944,7 +969,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         candidate_digest(e, c, ev->identity);
 
         if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
-            store_candidate_get(e->store, ev->identity, &ev->memo) == 0) {
+            store_candidate_get(e->store, ev->identity, &ev->memo) == 0 &&
+            !slow_memo_too_strict(ev->memo, req->slow_after_us)) {
                 ev->later = evtimer_new(e->options.base, deliver_memo, ev);
                 if (!ev->later) {
                         r = -ENOMEM;
@@ -994,6 +1020,11 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.only_case = -1;
         options.skip_bench = req->skip_bench;
         options.build_only = req->build_only;
+        options.slow_after_us = req->slow_after_us;
+        if (e->options.jitter_pct > 0) {
+                options.jitter_pct = e->options.jitter_pct;
+                options.jitter_seed = req->seed ^ strtoull(ev->identity + 48, NULL, 16);
+        }
         options.timeout_s = e->options.timeout_s;
         options.limits = e->options.limits;
         options.work_dir = work_dir;

@@ -296,6 +296,10 @@ struct npu_evaluator_options {
         struct child_limits limits;
         bool sandbox;
         const char *const *permissive;
+        /* sim only: seeded noise of this many percent on every latency (samples,
+         * median and IQR), seeded by the candidate and its seed, to exercise
+         * the noise policy; part of the identity */
+        double jitter_pct;
         /* ascend only */
         const char *toolkit;                 /* the config's; NULL: ASCEND_HOME_PATH, defaults */
         const struct ascend_env *ascend_env; /* set_env.sh loaded once (borrowed, must outlive the
@@ -350,6 +354,13 @@ struct npu_request {
         bool keep_outputs;
         bool bypass_memo; /* run even when memoized (the reference's outputs are needed) */
         bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
+        /*
+         * Stop the run once the bench case passes this many microseconds (the
+         * sim stops in simulated time; status slow).  A slow result is
+         * memoized with its limit and served only to requests whose limit is
+         * no higher.  0: no limit.
+         */
+        double slow_after_us;
         /* only build it (does it compile?): costs no device time, never memoized */
         bool build_only;
         int device; /* the slot's logic id the caller leased (ascend); the sim ignores it */

@@ -110,6 +110,9 @@ struct episode {
         char *dense_for;
         json_t *embed_ids; /* the entries being embedded */
         bool embed_query;  /* the call in flight embeds the query */
+        /* a finished episode run again: stop after as many candidates as it had,
+         * so that the deterministic replay is all memo hits; 0: not a replay */
+        size_t replay_rows;
 };
 
 static const char *const strategy_names[] = {
@@ -940,6 +943,17 @@ static int choose_stage(struct episode *ep)
 
 static void on_evaluated(json_t *result, bool memo_hit, void *userdata);
 
+/* Where a search candidate is stopped as slow: k times the best, with a floor; 0: never. */
+static double slow_limit(struct episode *ep)
+{
+        double best = 0;
+        double k = ep->options.slow_factor ? ep->options.slow_factor : EPISODE_SLOW_FACTOR;
+
+        if (k < 0 || !search_best(ep->search, &best) || best <= 0)
+                return 0;
+        return best * k > best + EPISODE_SLOW_FLOOR_US ? best * k : best + EPISODE_SLOW_FLOOR_US;
+}
+
 static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, bool keep,
                     bool bypass_memo, bool with_overrides)
 {
@@ -952,6 +966,7 @@ static int evaluate(struct episode *ep, uint64_t seed, const json_t *reference, 
                 .keep_outputs = keep,
                 .bypass_memo = bypass_memo,
                 .device = ep->options.device,
+                .slow_after_us = ep->phase == PHASE_SEARCH ? slow_limit(ep) : 0,
         };
 
         return npu_evaluate(ep->evaluator, &req, on_evaluated, ep, &ep->in_flight);
@@ -972,7 +987,9 @@ static void next_candidate(struct episode *ep)
 
         for (;;) {
                 int stage;
-                if (counter(ep, "evaluations") >= ep->options.budget) {
+                if (counter(ep, "evaluations") >= ep->options.budget ||
+                    (ep->replay_rows && json_array_size(json_object_get(
+                                            ep->record, "trajectory")) >= ep->replay_rows)) {
                         finish(ep, "done", NULL, NULL);
                         return;
                 }
@@ -1698,10 +1715,10 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         } else {
                 new_best = ok && latency < best_before;
         }
-        if (!ok)
-                json_object_set_new(
-                    failures, kind,
-                    json_integer(json_integer_value(json_object_get(failures, kind)) + 1));
+        if (!ok && strcmp(kind, "slow") == 0)
+                bump(ep, "slow"); /* stopped early: too slow to matter, not a failure */
+        else if (!ok)
+                json_counter_add(failures, kind, 1);
         if (memo_hit) {
                 bump(ep, "memo_hits");
         } else {
@@ -1750,6 +1767,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         }
         if (ep->pending_llm)
                 llm_recorded(ep, step, ok, new_best);
+        if (json_object_get(result, "remeasured_us"))
+                json_object_set(step, "remeasured_us", json_object_get(result, "remeasured_us"));
         json_object_set_new(step, "genome", genome_json(ep, ep->pending));
         json_array_append_new(json_object_get(ep->record, "trajectory"), step);
         if (new_best) {
@@ -1830,6 +1849,35 @@ static void on_baseline(struct episode *ep, json_t *result)
         next_candidate(ep);
 }
 
+/*
+ * The noise policy's second half: a new best that beats the old one by
+ * less than the margin counts with the slower of its two measurements (the
+ * first and the confirmation's), so a noisy "improvement" that does not
+ * hold is not accepted.
+ */
+double episode_noise_latency(double first_us, double again_us, double best_us, double margin_pct)
+{
+        if (first_us <= 0 || again_us <= 0 || best_us <= 0 ||
+            first_us < best_us * (1 - margin_pct / 100))
+                return first_us;
+        return again_us > first_us ? again_us : first_us;
+}
+
+static void remeasure_if_close(struct episode *ep, json_t *first, const json_t *again)
+{
+        double margin = ep->options.noise_margin_pct > 0 ? ep->options.noise_margin_pct
+                                                         : EPISODE_NOISE_MARGIN_PCT;
+        double best = 0, a = json_number_value(json_object_get(first, "latency_us"));
+        double b = json_number_value(json_object_get(again, "latency_us"));
+
+        if (!search_best(ep->search, &best) || a <= 0 || b <= 0 || a < best * (1 - margin / 100))
+                return; /* a clear win, or nothing to compare */
+        json_object_set_new(first, "remeasured_us", json_real(b));
+        json_object_set_new(first, "latency_us",
+                            json_real(episode_noise_latency(a, b, best, margin)));
+        bump(ep, "remeasured");
+}
+
 static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
 {
         struct episode *ep = userdata;
@@ -1904,6 +1952,8 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 bool confirmed = status && strcmp(status, "ok") == 0;
                 ep->pending_result = NULL;
                 bump(ep, "confirmations");
+                if (confirmed)
+                        remeasure_if_close(ep, first, result);
                 record_candidate(ep, first, false, confirmed);
                 json_decref(first);
                 json_decref(result);
@@ -2072,6 +2122,13 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 log_msg(LOG_NOTICE, options->log_context, "resuming after %d evaluations",
                         counter(ep, "evaluations"));
         } else {
+                /* the same episode finished before: replay it from the memo */
+                if (old &&
+                    strcmp(json_string_value(json_object_get(old, "state")) ?: "", "done") == 0 &&
+                    strcmp(json_string_value(json_object_get(old, "strategy")) ?: "",
+                           episode_strategy_name(options->strategy)) == 0 &&
+                    json_integer_value(json_object_get(old, "budget")) == ep->options.budget)
+                        ep->replay_rows = json_array_size(json_object_get(old, "trajectory"));
                 json_decref(old);
                 /* a fresh search: resume() may have half-restored the old one */
                 search_free(ep->search);

@@ -259,6 +259,18 @@ enum episode_strategy {
 };
 
 const char *episode_strategy_name(enum episode_strategy strategy);
+
+#define EPISODE_SLOW_FACTOR      3.0
+#define EPISODE_SLOW_FLOOR_US    10.0 /* tiny kernels: never stop within this of the best */
+#define EPISODE_NOISE_MARGIN_PCT 2.0
+
+/*
+ * The latency a new best counts with: a first measurement that beats
+ * best_us by margin_pct or more counts as measured; a closer one counts as
+ * the slower of its two measurements, so an "improvement" that the
+ * re-measurement does not repeat is not accepted.
+ */
+double episode_noise_latency(double first_us, double again_us, double best_us, double margin_pct);
 int episode_strategy_from_name(const char *name, enum episode_strategy *ret);
 
 struct episode_options {
@@ -283,6 +295,16 @@ struct episode_options {
         bool frozen_bank;              /* neither credit entries nor add new ones (benchmarks) */
         bool leave_one_out;            /* ignore entries whose "operator" is this operator */
         const struct episode_llm *llm; /* NULL: rules only (copied by episode_start) */
+        /*
+         * Noise policy (DESIGN's "Noise").  A candidate whose bench case runs
+         * past slow_factor times the best (and at least EPISODE_SLOW_FLOOR_US past
+         * it) is stopped early and recorded as slow, not failed; 0: 3, < 0:
+         * never.  A new best within noise_margin_pct of the old one must also
+         * beat it on the re-measurement (the confirmation run) and counts
+         * with the slower of the two; 0: 2 %.
+         */
+        double slow_factor;
+        double noise_margin_pct;
 };
 
 /* What the caller hears after each evaluation (for progress lines). */

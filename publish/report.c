@@ -410,7 +410,8 @@ static int walk_trajectory(struct report_facts *f, struct store *store)
                         best = latency;
                 if (k >= 1 && (size_t)k <= n && !memo) {
                         f->curve_stage[k - 1] = stage;
-                        if (!ok && !f->failed[k - 1]) {
+                        if (!ok && !f->failed[k - 1] &&
+                            strcmp(str_or(get(row, "status"), ""), "slow") != 0) {
                                 f->failed[k - 1] = true;
                                 f->n_failed++;
                         }
@@ -1135,6 +1136,12 @@ static void md_spend(struct sbuf *sb, const struct report_facts *f)
                 sbuf_puts(sb, ")");
         }
         sbuf_puts(sb, ".\n");
+        if (get(f->record, "slow") || get(f->record, "remeasured"))
+                sbuf_printf(sb,
+                            "- Stopped early as slow: %" PRId64
+                            "; close new bests re-measured: %" PRId64 ".\n",
+                            int_of(get(f->record, "slow"), 0),
+                            int_of(get(f->record, "remeasured"), 0));
         if (applies >= 0) {
                 const char *motif;
 

@@ -184,6 +184,23 @@ static void test_failures_downwards_are_avoided_too(void **state)
         search_free(s);
 }
 
+/* The noise policy: a close "improvement" counts with its slower measurement. */
+static void test_noise_policy(void **state)
+{
+        (void)state;
+        /* 10% better: a clear win counts as measured */
+        assert_true(episode_noise_latency(90, 99, 100, 2) == 90);
+        /* 1% better on the first run, 1% worse on the re-measurement: no improvement */
+        assert_true(episode_noise_latency(99, 101, 100, 2) == 101);
+        assert_false(episode_noise_latency(99, 101, 100, 2) < 100);
+        /* close, and confirmed by the re-measurement: the slower of the two still wins */
+        assert_true(episode_noise_latency(99, 99.5, 100, 2) == 99.5);
+        /* a wider margin re-measures more */
+        assert_true(episode_noise_latency(95, 101, 100, 10) == 101);
+        /* nothing to compare with: as measured */
+        assert_true(episode_noise_latency(99, 0, 100, 2) == 99);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -192,6 +209,7 @@ int main(void)
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
                 cmocka_unit_test(test_resume_continues_exactly),
+                cmocka_unit_test(test_noise_policy),
         };
         return cmocka_run_group_tests_name("optimizer_search", tests, NULL, NULL);
 }
