@@ -226,6 +226,17 @@ static const struct trip trips[] = {
         /* the hints come back one after each SetGlobalBuffer, not grouped */
         { "l2_bypass", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", MOTIF_INVERSE,
           false, NULL, false },
+        /* the corpus experts written for the motifs the seed bank lacked */
+        { "hoist_duplicate",
+          "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
+          true, NULL, false },
+        { "strided_copy", "examples/ops/level2/narrow/expert/op_kernel/narrow.cpp", MOTIF_INVERSE,
+          false, NULL, false },
+        { "strided_copy", "examples/ops/level2/narrow/op_kernel/narrow.cpp", MOTIF_FORWARD, false,
+          NULL, false },
+        { "remainder_first_cores",
+          "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
+          true, NULL, false },
 };
 
 static void test_round_trips(void **state)
@@ -589,6 +600,14 @@ static const struct sim_case sim_cases[] = {
           MOTIF_INVERSE, false },
         { "examples/ops/level2/sum_squares", "examples/ops/level2/sum_squares/expert",
           "double_buffer", MOTIF_INVERSE, false },
+        /* the new corpus experts: their inverse steps stay correct */
+        { "examples/ops/level2/narrow", "examples/ops/level2/narrow/expert", "strided_copy",
+          MOTIF_INVERSE, false },
+        { "examples/ops/level1/reciprocal", "examples/ops/level1/reciprocal/expert",
+          "hoist_duplicate", MOTIF_INVERSE, false },
+        /* and the baseline's row copies merge into strided ones, faster */
+        { "examples/ops/level2/narrow", "examples/ops/level2/narrow", "strided_copy", MOTIF_FORWARD,
+          true },
         /* its host lays out two slots per queue: the tiling is left alone */
         { "examples/ops/level3/swiglu", "examples/ops/level3/swiglu/expert", "double_buffer",
           MOTIF_INVERSE, false },

@@ -42,8 +42,9 @@ private:
 		LocalTensor<float> rowsLocal = queue.AllocTensor<float>();
 		DataCopyExtParams params{1, (uint32_t)(length * sizeof(float)), 0, 0, 0};
 		DataCopyPadExtParams<float> pad{false, 0, 0, 0.0f};
+		uint64_t offset = (uint64_t)row * cols + start;
 		for (uint32_t r = 0; r < n; r++)
-			DataCopyPad(rowsLocal[r * lengthAligned], xGm[(uint64_t)(row + r) * cols + start], params, pad);
+			DataCopyPad(rowsLocal[r * lengthAligned], xGm[offset + r * cols], params, pad);
 		queue.EnQue(rowsLocal);
 	}
 
@@ -51,8 +52,9 @@ private:
 	{
 		LocalTensor<float> rowsLocal = queue.DeQue<float>();
 		DataCopyExtParams params{1, (uint32_t)(length * sizeof(float)), 0, 0, 0};
+		uint64_t offset = (uint64_t)row * length;
 		for (uint32_t r = 0; r < n; r++)
-			DataCopyPad(yGm[(uint64_t)(row + r) * length], rowsLocal[r * lengthAligned], params);
+			DataCopyPad(yGm[offset + r * length], rowsLocal[r * lengthAligned], params);
 		queue.FreeTensor(rowsLocal);
 	}
 
