@@ -56,11 +56,245 @@ static size_t definition_of(const struct motif_src *f, const char *name, size_t 
         return NONE;
 }
 
-static int double_buffer(struct motif_scan *scan, const char *from, const char *to)
+/*
+ * A prefetching loop: "F(0);" (or "if (c) F(0);") before
+ * "for (... i = 0; i < N; ...) { ... if (i + 1 < N) F(i + 1); ... }".
+ * With one buffer per queue it would hold two tensors of F's queue at
+ * once, so the inverse turns it back into "F(i);" in the body.
+ */
+struct prefetch {
+        size_t first, last;             /* the statement that fetches tile 0 */
+        size_t guard_first, guard_last; /* the "if (i + 1 < N) F(i + 1);" statement */
+        size_t callee_first, callee_open;
+        size_t var; /* the loop variable */
+};
+
+struct prefetch_list {
+        struct prefetch *items;
+        size_t n;
+        size_t *next_calls; /* first tokens of every "F(x + 1);" inside a loop */
+        size_t n_next;
+};
+
+/* Whether tokens from a spell "var + 1" up to and including b. */
+static bool is_next_index(const struct motif_src *f, size_t a, size_t b, size_t var)
 {
-        struct motif_src *f = kernel_of(scan);
+        size_t plus = tok_next(f, a), one = tok_next(f, plus);
+
+        return a != NONE && tok_len(f, a) == tok_len(f, var) &&
+               memcmp(tok_text(f, a), tok_text(f, var), tok_len(f, var)) == 0 &&
+               tok_eq(f, plus, "+") && tok_is_number(f, one, "1") && one == b;
+}
+
+/* The call statement [first, last] with one argument, else false. */
+static bool one_arg_call(const struct motif_src *f, size_t first, size_t last, struct motif_call *c)
+{
+        return stmt_call(f, first, last, c) && c->n_args == 1 && c->args[0].first != NONE;
+}
+
+/* Unwraps "{ stmt }" to stmt's bounds. */
+static void unbrace(const struct motif_src *f, size_t *first, size_t *last)
+{
+        if (tok_eq(f, *first, "{") && token_match(&f->tokens, *first) == *last) {
+                size_t in = tok_next(f, *first);
+                if (in < *last && stmt_last(f, in) == tok_prev(f, *last)) {
+                        *first = in;
+                        *last = tok_prev(f, *last);
+                }
+        }
+}
+
+/*
+ * Whether [first, last] is "if (var + 1 < N) F(var + 1);" for the loop
+ * bound [na, nb]; the call is returned in c.
+ */
+static bool is_prefetch_guard(const struct motif_src *f, size_t first, size_t last, size_t var,
+                              size_t na, size_t nb, struct motif_call *c)
+{
+        size_t open = tok_next(f, first), close, lt, body, body_last;
+
+        if (!tok_eq(f, first, "if") || !tok_eq(f, open, "("))
+                return false;
+        close = token_match(&f->tokens, open);
+        lt = tok_next(f, tok_next(f, tok_next(f, open)));
+        lt = tok_next(f, lt);
+        if (!is_next_index(f, tok_next(f, open), tok_prev(f, lt), var) || !tok_eq(f, lt, "<") ||
+            !range_same(f, tok_next(f, lt), tok_prev(f, close), na, nb))
+                return false;
+        body = tok_next(f, close);
+        body_last = stmt_last(f, body);
+        if (body_last != last)
+                return false; /* an else branch */
+        unbrace(f, &body, &body_last);
+        return one_arg_call(f, body, body_last, c) &&
+               is_next_index(f, c->args[0].first, c->args[0].last, var);
+}
+
+/* Whether statement [first, last] fetches tile 0 with the callee of c: "F(0);" or "if (..) F(0);". */
+static bool is_first_fetch(const struct motif_src *f, size_t first, size_t last,
+                           const struct motif_call *c)
+{
+        struct motif_call c0;
+        size_t a = first, b = last;
+
+        if (tok_eq(f, first, "if")) {
+                size_t close = token_match(&f->tokens, tok_next(f, first));
+                a = tok_next(f, close);
+                if (stmt_last(f, a) != last)
+                        return false;
+                unbrace(f, &a, &b);
+        }
+        return one_arg_call(f, a, b, &c0) && tok_is_number(f, c0.args[0].first, "0") &&
+               c0.args[0].first == c0.args[0].last &&
+               range_same(f, c0.name, c0.name, c->name, c->name) &&
+               ((c0.obj == NONE && c->obj == NONE) ||
+                (c0.obj != NONE && c->obj != NONE &&
+                 range_same(f, c0.obj, tok_prev(f, c0.name), c->obj, tok_prev(f, c->name))));
+}
+
+static int prefetch_stmt(struct motif_scan *scan, struct motif_src *f,
+                         const struct motif_func *funcs, const struct motif_stmt *st,
+                         void *userdata)
+{
+        struct prefetch_list *list = userdata;
+        size_t open, close, semi1, semi2, var, lt, body, lb, prev;
+        struct motif_call c;
+        struct prefetch *grown;
+
+        (void)scan;
+        (void)funcs;
+        /* every "F(x + 1);" inside a loop must turn out to be a recognised guard's */
+        if (st->loop != NONE && one_arg_call(f, st->first, st->last, &c) &&
+            tok_eq(f, tok_next(f, c.args[0].first), "+") && tok_is_number(f, c.args[0].last, "1") &&
+            tok_next(f, tok_next(f, c.args[0].first)) == c.args[0].last) {
+                size_t *more = realloc(list->next_calls, (list->n_next + 1) * sizeof(*more));
+                if (!more)
+                        return -ENOMEM;
+                list->next_calls = more;
+                list->next_calls[list->n_next++] = st->first;
+        }
+        if (!tok_eq(f, st->first, "for") || st->block == NONE)
+                return 0;
+        /* for (<decl> var = 0; var < N; ...) { ... } */
+        open = tok_next(f, st->first);
+        close = token_match(&f->tokens, open);
+        semi1 = NONE;
+        for (size_t k = tok_next(f, open); k < close; k = tok_next(f, k))
+                if (tok_eq(f, k, ";")) {
+                        semi1 = k;
+                        break;
+                }
+        if (semi1 == NONE || !tok_is_number(f, tok_prev(f, semi1), "0") ||
+            !tok_eq(f, tok_prev(f, tok_prev(f, semi1)), "="))
+                return 0;
+        var = tok_prev(f, tok_prev(f, tok_prev(f, semi1)));
+        lt = tok_next(f, tok_next(f, semi1));
+        if (!tok_is_ident(f, var) ||
+            !range_same(f, tok_next(f, semi1), tok_next(f, semi1), var, var) || !tok_eq(f, lt, "<"))
+                return 0;
+        semi2 = NONE;
+        for (size_t k = lt; k < close; k = tok_next(f, k))
+                if (tok_eq(f, k, ";")) {
+                        semi2 = k;
+                        break;
+                }
+        body = tok_next(f, close);
+        if (semi2 == NONE || !tok_eq(f, body, "{"))
+                return 0;
+        lb = token_match(&f->tokens, body);
+        for (size_t s = tok_next(f, body); s != NONE && s < lb;
+             s = stmt_after(f, stmt_last(f, s), body)) {
+                size_t last = stmt_last(f, s);
+                if (!is_prefetch_guard(f, s, last, var, tok_next(f, lt), tok_prev(f, semi2), &c))
+                        continue;
+                for (prev = stmt_before(f, st->first, st->block); prev != NONE;
+                     prev = stmt_before(f, prev, st->block))
+                        if (is_first_fetch(f, prev, stmt_last(f, prev), &c))
+                                break;
+                if (prev == NONE)
+                        return 0;
+                grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                list->items = grown;
+                list->items[list->n++] = (struct prefetch){
+                        .first = prev,
+                        .last = stmt_last(f, prev),
+                        .guard_first = s,
+                        .guard_last = last,
+                        .callee_first = c.obj != NONE ? c.obj : c.name,
+                        .callee_open = c.open,
+                        .var = var,
+                };
+                return 0;
+        }
+        return 0;
+}
+
+/* Finds the prefetching loops of the kernel; *ret_ok is false when one is not understood. */
+static int prefetches_find(struct motif_scan *scan, struct motif_src *f, struct prefetch_list *list,
+                           bool *ret_ok)
+{
         int r;
 
+        r = walk_statements(scan, f, prefetch_stmt, list);
+        if (r < 0)
+                return r;
+        *ret_ok = true;
+        for (size_t i = 0; i < list->n_next; i++) {
+                bool known = false;
+                for (size_t k = 0; k < list->n; k++)
+                        if (list->next_calls[i] > list->items[k].guard_first &&
+                            list->next_calls[i] <= list->items[k].guard_last)
+                                known = true;
+                if (!known)
+                        *ret_ok = false;
+        }
+        return 0;
+}
+
+/* Adds the edits that unwind the prefetches to the open site. */
+static void prefetches_unwind(struct motif_scan *scan, struct motif_src *f,
+                              const struct prefetch_list *list)
+{
+        for (size_t k = 0; k < list->n; k++) {
+                const struct prefetch *p = &list->items[k];
+                char *callee = range_dup(f, p->callee_first, p->callee_open);
+                char *text = callee ? str_printf("%s%.*s);", callee, (int)tok_len(f, p->var),
+                                                 tok_text(f, p->var))
+                                    : NULL;
+                if (!text) {
+                        site_fail(scan);
+                } else {
+                        site_delete_stmt(scan, f, p->first, with_trailing_comment(f, p->last));
+                        site_replace(scan, f, p->guard_first, p->guard_last, text);
+                }
+                free(callee);
+                free(text);
+        }
+}
+
+/*
+ * from -> to buffers per queue.  The forward keeps the host's constant of
+ * the same name in step, so the tiling may use the UB the second buffers
+ * need.  The inverse changes the kernel only: one buffer of the host's
+ * size fits where two did, and some hosts lay out a fixed two slots per
+ * queue (swiglu's bank-spaced layout) that a host constant of 1 would
+ * break.  The inverse also unwinds prefetching loops, which need two
+ * buffers, or declines when it cannot.
+ */
+static int double_buffer(struct motif_scan *scan, const char *from, const char *to, bool inverse)
+{
+        struct motif_src *f = kernel_of(scan);
+        struct prefetch_list prefetches = { 0 };
+        bool understood = true;
+        int r = 0;
+
+        if (inverse) {
+                r = prefetches_find(scan, f, &prefetches, &understood);
+                if (r < 0 || !understood)
+                        goto out;
+        }
         for (size_t i = 0; i < f->tokens.n; i++) {
                 struct motif_arg args[4];
                 size_t open = tok_next(f, i), def;
@@ -74,9 +308,10 @@ static int double_buffer(struct motif_scan *scan, const char *from, const char *
                                    (int)tok_len(f, args[0].first), tok_text(f, args[0].first), from,
                                    to);
                         site_replace(scan, f, args[1].first, args[1].first, to);
+                        prefetches_unwind(scan, f, &prefetches);
                         r = site_end(scan);
                         if (r < 0)
-                                return r;
+                                goto out;
                         continue;
                 }
                 if (!tok_is_ident(f, args[1].first))
@@ -87,8 +322,9 @@ static int double_buffer(struct motif_scan *scan, const char *from, const char *
                 site_begin(scan, f, def, "%.*s = %s -> %s (every queue that uses it)",
                            (int)tok_len(f, args[1].first), tok_text(f, args[1].first), from, to);
                 site_replace(scan, f, def, def, to);
-                /* the tiling splits UB by the same constant: keep it in step */
-                for (size_t h = 0; h < scan->n_files; h++) {
+                prefetches_unwind(scan, f, &prefetches);
+                /* the tiling splits UB by the same constant: let it use the room */
+                for (size_t h = 0; !inverse && h < scan->n_files; h++) {
                         struct motif_src *host = &scan->files[h];
                         size_t hd;
                         if (!host->is_host)
@@ -100,19 +336,22 @@ static int double_buffer(struct motif_scan *scan, const char *from, const char *
                 }
                 r = site_end(scan);
                 if (r < 0)
-                        return r;
+                        goto out;
         }
-        return 0;
+out:
+        free(prefetches.items);
+        free(prefetches.next_calls);
+        return r;
 }
 
 int motif_double_buffer_forward(struct motif_scan *scan)
 {
-        return double_buffer(scan, "1", "2");
+        return double_buffer(scan, "1", "2", false);
 }
 
 int motif_double_buffer_inverse(struct motif_scan *scan)
 {
-        return double_buffer(scan, "2", "1");
+        return double_buffer(scan, "2", "1", true);
 }
 
 /* ================================================================ barriers */

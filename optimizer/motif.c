@@ -23,7 +23,9 @@ static const struct motif motifs[] = {
                 "Give each TQue two buffers (InitBuffer's buffer count, or the BUFFER_NUM "
                 "constant it uses, 1 -> 2; a tiling constant of the same name follows) so "
                 "that the copy-in of tile i+1 overlaps the compute of tile i.  Needs at "
-                "least two tiles per core and UB room for the second buffers.",
+                "least two tiles per core and UB room for the second buffers.  The inverse "
+                "changes the kernel only and turns a loop that prefetches tile i+1 back into "
+                "copy-in, compute, copy-out per tile.",
             .bottleneck = "stall=mte2_v stall=v_mte3 stall=buffer_free v_util=low",
             .forward = motif_double_buffer_forward,
             .inverse = motif_double_buffer_inverse,

@@ -226,6 +226,17 @@ static const struct trip trips[] = {
         /* the hints come back one after each SetGlobalBuffer, not grouped */
         { "l2_bypass", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", MOTIF_INVERSE,
           false, NULL, false },
+        /* the corpus experts written for the motifs the seed bank lacked */
+        { "hoist_duplicate",
+          "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
+          true, NULL, false },
+        { "strided_copy", "examples/ops/level2/narrow/expert/op_kernel/narrow.cpp", MOTIF_INVERSE,
+          false, NULL, false },
+        { "strided_copy", "examples/ops/level2/narrow/op_kernel/narrow.cpp", MOTIF_FORWARD, false,
+          NULL, false },
+        { "remainder_first_cores",
+          "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
+          true, NULL, false },
 };
 
 static void test_round_trips(void **state)
@@ -317,6 +328,82 @@ static void test_hoist_duplicate(void **state)
         free(once);
         free(back);
         free(again);
+}
+
+/* The experts that fetch tile i + 1 before computing tile i, and their kernels. */
+static const char *const prefetching_experts[] = {
+        "examples/ops/level2/softmax/expert",
+        "examples/ops/level2/reduce_sum/expert",
+        "examples/ops/level2/rms_norm/expert",
+        "examples/ops/level2/sum_squares/expert",
+};
+
+/*
+ * One buffer per queue cannot hold the prefetched tile and the current one,
+ * so the inverse turns the loop back into fetch-compute-store per tile, in
+ * the same site as BUFFER_NUM; the host's tiling is left alone, and the
+ * forward gives back a kernel that behaves like the expert.
+ */
+static void test_double_buffer_prefetch(void **state)
+{
+        for (size_t i = 0; i < sizeof(prefetching_experts) / sizeof(*prefetching_experts); i++) {
+                struct op_files op;
+                struct motif_file *changed = NULL;
+                size_t n = 0;
+                const char *kernel;
+                char *once, *back;
+
+                op_load(prefetching_experts[i], &op);
+                kernel = op_kernel_text(&op);
+                assert_non_null(strstr(kernel, "CopyIn(i + 1);"));
+                assert_int_equal(sites("double_buffer", MOTIF_INVERSE, kernel), 1);
+                once = apply("double_buffer", MOTIF_INVERSE, kernel, 0);
+                if (strstr(once, "i + 1") || strstr(once, "CopyIn(0)") ||
+                    !strstr(once, "CopyIn(i);") || !strstr(once, "BUFFER_NUM = 1;"))
+                        fail_msg("%s: the prefetch is not unwound:\n%s", prefetching_experts[i],
+                                 once);
+                /* the kernel alone changes: one buffer of the host's size fits */
+                assert_int_equal(motif_apply(motif_find("double_buffer"), MOTIF_INVERSE, op.files,
+                                             op.n, MOTIF_ALL_SITES, &changed, &n),
+                                 0);
+                assert_int_equal(n, 1);
+                assert_non_null(strstr(changed[0].path, "op_kernel/"));
+                motif_files_free(changed, n);
+                /* forward: double buffers again, with a plain loop */
+                assert_int_equal(sites("double_buffer", MOTIF_INVERSE, once), 0);
+                assert_int_equal(sites("double_buffer", MOTIF_FORWARD, once), 1);
+                back = apply("double_buffer", MOTIF_FORWARD, once, 0);
+                assert_non_null(strstr(back, "BUFFER_NUM = 2;"));
+                assert_non_null(strstr(back, "CopyIn(i);"));
+                free(once);
+                free(back);
+                op_release(&op);
+        }
+}
+
+/* A prefetch in a form the inverse does not know: it declines rather than break the kernel. */
+static void test_double_buffer_declines(void **state)
+{
+        const char *text =
+            "#include \"kernel_operator.h\"\n"
+            "constexpr int32_t BUFFER_NUM = 2;\n"
+            "class K {\n"
+            "\t__aicore__ inline void Process()\n"
+            "\t{\n"
+            "\t\tuint32_t t = 0;\n"
+            "\t\tCopyIn(0);\n"
+            "\t\twhile (t < tiles) {\n"
+            "\t\t\tif (t + 1 < tiles)\n"
+            "\t\t\t\tCopyIn(t + 1);\n"
+            "\t\t\tCompute(t);\n"
+            "\t\t\tt++;\n"
+            "\t\t}\n"
+            "\t}\n"
+            "\t__aicore__ inline void Init() { pipe.InitBuffer(q, BUFFER_NUM, 1024); }\n"
+            "\tTQue<QuePosition::VECIN, BUFFER_NUM> q;\n"
+            "};\n";
+
+        assert_int_equal(sites("double_buffer", MOTIF_INVERSE, text), 0);
 }
 
 /* Comments, commented-out code, macros and strings are not code to rewrite. */
@@ -508,6 +595,22 @@ static const struct sim_case sim_cases[] = {
           MOTIF_INVERSE, false },
         { "examples/ops/level2/rms_norm", "examples/ops/level2/rms_norm", "tbuf_temporaries",
           MOTIF_INVERSE, false },
+        /* a prefetching expert: the loop is unwound with the second buffers */
+        { "examples/ops/level2/softmax", "examples/ops/level2/softmax/expert", "double_buffer",
+          MOTIF_INVERSE, false },
+        { "examples/ops/level2/sum_squares", "examples/ops/level2/sum_squares/expert",
+          "double_buffer", MOTIF_INVERSE, false },
+        /* the new corpus experts: their inverse steps stay correct */
+        { "examples/ops/level2/narrow", "examples/ops/level2/narrow/expert", "strided_copy",
+          MOTIF_INVERSE, false },
+        { "examples/ops/level1/reciprocal", "examples/ops/level1/reciprocal/expert",
+          "hoist_duplicate", MOTIF_INVERSE, false },
+        /* and the baseline's row copies merge into strided ones, faster */
+        { "examples/ops/level2/narrow", "examples/ops/level2/narrow", "strided_copy", MOTIF_FORWARD,
+          true },
+        /* its host lays out two slots per queue: the tiling is left alone */
+        { "examples/ops/level3/swiglu", "examples/ops/level3/swiglu/expert", "double_buffer",
+          MOTIF_INVERSE, false },
 };
 
 static void test_on_the_simulator(void **state)
@@ -568,6 +671,8 @@ int main(void)
                 cmocka_unit_test(test_table),
                 cmocka_unit_test(test_round_trips),
                 cmocka_unit_test(test_hoist_duplicate),
+                cmocka_unit_test(test_double_buffer_prefetch),
+                cmocka_unit_test(test_double_buffer_declines),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
