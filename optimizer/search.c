@@ -21,6 +21,7 @@ static const char *const technique_names[TECHNIQUE_COUNT] = {
         [TECHNIQUE_MUTATE_STEP] = "mutate_step",   [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
         [TECHNIQUE_MUTATE_ALIGN] = "mutate_align", [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
         [TECHNIQUE_CROSSOVER] = "crossover",       [TECHNIQUE_RANDOM] = "random",
+        [TECHNIQUE_STRUCTURAL] = "structural",
 };
 
 struct entry {
@@ -42,6 +43,7 @@ struct search {
         uint8_t window[TECHNIQUE_COUNT][CREDIT_WINDOW];
         size_t window_len[TECHNIQUE_COUNT];
         uint64_t uses[TECHNIQUE_COUNT];
+        bool structural; /* a structural move applies to the best pair now */
 };
 
 const char *search_technique_name(enum search_technique t)
@@ -325,7 +327,8 @@ static enum search_technique choose_technique(const struct search *s, const bool
         for (int t = 0; t < TECHNIQUE_COUNT; t++) {
                 double score;
                 /* whole random genomes are the baseline strategy's, not evolution's */
-                if (t == TECHNIQUE_RANDOM || exhausted[t])
+                if (t == TECHNIQUE_RANDOM || exhausted[t] ||
+                    (t == TECHNIQUE_STRUCTURAL && !s->structural))
                         continue;
                 score = bandit_score(s, t, total > 0 ? total : 1);
                 if (score > best_score) {
@@ -336,6 +339,30 @@ static enum search_technique choose_technique(const struct search *s, const bool
         return (enum search_technique)best;
 }
 
+void search_set_structural(struct search *s, bool available)
+{
+        s->structural = available;
+}
+
+/* Slides technique's credit window by one outcome. */
+static void credit(struct search *s, enum search_technique technique, bool improved)
+{
+        size_t *len = &s->window_len[technique];
+
+        if (*len == CREDIT_WINDOW) {
+                memmove(s->window[technique], s->window[technique] + 1, CREDIT_WINDOW - 1);
+                (*len)--;
+        }
+        s->window[technique][(*len)++] = improved;
+        s->uses[technique]++;
+}
+
+void search_credit(struct search *s, enum search_technique technique, bool improved)
+{
+        if (technique < TECHNIQUE_COUNT)
+                credit(s, technique, improved);
+}
+
 int search_propose(struct search *s, int64_t *values, enum search_technique *ret_technique)
 {
         bool exhausted[TECHNIQUE_COUNT] = { false };
@@ -344,6 +371,15 @@ int search_propose(struct search *s, int64_t *values, enum search_technique *ret
                 return -ENOSPC;
         for (int round = 0; round < TECHNIQUE_COUNT; round++) {
                 enum search_technique t = choose_technique(s, exhausted);
+                if (t == TECHNIQUE_STRUCTURAL) {
+                        if (s->best >= 0)
+                                memcpy(values, s->seen[s->best].values,
+                                       s->n_genes * sizeof(*values));
+                        else
+                                baseline(s, values);
+                        *ret_technique = t;
+                        return 0;
+                }
                 for (int i = 0; i < PROPOSAL_TRIES; i++) {
                         apply_technique(s, t, values);
                         if (!already_seen(s, values) && !in_failing_region(s, values)) {
@@ -388,15 +424,8 @@ bool search_record(struct search *s, const int64_t *values, enum search_techniqu
         if (new_best)
                 s->best = (long)s->n_seen;
         s->n_seen++;
-        if (technique < TECHNIQUE_COUNT) {
-                size_t *len = &s->window_len[technique];
-                if (*len == CREDIT_WINDOW) {
-                        memmove(s->window[technique], s->window[technique] + 1, CREDIT_WINDOW - 1);
-                        (*len)--;
-                }
-                s->window[technique][(*len)++] = new_best && s->n_seen > 1;
-                s->uses[technique]++;
-        }
+        if (technique < TECHNIQUE_COUNT)
+                credit(s, technique, new_best && s->n_seen > 1);
         return new_best;
 }
 
