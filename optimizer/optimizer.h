@@ -195,6 +195,14 @@ struct search *search_free(struct search *search);
 void search_set_structural(struct search *search, bool available);
 
 /*
+ * Genes that no longer change any text (a rewrite took their literal
+ * away): frozen[g] true keeps gene g at the best genome's value in every
+ * proposal.  frozen is borrowed (n_genes entries) and read at each
+ * proposal; NULL: none.
+ */
+void search_set_frozen(struct search *search, const bool *frozen);
+
+/*
  * Credits technique with the outcome of a candidate that is not a genome
  * of this search (a structural rewrite): improved or not.
  */
