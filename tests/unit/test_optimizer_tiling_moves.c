@@ -425,6 +425,175 @@ static void test_on_the_simulator(void **state)
         }
 }
 
+/* ------------------------------------------------------------------ in an episode */
+
+struct arm {
+        struct store *store;
+        struct npu_evaluator *evaluator;
+        struct episode *episode;
+        json_t *record;
+        int stop_at; /* stop the episode once this many evaluations were used; 0: never */
+};
+
+static void arm_open(struct arm *a, const char *name)
+{
+        struct npu_evaluator_options options = { .base = fx->base, .timeout_s = 120 };
+        char dir[160], scratch[160], cache[160], err[1024];
+
+        memset(a, 0, sizeof(*a));
+        snprintf(dir, sizeof(dir), "%s/%s/store", fx->root, name);
+        snprintf(scratch, sizeof(scratch), "%s/%s/scratch", fx->root, name);
+        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        options.scratch_dir = scratch;
+        options.cache_dir = cache;
+        if (store_open(dir, &a->store, err, sizeof(err)) < 0 ||
+            npu_evaluator_new(fx->runner, &fx->paths, a->store, &options, &a->evaluator, err,
+                              sizeof(err)) < 0)
+                fail_msg("%s", err);
+}
+
+static void arm_close(struct arm *a)
+{
+        json_decref(a->record);
+        npu_evaluator_free(a->evaluator);
+        store_close(a->store);
+}
+
+static void on_progress(const struct episode_progress *p, void *userdata)
+{
+        struct arm *a = userdata;
+
+        if (a->stop_at && p->used >= a->stop_at) {
+                a->stop_at = 0;
+                episode_stop(a->episode);
+        }
+}
+
+static void on_episode_done(json_t *record, void *userdata)
+{
+        ((struct arm *)userdata)->record = record;
+}
+
+static const char *run(struct arm *a, const char *opdir, const struct episode_options *o)
+{
+        char err[1024];
+
+        json_decref(a->record);
+        a->record = NULL;
+        if (episode_start(a->evaluator, a->store, opdir, o, on_progress, on_episode_done, a,
+                          &a->episode, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        while (!a->record)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        return json_string_value(json_object_get(a->record, "state"));
+}
+
+static bool is_move_name(const char *technique)
+{
+        char copy[160], *save = NULL;
+
+        snprintf(copy, sizeof(copy), "%s", technique ? technique : "");
+        for (char *t = strtok_r(copy, "+", &save); t; t = strtok_r(NULL, "+", &save))
+                if (!tiling_move_find(t))
+                        return false;
+        return copy[0] != '\0';
+}
+
+/* The trajectory as "technique status latency" lines, to compare runs. */
+static char *trajectory_text(const json_t *record)
+{
+        char *text = calloc(1, 1 << 16);
+        const json_t *row;
+        size_t i;
+
+        json_array_foreach(json_object_get(record, "trajectory"), i, row)
+        {
+                size_t len = strlen(text);
+                snprintf(text + len, (1 << 16) - len, "%s %s %.3f\n",
+                         json_string_value(json_object_get(row, "technique")),
+                         json_string_value(json_object_get(row, "status")),
+                         json_number_value(json_object_get(row, "latency_us")));
+        }
+        return text;
+}
+
+static void test_episode(void **state)
+{
+        struct episode_options o = {
+                .id = "relu", .seed = 1, .budget = 12, .strategy = EPISODE_STAGE1
+        };
+        struct arm a, b;
+        char relu[512], *first, *again;
+        const json_t *row, *credit;
+        size_t i, moves = 0;
+
+        snprintf(relu, sizeof(relu), "%s/examples/ops/level1/relu", source_dir());
+        arm_open(&a, "a");
+        assert_string_equal(run(&a, relu, &o), "done");
+        json_array_foreach(json_object_get(a.record, "trajectory"), i, row)
+        {
+                const char *technique = json_string_value(json_object_get(row, "technique"));
+                if (is_move_name(technique)) {
+                        assert_int_equal(json_integer_value(json_object_get(row, "stage")), 1);
+                        moves++;
+                }
+        }
+        print_message(
+            "# relu, Stage I, budget 12: %zu structural candidates, %.2f us -> %.2f us "
+            "(best by %s)\n",
+            moves,
+            json_number_value(json_object_get(json_object_get(a.record, "baseline"), "latency_us")),
+            json_number_value(json_object_get(json_object_get(a.record, "best"), "latency_us")),
+            json_string_value(json_object_get(json_object_get(a.record, "best"), "technique")));
+        assert_true(moves >= 1);
+        assert_true(json_array_size(json_object_get(a.record, "structural_tried")) >= moves);
+        /* the bandit knows the technique */
+        credit = json_array_get(json_object_get(json_object_get(a.record, "search"), "credits"),
+                                TECHNIQUE_STRUCTURAL);
+        assert_string_equal(json_string_value(json_object_get(credit, "technique")), "structural");
+        assert_true(json_integer_value(json_object_get(credit, "uses")) >= 1);
+        first = trajectory_text(a.record);
+
+        /* the same seed in a fresh store: the same trajectory */
+        arm_open(&b, "b");
+        o.id = "relu-b";
+        b.stop_at = 7; /* and stopped halfway, as a daemon shutdown would */
+        assert_string_equal(run(&b, relu, &o), "stopped");
+        assert_string_equal(run(&b, relu, &o), "done");
+        assert_int_equal(json_integer_value(json_object_get(b.record, "resumed")), 1);
+        assert_int_equal(json_integer_value(json_object_get(b.record, "evaluations")),
+                         json_integer_value(json_object_get(a.record, "evaluations")));
+        again = trajectory_text(b.record);
+        /*
+         * the candidate killed by the stop may have reached the memo: on
+         * resuming it is a hit, which costs no budget, so b may go one
+         * candidate further; what a did, b did the same
+         */
+        if (strncmp(first, again, strlen(first)) != 0)
+                fail_msg("trajectories differ:\n%s--- resumed:\n%s", first, again);
+        free(again);
+
+        /* run again on a's store: what the first run evaluated is all memo hits */
+        {
+                json_t *before = json_incref(json_object_get(a.record, "trajectory"));
+                const json_t *r2;
+                o.id = "relu-again";
+                assert_string_equal(run(&a, relu, &o), "done");
+                json_array_foreach(before, i, row)
+                {
+                        r2 = json_array_get(json_object_get(a.record, "trajectory"), i);
+                        assert_non_null(r2);
+                        assert_true(json_is_true(json_object_get(r2, "memo_hit")));
+                        assert_string_equal(json_string_value(json_object_get(r2, "technique")),
+                                            json_string_value(json_object_get(row, "technique")));
+                }
+                json_decref(before);
+        }
+        free(first);
+        arm_close(&a);
+        arm_close(&b);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -433,6 +602,7 @@ int main(void)
                 cmocka_unit_test(test_apply_once_everywhere),
                 cmocka_unit_test(test_relu_text),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
+                cmocka_unit_test_setup_teardown(test_episode, sim_setup, sim_teardown),
         };
         return cmocka_run_group_tests_name("optimizer_tiling_moves", tests, NULL, NULL);
 }
