@@ -8,9 +8,12 @@
  * builder, so comments, whitespace and macros outside the edits survive.
  *
  * The fourth move of issue #6, the remainder spread over the first r
- * cores, is not here: none of the corpus's kernels that leave the
- * remainder to one core reads per-core counts from the tiling data, so it
- * needs a kernel change and is Stage II's motif remainder_first_cores.
+ * cores, is not here.  Where a corpus kernel reads a former/tail split
+ * from the tiling data (add, axpy, sigmoid, silu) the host already
+ * balances; where the host leaves the remainder to a tail core (relu's
+ * blockLength, the level-2 rowsPerCore/tailCoreRows), the kernel computes
+ * its offset as block index times share, so balancing needs a kernel
+ * change: Stage II's motif remainder_first_cores.
  */
 #include "motifs-internal.h"
 
