@@ -642,8 +642,8 @@ static void relocate_genes(struct episode *ep, const char *path, const char *old
                 if (!done) {
                         ep->lost[g] = true;
                         log_msg(LOG_INFO, ep->options.log_context,
-                                "gene %s of %s is gone after a rewrite; Stage I leaves it",
-                                l->name, path);
+                                "gene %s of %s is gone after a rewrite; Stage I leaves it", l->name,
+                                path);
                 }
         }
         free(found);
