@@ -330,7 +330,8 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*
  * The record's trajectory holds one object per candidate: "evaluation",
- * "stage" (1 or 2), "technique" (Stage I's, or the motif name), for Stage
+ * "stage" (1 or 2), "technique" (Stage I's, a structural tiling move's
+ * name, "+"-joined when Best-of-N drew several, or the motif name), for Stage
  * II "motif", "entry" (the experience entry it came from, or null),
  * "site" and "source" ("bank", "fallback", "random"), then "identity",
  * "status", "latency_us", "memo_hit", "new_best" and "genome".  Stage II
@@ -339,8 +340,9 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
  * prompt_sha256, outcome, tokens, latency_s, attempts, verdict, message}],
  * "total_tokens", "proposals", "evaluated", "won", "discarded" {reason:
  * count} and "off" once it stopped asking), "motifs" ({name: {tried, failed, won, apply_errors}}),
- * "learned" (ids of entries written back to the bank) and "pair" (the
- * best texts, by blob, for resuming).
+ * "learned" (ids of entries written back to the bank), "structural_tried"
+ * (the structural move sites Stage I tried, as "best identity:move:site")
+ * and "pair" (the best texts, by blob, for resuming).
  *
  * Starts (or resumes, when the store holds a running record with this id)
  * an episode on the operator in opdir.  evaluator and store are borrowed.
