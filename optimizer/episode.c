@@ -35,7 +35,9 @@
 #define LLM_MAX_FAILURES       2   /* calls in a row that got no answer before the LLM is left */
 #define LLM_RECENT_ROWS        12  /* trajectory rows shown to the Stage I prompt */
 #define LLM_TILING_DATA_MAX    (16u << 10)
-#define EMBED_ENTRIES_PER_CALL 256 /* bank entries embedded per call */
+#define EMBED_ENTRIES_PER_CALL 256  /* bank entries embedded per call */
+#define STRUCTURAL_TRIED_MAX   1024 /* structural rewrites remembered as tried */
+#define STRUCTURAL_CHOICES_MAX 64   /* move sites considered per proposal */
 
 enum phase {
         PHASE_BASELINE,
@@ -103,10 +105,17 @@ struct episode {
         struct llm_call *llm_call; /* in flight */
         bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
         bool pending_llm;          /* the candidate in flight is an LLM's answer */
-        int llm_failures;          /* calls in a row that got no answer */
-        char *llm_note;            /* the answer's own words about its change */
-        json_t *llm_entries;       /* experience entry ids the refiner was given */
-        json_t *dense;             /* dense retrieval for dense_for (a best's identity) */
+        /*
+         * the candidate in flight rewrites the best pair's texts (an LLM's
+         * answer or a structural tiling move): when it wins it is adopted
+         * as a rewrite, with the genes found again in it
+         */
+        bool pending_rewrite;
+        char pending_move[160]; /* the structural move(s) of the candidate in flight */
+        int llm_failures;       /* calls in a row that got no answer */
+        char *llm_note;         /* the answer's own words about its change */
+        json_t *llm_entries;    /* experience entry ids the refiner was given */
+        json_t *dense;          /* dense retrieval for dense_for (a best's identity) */
         char *dense_for;
         json_t *embed_ids; /* the entries being embedded */
         bool embed_query;  /* the call in flight embeds the query */
@@ -171,6 +180,8 @@ static void clear_candidate(struct episode *ep)
         json_decref(ep->pending_action);
         ep->pending_action = NULL;
         ep->pending_llm = false;
+        ep->pending_rewrite = false;
+        ep->pending_move[0] = '\0';
         free(ep->llm_note);
         ep->llm_note = NULL;
         json_decref(ep->llm_entries);
@@ -634,8 +645,8 @@ static void relocate_genes(struct episode *ep, const char *path, const char *old
                 if (!done) {
                         ep->lost[g] = true;
                         log_msg(LOG_INFO, ep->options.log_context,
-                                "gene %s of %s is gone after a kernel rewrite; Stage I leaves it",
-                                l->name, path);
+                                "gene %s of %s is gone after a rewrite; Stage I leaves it", l->name,
+                                path);
                 }
         }
         free(found);
@@ -837,12 +848,210 @@ static int propose_stage2(struct episode *ep)
         return -ENOSPC;
 }
 
-static int propose_stage1(struct episode *ep)
+/* ------------------------------------------------------------ structural tiling moves */
+
+struct move_choice {
+        const struct tiling_move *move;
+        size_t site;
+};
+
+/* What a structural rewrite of the best pair is remembered by: the best's identity, move and site. */
+static void structural_key(struct episode *ep, const struct move_choice *c, char *buf, size_t size)
 {
+        const char *identity = json_string_value(json_object_get(best_summary(ep), "identity"));
+
+        snprintf(buf, size, "%s:%s:%zu", identity ? identity : "", c->move->name, c->site);
+}
+
+static json_t *structural_tried(struct episode *ep)
+{
+        json_t *tried = json_object_get(ep->record, "structural_tried");
+
+        if (!tried) {
+                tried = json_array();
+                json_object_set_new(ep->record, "structural_tried", tried);
+        }
+        return tried;
+}
+
+static bool structural_was_tried(struct episode *ep, const struct move_choice *c)
+{
+        json_t *tried = structural_tried(ep), *k;
+        char key[512];
+        size_t i;
+
+        structural_key(ep, c, key, sizeof(key));
+        json_array_foreach(tried, i,
+                           k) if (strcmp(json_string_value(k) ?: "", key) == 0) return true;
+        return false;
+}
+
+/*
+ * The move sites that apply to files and, when untried_only, have not been
+ * tried on the current best: in table and site order, so the choice among
+ * them is the episode's RNG's alone.
+ */
+static size_t structural_choices(struct episode *ep, const struct motif_file *files, size_t n_files,
+                                 bool untried_only, struct move_choice *out)
+{
+        size_t n = 0;
+
+        for (size_t m = 0; m < tiling_move_count(); m++) {
+                const struct tiling_move *move = tiling_move_at(m);
+                struct motif_site *sites = NULL;
+                size_t n_sites = 0;
+                if (tiling_move_detect(move, files, n_files, &sites, &n_sites) < 0)
+                        continue;
+                free(sites);
+                for (size_t k = 0; k < n_sites && n < STRUCTURAL_CHOICES_MAX; k++) {
+                        struct move_choice c = { move, k };
+                        if (untried_only && structural_was_tried(ep, &c))
+                                continue;
+                        out[n++] = c;
+                }
+        }
+        return n;
+}
+
+/* Whether any move applies to the operator's files as they are on disk. */
+static bool structural_applies(struct episode *ep)
+{
+        struct motif_file set[MAX_OP_FILES];
+        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
+
+        for (size_t i = 0; i < ep->n_files; i++) {
+                set[i].path = ep->files[i].path;
+                set[i].text = ep->files[i].disk;
+        }
+        return structural_choices(ep, set, ep->n_files, false, choices) > 0;
+}
+
+/* Whether Stage I may propose a structural move now (never once the memory is full). */
+static bool structural_available(struct episode *ep)
+{
+        struct motif_file set[MAX_OP_FILES];
+        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
+        size_t n = best_file_set(ep, set);
+
+        if (json_array_size(structural_tried(ep)) >= STRUCTURAL_TRIED_MAX)
+                return false;
+        return structural_choices(ep, set, n, true, choices) > 0;
+}
+
+/* Takes the changed texts as the candidate's (ownership passes; the array is freed). */
+static int take_changed(struct episode *ep, struct motif_file *changed, size_t n_changed)
+{
+        int r = 0;
+
+        for (size_t k = 0; k < n_changed; k++) {
+                struct op_file *f = file_named(ep, changed[k].path);
+                if (!f || !f->is_source) {
+                        r = -EINVAL;
+                        continue;
+                }
+                free(f->cand);
+                f->cand = (char *)changed[k].text;
+                changed[k].text = NULL;
+        }
+        motif_files_free(changed, n_changed);
+        return r;
+}
+
+/*
+ * Stage I's structural candidate: one untried move site, chosen by the
+ * episode's RNG, applied to the best pair's texts (which hold the best
+ * genome).  It goes the way of an LLM's tiling rewrite: adopted when it
+ * wins, with the genes found again in the rewritten files.
+ */
+static int build_structural_candidate(struct episode *ep)
+{
+        struct motif_file set[MAX_OP_FILES], *changed = NULL;
+        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
+        size_t n = best_file_set(ep, set), n_choices, n_changed = 0;
+        const struct move_choice *c;
+        char key[512];
         int r;
 
-        if (ep->n_genes == 0)
+        clear_candidate(ep);
+        n_choices = structural_choices(ep, set, n, true, choices);
+        if (n_choices == 0)
                 return -ENOSPC;
+        c = &choices[stage2_random(&ep->rng) % n_choices];
+        structural_key(ep, c, key, sizeof(key));
+        json_array_append_new(structural_tried(ep), json_string(key));
+        r = tiling_move_apply(c->move, set, n, c->site, &changed, &n_changed);
+        if (r < 0)
+                return r;
+        if (n_changed == 0) {
+                motif_files_free(changed, n_changed);
+                return -ENOSPC;
+        }
+        r = take_changed(ep, changed, n_changed);
+        if (r < 0)
+                return r;
+        ep->pending_rewrite = true;
+        snprintf(ep->pending_move, sizeof(ep->pending_move), "%s", c->move->name);
+        memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
+        build_overrides(ep);
+        return 0;
+}
+
+/*
+ * Best-of-N's random whole program: on top of its random genome, every
+ * move that applies is taken with probability 1/2 at a random site, in
+ * table order (a move can open the next one's site).  No evolution: the
+ * moves apply to the baseline's texts, never to a best.
+ */
+static int add_random_moves(struct episode *ep)
+{
+        struct motif_file set[MAX_OP_FILES];
+        size_t n = ep->n_files, used = 0;
+
+        for (size_t m = 0; m < tiling_move_count(); m++) {
+                const struct tiling_move *move = tiling_move_at(m);
+                struct motif_site *sites = NULL;
+                struct motif_file *changed = NULL;
+                size_t n_sites = 0, n_changed = 0;
+                int r;
+                for (size_t i = 0; i < n; i++) {
+                        set[i].path = ep->files[i].path;
+                        set[i].text = ep->files[i].cand ? ep->files[i].cand : ep->files[i].disk;
+                }
+                if (tiling_move_detect(move, set, n, &sites, &n_sites) < 0 || n_sites == 0) {
+                        free(sites);
+                        continue;
+                }
+                free(sites);
+                if (stage2_random(&ep->rng) & 1)
+                        continue;
+                r = tiling_move_apply(move, set, n, (size_t)(stage2_random(&ep->rng) % n_sites),
+                                      &changed, &n_changed);
+                if (r < 0)
+                        return r;
+                r = take_changed(ep, changed, n_changed);
+                if (r < 0)
+                        return r;
+                snprintf(ep->pending_move + strlen(ep->pending_move),
+                         sizeof(ep->pending_move) - strlen(ep->pending_move), "%s%s",
+                         used ? "+" : "", move->name);
+                used++;
+        }
+        if (used) {
+                ep->pending_technique = TECHNIQUE_STRUCTURAL;
+                build_overrides(ep);
+        }
+        return 0;
+}
+
+static int propose_stage1(struct episode *ep)
+{
+        bool bon = ep->options.strategy == EPISODE_BON;
+        int r;
+
+        if (ep->n_genes == 0 && bon)
+                return -ENOSPC;
+        search_set_structural(ep->search, !bon && structural_available(ep));
+        search_set_frozen(ep->search, ep->lost);
         r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         if (r == -ENOSPC && counter(ep, "kernel_changes_unsearched") > 0) {
                 /*
@@ -864,12 +1073,22 @@ static int propose_stage1(struct episode *ep)
                 search_free(ep->search);
                 ep->search = fresh;
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, best, NULL);
+                search_set_structural(ep->search, !bon && structural_available(ep));
+                search_set_frozen(ep->search, ep->lost);
                 r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         }
         if (r < 0)
                 return r;
         ep->pending_stage = 1;
-        return build_genome_candidate(ep, ep->pending);
+        if (ep->pending_technique == TECHNIQUE_STRUCTURAL) {
+                r = build_structural_candidate(ep);
+                ep->pending_stage = 1;
+                return r;
+        }
+        r = build_genome_candidate(ep, ep->pending);
+        if (r == 0 && bon)
+                r = add_random_moves(ep);
+        return r;
 }
 
 /* ------------------------------------------------------------ the schedule */
@@ -1042,11 +1261,13 @@ static const char *pending_what(const struct episode *ep)
                 return "llm_tiling";
         if (ep->pending_stage == 2)
                 return json_string_value(json_object_get(ep->pending_action, "motif"));
+        if (ep->pending_technique == TECHNIQUE_STRUCTURAL && ep->pending_move[0])
+                return ep->pending_move;
         return search_technique_name(ep->pending_technique);
 }
 
 /*
- * A rewrite (Stage II's, or an LLM's) becomes the best pair: the rewritten
+ * A rewrite (Stage II's, an LLM's or a structural tiling move's) becomes the best pair: the rewritten
  * texts, the genes found again in rewritten gene files, and the genome
  * recorded in the search so that Stage I mutates on top of it.
  */
@@ -1493,6 +1714,7 @@ static void on_llm_answer(struct llm_call *call, const struct llm_result *result
         target->cand = code;
         ep->llm_note = prompts_answer_note(result->content);
         ep->pending_llm = true;
+        ep->pending_rewrite = true;
         memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
         if (stage == 2)
                 ep->pending_action = json_pack("{s:s, s:n, s:i, s:s, s:O}", "motif", "llm_refine",
@@ -1707,13 +1929,22 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         json_t *failures = json_object_get(ep->record, "failures"), *step;
 
         search_best(ep->search, &best_before);
-        if (ep->pending_stage == 1 && !ep->pending_llm) {
-                new_best = search_record(
-                    ep->search, ep->pending, ep->pending_technique, ok, latency,
+        if (ep->pending_stage == 1 && !ep->pending_rewrite) {
+                const char *why =
                     ok ? NULL
-                       : (confirmed_ok ? failure_kind(result) : "wrong_answer_on_second_seed"));
+                       : (confirmed_ok ? failure_kind(result) : "wrong_answer_on_second_seed");
+                char structural_why[64];
+                /* a failing rewrite says nothing of the genome's region (UB overflow above a size) */
+                if (why && ep->pending_technique == TECHNIQUE_STRUCTURAL) {
+                        snprintf(structural_why, sizeof(structural_why), "structural:%s", why);
+                        why = structural_why;
+                }
+                new_best =
+                    search_record(ep->search, ep->pending, ep->pending_technique, ok, latency, why);
         } else {
                 new_best = ok && latency < best_before;
+                if (ep->pending_stage == 1 && !ep->pending_llm)
+                        search_credit(ep->search, TECHNIQUE_STRUCTURAL, new_best);
         }
         if (!ok && strcmp(kind, "slow") == 0)
                 bump(ep, "slow"); /* stopped early: too slow to matter, not a failure */
@@ -1751,11 +1982,16 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                                 "cannot credit experience entry %.12s", entry);
                 if (new_best)
                         accept_stage2(ep, latency);
-        } else if (new_best && ep->pending_llm) {
+        } else if (new_best && ep->pending_rewrite) {
                 adopt_rewrite(ep, latency);
         } else if (new_best) {
-                /* the genome's gene files are the best pair's from now on */
-                for (size_t i = 0; i < ep->n_files; i++) {
+                /*
+                 * the genome's gene files are the best pair's from now on;
+                 * Best-of-N builds every candidate from the baseline, so its
+                 * random moves stay out of the best pair (the record keeps
+                 * the winner's files)
+                 */
+                for (size_t i = 0; i < ep->n_files && ep->options.strategy != EPISODE_BON; i++) {
                         struct op_file *f = &ep->files[i];
                         if (!f->cand)
                                 continue;
@@ -2075,14 +2311,6 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         r = genes_find(ep->manifest->dir, &ep->genes, &ep->n_genes, err, err_size);
         if (r < 0)
                 goto fail;
-        if (ep->n_genes == 0 && !uses_stage2(ep)) {
-                snprintf(err, err_size,
-                         "%s: no tunable literal found in op_host/; mark knobs with a comment "
-                         "// @tune lo..hi on their line",
-                         ep->manifest->dir);
-                r = -ENOENT;
-                goto fail;
-        }
         if (ep->n_genes > GENES_MAX) {
                 snprintf(err, err_size, "%s: more than %d genes", ep->manifest->dir, GENES_MAX);
                 r = -E2BIG;
@@ -2104,6 +2332,19 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot read the operator's sources: %s",
                          ep->manifest->dir, strerror(-r));
+                goto fail;
+        }
+        /* without genes, Stage I has only its structural moves, and Best-of-N nothing */
+        if (ep->n_genes == 0 && !uses_stage2(ep) &&
+            (options->strategy == EPISODE_BON || !structural_applies(ep))) {
+                snprintf(err, err_size,
+                         "%s: no tunable literal found in op_host/%s; mark knobs with a comment "
+                         "// @tune lo..hi on their line",
+                         ep->manifest->dir,
+                         options->strategy == EPISODE_BON
+                             ? ""
+                             : " and no structural tiling move applies");
+                r = -ENOENT;
                 goto fail;
         }
         search_options.seed = options->seed;

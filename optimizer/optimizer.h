@@ -164,6 +164,11 @@ enum search_technique {
         TECHNIQUE_MUTATE_RESET,
         TECHNIQUE_CROSSOVER,
         TECHNIQUE_RANDOM, /* a whole random genome: what BoN does */
+        /*
+         * a structural tiling move on the best pair (the episode makes it;
+         * the search only chooses when and is credited)
+         */
+        TECHNIQUE_STRUCTURAL,
         TECHNIQUE_COUNT,
 };
 
@@ -183,8 +188,31 @@ int search_new(const struct gene *genes, size_t n_genes, const struct search_opt
 struct search *search_free(struct search *search);
 
 /*
+ * Whether a structural move can be proposed now: the episode knows (it
+ * detects the moves on the best pair) and says so before each proposal.
+ * Off until set; never proposed when random_only.
+ */
+void search_set_structural(struct search *search, bool available);
+
+/*
+ * Genes that no longer change any text (a rewrite took their literal
+ * away): frozen[g] true keeps gene g at the best genome's value in every
+ * proposal.  frozen is borrowed (n_genes entries) and read at each
+ * proposal; NULL: none.
+ */
+void search_set_frozen(struct search *search, const bool *frozen);
+
+/*
+ * Credits technique with the outcome of a candidate that is not a genome
+ * of this search (a structural rewrite): improved or not.
+ */
+void search_credit(struct search *search, enum search_technique technique, bool improved);
+
+/*
  * Proposes the next genome into values (n_genes entries), never one already
- * recorded, and says which technique made it.  -ENOSPC when no new genome
+ * recorded, and says which technique made it.  TECHNIQUE_STRUCTURAL comes
+ * with the best genome in values: the episode rewrites the best pair's
+ * texts instead of changing genes.  -ENOSPC when no new genome
  * could be found (the space is exhausted).
  */
 int search_propose(struct search *search, int64_t *values, enum search_technique *ret_technique);
@@ -325,7 +353,8 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*
  * The record's trajectory holds one object per candidate: "evaluation",
- * "stage" (1 or 2), "technique" (Stage I's, or the motif name), for Stage
+ * "stage" (1 or 2), "technique" (Stage I's, a structural tiling move's
+ * name, "+"-joined when Best-of-N drew several, or the motif name), for Stage
  * II "motif", "entry" (the experience entry it came from, or null),
  * "site" and "source" ("bank", "fallback", "random"), then "identity",
  * "status", "latency_us", "memo_hit", "new_best" and "genome".  Stage II
@@ -334,8 +363,9 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
  * prompt_sha256, outcome, tokens, latency_s, attempts, verdict, message}],
  * "total_tokens", "proposals", "evaluated", "won", "discarded" {reason:
  * count} and "off" once it stopped asking), "motifs" ({name: {tried, failed, won, apply_errors}}),
- * "learned" (ids of entries written back to the bank) and "pair" (the
- * best texts, by blob, for resuming).
+ * "learned" (ids of entries written back to the bank), "structural_tried"
+ * (the structural move sites Stage I tried, as "best identity:move:site")
+ * and "pair" (the best texts, by blob, for resuming).
  *
  * Starts (or resumes, when the store holds a running record with this id)
  * an episode on the operator in opdir.  evaluator and store are borrowed.
@@ -517,6 +547,51 @@ int motif_detect_text(const struct motif *motif, enum motif_direction direction,
 /* *ret_text is the new kernel text (a new string), even when unchanged. */
 int motif_apply_text(const struct motif *motif, enum motif_direction direction, const char *text,
                      size_t site, char **ret_text);
+
+/* ------------------------------------------------------------ tiling moves */
+
+/*
+ * Stage I's structural tiling moves: rewrites of the host tiling function
+ * that no gene value can express, such as a fixed core count replaced by
+ * the platform's, blockDim capped by the problem size, or the tile derived
+ * from the UB capacity over the kernel's live buffers.  A move works like
+ * a forward-only motif on an operator's op_host/ and op_kernel/ texts (the
+ * kernel is read, never changed): the detector lists its sites (variants
+ * of one rewrite count as sites), the transform gives the changed host
+ * files.  Applying a move where it applied removes what it detects, so a
+ * move applies once.
+ */
+struct motif_scan;
+
+struct tiling_move {
+        const char *name;        /* stable id, the trajectory's "technique" */
+        const char *description; /* one line */
+        int (*scan)(struct motif_scan *scan);
+};
+
+/* The move table: tiling_move_at(i) for i < tiling_move_count(); NULL past the end. */
+size_t tiling_move_count(void);
+const struct tiling_move *tiling_move_at(size_t i);
+/* The move named name, or NULL. */
+const struct tiling_move *tiling_move_find(const char *name);
+
+/*
+ * Where move applies to files (as motif_detect: one op_kernel/ file
+ * required, -EINVAL otherwise or when a file cannot be tokenized).
+ * *ret_sites is malloc'd, NULL when none; the order is deterministic.
+ */
+int tiling_move_detect(const struct tiling_move *move, const struct motif_file *files,
+                       size_t n_files, struct motif_site **ret_sites, size_t *ret_n);
+
+/*
+ * Applies move at site (an index from tiling_move_detect on the same
+ * files); *ret_changed holds the changed files (free with
+ * motif_files_free).  -ENOENT for a site that does not exist, -EINVAL as
+ * for tiling_move_detect or for MOTIF_ALL_SITES (variants exclude each other).
+ */
+int tiling_move_apply(const struct tiling_move *move, const struct motif_file *files,
+                      size_t n_files, size_t site, struct motif_file **ret_changed,
+                      size_t *ret_n_changed);
 
 /* ------------------------------------------------------------ rewind */
 

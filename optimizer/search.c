@@ -21,6 +21,7 @@ static const char *const technique_names[TECHNIQUE_COUNT] = {
         [TECHNIQUE_MUTATE_STEP] = "mutate_step",   [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
         [TECHNIQUE_MUTATE_ALIGN] = "mutate_align", [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
         [TECHNIQUE_CROSSOVER] = "crossover",       [TECHNIQUE_RANDOM] = "random",
+        [TECHNIQUE_STRUCTURAL] = "structural",
 };
 
 struct entry {
@@ -42,6 +43,8 @@ struct search {
         uint8_t window[TECHNIQUE_COUNT][CREDIT_WINDOW];
         size_t window_len[TECHNIQUE_COUNT];
         uint64_t uses[TECHNIQUE_COUNT];
+        bool structural;    /* a structural move applies to the best pair now */
+        const bool *frozen; /* borrowed: genes a rewrite took away, or NULL */
 };
 
 const char *search_technique_name(enum search_technique t)
@@ -263,14 +266,56 @@ static void mutate_gene(struct search *s, enum search_technique t, const struct 
         *v = gene_snap(g, x);
 }
 
+static bool is_frozen(const struct search *s, size_t g)
+{
+        return s->frozen && s->frozen[g];
+}
+
+/* A random gene that is not frozen, or (size_t)-1 when all are. */
+static size_t pick_gene(struct search *s)
+{
+        size_t live = 0, k;
+
+        for (size_t g = 0; g < s->n_genes; g++)
+                live += !is_frozen(s, g);
+        if (live == 0)
+                return (size_t)-1;
+        if (live == s->n_genes)
+                return (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+        k = (size_t)random_between(s, 0, (int64_t)live - 1);
+        for (size_t g = 0; g < s->n_genes; g++)
+                if (!is_frozen(s, g) && k-- == 0)
+                        return g;
+        return (size_t)-1;
+}
+
+/* Frozen genes keep the best genome's values: changing them changes no text. */
+static void hold_frozen(struct search *s, int64_t *values)
+{
+        int64_t fallback[GENES_MAX];
+        const int64_t *best = s->best >= 0 ? s->seen[s->best].values : NULL;
+
+        if (!s->frozen)
+                return;
+        if (!best) {
+                baseline(s, fallback);
+                best = fallback;
+        }
+        for (size_t g = 0; g < s->n_genes; g++)
+                if (s->frozen[g])
+                        values[g] = best[g];
+}
+
 static void apply_technique(struct search *s, enum search_technique t, int64_t *values)
 {
         int64_t fallback[GENES_MAX];
         const int64_t *parent;
+        size_t first;
 
         if (t == TECHNIQUE_RANDOM) {
                 for (size_t g = 0; g < s->n_genes; g++)
-                        values[g] = random_value(s, &s->genes[g]);
+                        values[g] = is_frozen(s, g) ? 0 : random_value(s, &s->genes[g]);
+                hold_frozen(s, values);
                 return;
         }
         parent = pick_parent(s, fallback);
@@ -282,16 +327,21 @@ static void apply_technique(struct search *s, enum search_technique t, int64_t *
                         if (random_unit(s) < 0.5)
                                 values[g] = other[g];
                 /* two identical parents would make no news: nudge one gene */
+                hold_frozen(s, values);
                 if (same_genome(s, values, parent)) {
-                        size_t k = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
-                        mutate_gene(s, TECHNIQUE_MUTATE_STEP, &s->genes[k], &values[k]);
+                        size_t k = pick_gene(s);
+                        if (k != (size_t)-1)
+                                mutate_gene(s, TECHNIQUE_MUTATE_STEP, &s->genes[k], &values[k]);
                 }
                 return;
         }
-        size_t first = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+        hold_frozen(s, values);
+        first = pick_gene(s);
+        if (first == (size_t)-1)
+                return;
         mutate_gene(s, t, &s->genes[first], &values[first]);
         if (s->n_genes > 1 && random_unit(s) < 1.0 / 3) {
-                size_t second = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+                size_t second = pick_gene(s);
                 mutate_gene(s, t, &s->genes[second], &values[second]);
         }
 }
@@ -325,7 +375,8 @@ static enum search_technique choose_technique(const struct search *s, const bool
         for (int t = 0; t < TECHNIQUE_COUNT; t++) {
                 double score;
                 /* whole random genomes are the baseline strategy's, not evolution's */
-                if (t == TECHNIQUE_RANDOM || exhausted[t])
+                if (t == TECHNIQUE_RANDOM || exhausted[t] ||
+                    (t == TECHNIQUE_STRUCTURAL && !s->structural))
                         continue;
                 score = bandit_score(s, t, total > 0 ? total : 1);
                 if (score > best_score) {
@@ -336,14 +387,59 @@ static enum search_technique choose_technique(const struct search *s, const bool
         return (enum search_technique)best;
 }
 
+void search_set_structural(struct search *s, bool available)
+{
+        s->structural = available;
+}
+
+void search_set_frozen(struct search *s, const bool *frozen)
+{
+        s->frozen = frozen;
+}
+
+/* Slides technique's credit window by one outcome. */
+static void credit(struct search *s, enum search_technique technique, bool improved)
+{
+        size_t *len = &s->window_len[technique];
+
+        if (*len == CREDIT_WINDOW) {
+                memmove(s->window[technique], s->window[technique] + 1, CREDIT_WINDOW - 1);
+                (*len)--;
+        }
+        s->window[technique][(*len)++] = improved;
+        s->uses[technique]++;
+}
+
+void search_credit(struct search *s, enum search_technique technique, bool improved)
+{
+        if (technique < TECHNIQUE_COUNT)
+                credit(s, technique, improved);
+}
+
 int search_propose(struct search *s, int64_t *values, enum search_technique *ret_technique)
 {
         bool exhausted[TECHNIQUE_COUNT] = { false };
 
-        if (s->n_genes == 0 || s->n_genes > GENES_MAX)
+        if (s->n_genes > GENES_MAX)
                 return -ENOSPC;
+        if (s->n_genes == 0) {
+                /* nothing to evolve: only a structural move can make news */
+                if (!s->structural || s->options.random_only)
+                        return -ENOSPC;
+                *ret_technique = TECHNIQUE_STRUCTURAL;
+                return 0;
+        }
         for (int round = 0; round < TECHNIQUE_COUNT; round++) {
                 enum search_technique t = choose_technique(s, exhausted);
+                if (t == TECHNIQUE_STRUCTURAL) {
+                        if (s->best >= 0)
+                                memcpy(values, s->seen[s->best].values,
+                                       s->n_genes * sizeof(*values));
+                        else
+                                baseline(s, values);
+                        *ret_technique = t;
+                        return 0;
+                }
                 for (int i = 0; i < PROPOSAL_TRIES; i++) {
                         apply_technique(s, t, values);
                         if (!already_seen(s, values) && !in_failing_region(s, values)) {
@@ -388,15 +484,8 @@ bool search_record(struct search *s, const int64_t *values, enum search_techniqu
         if (new_best)
                 s->best = (long)s->n_seen;
         s->n_seen++;
-        if (technique < TECHNIQUE_COUNT) {
-                size_t *len = &s->window_len[technique];
-                if (*len == CREDIT_WINDOW) {
-                        memmove(s->window[technique], s->window[technique] + 1, CREDIT_WINDOW - 1);
-                        (*len)--;
-                }
-                s->window[technique][(*len)++] = new_best && s->n_seen > 1;
-                s->uses[technique]++;
-        }
+        if (technique < TECHNIQUE_COUNT)
+                credit(s, technique, new_best && s->n_seen > 1);
         return new_best;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Tests of Stage I's search on a synthetic tiling landscape: determinism,
  * no genome proposed twice, the UB-overflow region avoided, evolution
- * beating random sampling on the same budget, and a resumed search that
- * continues exactly where the saved one was.
+ * beating random sampling on the same budget, a resumed search that
+ * continues exactly where the saved one was, structural proposals and
+ * frozen genes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -201,9 +202,83 @@ static void test_noise_policy(void **state)
         assert_true(episode_noise_latency(99, 0, 100, 2) == 99);
 }
 
+/*
+ * A structural move is proposed only when the episode says one applies,
+ * never by Best-of-N's search, and with the best genome; a frozen gene
+ * keeps the best's value in every proposal.
+ */
+static void test_structural_and_frozen(void **state)
+{
+        struct search_options options = { .seed = 3 };
+        struct search *s = NULL;
+        int64_t v[3], base[3] = { 2048, 3, 8 }, best[3];
+        bool frozen[3] = { false, true, false }, structural = false;
+        double latency = 0;
+        const char *kind = NULL;
+
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        assert_true(evaluate(base, &latency, &kind));
+        search_record(s, base, TECHNIQUE_COUNT, true, latency, NULL);
+        for (int i = 0; i < 12; i++) {
+                enum search_technique t;
+                assert_int_equal(search_propose(s, v, &t), 0);
+                assert_int_not_equal(t, TECHNIQUE_STRUCTURAL);
+                search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
+        }
+        memcpy(best, search_best(s, NULL), sizeof(best));
+        search_set_frozen(s, frozen);
+        for (int i = 0; i < 24; i++) {
+                enum search_technique t;
+                if (search_propose(s, v, &t) < 0)
+                        break;
+                assert_int_equal(v[1], best[1]);
+                search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
+                memcpy(best, search_best(s, NULL), sizeof(best));
+        }
+        search_set_structural(s, true);
+        for (int i = 0; i < 8 && !structural; i++) {
+                enum search_technique t;
+                assert_int_equal(search_propose(s, v, &t), 0);
+                if (t == TECHNIQUE_STRUCTURAL) {
+                        structural = true;
+                        assert_memory_equal(v, search_best(s, NULL), sizeof(v));
+                        search_credit(s, t, true);
+                } else {
+                        search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
+                }
+        }
+        assert_true(structural);
+        search_free(s);
+
+        /* Best-of-N's search never proposes one */
+        options.random_only = true;
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        search_set_structural(s, true);
+        for (int i = 0; i < 16; i++) {
+                enum search_technique t;
+                assert_int_equal(search_propose(s, v, &t), 0);
+                assert_int_equal(t, TECHNIQUE_RANDOM);
+                search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
+        }
+        search_free(s);
+
+        /* no genes: only a structural move, and only when one applies */
+        options.random_only = false;
+        assert_int_equal(search_new(genes, 0, &options, &s), 0);
+        {
+                enum search_technique t;
+                assert_int_equal(search_propose(s, v, &t), -ENOSPC);
+                search_set_structural(s, true);
+                assert_int_equal(search_propose(s, v, &t), 0);
+                assert_int_equal(t, TECHNIQUE_STRUCTURAL);
+        }
+        search_free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_structural_and_frozen),
                 cmocka_unit_test(test_same_seed_same_trajectory),
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),

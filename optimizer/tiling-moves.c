@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage I's structural tiling moves: source rewrites of the host tiling
+ * function that a gene cannot express (a fixed core count derived from the
+ * platform, blockDim chosen from the problem size, the tile derived from
+ * the UB capacity and the kernel's live buffers).  They are the host-side
+ * analogue of the kernel motifs and reuse their token walker and site
+ * builder, so comments, whitespace and macros outside the edits survive.
+ *
+ * The fourth move of issue #6, the remainder spread over the first r
+ * cores, is not here.  Where a corpus kernel reads a former/tail split
+ * from the tiling data (add, axpy, sigmoid, silu) the host already
+ * balances; where the host leaves the remainder to a tail core (relu's
+ * blockLength, the level-2 rowsPerCore/tailCoreRows), the kernel computes
+ * its offset as block index times share, so balancing needs a kernel
+ * change: Stage II's motif remainder_first_cores.
+ */
+#include "motifs-internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLATFORM_HEADER "tiling/platform/platform_ascendc.h"
+
+/* Buffers past this are not believed (a miscount): the tile move stays away. */
+#define LIVE_BUFFERS_MAX 64
+
+/* ------------------------------------------------------------ the tiling function */
+
+/* The next non-comment token after i, or NONE at the end (tok_next says n there). */
+static size_t next_tok(const struct motif_src *f, size_t i)
+{
+        size_t j = tok_next(f, i);
+
+        return j >= f->tokens.n ? NONE : j;
+}
+
+struct tiling_fn {
+        size_t open, close; /* the body's braces */
+        char context[64];   /* the gert::TilingContext parameter's name */
+};
+
+/*
+ * The tiling function of a host file: the function whose body calls
+ * SetBlockDim and whose parameter is a TilingContext pointer.
+ */
+static bool tiling_function(const struct motif_src *f, struct tiling_fn *ret)
+{
+        struct motif_func *funcs = NULL;
+        size_t n = 0;
+        bool found = false;
+
+        if (funcs_find(f, &funcs, &n) < 0)
+                return false;
+        for (size_t k = 0; k < n && !found; k++) {
+                size_t open, close, name = funcs[k].name, param = NONE;
+                if (name == NONE || !range_mentions(f, funcs[k].open, funcs[k].close, "SetBlockDim",
+                                                    strlen("SetBlockDim")))
+                        continue;
+                open = next_tok(f, name);
+                if (open == NONE || !tok_eq(f, open, "("))
+                        continue;
+                close = token_match(&f->tokens, open);
+                for (size_t i = open; i < close && i < f->tokens.n; i++) {
+                        size_t star, id;
+                        if (!tok_eq(f, i, "TilingContext"))
+                                continue;
+                        star = next_tok(f, i);
+                        id = star == NONE ? NONE : next_tok(f, star);
+                        if (star != NONE && tok_eq(f, star, "*") && id != NONE &&
+                            tok_is_ident(f, id) && tok_len(f, id) < sizeof(ret->context))
+                                param = id;
+                }
+                if (param == NONE)
+                        continue;
+                ret->open = funcs[k].open;
+                ret->close = funcs[k].close;
+                snprintf(ret->context, sizeof(ret->context), "%.*s", (int)tok_len(f, param),
+                         tok_text(f, param));
+                found = true;
+        }
+        free(funcs);
+        return found;
+}
+
+static bool body_mentions(const struct motif_src *f, const struct tiling_fn *fn, const char *name)
+{
+        return range_mentions(f, fn->open, fn->close, name, strlen(name));
+}
+
+/* ------------------------------------------------------------ file-level constants */
+
+/* "constexpr T NAME = 8;", "const T NAME = 8;" or "#define NAME 8" outside any function. */
+struct file_const {
+        size_t first, last; /* the declaration (tokens); for a #define, '#' and the value */
+        size_t name, value;
+        bool define;
+};
+
+/* The first token of the statement holding i (after the last ';', '{' or '}'). */
+static size_t stmt_first(const struct motif_src *f, size_t i)
+{
+        size_t p = i, q;
+
+        for (q = tok_prev(f, p); q != NONE; q = tok_prev(f, q)) {
+                if (tok_eq(f, q, ";") || tok_eq(f, q, "{") || tok_eq(f, q, "}") ||
+                    f->tokens.tokens[q].in_directive)
+                        break;
+                p = q;
+        }
+        return p;
+}
+
+static bool in_any_function(const struct motif_func *funcs, size_t n, size_t i)
+{
+        for (size_t k = 0; k < n; k++)
+                if (i > funcs[k].open && i < funcs[k].close)
+                        return true;
+        return false;
+}
+
+/* Whether a constant's name contains any of the words (upper case, NULL-terminated). */
+static bool name_has(const struct motif_src *f, size_t name, const char *const *words)
+{
+        char upper[128];
+        size_t len = tok_len(f, name);
+
+        if (len >= sizeof(upper))
+                return false;
+        for (size_t i = 0; i < len; i++)
+                upper[i] = (char)toupper((unsigned char)tok_text(f, name)[i]);
+        upper[len] = '\0';
+        for (size_t w = 0; words[w]; w++)
+                if (strstr(upper, words[w]))
+                        return true;
+        return false;
+}
+
+/* Calls fn for every integer constant at file level; stops at the first nonzero return. */
+typedef int (*const_fn)(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                        const struct file_const *c, void *userdata);
+
+static int for_each_const(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                          const_fn visit, void *userdata)
+{
+        struct motif_func *funcs = NULL;
+        size_t n_funcs = 0;
+        int r = 0;
+
+        r = funcs_find(f, &funcs, &n_funcs);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < f->tokens.n && r == 0; i++) {
+                struct file_const c = { 0 };
+                size_t eq, value, semi;
+                if (f->tokens.tokens[i].kind == TOKEN_DIRECTIVE) {
+                        size_t def = next_tok(f, i), name, val, after;
+                        if (def == NONE || !tok_eq(f, def, "define"))
+                                continue;
+                        name = next_tok(f, def);
+                        val = name == NONE ? NONE : next_tok(f, name);
+                        if (val == NONE || !tok_is_ident(f, name) ||
+                            f->tokens.tokens[val].kind != TOKEN_NUMBER ||
+                            !f->tokens.tokens[val].in_directive)
+                                continue;
+                        after = next_tok(f, val);
+                        if (after != NONE && f->tokens.tokens[after].in_directive &&
+                            f->tokens.tokens[after].line == f->tokens.tokens[val].line)
+                                continue; /* an expression, not a plain value */
+                        c = (struct file_const){ i, val, name, val, true };
+                        r = visit(scan, f, fn, &c, userdata);
+                        continue;
+                }
+                if (f->tokens.tokens[i].in_directive || !tok_is_ident(f, i) ||
+                    in_any_function(funcs, n_funcs, i))
+                        continue;
+                eq = next_tok(f, i);
+                value = eq == NONE ? NONE : next_tok(f, eq);
+                semi = value == NONE ? NONE : next_tok(f, value);
+                if (semi == NONE || !tok_eq(f, eq, "=") || !tok_eq(f, semi, ";") ||
+                    f->tokens.tokens[value].kind != TOKEN_NUMBER)
+                        continue;
+                c.first = stmt_first(f, i);
+                c.last = semi;
+                c.name = i;
+                c.value = value;
+                if (!range_mentions(f, c.first, i, "constexpr", 9) &&
+                    !range_mentions(f, c.first, i, "const", 5))
+                        continue;
+                r = visit(scan, f, fn, &c, userdata);
+        }
+        free(funcs);
+        return r < 0 ? r : 0;
+}
+
+/* Whether the constant's name is used outside the tiling function's body (its declaration aside). */
+static bool used_elsewhere(const struct motif_src *f, const struct tiling_fn *fn,
+                           const struct file_const *c)
+{
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                if (i == c->name || (i > fn->open && i < fn->close) ||
+                    tok_len(f, i) != tok_len(f, c->name) || !tok_is_ident(f, i))
+                        continue;
+                if (memcmp(tok_text(f, i), tok_text(f, c->name), tok_len(f, i)) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* ------------------------------------------------------------ edits shared by the moves */
+
+/* Replaces every use of the constant in the tiling function with replacement. */
+static void replace_uses(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                         const struct file_const *c, const char *replacement)
+{
+        for (size_t i = fn->open + 1; i < fn->close; i++)
+                if (tok_is_ident(f, i) && tok_len(f, i) == tok_len(f, c->name) &&
+                    memcmp(tok_text(f, i), tok_text(f, c->name), tok_len(f, i)) == 0)
+                        site_replace(scan, f, i, i, replacement);
+}
+
+/*
+ * Removes the constant when nothing else uses it: a gene left on an
+ * unused constant would spend evaluations on texts that all run alike.
+ */
+static void drop_if_unused(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                           const struct file_const *c)
+{
+        size_t s, e;
+
+        if (used_elsewhere(f, fn, c))
+                return;
+        if (!c->define) {
+                site_delete_stmt(scan, f, c->first, with_trailing_comment(f, c->last));
+                return;
+        }
+        s = line_start(f, f->tokens.tokens[c->first].start);
+        e = tok_end(f, c->last);
+        while (e < f->len && f->text[e] != '\n')
+                e++;
+        if (e < f->len)
+                e++;
+        site_edit(scan, f, s, e - s, "");
+}
+
+/* Adds #include of header after the file's last #include when it has none of it. */
+static void ensure_include(struct motif_scan *scan, struct motif_src *f, const char *header)
+{
+        size_t last = NONE, want = strlen(header) + 2, e;
+
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t inc = next_tok(f, i), path;
+                if (f->tokens.tokens[i].kind != TOKEN_DIRECTIVE || inc == NONE ||
+                    !tok_eq(f, inc, "include"))
+                        continue;
+                path = next_tok(f, inc);
+                if (path != NONE && f->tokens.tokens[path].kind == TOKEN_STRING &&
+                    tok_len(f, path) == want &&
+                    memcmp(tok_text(f, path) + 1, header, want - 2) == 0)
+                        return;
+                last = path;
+        }
+        if (last == NONE) {
+                site_editf(scan, f, 0, 0, "#include \"%s\"\n", header);
+                return;
+        }
+        e = tok_end(f, last);
+        while (e < f->len && f->text[e] != '\n')
+                e++;
+        site_editf(scan, f, e, 0, "\n#include \"%s\"", header);
+}
+
+/* The first statement of the tiling function's body, or NONE for an empty one. */
+static size_t body_first(const struct motif_src *f, const struct tiling_fn *fn)
+{
+        size_t first = next_tok(f, fn->open);
+
+        return first == NONE || first >= fn->close ? NONE : first;
+}
+
+/* ------------------------------------------------------------ cores_from_platform */
+
+static const char *const core_words[] = { "BLOCK_DIM", "BLOCKDIM",   "CORE_NUM",  "CORENUM",
+                                          "NUM_CORE",  "CORE_COUNT", "USED_CORE", NULL };
+
+static int cores_visit(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                       const struct file_const *c, void *userdata)
+{
+        size_t first = body_first(f, fn);
+        char var[64], *line;
+
+        (void)userdata;
+        if (first == NONE || !name_has(f, c->name, core_words) ||
+            !range_mentions(f, fn->open, fn->close, tok_text(f, c->name), tok_len(f, c->name)))
+                return 0;
+        fresh_name(f, "coreNum", var, sizeof(var));
+        site_begin(scan, f, c->name, "derive %.*s from the platform's vector core count",
+                   (int)tok_len(f, c->name), tok_text(f, c->name));
+        line = str_printf("uint32_t %s = platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
+                          ".GetCoreNumAiv();",
+                          var, fn->context);
+        site_insert_before(scan, f, first, line);
+        free(line);
+        replace_uses(scan, f, fn, c, var);
+        drop_if_unused(scan, f, fn, c);
+        ensure_include(scan, f, PLATFORM_HEADER);
+        return site_end(scan);
+}
+
+/*
+ * A fixed core count (a constant named like BLOCK_DIM or CORE_NUM used by
+ * the tiling function, which asks the platform for none) is replaced by
+ * the platform's vector core count, so the launch fills the chip it runs on.
+ */
+static int scan_cores_from_platform(struct motif_scan *scan)
+{
+        for (size_t k = 0; k < scan->n_files; k++) {
+                struct motif_src *f = &scan->files[k];
+                struct tiling_fn fn;
+                int r;
+                if (!f->is_host || !tiling_function(f, &fn) ||
+                    body_mentions(f, &fn, "GetCoreNum") || body_mentions(f, &fn, "GetCoreNumAiv") ||
+                    body_mentions(f, &fn, "GetCoreNumAic"))
+                        continue;
+                r = for_each_const(scan, f, &fn, cores_visit, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------ blockdim_from_size */
+
+/* Minimum useful bytes of input 0 per core, one site each. */
+static const unsigned size_variants[] = { 4096, 16384, 65536 };
+
+/*
+ * The statement declaring the core-count variable: "T name = ...GetCoreNum[Aiv]();".
+ * *ret_name is the variable's token, *ret_last the statement's ';'.
+ */
+static bool core_variable(const struct motif_src *f, const struct tiling_fn *fn, size_t *ret_first,
+                          size_t *ret_last, size_t *ret_name)
+{
+        for (size_t i = fn->open + 1; i < fn->close; i++) {
+                size_t first, last, eq = NONE, name, type;
+                if (!tok_eq(f, i, "GetCoreNumAiv") && !tok_eq(f, i, "GetCoreNum"))
+                        continue;
+                first = stmt_first(f, i);
+                last = stmt_last(f, first);
+                for (size_t k = first; k < i && eq == NONE; k++)
+                        if (tok_eq(f, k, "="))
+                                eq = k;
+                if (eq == NONE || last == NONE || !tok_eq(f, last, ";"))
+                        continue;
+                name = tok_prev(f, eq);
+                type = name == NONE ? NONE : tok_prev(f, name);
+                if (type == NONE || type < first || !tok_is_ident(f, name) ||
+                    !tok_is_ident(f, type) || range_mentions(f, first, name, "const", 5) ||
+                    range_mentions(f, first, name, "constexpr", 9))
+                        continue;
+                *ret_first = first;
+                *ret_last = last;
+                *ret_name = name;
+                return true;
+        }
+        return false;
+}
+
+/*
+ * blockDim from the problem size: after the core count is read from the
+ * platform, it is capped at one core per size_variants[v] bytes of input
+ * 0, so that a small input does not pay the launch of every core.  The
+ * tiling function's own split then works from the smaller count.
+ */
+static int scan_blockdim_from_size(struct motif_scan *scan)
+{
+        for (size_t k = 0; k < scan->n_files; k++) {
+                struct motif_src *f = &scan->files[k];
+                struct tiling_fn fn;
+                size_t first, last, name;
+                char need[64], var[64];
+                if (!f->is_host || !tiling_function(f, &fn) ||
+                    !body_mentions(f, &fn, "GetInputShape") ||
+                    body_mentions(f, &fn, "MIN_BYTES_PER_CORE") ||
+                    !core_variable(f, &fn, &first, &last, &name))
+                        continue;
+                snprintf(var, sizeof(var), "%.*s", (int)tok_len(f, name), tok_text(f, name));
+                fresh_name(f, "coresForSize", need, sizeof(need));
+                for (size_t v = 0; v < ARRAY_SIZE(size_variants); v++) {
+                        char *lines[4];
+                        site_begin(scan, f, name, "cap %s at one core per %u bytes of input 0", var,
+                                   size_variants[v]);
+                        lines[0] = str_printf("constexpr uint64_t MIN_BYTES_PER_CORE = %u;",
+                                              size_variants[v]);
+                        lines[1] = str_printf(
+                            "uint64_t %s = ((uint64_t)%s->GetInputShape(0)->GetStorageShape()"
+                            ".GetShapeSize() * ge::GetSizeByDataType(%s->GetInputDesc(0)"
+                            "->GetDataType()) + MIN_BYTES_PER_CORE - 1) / MIN_BYTES_PER_CORE;",
+                            need, fn.context, fn.context);
+                        lines[2] = str_printf("if (%s > 0 && %s > %s)", need, var, need);
+                        lines[3] =
+                            str_printf("%s%s = (decltype(%s))%s;", indent_unit(f), var, var, need);
+                        for (size_t l = 0; l < 4; l++) {
+                                site_insert_after(scan, f, first, last, lines[l]);
+                                free(lines[l]);
+                        }
+                        if (site_end(scan) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------ tile_from_ub */
+
+static const char *const tile_words[] = { "TILE_LEN",   "TILELEN",   "TILE_SIZE",
+                                          "TILE_BYTES", "TILE_ELEM", NULL };
+
+/* A kernel constant's value ("constexpr int32_t BUFFER_NUM = 2;"), or -1. */
+static long kernel_constant(const struct motif_src *f, size_t name)
+{
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                size_t eq = next_tok(f, i), value = eq == NONE ? NONE : next_tok(f, eq);
+                if (i == name || value == NONE || !tok_is_ident(f, i) ||
+                    tok_len(f, i) != tok_len(f, name) ||
+                    memcmp(tok_text(f, i), tok_text(f, name), tok_len(f, i)) != 0 ||
+                    !tok_eq(f, eq, "=") || f->tokens.tokens[value].kind != TOKEN_NUMBER)
+                        continue;
+                return strtol(tok_text(f, value), NULL, 0);
+        }
+        return -1;
+}
+
+/*
+ * The UB buffers the kernel holds at once: every InitBuffer(queue, depth,
+ * bytes) counts depth buffers (a depth the file does not spell as a number
+ * or constant counts 2), every InitBuffer(buf, bytes) one.  Buffers in
+ * branches for other data types are counted too, which errs on the small
+ * side.  0 when the kernel calls InitBuffer nowhere.
+ */
+static size_t live_buffers(const struct motif_scan *scan)
+{
+        size_t live = 0;
+
+        for (size_t k = 0; k < scan->n_files; k++) {
+                const struct motif_src *f = &scan->files[k];
+                if (!f->is_kernel)
+                        continue;
+                for (size_t i = 0; i < f->tokens.n; i++) {
+                        struct motif_arg args[MOTIF_MAX_ARGS];
+                        size_t open = next_tok(f, i), n;
+                        if (!tok_eq(f, i, "InitBuffer") || open == NONE || !tok_eq(f, open, "("))
+                                continue;
+                        n = args_split(f, open, args, MOTIF_MAX_ARGS);
+                        if (n == 2) {
+                                live += 1;
+                        } else if (n == 3) {
+                                long depth = -1;
+                                if (args[1].first == args[1].last &&
+                                    f->tokens.tokens[args[1].first].kind == TOKEN_NUMBER)
+                                        depth = strtol(tok_text(f, args[1].first), NULL, 0);
+                                else if (args[1].first == args[1].last &&
+                                         tok_is_ident(f, args[1].first))
+                                        depth = kernel_constant(f, args[1].first);
+                                live += depth > 0 && depth <= 8 ? (size_t)depth : 2;
+                        }
+                }
+        }
+        return live;
+}
+
+struct tile_variant {
+        unsigned share;   /* each buffer gets 1/share of its even part of the UB */
+        bool input_bytes; /* elements of input 0's size rather than 4 bytes */
+        const char *what;
+};
+
+static const struct tile_variant tile_variants[] = {
+        { 1, false, "4-byte elements" },
+        { 2, false, "4-byte elements, half each" },
+        { 1, true, "elements of input 0" },
+};
+
+struct tile_scan {
+        size_t live;
+};
+
+static int tile_visit(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+                      const struct file_const *c, void *userdata)
+{
+        const struct tile_scan *t = userdata;
+        size_t first = body_first(f, fn);
+        char ub[64], tile[64];
+        bool bytes;
+
+        if (first == NONE || !name_has(f, c->name, tile_words) ||
+            !range_mentions(f, fn->open, fn->close, tok_text(f, c->name), tok_len(f, c->name)))
+                return 0;
+        bytes = name_has(f, c->name, (const char *const[]){ "BYTES", NULL });
+        fresh_name(f, "ubBytes", ub, sizeof(ub));
+        fresh_name(f, "tileFromUb", tile, sizeof(tile));
+        for (size_t v = 0; v < ARRAY_SIZE(tile_variants); v++) {
+                const struct tile_variant *tv = &tile_variants[v];
+                char *lines[4], *per;
+                if (bytes && tv->input_bytes)
+                        continue; /* a byte count has no element size to vary */
+                site_begin(scan, f, c->name, "%.*s from the UB over %zu live buffers (%s)",
+                           (int)tok_len(f, c->name), tok_text(f, c->name), t->live, tv->what);
+                lines[0] = str_printf("uint64_t %s = 0;", ub);
+                lines[1] = str_printf("platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
+                                      ".GetCoreMemSize(platform_ascendc::CoreMemType::UB, %s);",
+                                      fn->context, ub);
+                lines[2] = str_printf("/* the kernel holds %zu UB buffers at once (its InitBuffer "
+                                      "calls times their depth); tiles are 512-byte aligned */",
+                                      t->live);
+                if (bytes)
+                        per = strdup("");
+                else if (tv->input_bytes)
+                        per = str_printf(" / ge::GetSizeByDataType(%s->GetInputDesc(0)"
+                                         "->GetDataType())",
+                                         fn->context);
+                else
+                        per = strdup(" / 4");
+                lines[3] = per ? str_printf("uint32_t %s = (uint32_t)(%s / %zu / 512 * 512%s);",
+                                            tile, ub, t->live * tv->share, per)
+                               : NULL;
+                free(per);
+                for (size_t l = 0; l < 4; l++) {
+                        site_insert_before(scan, f, first, lines[l]);
+                        free(lines[l]);
+                }
+                replace_uses(scan, f, fn, c, tile);
+                drop_if_unused(scan, f, fn, c);
+                ensure_include(scan, f, PLATFORM_HEADER);
+                if (site_end(scan) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/*
+ * A fixed tile (a constant named like TILE_LENGTH or TILE_BYTES used by a
+ * tiling function that reads no UB size) is derived from the UB capacity
+ * the platform reports, divided evenly among the kernel's live buffers.
+ */
+static int scan_tile_from_ub(struct motif_scan *scan)
+{
+        struct tile_scan t = { live_buffers(scan) };
+
+        if (t.live == 0 || t.live > LIVE_BUFFERS_MAX)
+                return 0;
+        for (size_t k = 0; k < scan->n_files; k++) {
+                struct motif_src *f = &scan->files[k];
+                struct tiling_fn fn;
+                int r;
+                if (!f->is_host || !tiling_function(f, &fn) ||
+                    body_mentions(f, &fn, "GetCoreMemSize"))
+                        continue;
+                r = for_each_const(scan, f, &fn, tile_visit, &t);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------ the table */
+
+static const struct tiling_move moves[] = {
+        { "cores_from_platform",
+          "a fixed core-count constant becomes the platform's vector core count (GetCoreNumAiv)",
+          scan_cores_from_platform },
+        { "blockdim_from_size",
+          "the core count is capped at one core per minimum useful bytes of input, for small "
+          "inputs",
+          scan_blockdim_from_size },
+        { "tile_from_ub",
+          "a fixed tile length becomes the UB capacity (GetCoreMemSize) over the kernel's live "
+          "buffers, 512-byte aligned",
+          scan_tile_from_ub },
+};
+
+size_t tiling_move_count(void)
+{
+        return ARRAY_SIZE(moves);
+}
+
+const struct tiling_move *tiling_move_at(size_t i)
+{
+        return i < ARRAY_SIZE(moves) ? &moves[i] : NULL;
+}
+
+const struct tiling_move *tiling_move_find(const char *name)
+{
+        for (size_t i = 0; name && i < ARRAY_SIZE(moves); i++)
+                if (strcmp(moves[i].name, name) == 0)
+                        return &moves[i];
+        return NULL;
+}
+
+/* The move as a forward-only motif, so that detection and edits go through one machinery. */
+static struct motif as_motif(const struct tiling_move *move)
+{
+        return (struct motif){ .name = move->name,
+                               .title = move->description,
+                               .description = move->description,
+                               .bottleneck = "",
+                               .forward = move->scan };
+}
+
+int tiling_move_detect(const struct tiling_move *move, const struct motif_file *files,
+                       size_t n_files, struct motif_site **ret_sites, size_t *ret_n)
+{
+        struct motif m;
+
+        if (!move)
+                return -EINVAL;
+        m = as_motif(move);
+        return motif_detect(&m, MOTIF_FORWARD, files, n_files, ret_sites, ret_n);
+}
+
+int tiling_move_apply(const struct tiling_move *move, const struct motif_file *files,
+                      size_t n_files, size_t site, struct motif_file **ret_changed,
+                      size_t *ret_n_changed)
+{
+        struct motif m;
+
+        if (!move || site == MOTIF_ALL_SITES)
+                return -EINVAL;
+        m = as_motif(move);
+        return motif_apply(&m, MOTIF_FORWARD, files, n_files, site, ret_changed, ret_n_changed);
+}
