@@ -114,7 +114,7 @@ struct device_pool;
 
 /*
  * ids are the device ids (0..n-1 for the sim).  lock_dir NULL picks
- * /run/lock/ascendopt when writable, else $XDG_RUNTIME_DIR/ascendopt/locks,
+ * $ASCENDOPT_LOCK_DIR when set, else /run/lock/ascendopt when writable, else $XDG_RUNTIME_DIR/ascendopt/locks,
  * else /tmp/ascendopt-locks-<uid>; it is created.
  */
 int device_pool_new(const char *backend, const int *ids, size_t n, const char *lock_dir,
