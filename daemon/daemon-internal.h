@@ -59,6 +59,8 @@ struct daemon {
         uint64_t episodes_failed;
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
+        /* while work waits on a device another process holds: retry leasing it */
+        struct event *device_retry;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };

@@ -260,6 +260,8 @@ static void daemon_release(struct daemon *d)
 {
         if (d->watchdog)
                 event_free(d->watchdog);
+        if (d->device_retry)
+                event_free(d->device_retry);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
 static void notify_status(struct daemon *d)
@@ -177,6 +178,26 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 device_pool_id(d->devices, run->slot));
 }
 
+static void on_device_retry(evutil_socket_t fd, short what, void *userdata)
+{
+        scheduler_kick(userdata);
+}
+
+/*
+ * Another process (a second daemon, a foreground 'ascendopt optimize')
+ * holds a device that queued work could use.  flock tells nobody when it
+ * is let go, so look again in a second, and only while work waits.
+ */
+static void retry_devices_later(struct daemon *d)
+{
+        const struct timeval second = { 1, 0 };
+
+        if (!d->device_retry)
+                d->device_retry = evtimer_new(d->base, on_device_retry, d);
+        if (d->device_retry && !evtimer_pending(d->device_retry, NULL))
+                evtimer_add(d->device_retry, &second);
+}
+
 void scheduler_kick(struct daemon *d)
 {
         while (!d->paused && !d->stopping && d->evaluator) {
@@ -185,8 +206,14 @@ void scheduler_kick(struct daemon *d)
                 size_t slot;
                 int r;
 
-                if (!run || device_pool_acquire(d->devices, &slot) < 0)
+                if (!run)
                         break;
+                r = device_pool_acquire(d->devices, &slot);
+                if (r < 0) {
+                        if (r == -EAGAIN && queue_depth(d->queue) > 0)
+                                retry_devices_later(d);
+                        break;
+                }
                 r = queue_claim_next(d->queue, device_pool_id(d->devices, slot), &item);
                 if (r < 0) {
                         device_pool_release(d->devices, slot);

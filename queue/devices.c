@@ -116,16 +116,21 @@ static int lock_device(struct device *d)
 
 int device_pool_acquire(struct device_pool *pool, size_t *ret_slot)
 {
+        bool held_elsewhere = false;
+
         for (size_t i = 0; i < pool->n; i++) {
                 struct device *d = &pool->devices[i];
+                int r;
                 if (d->lock_fd >= 0 || d->quarantined)
                         continue;
-                if (lock_device(d) == 0) {
+                r = lock_device(d);
+                if (r == 0) {
                         *ret_slot = i;
                         return 0;
                 }
+                held_elsewhere |= r == -EBUSY;
         }
-        return -EBUSY;
+        return held_elsewhere ? -EAGAIN : -EBUSY;
 }
 
 void device_pool_release(struct device_pool *pool, size_t slot)
