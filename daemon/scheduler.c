@@ -87,13 +87,15 @@ static void on_episode_done(json_t *record, void *userdata)
                         .op_dir = run->op_dir,
                 };
                 char published[1536];
+                const char *stop_reason = json_string_value(json_object_get(record, "stop_reason"));
                 int r = daemon_publish_episode(d, &ep, record, published, sizeof(published));
                 if (r == -EEXIST)
                         log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, published);
                 else if (r < 0)
                         log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
-                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx); %s", base,
-                         best > 0 ? best : base, best > 0 ? base / best : 1.0, published);
+                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx); %s%s%s", base,
+                         best > 0 ? best : base, best > 0 ? base / best : 1.0, published,
+                         stop_reason ? "; stopped early: " : "", stop_reason ? stop_reason : "");
                 d->episodes_done++;
         } else if (state && strcmp(state, "cancelled") == 0) {
                 end = QUEUE_CANCELLED;
@@ -161,6 +163,8 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.stage1_steps = d->config->episode.stage1_steps;
                 options.stage2_steps = d->config->episode.stage2_steps;
                 options.log_context = context;
+                options.wall_budget_s = d->config->episode.wall_budget_s;
+                options.base = d->base;
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
         }

@@ -17,6 +17,8 @@
 
 #include "common/common.h"
 
+struct event_base;
+
 struct store;
 struct store_batch;
 
@@ -252,6 +254,17 @@ struct episode_options {
         int top_k;          /* experience entries kept per diagnosis; 0: 5 */
         bool frozen_bank;   /* neither credit entries nor add new ones (benchmarks) */
         bool leave_one_out; /* ignore entries whose "operator" is this operator */
+        /*
+         * Wall-clock seconds the episode may take, counted from its first
+         * start (restarts included); 0: no limit.  Past it the evaluation
+         * in flight is killed and the episode ends "done" with the best it
+         * had and "stop_reason" saying why ("failed" when not even the
+         * baseline was measured).  base is the loop of the timer that
+         * enforces it (borrowed); without one it is checked between
+         * evaluations only.
+         */
+        double wall_budget_s;
+        struct event_base *base;
 };
 
 /* What the caller hears after each evaluation (for progress lines). */
