@@ -178,6 +178,12 @@ struct child_spec {
         const char *sandbox_dir;
         /* Extra read-only paths the sandboxed child may see; NULL-terminated. */
         const char *const *sandbox_ro_paths;
+        /*
+         * Counts against the runner's max_throttled (compiles): past it the
+         * child waits, in order, and starts when a throttled one ends.  The
+         * spec is copied, so it need not outlive child_start.
+         */
+        bool throttled;
 };
 
 enum child_limit_hit {
@@ -194,9 +200,10 @@ struct child_output {
 };
 
 struct child_result {
-        pid_t pid;
-        int exit_code; /* -1 when killed by a signal */
-        int signal;    /* 0 unless killed by a signal */
+        const struct child *child; /* the handle child_start gave */
+        pid_t pid;                 /* 0 when it never started (cancelled while waiting) */
+        int exit_code;             /* -1 when killed by a signal */
+        int signal;                /* 0 unless killed by a signal */
         bool timed_out;
         bool cancelled;
         bool sandboxed;
@@ -224,7 +231,8 @@ typedef void (*child_done_fn)(const struct child_result *result, void *userdata)
 struct child_runner_options {
         const char *exec_helper; /* path of ascendopt-exec; NULL: child_find_exec_helper() */
         const char *bwrap;       /* path of bwrap; NULL: looked up in PATH; "" disables */
-        size_t max_children;     /* 0 means 256 */
+        size_t max_children;     /* 0 means 256; as many more may wait throttled */
+        size_t max_throttled;    /* throttled children running at once; 0: no limit */
 };
 
 /*

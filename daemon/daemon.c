@@ -304,10 +304,14 @@ static int open_evaluator(struct daemon *d)
                             .processes = d->config->episode.rlimits.processes },
                 .sandbox = true,
         };
+        /* compiles are capped and niced by the runner: see NPU_COMPILE_NICE */
+        struct child_runner_options runner_options = {
+                .max_throttled = (size_t)d->config->max_parallel_compiles,
+        };
         char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
         int r;
 
-        r = child_runner_new(d->base, NULL, &d->runner);
+        r = child_runner_new(d->base, &runner_options, &d->runner);
         if (r < 0) {
                 log_error("cannot start the child-process runner: ascendopt-exec not found "
                           "(install it or set ASCENDOPT_EXEC_HELPER)");
