@@ -35,6 +35,7 @@ struct running {
         char commit[64];
         time_t started;
         struct daemon *daemon;
+        struct child *probe; /* the device's health probe, after a run timed out */
 };
 
 struct daemon {

@@ -132,9 +132,11 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         d->stopping = true;
         /* records are written after every evaluation: stopped episodes resume on restart */
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
                 if (d->running[i].busy && d->running[i].episode)
                         episode_stop(d->running[i].episode);
+                child_cancel(d->running[i].probe);
+        }
         daemon_episode_ended(d);
 }
 

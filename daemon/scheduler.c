@@ -43,6 +43,62 @@ static void release(struct running *run)
         memset(run, 0, sizeof(*run));
 }
 
+/*
+ * A run timed out on this device: before anyone else gets it, check that
+ * it still runs a trivial job within 10 s, and quarantine it when not.
+ * For the simulator the device is the sandboxed child machinery itself;
+ * $ASCENDOPT_DEVICE_PROBE (a shell command) replaces the trivial job.
+ */
+static void on_probe_done(const struct child_result *result, void *userdata)
+{
+        struct running *run = userdata;
+        struct daemon *d = run->daemon;
+        int id = device_pool_id(d->devices, run->slot);
+        char what[128], reason[512];
+
+        run->probe = NULL;
+        if (result->cancelled) {
+                log_info("the health probe of device %d was cut short by the stop", id);
+        } else if (result->exit_code == 0 && !result->timed_out) {
+                log_info("device %d passed its health probe after a run timed out", id);
+        } else {
+                snprintf(reason, sizeof(reason),
+                         "health probe failed after a run timed out: %s%s%.200s",
+                         child_result_describe(result, what, sizeof(what)),
+                         result->err.len ? ": " : "", result->err.data ? result->err.data : "");
+                reason[strcspn(reason, "\n")] = '\0';
+                device_pool_quarantine(d->devices, run->slot, reason);
+                log_warning("device %d is quarantined: %s", id, reason);
+        }
+        release(run);
+        if (!d->stopping)
+                scheduler_kick(d);
+        else
+                daemon_episode_ended(d);
+}
+
+/* Probes the device of an episode whose run timed out; false when none was started. */
+static bool probe_device(struct running *run)
+{
+        struct daemon *d = run->daemon;
+        const char *command = getenv("ASCENDOPT_DEVICE_PROBE");
+        const char *argv[] = { "sh", "-c", command && *command ? command : "exit 0", NULL };
+        struct child_spec spec = {
+                .argv = argv,
+                .timeout_s = 10,
+                .output_cap = 4096,
+                .sandbox_dir = run->dir,
+        };
+        int r = child_start(d->runner, &spec, on_probe_done, run, &run->probe);
+
+        if (r < 0) {
+                log_warning("cannot start the health probe of device %d: %s",
+                            device_pool_id(d->devices, run->slot), strerror(-r));
+                return false;
+        }
+        return true;
+}
+
 static void on_progress(const struct episode_progress *p, void *userdata)
 {
         struct running *run = userdata;
@@ -69,6 +125,7 @@ static void on_episode_done(json_t *record, void *userdata)
         char context[64], reason[3072];
         enum queue_state end = QUEUE_DONE;
         bool retry = false;
+        bool timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         if (d->stopping) {
@@ -114,6 +171,10 @@ static void on_episode_done(json_t *record, void *userdata)
         if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
                 log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
         json_decref(record);
+        run->episode = NULL;
+        /* the device stays leased until its probe says whether it is healthy */
+        if (timed_out && probe_device(run))
+                return;
         release(run);
         if (!d->stopping)
                 scheduler_kick(d);

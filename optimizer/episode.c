@@ -1272,6 +1272,9 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 finish_out_of_time(ep);
                 return;
         }
+        /* the daemon health-probes a device whose run timed out */
+        if (!memo_hit && status && strcmp(status, "timeout") == 0)
+                bump(ep, "run_timeouts");
         switch (ep->phase) {
         case PHASE_BASELINE:
                 on_baseline(ep, result);

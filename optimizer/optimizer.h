@@ -280,7 +280,11 @@ struct episode_progress {
 
 typedef void (*episode_progress_fn)(const struct episode_progress *progress, void *userdata);
 
-/* The final record (ownership passes); "state" is "done" or "failed". */
+/*
+ * The final record (ownership passes); "state" is "done" or "failed".
+ * "run_timeouts" counts the evaluations (memo hits aside) whose run timed
+ * out, so that the caller can check the device.
+ */
 typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*
