@@ -274,4 +274,40 @@ pid_t child_pid(const struct child *child);
  */
 const char *child_find_exec_helper(void);
 
+/* ------------------------------------------------------- worker threads */
+
+/*
+ * A few threads for work that would block the event loop.  A job's work
+ * function runs on a worker and may touch only what the job owns (open
+ * its own git_repository; RocksDB handles are thread-safe; never share a
+ * jansson value with the loop).  Its done function then runs on the loop,
+ * with 0, or with -ECANCELED (work may not have run) when the pool is
+ * freed first; done owns the job's data from then on.
+ */
+struct worker_pool;
+typedef void (*worker_work_fn)(void *data);
+typedef void (*worker_done_fn)(void *data, int status);
+
+#define WORKER_POOL_MAX_THREADS 16
+
+/*
+ * Starts threads workers on base (borrowed).  At most max_jobs jobs are
+ * queued or running at once; submit says -EAGAIN beyond that.
+ */
+int worker_pool_new(struct event_base *base, size_t threads, size_t max_jobs,
+                    struct worker_pool **ret_pool);
+
+/* Queues a job; done is called exactly once unless this fails. */
+int worker_pool_submit(struct worker_pool *pool, worker_work_fn work, worker_done_fn done,
+                       void *data);
+
+/* Jobs submitted whose done has not run yet. */
+size_t worker_pool_pending(const struct worker_pool *pool);
+
+/*
+ * Finishes the jobs that are running, joins the workers, and calls done
+ * with -ECANCELED for every job not handed back yet.  Accepts NULL.
+ */
+struct worker_pool *worker_pool_free(struct worker_pool *pool);
+
 #endif

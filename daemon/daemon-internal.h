@@ -22,6 +22,10 @@ struct child_runner;
 struct npu_evaluator;
 struct episode;
 
+/* Threads for git exports and publishing; jobs queued or running at most. */
+#define DAEMON_WORKER_THREADS  2
+#define DAEMON_MAX_WORKER_JOBS 256
+
 /* An episode running on a device slot. */
 struct running {
         bool busy;
@@ -49,6 +53,7 @@ struct daemon {
         struct watcher *watcher;
         struct control *control;
         struct child_runner *runner;
+        struct worker_pool *workers; /* git and publishing work, off the loop */
         struct npu_sim_paths *sim;
         struct npu_evaluator *evaluator;
         struct running running[64];

@@ -260,6 +260,8 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
 
 static void daemon_release(struct daemon *d)
 {
+        /* first: jobs handed back cancelled release their devices */
+        d->workers = worker_pool_free(d->workers);
         if (d->watchdog)
                 event_free(d->watchdog);
         if (d->device_retry)
@@ -438,6 +440,11 @@ static int daemon_open(struct daemon *d)
                             (size_t)d->config->device_count, NULL, &d->devices);
         if (r < 0) {
                 log_error("cannot set up device locks: %s", strerror(-r));
+                return -EX_OSERR;
+        }
+        r = worker_pool_new(d->base, DAEMON_WORKER_THREADS, DAEMON_MAX_WORKER_JOBS, &d->workers);
+        if (r < 0) {
+                log_error("cannot start worker threads: %s", strerror(-r));
                 return -EX_OSERR;
         }
         r = open_evaluator(d);

@@ -188,33 +188,30 @@ static struct running *free_slot(struct daemon *d)
         return NULL;
 }
 
-/* Starts the episode of a claimed item; logs and fails the item on error. */
-static void start_item(struct daemon *d, struct running *run, json_t *item)
+/* Fails a claimed item that could not start; logs why. */
+static void fail_start(struct running *run, const char *why)
 {
+        struct daemon *d = run->daemon;
+        char context[64];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, why);
+        queue_finish(d->queue, run->item_id, QUEUE_FAILED, why, false);
+        d->episodes_failed++;
+        release(run);
+}
+
+/* Starts the episode once its operator is exported. */
+static void start_episode(struct running *run)
+{
+        struct daemon *d = run->daemon;
         struct episode_options options = { 0 };
-        const char *repo = json_string_value(json_object_get(item, "repo"));
-        const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
-        const char *commit = json_string_value(json_object_get(item, "commit"));
-        const char *branch = json_string_value(json_object_get(item, "branch"));
         char context[64], id[64], err[2048], opdir[4200];
         int r;
 
-        run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
-        run->daemon = d;
-        run->started = time(NULL);
-        snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
-        snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
-        snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
-        snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
-        if (r == 0) {
-                rm_rf(run->dir);
-                r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
-        }
-        if (r == 0)
-                r = watch_export_operator(repo, commit, op_dir, opdir, err, sizeof(err));
+        r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
         if (r == 0) {
                 options.id = id;
                 options.seed = 1;
@@ -228,19 +225,99 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.base = d->base;
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
+        } else {
+                snprintf(err, sizeof(err), "state_dir is too long");
         }
         if (r < 0) {
-                if (r == -ENAMETOOLONG)
-                        snprintf(err, sizeof(err), "state_dir is too long");
-                log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, err);
-                queue_finish(d->queue, run->item_id, QUEUE_FAILED, err, false);
-                d->episodes_failed++;
-                release(run);
+                fail_start(run, err);
                 return;
         }
         d->last_progress = time(NULL);
-        log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, commit,
+        log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, run->commit,
                 device_pool_id(d->devices, run->slot));
+}
+
+/* Exporting an operator from git objects, on a worker thread: it owns copies of all it reads. */
+struct export_job {
+        struct running *run;
+        char repo[1024], commit[64], op_dir[1024], dir[4096], dest[4200];
+        int result;
+        char err[2048];
+};
+
+static void export_work(void *data)
+{
+        struct export_job *job = data;
+
+        rm_rf(job->dir); /* what an earlier start left */
+        job->result = watch_export_operator(job->repo, job->commit, job->op_dir, job->dest,
+                                            job->err, sizeof(job->err));
+}
+
+static void export_done(void *data, int status)
+{
+        struct export_job *job = data;
+        struct running *run = job->run;
+        struct daemon *d = run->daemon;
+
+        if (status < 0 || d->stopping) {
+                /* the item stays "running" in the queue: it starts again on restart */
+                release(run);
+                daemon_episode_ended(d);
+        } else if (job->result < 0) {
+                fail_start(run, job->err);
+                scheduler_kick(d);
+        } else {
+                start_episode(run);
+        }
+        free(job);
+}
+
+/* Starts a claimed item: its operator is exported on a worker, then the episode starts. */
+static void start_item(struct daemon *d, struct running *run, json_t *item)
+{
+        const char *repo = json_string_value(json_object_get(item, "repo"));
+        const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
+        const char *commit = json_string_value(json_object_get(item, "commit"));
+        const char *branch = json_string_value(json_object_get(item, "branch"));
+        struct export_job *job = NULL;
+        char id[64];
+        int r;
+
+        run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
+        run->daemon = d;
+        run->started = time(NULL);
+        snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
+        snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
+        snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
+        snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
+        snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
+        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
+        if (r < 0) {
+                run->dir[0] = '\0';
+                fail_start(run, "state_dir is too long");
+                return;
+        }
+        job = calloc(1, sizeof(*job));
+        if (!job) {
+                fail_start(run, "out of memory");
+                return;
+        }
+        job->run = run;
+        snprintf(job->repo, sizeof(job->repo), "%s", run->repo);
+        snprintf(job->commit, sizeof(job->commit), "%s", run->commit);
+        snprintf(job->op_dir, sizeof(job->op_dir), "%s", run->op_dir);
+        snprintf(job->dir, sizeof(job->dir), "%s", run->dir);
+        if (format_path(job->dest, sizeof(job->dest), "%s/op", run->dir) < 0) {
+                free(job);
+                fail_start(run, "state_dir is too long");
+                return;
+        }
+        r = worker_pool_submit(d->workers, export_work, export_done, job);
+        if (r < 0) {
+                free(job);
+                fail_start(run, "cannot hand the export to a worker thread");
+        }
 }
 
 static void on_device_retry(evutil_socket_t fd, short what, void *userdata)
