@@ -40,6 +40,10 @@ struct running {
         time_t started;
         struct daemon *daemon;
         struct child *probe; /* the device's health probe, after a run timed out */
+        /* kept from the record while its publication runs on a worker */
+        bool run_timed_out;
+        double base_us, best_us;
+        char stop_reason[256];
 };
 
 struct daemon {
@@ -80,15 +84,22 @@ struct published_episode {
         bool recreate; /* 'ascendopt recreate': replace even someone else's tip */
 };
 
+/* Hears how a publication ended: r as below, and the summary line. */
+typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdata);
+
 /*
  * Publishes a finished episode's best to its sibling branch when it beats
- * the baseline by min_speedup, then starts post_publish_hook.  summary
- * always says what happened ("published REF at ID (created)", "not
- * published: ...").  -errno when publishing was due and failed; -EEXIST
- * when someone else committed to the sibling branch.
+ * the baseline by min_speedup, then starts post_publish_hook.  The git
+ * work runs on a worker thread: 0 means done will be called from the
+ * loop.  1 means there was nothing to publish, and -errno that it failed
+ * before starting; summary says why then and done is never called.  done
+ * gets 0, -errno when publishing failed, or -EEXIST when someone else
+ * committed to the sibling branch, with a summary ("published REF at ID
+ * (created)", "not published: ...").
  */
 int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
-                           const json_t *record, char *summary, size_t summary_size);
+                           const json_t *record, daemon_publish_done_fn done, void *userdata,
+                           char *summary, size_t summary_size);
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);

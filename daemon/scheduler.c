@@ -112,22 +112,61 @@ static void on_progress(const struct episode_progress *p, void *userdata)
                         p->budget);
 }
 
+/* Records how an episode ended, then probes or frees its device. */
+static void end_episode(struct running *run, enum queue_state end, const char *reason, bool retry)
+{
+        struct daemon *d = run->daemon;
+        char context[64];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
+                reason);
+        if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
+                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
+        run->episode = NULL;
+        /* the device stays leased until its probe says whether it is healthy */
+        if (run->run_timed_out && !d->stopping && probe_device(run))
+                return;
+        release(run);
+        if (d->stopping)
+                daemon_episode_ended(d);
+        else
+                scheduler_kick(d);
+}
+
+/* The "done: ..." line of a finished episode, with what publishing said. */
+static void done_reason(const struct running *run, const char *published, char *reason, size_t size)
+{
+        snprintf(reason, size, "done: %.2f us -> %.2f us (%.3fx); %s%s%s", run->base_us,
+                 run->best_us > 0 ? run->best_us : run->base_us,
+                 run->best_us > 0 ? run->base_us / run->best_us : 1.0, published,
+                 run->stop_reason[0] ? "; stopped early: " : "", run->stop_reason);
+}
+
+static void on_published(int r, const char *summary, void *userdata)
+{
+        struct running *run = userdata;
+        char context[64], reason[3072];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (r == -EEXIST)
+                log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, summary);
+        else if (r < 0)
+                log_msg(LOG_ERR, context, "%s: %s", run->op_dir, summary);
+        done_reason(run, summary, reason, sizeof(reason));
+        end_episode(run, QUEUE_DONE, reason, false);
+}
+
 static void on_episode_done(json_t *record, void *userdata)
 {
         struct running *run = userdata;
         struct daemon *d = run->daemon;
         const char *state = json_string_value(json_object_get(record, "state"));
         const json_t *error = json_object_get(record, "error");
-        double base =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        double best =
-            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
         char context[64], reason[3072];
-        enum queue_state end = QUEUE_DONE;
-        bool retry = false;
-        bool timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        run->episode = NULL;
         if (d->stopping) {
                 /* the item stays "running" in the queue, so it resumes on restart */
                 log_msg(LOG_INFO, context, "stopped with the daemon; it resumes on restart");
@@ -136,6 +175,13 @@ static void on_episode_done(json_t *record, void *userdata)
                 daemon_episode_ended(d);
                 return;
         }
+        run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
+        run->base_us =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        run->best_us =
+            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s",
+                 json_string_value(json_object_get(record, "stop_reason")) ?: "");
         if (state && strcmp(state, "done") == 0) {
                 const struct published_episode ep = {
                         .repo = run->repo,
@@ -144,40 +190,31 @@ static void on_episode_done(json_t *record, void *userdata)
                         .op_dir = run->op_dir,
                 };
                 char published[1536];
-                const char *stop_reason = json_string_value(json_object_get(record, "stop_reason"));
-                int r = daemon_publish_episode(d, &ep, record, published, sizeof(published));
-                if (r == -EEXIST)
-                        log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, published);
-                else if (r < 0)
-                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
-                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx); %s%s%s", base,
-                         best > 0 ? best : base, best > 0 ? base / best : 1.0, published,
-                         stop_reason ? "; stopped early: " : "", stop_reason ? stop_reason : "");
+                int r;
                 d->episodes_done++;
+                /* the git work runs on a worker; the device is let go when it is back */
+                r = daemon_publish_episode(d, &ep, record, on_published, run, published,
+                                           sizeof(published));
+                json_decref(record);
+                if (r == 0)
+                        return;
+                if (r < 0)
+                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
+                done_reason(run, published, reason, sizeof(reason));
+                end_episode(run, QUEUE_DONE, reason, false);
         } else if (state && strcmp(state, "cancelled") == 0) {
-                end = QUEUE_CANCELLED;
-                snprintf(reason, sizeof(reason), "cancelled");
+                json_decref(record);
+                end_episode(run, QUEUE_CANCELLED, "cancelled", false);
         } else {
                 const char *kind = json_string_value(json_object_get(error, "kind"));
-                end = QUEUE_FAILED;
                 /* infrastructure trouble may pass; a broken operator will not */
-                retry = kind && strcmp(kind, "infra_error") == 0;
+                bool retry = kind && strcmp(kind, "infra_error") == 0;
                 snprintf(reason, sizeof(reason), "%s",
                          json_string_value(json_object_get(error, "message")) ?: "failed");
                 d->episodes_failed++;
+                json_decref(record);
+                end_episode(run, QUEUE_FAILED, reason, retry);
         }
-        log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
-                reason);
-        if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
-                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
-        json_decref(record);
-        run->episode = NULL;
-        /* the device stays leased until its probe says whether it is healthy */
-        if (timed_out && probe_device(run))
-                return;
-        release(run);
-        if (!d->stopping)
-                scheduler_kick(d);
 }
 
 static struct running *free_slot(struct daemon *d)
