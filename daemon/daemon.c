@@ -450,6 +450,7 @@ static int daemon_open(struct daemon *d)
         r = open_evaluator(d);
         if (r < 0)
                 return r;
+        watch_options.workers = d->workers;
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
                 log_error("cannot start inotify: %s", strerror(-r));
