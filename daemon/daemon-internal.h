@@ -104,6 +104,12 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *epi
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);
 
+/*
+ * Gives freed heap pages back to the kernel once no episode runs: opening
+ * the store and running an episode leave megabytes free in the heap.
+ */
+void daemon_trim_memory(struct daemon *d);
+
 /* Ends the event loop once stopping and the last episode is gone. */
 void daemon_episode_ended(struct daemon *d);
 

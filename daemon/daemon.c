@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,12 @@ static size_t episodes_running(const struct daemon *d)
         for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
                 n += d->running[i].busy;
         return n;
+}
+
+void daemon_trim_memory(struct daemon *d)
+{
+        if (episodes_running(d) == 0)
+                malloc_trim(0);
 }
 
 /* Called when an episode has ended while stopping: the last one ends the loop. */
@@ -537,16 +544,21 @@ int daemon_main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 { NULL, 0, NULL, 0 },
         };
-        struct daemon d = { 0 };
+        /* on the heap: its device slots are large and mostly never touched */
+        struct daemon *d = calloc(1, sizeof(*d));
         char default_path[4096], err[1024];
         bool check_only = false;
         int opt, ret = EX_OK, r;
 
+        if (!d) {
+                fprintf(stderr, "ascendoptd: out of memory\n");
+                return EX_OSERR;
+        }
         while ((opt = getopt_long(argc, argv, "c:fh", options, NULL)) != -1) {
                 switch (opt) {
                 case 'c':
-                        free(d.config_path);
-                        d.config_path = strdup(optarg);
+                        free(d->config_path);
+                        d->config_path = strdup(optarg);
                         break;
                 case 'f':
                         break;
@@ -571,59 +583,68 @@ int daemon_main(int argc, char **argv)
                 ret = EX_USAGE;
                 goto out;
         }
-        if (!d.config_path)
-                d.config_path = strdup(config_default_path(default_path, sizeof(default_path)));
-        if (!d.config_path) {
+        if (!d->config_path)
+                d->config_path = strdup(config_default_path(default_path, sizeof(default_path)));
+        if (!d->config_path) {
                 ret = EX_OSERR;
                 goto out;
         }
-        if (config_load(d.config_path, &d.config, err, sizeof(err)) < 0) {
+        if (config_load(d->config_path, &d->config, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 ret = EX_CONFIG;
                 goto out;
         }
-        apply_log_level(d.config);
+        apply_log_level(d->config);
         if (check_only) {
-                printf("%s: configuration is valid\n", d.config_path);
+                printf("%s: configuration is valid\n", d->config_path);
                 goto out;
         }
 
+        /*
+         * One malloc arena for every thread: the workers and RocksDB's
+         * threads allocate little, and each extra arena would keep its own
+         * freed pages resident while the daemon idles.
+         */
+        mallopt(M_ARENA_MAX, 1);
         /* Signals arrive through libevent; children get the defaults back. */
         signal(SIGPIPE, SIG_IGN);
-        d.started = time(NULL);
-        d.base = event_base_new();
-        if (!d.base) {
+        d->started = time(NULL);
+        d->base = event_base_new();
+        if (!d->base) {
                 log_error("cannot create the event loop");
                 ret = EX_OSERR;
                 goto out;
         }
-        d.sigterm = evsignal_new(d.base, SIGTERM, on_stop_signal, &d);
-        d.sigint = evsignal_new(d.base, SIGINT, on_stop_signal, &d);
-        d.sighup = evsignal_new(d.base, SIGHUP, on_reload_signal, &d);
-        if (!d.sigterm || !d.sigint || !d.sighup || evsignal_add(d.sigterm, NULL) < 0 ||
-            evsignal_add(d.sigint, NULL) < 0 || evsignal_add(d.sighup, NULL) < 0) {
+        d->sigterm = evsignal_new(d->base, SIGTERM, on_stop_signal, d);
+        d->sigint = evsignal_new(d->base, SIGINT, on_stop_signal, d);
+        d->sighup = evsignal_new(d->base, SIGHUP, on_reload_signal, d);
+        if (!d->sigterm || !d->sigint || !d->sighup || evsignal_add(d->sigterm, NULL) < 0 ||
+            evsignal_add(d->sigint, NULL) < 0 || evsignal_add(d->sighup, NULL) < 0) {
                 log_error("cannot install signal handlers");
                 ret = EX_OSERR;
                 goto out;
         }
-        describe_config(d.config);
-        r = daemon_open(&d);
+        describe_config(d->config);
+        r = daemon_open(d);
         if (r < 0) {
                 ret = -r;
                 goto out;
         }
-        log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
-        d.last_progress = time(NULL);
-        if (start_watchdog(&d) < 0)
+        log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION,
+                   d->config->socket);
+        d->last_progress = time(NULL);
+        if (start_watchdog(d) < 0)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
-        scheduler_kick(&d);
-        if (event_base_dispatch(d.base) < 0) {
+        scheduler_kick(d);
+        daemon_trim_memory(d);
+        if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;
         }
         log_notice("ascendoptd stopped");
 out:
-        daemon_release(&d);
+        daemon_release(d);
+        free(d);
         return ret;
 }

@@ -128,10 +128,12 @@ static void end_episode(struct running *run, enum queue_state end, const char *r
         if (run->run_timed_out && !d->stopping && probe_device(run))
                 return;
         release(run);
-        if (d->stopping)
+        if (d->stopping) {
                 daemon_episode_ended(d);
-        else
+        } else {
                 scheduler_kick(d);
+                daemon_trim_memory(d);
+        }
 }
 
 /* The "done: ..." line of a finished episode, with what publishing said. */
