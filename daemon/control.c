@@ -403,8 +403,11 @@ static void post_cancel(struct control *c, struct evhttp_request *req, const jso
                 reply_error(req, 409, "the item is neither queued nor running");
         else if (r < 0)
                 reply_error(req, 500, strerror(-r));
-        else
+        else {
+                /* a running one stops after its evaluation in flight */
+                scheduler_cancel(c->daemon, (uint64_t)json_integer_value(id));
                 reply(req, 200, json_pack("{s:b}", "cancelled", 1));
+        }
 }
 
 static void handle(struct evhttp_request *req, void *arg)

@@ -117,11 +117,14 @@ static void end_episode(struct running *run, enum queue_state end, const char *r
 {
         struct daemon *d = run->daemon;
         char context[64];
+        int r;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
                 reason);
-        if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
+        r = queue_finish(d->queue, run->item_id, end, reason, retry);
+        /* 'ascendopt cancel' already ended a cancelled item in the queue */
+        if (r < 0 && !(end == QUEUE_CANCELLED && r == -EINVAL))
                 log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
         run->episode = NULL;
         /* the device stays leased until its probe says whether it is healthy */

@@ -4,7 +4,7 @@
 # the best it had (published when it beats min_speedup), 'show' says it
 # stopped at the wall-clock budget, and the daemon takes the next item.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 8
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -45,6 +45,20 @@ shown=$(cli show "$id" 2>&1)
 contains "show says why it stopped" "$shown" "wall-clock budget"
 case "$shown" in *wall-clock*) ;; *) echo "$shown" | head -12 | sed 's/^/# /'; tail -5 "$SCRATCH/daemon.log" | sed 's/^/# /' ;; esac
 check "the daemon is still running" kill -0 "$pid"
+
+# 'ascendopt cancel' stops a running episode (after its evaluation in flight)
+(cd "$repo" && echo "// touched" >>ops/relu/op_host/relu_custom.cpp && git commit -qam touch)
+running=
+for _ in $(seq 150); do
+	running=$(cli status --json | python3 -c 'import json, sys
+print(next((str(r["item"]) for r in json.load(sys.stdin)["running"]), ""))')
+	[ -n "$running" ] && break
+	sleep 0.2
+done
+cli cancel "$running" >/dev/null
+check "the cancelled episode stops" wait_for_file_text "$SCRATCH/daemon.log" "[episode $running] ops/relu: cancelled" 30
+contains "show says it was cancelled" "$(cli show "$running" --json)" '"state":"cancelled"'
+
 kill -TERM "$pid"
 wait "$pid"
 is "the daemon stops cleanly" "$?" 0
