@@ -943,7 +943,8 @@ static void finish_out_of_time(struct episode *ep)
         ep->pending_result = NULL;
         clear_candidate(ep);
         json_object_set_new(ep->record, "stop_reason", json_string(why));
-        if (ep->phase == PHASE_BASELINE)
+        /* a resumed episode re-measures its baseline but already has a best */
+        if (ep->phase == PHASE_BASELINE && !json_object_get(ep->record, "best"))
                 finish(ep, "failed", "wall_budget", why);
         else
                 finish(ep, "done", NULL, NULL);
