@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <git2.h>
 #include <systemd/sd-daemon.h>
 
 static void usage(FILE *f)
@@ -547,7 +548,7 @@ int daemon_main(int argc, char **argv)
         /* on the heap: its device slots are large and mostly never touched */
         struct daemon *d = calloc(1, sizeof(*d));
         char default_path[4096], err[1024];
-        bool check_only = false;
+        bool check_only = false, libgit2_held = false;
         int opt, ret = EX_OK, r;
 
         if (!d) {
@@ -625,6 +626,15 @@ int daemon_main(int argc, char **argv)
                 goto out;
         }
         describe_config(d->config);
+        /*
+         * libgit2 stays initialised for the daemon's life: the per-call
+         * init/shutdown pairs below it would otherwise tear its global
+         * state down whenever the count reached zero, deleting the
+         * thread-local key under the worker threads (their error state
+         * leaked) and rebuilding everything on the next call.
+         */
+        git_libgit2_init();
+        libgit2_held = true;
         r = daemon_open(d);
         if (r < 0) {
                 ret = -r;
@@ -644,7 +654,9 @@ int daemon_main(int argc, char **argv)
         }
         log_notice("ascendoptd stopped");
 out:
-        daemon_release(d);
+        daemon_release(d); /* joins the workers first */
         free(d);
+        if (libgit2_held)
+                git_libgit2_shutdown();
         return ret;
 }

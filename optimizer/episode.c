@@ -78,6 +78,7 @@ struct episode {
         bool cancelled;
         bool stopping;
         bool out_of_time;         /* the wall-clock budget ran out */
+        char *log_context;        /* owned copy of options.log_context */
         struct event *wall_timer; /* fires at the wall-clock budget */
         struct npu_evaluation *in_flight;
         json_t *record;
@@ -179,6 +180,7 @@ static void episode_free(struct episode *ep)
         free(ep->apply_values);
         npu_manifest_free(ep->manifest);
         free(ep->id);
+        free(ep->log_context);
         free(ep);
 }
 
@@ -1426,7 +1428,10 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         ep->userdata = userdata;
         ep->rng = options->seed ^ 0x5eed5eed5eed5eedull;
         ep->id = strdup(options->id);
-        if (!ep->id) {
+        /* the caller's string may live on its stack: every later log line needs it */
+        ep->log_context = options->log_context ? strdup(options->log_context) : NULL;
+        ep->options.log_context = ep->log_context;
+        if (!ep->id || (options->log_context && !ep->log_context)) {
                 r = -ENOMEM;
                 goto fail;
         }

@@ -239,7 +239,7 @@ struct episode_options {
         uint64_t seed;
         int budget; /* 0: 40 */
         enum episode_strategy strategy;
-        const char *log_context; /* prefix of the episode's log lines; may be NULL */
+        const char *log_context; /* prefix of the episode's log lines (copied); may be NULL */
         /*
          * The alternation (EPISODE_FULL): rounds of stage1_steps Stage I
          * evaluations then stage2_steps Stage II ones, each stage starting
