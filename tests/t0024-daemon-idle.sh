@@ -4,7 +4,7 @@
 # none of its threads is scheduled (no timer, no polling), it used no CPU
 # ticks, and a commit to one repo still wakes it.
 . "$(dirname "$0")/tap.sh"
-plan 5
+plan 6
 
 sock=$SCRATCH/ascendoptd.sock
 cfg=$SCRATCH/ascendoptd.json
@@ -36,12 +36,19 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 is "every repo is watched" "$(grep -c '^<6>watching ' "$SCRATCH/daemon.log")" 100
-sleep 1
 
 # cpu_ticks: utime + stime of the whole process; switches: context
 # switches summed over its threads (a wakeup of any thread counts)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
 switches() { cat /proc/"$pid"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+# startup is over when a quiet second passes (store writes, the first scans)
+last=$(switches)
+for _ in $(seq 20); do
+	sleep 1
+	now=$(switches)
+	[ "$now" = "$last" ] && break
+	last=$now
+done
 t0=$(cpu_ticks) s0=$(switches)
 sleep 5
 t1=$(cpu_ticks) s1=$(switches)
@@ -53,4 +60,5 @@ git -C "$SCRATCH/repos/r57" -c user.email=t@example.com -c user.name=T commit -q
 check "a commit still wakes it" wait_for_file_text "$SCRATCH/daemon.log" "r57] branch main moved" 10
 kill -TERM "$pid"
 wait "$pid"
+is "the daemon stops cleanly" "$?" 0
 done_testing
