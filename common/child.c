@@ -51,6 +51,11 @@ struct child_runner {
         size_t max_children;
         size_t running;
         struct child *children; /* doubly linked list of running children */
+        /* children with spec->throttled: at most max_throttled run, the rest wait in order */
+        size_t max_throttled; /* 0: no limit */
+        size_t throttled_running;
+        size_t waiting;
+        struct child *waiting_head, *waiting_tail; /* singly linked through next */
 };
 
 struct stream {
@@ -73,7 +78,92 @@ struct child {
         child_done_fn done;
         void *userdata;
         struct child_result result;
+        bool throttled;
+        struct saved_spec *saved; /* while waiting for a throttled slot */
+        struct event *report;     /* reports a waiting child that never started */
 };
+
+/* A deep copy of a spec, for a child that starts later than child_start returns. */
+struct saved_spec {
+        struct child_spec spec;
+        char **argv, **envp, **ro_paths;
+        char *cwd, *sandbox_dir;
+};
+
+static void strv_free(char **v)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+}
+
+/* Copies a NULL-terminated string vector; *ret is NULL for a NULL v. */
+static int strv_copy(const char *const *v, char ***ret)
+{
+        size_t n = 0;
+        char **copy;
+
+        *ret = NULL;
+        if (!v)
+                return 0;
+        while (v[n])
+                n++;
+        copy = calloc(n + 1, sizeof(*copy));
+        if (!copy)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                copy[i] = strdup(v[i]);
+                if (!copy[i]) {
+                        strv_free(copy);
+                        return -ENOMEM;
+                }
+        }
+        *ret = copy;
+        return 0;
+}
+
+static struct saved_spec *saved_spec_free(struct saved_spec *s)
+{
+        if (!s)
+                return NULL;
+        strv_free(s->argv);
+        strv_free(s->envp);
+        strv_free(s->ro_paths);
+        free(s->cwd);
+        free(s->sandbox_dir);
+        free(s);
+        return NULL;
+}
+
+static int saved_spec_new(const struct child_spec *spec, struct saved_spec **ret)
+{
+        struct saved_spec *s = calloc(1, sizeof(*s));
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->spec = *spec;
+        r = strv_copy(spec->argv, &s->argv);
+        if (r == 0)
+                r = strv_copy(spec->envp, &s->envp);
+        if (r == 0)
+                r = strv_copy(spec->sandbox_ro_paths, &s->ro_paths);
+        if (r == 0 && spec->cwd && !(s->cwd = strdup(spec->cwd)))
+                r = -ENOMEM;
+        if (r == 0 && spec->sandbox_dir && !(s->sandbox_dir = strdup(spec->sandbox_dir)))
+                r = -ENOMEM;
+        if (r < 0) {
+                saved_spec_free(s);
+                return r;
+        }
+        s->spec.argv = (const char *const *)s->argv;
+        s->spec.envp = (const char *const *)s->envp;
+        s->spec.sandbox_ro_paths = (const char *const *)s->ro_paths;
+        s->spec.cwd = s->cwd;
+        s->spec.sandbox_dir = s->sandbox_dir;
+        *ret = s;
+        return 0;
+}
 
 static double seconds_since(const struct timespec *start)
 {
@@ -195,6 +285,7 @@ int child_runner_new(struct event_base *base, const struct child_runner_options 
                 return -ENOMEM;
         runner->base = base;
         runner->max_children = options->max_children ? options->max_children : DEFAULT_MAX_CHILDREN;
+        runner->max_throttled = options->max_throttled;
         runner->exec_helper = strdup(helper);
         if (!runner->exec_helper) {
                 r = -ENOMEM;
@@ -268,6 +359,9 @@ static void child_free(struct child *c)
                 event_free(c->timer);
         if (c->pidfd >= 0)
                 close(c->pidfd);
+        if (c->report)
+                event_free(c->report);
+        saved_spec_free(c->saved);
         output_release(&c->result.out);
         output_release(&c->result.err);
         free(c);
@@ -338,9 +432,13 @@ static void classify_end(struct child *c, int status)
                 r->limit_hit = CHILD_LIMIT_FILE_SIZE;
 }
 
+static void start_waiting(struct child_runner *runner);
+
 static void on_child_exit(evutil_socket_t fd, short what, void *arg)
 {
         struct child *c = arg;
+        struct child_runner *runner;
+        bool throttled;
         int status = 0;
         pid_t got;
 
@@ -371,9 +469,15 @@ static void on_child_exit(evutil_socket_t fd, short what, void *arg)
         mark_truncation(&c->result.err);
 
         child_unlink(c);
+        if (c->throttled)
+                c->runner->throttled_running--;
         if (c->done)
                 c->done(&c->result, c->userdata);
+        runner = c->runner;
+        throttled = c->throttled;
         child_free(c);
+        if (throttled)
+                start_waiting(runner);
 }
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
@@ -391,11 +495,66 @@ pid_t child_pid(const struct child *c)
         return c ? c->pid : 0;
 }
 
+static void unlink_waiting(struct child *c)
+{
+        struct child_runner *runner = c->runner;
+        struct child *prev = NULL;
+
+        for (struct child *w = runner->waiting_head; w; prev = w, w = w->next) {
+                if (w != c)
+                        continue;
+                if (prev)
+                        prev->next = c->next;
+                else
+                        runner->waiting_head = c->next;
+                if (runner->waiting_tail == c)
+                        runner->waiting_tail = prev;
+                c->next = NULL;
+                runner->waiting--;
+                return;
+        }
+}
+
+static void on_report(evutil_socket_t fd, short what, void *arg)
+{
+        struct child *c = arg;
+
+        (void)fd;
+        (void)what;
+        unlink_waiting(c);
+        if (c->done)
+                c->done(&c->result, c->userdata);
+        child_free(c);
+}
+
+/*
+ * A waiting child that will never start (cancelled, or its start failed)
+ * reports from the loop, never from inside the caller's call, like a
+ * child that ran.  It stays on the waiting list, marked, until then.
+ */
+static void report_unstarted(struct child *c, const char *why)
+{
+        if (c->report)
+                return;
+        c->result.exit_code = -1;
+        if (c->result.err.data)
+                snprintf(c->result.err.data, c->err.cap, "%s", why);
+        c->result.err.len = c->result.err.data ? strlen(c->result.err.data) : 0;
+        c->result.err.total = c->result.err.len;
+        c->report = event_new(c->runner->base, -1, 0, on_report, c);
+        if (c->report)
+                event_active(c->report, EV_TIMEOUT, 1);
+}
+
 void child_cancel(struct child *c)
 {
         if (!c)
                 return;
         c->result.cancelled = true;
+        if (c->saved) {
+                report_unstarted(c, "cancelled before it started");
+                return;
+        }
         kill(-c->pid, SIGKILL);
 }
 
@@ -564,22 +723,20 @@ static int spawn(struct child *c, const char *const *argv, const struct child_sp
         return -r;
 }
 
-int child_start(struct child_runner *runner, const struct child_spec *spec, child_done_fn done,
-                void *userdata, struct child **ret_child)
+/*
+ * Spawns an allocated child and hooks it to the loop.  On failure nothing
+ * runs and c is left for the caller to free.
+ */
+static int launch(struct child *c, const struct child_spec *spec)
 {
+        struct child_runner *runner = c->runner;
         char numbers[5][24];
         const char **argv = NULL;
         char *program = NULL;
-        struct child *c = NULL;
         int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
         bool sandboxed = false;
         int r;
 
-        if (!runner || !spec || !spec->argv || !spec->argv[0] || spec->timeout_s < 0 ||
-            spec->nice < 0)
-                return -EINVAL;
-        if (runner->running >= runner->max_children)
-                return -EAGAIN;
         program = resolve_program(spec->argv[0]);
         if (!program)
                 return -ENOENT;
@@ -587,28 +744,6 @@ int child_start(struct child_runner *runner, const struct child_spec *spec, chil
                 r = -errno;
                 goto fail;
         }
-
-        c = calloc(1, sizeof(*c));
-        if (!c) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        c->runner = runner;
-        c->pidfd = -1;
-        c->out.fd = c->err.fd = -1;
-        c->done = done;
-        c->userdata = userdata;
-        c->cpu_limit = spec->limits.cpu_seconds;
-        c->out.output = &c->result.out;
-        c->err.output = &c->result.err;
-        c->out.cap = c->err.cap = spec->output_cap ? spec->output_cap : DEFAULT_OUTPUT_CAP;
-        c->result.out.data = malloc(c->out.cap + TRUNCATION_MARKER_MAX + 1);
-        c->result.err.data = malloc(c->err.cap + TRUNCATION_MARKER_MAX + 1);
-        if (!c->result.out.data || !c->result.err.data) {
-                r = -ENOMEM;
-                goto fail;
-        }
-        c->result.out.data[0] = c->result.err.data[0] = '\0';
 
         r = build_argv(runner, spec, program, numbers, &argv, &sandboxed);
         if (r < 0)
@@ -673,8 +808,6 @@ int child_start(struct child_runner *runner, const struct child_spec *spec, chil
         runner->running++;
         free(argv);
         free(program);
-        if (ret_child)
-                *ret_child = c;
         return 0;
 
 kill_child:
@@ -690,6 +823,103 @@ fail:
         }
         free(argv);
         free(program);
+        return r;
+}
+
+/* Starts waiting throttled children while slots are free, in the order they came. */
+static void start_waiting(struct child_runner *runner)
+{
+        struct child *c = runner->waiting_head;
+
+        while (c && (!runner->max_throttled || runner->throttled_running < runner->max_throttled)) {
+                struct child *next = c->next;
+                char why[128];
+                int r;
+
+                if (c->report) { /* already ending */
+                        c = next;
+                        continue;
+                }
+                unlink_waiting(c);
+                r = launch(c, &c->saved->spec);
+                if (r < 0) {
+                        /* back on the list so that it reports like any waiting child */
+                        c->next = runner->waiting_head;
+                        runner->waiting_head = c;
+                        if (!runner->waiting_tail)
+                                runner->waiting_tail = c;
+                        runner->waiting++;
+                        snprintf(why, sizeof(why), "cannot start: %s", strerror(-r));
+                        report_unstarted(c, why);
+                } else {
+                        runner->throttled_running++;
+                        c->saved = saved_spec_free(c->saved);
+                }
+                c = next;
+        }
+}
+
+int child_start(struct child_runner *runner, const struct child_spec *spec, child_done_fn done,
+                void *userdata, struct child **ret_child)
+{
+        struct child *c = NULL;
+        int r;
+
+        if (!runner || !spec || !spec->argv || !spec->argv[0] || spec->timeout_s < 0 ||
+            spec->nice < 0)
+                return -EINVAL;
+        if (runner->running >= runner->max_children || runner->waiting >= runner->max_children)
+                return -EAGAIN;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->runner = runner;
+        c->pidfd = -1;
+        c->out.fd = c->err.fd = -1;
+        c->done = done;
+        c->userdata = userdata;
+        c->throttled = spec->throttled;
+        c->cpu_limit = spec->limits.cpu_seconds;
+        c->out.output = &c->result.out;
+        c->err.output = &c->result.err;
+        c->out.cap = c->err.cap = spec->output_cap ? spec->output_cap : DEFAULT_OUTPUT_CAP;
+        c->result.child = c;
+        c->result.out.data = malloc(c->out.cap + TRUNCATION_MARKER_MAX + 1);
+        c->result.err.data = malloc(c->err.cap + TRUNCATION_MARKER_MAX + 1);
+        if (!c->result.out.data || !c->result.err.data) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        c->result.out.data[0] = c->result.err.data[0] = '\0';
+
+        if (c->throttled && runner->max_throttled &&
+            runner->throttled_running >= runner->max_throttled) {
+                /* resolve now, so that a missing program fails the call as it would unthrottled */
+                char *program = resolve_program(spec->argv[0]);
+                if (!program) {
+                        r = -ENOENT;
+                        goto fail;
+                }
+                free(program);
+                r = saved_spec_new(spec, &c->saved);
+                if (r < 0)
+                        goto fail;
+                if (runner->waiting_tail)
+                        runner->waiting_tail->next = c;
+                else
+                        runner->waiting_head = c;
+                runner->waiting_tail = c;
+                runner->waiting++;
+        } else {
+                r = launch(c, spec);
+                if (r < 0)
+                        goto fail;
+                runner->throttled_running += c->throttled;
+        }
+        if (ret_child)
+                *ret_child = c;
+        return 0;
+fail:
         child_free(c);
         return r;
 }
@@ -704,6 +934,11 @@ struct child_runner *child_runner_free(struct child_runner *runner)
                 while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
                         ;
                 child_unlink(c);
+                child_free(c);
+        }
+        while (runner->waiting_head) {
+                struct child *c = runner->waiting_head;
+                runner->waiting_head = c->next;
                 child_free(c);
         }
         free(runner->exec_helper);

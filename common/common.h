@@ -188,6 +188,12 @@ struct child_spec {
         const char *sandbox_dir;
         /* Extra read-only paths the sandboxed child may see; NULL-terminated. */
         const char *const *sandbox_ro_paths;
+        /*
+         * Counts against the runner's max_throttled (compiles): past it the
+         * child waits, in order, and starts when a throttled one ends.  The
+         * spec is copied, so it need not outlive child_start.
+         */
+        bool throttled;
 };
 
 enum child_limit_hit {
@@ -204,9 +210,10 @@ struct child_output {
 };
 
 struct child_result {
-        pid_t pid;
-        int exit_code; /* -1 when killed by a signal */
-        int signal;    /* 0 unless killed by a signal */
+        const struct child *child; /* the handle child_start gave */
+        pid_t pid;                 /* 0 when it never started (cancelled while waiting) */
+        int exit_code;             /* -1 when killed by a signal */
+        int signal;                /* 0 unless killed by a signal */
         bool timed_out;
         bool cancelled;
         bool sandboxed;
@@ -234,7 +241,8 @@ typedef void (*child_done_fn)(const struct child_result *result, void *userdata)
 struct child_runner_options {
         const char *exec_helper; /* path of ascendopt-exec; NULL: child_find_exec_helper() */
         const char *bwrap;       /* path of bwrap; NULL: looked up in PATH; "" disables */
-        size_t max_children;     /* 0 means 256 */
+        size_t max_children;     /* 0 means 256; as many more may wait throttled */
+        size_t max_throttled;    /* throttled children running at once; 0: no limit */
 };
 
 /*
@@ -275,5 +283,41 @@ pid_t child_pid(const struct child *child);
  * environment string, or NULL when none exists.
  */
 const char *child_find_exec_helper(void);
+
+/* ------------------------------------------------------- worker threads */
+
+/*
+ * A few threads for work that would block the event loop.  A job's work
+ * function runs on a worker and may touch only what the job owns (open
+ * its own git_repository; RocksDB handles are thread-safe; never share a
+ * jansson value with the loop).  Its done function then runs on the loop,
+ * with 0, or with -ECANCELED (work may not have run) when the pool is
+ * freed first; done owns the job's data from then on.
+ */
+struct worker_pool;
+typedef void (*worker_work_fn)(void *data);
+typedef void (*worker_done_fn)(void *data, int status);
+
+#define WORKER_POOL_MAX_THREADS 16
+
+/*
+ * Starts threads workers on base (borrowed).  At most max_jobs jobs are
+ * queued or running at once; submit says -EAGAIN beyond that.
+ */
+int worker_pool_new(struct event_base *base, size_t threads, size_t max_jobs,
+                    struct worker_pool **ret_pool);
+
+/* Queues a job; done is called exactly once unless this fails. */
+int worker_pool_submit(struct worker_pool *pool, worker_work_fn work, worker_done_fn done,
+                       void *data);
+
+/* Jobs submitted whose done has not run yet. */
+size_t worker_pool_pending(const struct worker_pool *pool);
+
+/*
+ * Finishes the jobs that are running, joins the workers, and calls done
+ * with -ECANCELED for every job not handed back yet.  Accepts NULL.
+ */
+struct worker_pool *worker_pool_free(struct worker_pool *pool);
 
 #endif

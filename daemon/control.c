@@ -301,6 +301,28 @@ static json_t *newest_done_item(struct daemon *d, const char *repo, const char *
         return found;
 }
 
+/* A recreate whose git work runs on a worker: the reply waits for it. */
+struct recreate_request {
+        struct evhttp_request *req;
+        json_int_t id;
+        char repo[4096];
+        char op_dir[1024];
+};
+
+static void on_recreated(int r, const char *summary, void *userdata)
+{
+        struct recreate_request *pending = userdata;
+
+        log_msg(r < 0 ? LOG_WARNING : LOG_NOTICE, pending->repo, "recreate %s: %s", pending->op_dir,
+                summary);
+        if (r < 0)
+                reply_error(pending->req, r == -EBUSY ? 409 : 500, summary);
+        else
+                reply(pending->req, 200,
+                      json_pack("{s:I, s:s}", "id", pending->id, "summary", summary));
+        free(pending);
+}
+
 /*
  * Rebuilds an operator's sibling branch from its newest finished episode,
  * replacing whatever tip it has (someone else's too): 'ascendopt recreate'.
@@ -349,14 +371,20 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
                 .op_dir = op_dir,
                 .recreate = true,
         };
-        r = daemon_publish_episode(c->daemon, &ep, record, summary, sizeof(summary));
-        log_msg(r < 0 ? LOG_WARNING : LOG_NOTICE, repo->path, "recreate %s: %s", op_dir, summary);
-        if (r < 0)
-                reply_error(req, r == -EBUSY ? 409 : 500, summary);
-        else
-                reply(req, 200,
-                      json_pack("{s:I, s:s}", "id", json_integer_value(json_object_get(item, "id")),
-                                "summary", summary));
+        struct recreate_request *pending = calloc(1, sizeof(*pending));
+        if (!pending) {
+                reply_error(req, 500, "out of memory");
+                goto out;
+        }
+        pending->req = req;
+        pending->id = json_integer_value(json_object_get(item, "id"));
+        snprintf(pending->repo, sizeof(pending->repo), "%s", repo->path);
+        snprintf(pending->op_dir, sizeof(pending->op_dir), "%s", op_dir);
+        r = daemon_publish_episode(c->daemon, &ep, record, on_recreated, pending, summary,
+                                   sizeof(summary));
+        if (r != 0)
+                on_recreated(r > 0 ? 0 : r, summary, pending);
+out:
         json_decref(record);
         json_decref(item);
 }
@@ -378,8 +406,11 @@ static void post_cancel(struct control *c, struct evhttp_request *req, const jso
                 reply_error(req, 409, "the item is neither queued nor running");
         else if (r < 0)
                 reply_error(req, 500, strerror(-r));
-        else
+        else {
+                /* a running one stops after its evaluation in flight */
+                scheduler_cancel(c->daemon, (uint64_t)json_integer_value(id));
                 reply(req, 200, json_pack("{s:b}", "cancelled", 1));
+        }
 }
 
 static void handle(struct evhttp_request *req, void *arg)

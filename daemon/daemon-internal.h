@@ -23,6 +23,10 @@ struct npu_evaluator;
 struct episode;
 struct ascend_env;
 
+/* Threads for git exports and publishing; jobs queued or running at most. */
+#define DAEMON_WORKER_THREADS  2
+#define DAEMON_MAX_WORKER_JOBS 256
+
 /* An episode running on a device slot. */
 struct running {
         bool busy;
@@ -36,6 +40,11 @@ struct running {
         char commit[64];
         time_t started;
         struct daemon *daemon;
+        struct child *probe; /* the device's health probe, after a run timed out */
+        /* kept from the record while its publication runs on a worker */
+        bool run_timed_out;
+        double base_us, best_us;
+        char stop_reason[256];
 };
 
 struct daemon {
@@ -49,6 +58,7 @@ struct daemon {
         struct watcher *watcher;
         struct control *control;
         struct child_runner *runner;
+        struct worker_pool *workers; /* git and publishing work, off the loop */
         struct npu_sim_paths *sim;
         struct ascend_env *ascend_env; /* set_env.sh, loaded once at start-up (ascend) */
         char *ascend_soc;              /* the devices' SoC (ascend) */
@@ -66,7 +76,8 @@ struct daemon {
         uint64_t episodes_failed;
         time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
-        struct event *kick_retry; /* re-kicks while another process holds our devices */
+        /* while work waits on a device another process holds: retry leasing it */
+        struct event *device_retry;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };
@@ -80,15 +91,22 @@ struct published_episode {
         bool recreate; /* 'ascendopt recreate': replace even someone else's tip */
 };
 
+/* Hears how a publication ended: r as below, and the summary line. */
+typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdata);
+
 /*
  * Publishes a finished episode's best to its sibling branch when it beats
- * the baseline by min_speedup, then starts post_publish_hook.  summary
- * always says what happened ("published REF at ID (created)", "not
- * published: ...").  -errno when publishing was due and failed; -EEXIST
- * when someone else committed to the sibling branch.
+ * the baseline by min_speedup, then starts post_publish_hook.  The git
+ * work runs on a worker thread: 0 means done will be called from the
+ * loop.  1 means there was nothing to publish, and -errno that it failed
+ * before starting; summary says why then and done is never called.  done
+ * gets 0, -errno when publishing failed, or -EEXIST when someone else
+ * committed to the sibling branch, with a summary ("published REF at ID
+ * (created)", "not published: ...").
  */
 int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
-                           const json_t *record, char *summary, size_t summary_size);
+                           const json_t *record, daemon_publish_done_fn done, void *userdata,
+                           char *summary, size_t summary_size);
 
 /* The configured repo at path (as configured, or its realpath), or NULL. */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
@@ -104,6 +122,12 @@ void daemon_ascend_release(struct daemon *d);
 
 /* Starts queued episodes on free devices unless paused; safe to call any time. */
 void scheduler_kick(struct daemon *d);
+
+/*
+ * Gives freed heap pages back to the kernel once no episode runs: opening
+ * the store and running an episode leave megabytes free in the heap.
+ */
+void daemon_trim_memory(struct daemon *d);
 
 /* Ends the event loop once stopping and the last episode is gone. */
 void daemon_episode_ended(struct daemon *d);

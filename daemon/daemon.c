@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <git2.h>
 #include <systemd/sd-daemon.h>
 
 static void usage(FILE *f)
@@ -116,6 +118,12 @@ static size_t episodes_running(const struct daemon *d)
         return n;
 }
 
+void daemon_trim_memory(struct daemon *d)
+{
+        if (episodes_running(d) == 0)
+                malloc_trim(0);
+}
+
 /* Called when an episode has ended while stopping: the last one ends the loop. */
 void daemon_episode_ended(struct daemon *d)
 {
@@ -134,9 +142,11 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         d->stopping = true;
         /* records are written after every evaluation: stopped episodes resume on restart */
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
+        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
                 if (d->running[i].busy && d->running[i].episode)
                         episode_stop(d->running[i].episode);
+                child_cancel(d->running[i].probe);
+        }
         daemon_episode_ended(d);
 }
 
@@ -284,10 +294,12 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
 
 static void daemon_release(struct daemon *d)
 {
+        /* first: jobs handed back cancelled release their devices */
+        d->workers = worker_pool_free(d->workers);
         if (d->watchdog)
                 event_free(d->watchdog);
-        if (d->kick_retry)
-                event_free(d->kick_retry);
+        if (d->device_retry)
+                event_free(d->device_retry);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
@@ -327,7 +339,11 @@ static void daemon_release(struct daemon *d)
  */
 static int open_runner(struct daemon *d)
 {
-        int r = child_runner_new(d->base, NULL, &d->runner);
+        /* compiles are capped and niced by the runner: see NPU_COMPILE_NICE */
+        struct child_runner_options runner_options = {
+                .max_throttled = (size_t)d->config->max_parallel_compiles,
+        };
+        int r = child_runner_new(d->base, &runner_options, &d->runner);
 
         if (r < 0) {
                 log_error("cannot start the child-process runner: ascendopt-exec not found "
@@ -531,10 +547,16 @@ static int daemon_open(struct daemon *d)
                 log_error("cannot set up device locks: %s", strerror(-r));
                 return -EX_OSERR;
         }
+        r = worker_pool_new(d->base, DAEMON_WORKER_THREADS, DAEMON_MAX_WORKER_JOBS, &d->workers);
+        if (r < 0) {
+                log_error("cannot start worker threads: %s", strerror(-r));
+                return -EX_OSERR;
+        }
         r = open_evaluator(d);
         if (r < 0)
                 return r;
         open_llm(d);
+        watch_options.workers = d->workers;
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
                 log_error("cannot start inotify: %s", strerror(-r));
@@ -622,16 +644,21 @@ int daemon_main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 { NULL, 0, NULL, 0 },
         };
-        struct daemon d = { 0 };
+        /* on the heap: its device slots are large and mostly never touched */
+        struct daemon *d = calloc(1, sizeof(*d));
         char default_path[4096], err[1024];
-        bool check_only = false;
+        bool check_only = false, libgit2_held = false;
         int opt, ret = EX_OK, r;
 
+        if (!d) {
+                fprintf(stderr, "ascendoptd: out of memory\n");
+                return EX_OSERR;
+        }
         while ((opt = getopt_long(argc, argv, "c:fh", options, NULL)) != -1) {
                 switch (opt) {
                 case 'c':
-                        free(d.config_path);
-                        d.config_path = strdup(optarg);
+                        free(d->config_path);
+                        d->config_path = strdup(optarg);
                         break;
                 case 'f':
                         break;
@@ -656,61 +683,81 @@ int daemon_main(int argc, char **argv)
                 ret = EX_USAGE;
                 goto out;
         }
-        if (!d.config_path)
-                d.config_path = strdup(config_default_path(default_path, sizeof(default_path)));
-        if (!d.config_path) {
+        if (!d->config_path)
+                d->config_path = strdup(config_default_path(default_path, sizeof(default_path)));
+        if (!d->config_path) {
                 ret = EX_OSERR;
                 goto out;
         }
-        if (config_load(d.config_path, &d.config, err, sizeof(err)) < 0) {
+        if (config_load(d->config_path, &d->config, err, sizeof(err)) < 0) {
                 log_error("%s", err);
                 ret = EX_CONFIG;
                 goto out;
         }
-        apply_log_level(d.config);
+        apply_log_level(d->config);
         if (check_only) {
-                printf("%s: configuration is valid\n", d.config_path);
+                printf("%s: configuration is valid\n", d->config_path);
                 goto out;
         }
 
+        /*
+         * One malloc arena for every thread: the workers and RocksDB's
+         * threads allocate little, and each extra arena would keep its own
+         * freed pages resident while the daemon idles.
+         */
+        mallopt(M_ARENA_MAX, 1);
         /* Signals arrive through libevent; children get the defaults back. */
         signal(SIGPIPE, SIG_IGN);
-        d.started = time(NULL);
-        d.base = event_base_new();
-        if (!d.base) {
+        d->started = time(NULL);
+        d->base = event_base_new();
+        if (!d->base) {
                 log_error("cannot create the event loop");
                 ret = EX_OSERR;
                 goto out;
         }
-        d.sigterm = evsignal_new(d.base, SIGTERM, on_stop_signal, &d);
-        d.sigint = evsignal_new(d.base, SIGINT, on_stop_signal, &d);
-        d.sighup = evsignal_new(d.base, SIGHUP, on_reload_signal, &d);
-        if (!d.sigterm || !d.sigint || !d.sighup || evsignal_add(d.sigterm, NULL) < 0 ||
-            evsignal_add(d.sigint, NULL) < 0 || evsignal_add(d.sighup, NULL) < 0) {
+        d->sigterm = evsignal_new(d->base, SIGTERM, on_stop_signal, d);
+        d->sigint = evsignal_new(d->base, SIGINT, on_stop_signal, d);
+        d->sighup = evsignal_new(d->base, SIGHUP, on_reload_signal, d);
+        if (!d->sigterm || !d->sigint || !d->sighup || evsignal_add(d->sigterm, NULL) < 0 ||
+            evsignal_add(d->sigint, NULL) < 0 || evsignal_add(d->sighup, NULL) < 0) {
                 log_error("cannot install signal handlers");
                 ret = EX_OSERR;
                 goto out;
         }
-        describe_config(d.config);
-        r = daemon_open(&d);
+        describe_config(d->config);
+        /*
+         * libgit2 stays initialised for the daemon's life: the per-call
+         * init/shutdown pairs below it would otherwise tear its global
+         * state down whenever the count reached zero, deleting the
+         * thread-local key under the worker threads (their error state
+         * leaked) and rebuilding everything on the next call.
+         */
+        git_libgit2_init();
+        libgit2_held = true;
+        r = daemon_open(d);
         if (r < 0) {
                 ret = -r;
                 goto out;
         }
-        if (d.stopping) /* a signal during start-up (the ascend backend's probes) */
+        if (d->stopping) /* a signal during start-up (the ascend backend's probes) */
                 goto out;
-        log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION, d.config->socket);
-        d.last_progress = time(NULL);
-        if (start_watchdog(&d) < 0)
+        log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION,
+                   d->config->socket);
+        d->last_progress = time(NULL);
+        if (start_watchdog(d) < 0)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
-        scheduler_kick(&d);
-        if (event_base_dispatch(d.base) < 0) {
+        scheduler_kick(d);
+        daemon_trim_memory(d);
+        if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;
         }
         log_notice("ascendoptd stopped");
 out:
-        daemon_release(&d);
+        daemon_release(d); /* joins the workers first */
+        free(d);
+        if (libgit2_held)
+                git_libgit2_shutdown();
         return ret;
 }

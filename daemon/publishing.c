@@ -162,8 +162,104 @@ static void forget_stalled(struct daemon *d, const char *ref)
         json_object_del(d->stalled_siblings, ref);
 }
 
+/* The git half of a publication, done on a worker: it owns everything it reads. */
+struct publish_job {
+        struct daemon *d;
+        struct published_episode ep; /* points into the strings below */
+        char *repo, *branch, *commit, *op_dir, *prefix, *hook;
+        double speedup;
+        struct published_files *files;
+        struct report report;
+        struct publish_outcome outcome;
+        int result;
+        char err[2048];
+        daemon_publish_done_fn done;
+        void *userdata;
+};
+
+static void publish_job_free(struct publish_job *job)
+{
+        if (!job)
+                return;
+        report_free(&job->report);
+        if (job->files)
+                published_files_free(job->files);
+        free(job->repo);
+        free(job->branch);
+        free(job->commit);
+        free(job->op_dir);
+        free(job->prefix);
+        free(job->hook);
+        free(job);
+}
+
+static void publish_work(void *data)
+{
+        struct publish_job *job = data;
+        struct publish_request request = {
+                .repo_path = job->repo,
+                .branch = job->branch,
+                .source_commit = job->commit,
+                .op_path = job->op_dir,
+                .files = job->files->files,
+                .n_files = job->files->n,
+                .message = job->report.commit_message,
+                .prefix = job->prefix,
+                .recreate = job->ep.recreate,
+        };
+
+        job->result = publish_commit(&request, &job->outcome, job->err, sizeof(job->err));
+}
+
+/* Back on the loop: remember or forget a stalled sibling, run the hook, tell the caller. */
+static void publish_done(void *data, int status)
+{
+        struct publish_job *job = data;
+        struct daemon *d = job->d;
+        const struct publish_outcome *outcome = &job->outcome;
+        char summary[2200];
+        int r = status < 0 ? status : job->result;
+
+        if (status < 0)
+                snprintf(job->err, sizeof(job->err), "the daemon stopped first");
+        if (r == -EEXIST)
+                remember_stalled(d, &job->ep, job->err);
+        if (r < 0) {
+                snprintf(summary, sizeof(summary), "not published: %s", job->err);
+                goto out;
+        }
+        forget_stalled(d, outcome->ref);
+        snprintf(summary, sizeof(summary), "published %s at %.12s (%s)", outcome->ref,
+                 outcome->commit, publish_result_name(outcome->result));
+        if (job->hook && outcome->result != PUBLISH_UNCHANGED && !d->stopping) {
+                char env[6][1200];
+                const char *extra[6];
+                snprintf(env[0], sizeof(env[0]), "ASCENDOPT_BRANCH=%s", outcome->ref + 11);
+                snprintf(env[1], sizeof(env[1]), "ASCENDOPT_OPERATOR=%s", job->op_dir);
+                snprintf(env[2], sizeof(env[2]), "ASCENDOPT_SPEEDUP=%.3f", job->speedup);
+                snprintf(env[3], sizeof(env[3]), "ASCENDOPT_COMMIT=%s", outcome->commit);
+                snprintf(env[4], sizeof(env[4]), "ASCENDOPT_SOURCE_BRANCH=%s", job->branch);
+                snprintf(env[5], sizeof(env[5]), "ASCENDOPT_REPO=%s", job->repo);
+                for (size_t i = 0; i < 6; i++)
+                        extra[i] = env[i];
+                run_hook(d, job->hook, extra, 6);
+        }
+out:
+        job->done(r, summary, job->userdata);
+        publish_job_free(job);
+}
+
+static char *copy_or_null(const char *s, bool *failed)
+{
+        char *copy = s ? strdup(s) : NULL;
+
+        *failed |= s && !copy;
+        return copy;
+}
+
 int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
-                           const json_t *record, char *summary, size_t summary_size)
+                           const json_t *record, daemon_publish_done_fn done, void *userdata,
+                           char *summary, size_t summary_size)
 {
         double base_us =
             json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
@@ -180,10 +276,8 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
                 .date = time(NULL),
         };
-        struct publish_request request = { 0 };
-        struct publish_outcome outcome;
-        struct published_files *files = NULL;
-        struct report report = { 0 };
+        struct publish_job *job = NULL;
+        bool failed = false;
         char err[2048];
         int r;
 
@@ -191,64 +285,64 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
         if (!json_object_get(record, "best") || speedup < min_speedup) {
                 snprintf(summary, summary_size, "not published: %.3fx is below min_speedup %.2f",
                          speedup, min_speedup);
-                return 0;
+                return 1;
         }
-        files = calloc(1, sizeof(*files));
-        if (!files) {
+        job = calloc(1, sizeof(*job));
+        if (job)
+                job->files = calloc(1, sizeof(*job->files));
+        if (!job || !job->files) {
                 r = -ENOMEM;
                 snprintf(err, sizeof(err), "out of memory");
                 goto out;
         }
-        r = collect_changed(d->store, record, ep->op_dir, files, err, sizeof(err));
+        /* blobs and the report come from the store and the record: read them here */
+        r = collect_changed(d->store, record, ep->op_dir, job->files, err, sizeof(err));
         if (r < 0)
                 goto out;
-        if (files->n == 0) {
+        if (job->files->n == 0) {
                 snprintf(summary, summary_size, "not published: the best changed no file");
-                goto out;
+                publish_job_free(job);
+                return 1;
         }
-        r = report_render(d->store, record, &context, &report, err, sizeof(err));
+        r = report_render(d->store, record, &context, &job->report, err, sizeof(err));
         if (r < 0)
                 goto out;
-        add_file(files, ep->op_dir, REPORT_MARKDOWN_NAME, report.markdown, strlen(report.markdown),
+        add_file(job->files, ep->op_dir, REPORT_MARKDOWN_NAME, job->report.markdown,
+                 strlen(job->report.markdown), false);
+        add_file(job->files, ep->op_dir, REPORT_JSON_NAME, job->report.json,
+                 strlen(job->report.json), false);
+        add_file(job->files, ep->op_dir, REPORT_SVG_NAME, job->report.svg, strlen(job->report.svg),
                  false);
-        add_file(files, ep->op_dir, REPORT_JSON_NAME, report.json, strlen(report.json), false);
-        add_file(files, ep->op_dir, REPORT_SVG_NAME, report.svg, strlen(report.svg), false);
-
-        request.repo_path = ep->repo;
-        request.branch = ep->branch;
-        request.source_commit = ep->commit;
-        request.op_path = ep->op_dir;
-        request.files = files->files;
-        request.n_files = files->n;
-        request.message = report.commit_message;
-        request.prefix = d->config->publish.prefix;
-        request.recreate = ep->recreate;
-        r = publish_commit(&request, &outcome, err, sizeof(err));
-        if (r == -EEXIST)
-                remember_stalled(d, ep, err);
-        if (r < 0)
+        job->d = d;
+        job->speedup = speedup;
+        job->done = done;
+        job->userdata = userdata;
+        /* a reload may replace the config while the job runs: it keeps copies */
+        job->repo = copy_or_null(ep->repo, &failed);
+        job->branch = copy_or_null(ep->branch, &failed);
+        job->commit = copy_or_null(ep->commit, &failed);
+        job->op_dir = copy_or_null(ep->op_dir, &failed);
+        job->prefix = copy_or_null(d->config->publish.prefix, &failed);
+        job->hook = copy_or_null(d->config->publish.post_publish_hook, &failed);
+        job->ep = (struct published_episode){ .repo = job->repo,
+                                              .branch = job->branch,
+                                              .commit = job->commit,
+                                              .op_dir = job->op_dir,
+                                              .recreate = ep->recreate };
+        if (failed) {
+                r = -ENOMEM;
+                snprintf(err, sizeof(err), "out of memory");
                 goto out;
-        forget_stalled(d, outcome.ref);
-        snprintf(summary, summary_size, "published %s at %.12s (%s)", outcome.ref, outcome.commit,
-                 publish_result_name(outcome.result));
-        if (d->config->publish.post_publish_hook && outcome.result != PUBLISH_UNCHANGED) {
-                char env[6][1200];
-                const char *extra[6];
-                snprintf(env[0], sizeof(env[0]), "ASCENDOPT_BRANCH=%s", outcome.ref + 11);
-                snprintf(env[1], sizeof(env[1]), "ASCENDOPT_OPERATOR=%s", ep->op_dir);
-                snprintf(env[2], sizeof(env[2]), "ASCENDOPT_SPEEDUP=%.3f", speedup);
-                snprintf(env[3], sizeof(env[3]), "ASCENDOPT_COMMIT=%s", outcome.commit);
-                snprintf(env[4], sizeof(env[4]), "ASCENDOPT_SOURCE_BRANCH=%s", ep->branch);
-                snprintf(env[5], sizeof(env[5]), "ASCENDOPT_REPO=%s", ep->repo);
-                for (size_t i = 0; i < 6; i++)
-                        extra[i] = env[i];
-                run_hook(d, d->config->publish.post_publish_hook, extra, 6);
         }
+        r = worker_pool_submit(d->workers, publish_work, publish_done, job);
+        if (r < 0) {
+                snprintf(err, sizeof(err), "cannot hand the publication to a worker thread: %s",
+                         strerror(-r));
+                goto out;
+        }
+        return 0;
 out:
-        if (r < 0)
-                snprintf(summary, summary_size, "not published: %s", err);
-        report_free(&report);
-        if (files)
-                published_files_free(files);
+        snprintf(summary, summary_size, "not published: %s", err);
+        publish_job_free(job);
         return r;
 }

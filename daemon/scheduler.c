@@ -24,9 +24,6 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
-/* How often to look again at devices another process holds (a flock says nothing when freed). */
-#define KICK_RETRY_S 2
-
 static void notify_status(struct daemon *d)
 {
         size_t busy = 0;
@@ -47,6 +44,62 @@ static void release(struct running *run)
         memset(run, 0, sizeof(*run));
 }
 
+/*
+ * A run timed out on this device: before anyone else gets it, check that
+ * it still runs a trivial job within 10 s, and quarantine it when not.
+ * For the simulator the device is the sandboxed child machinery itself;
+ * $ASCENDOPT_DEVICE_PROBE (a shell command) replaces the trivial job.
+ */
+static void on_probe_done(const struct child_result *result, void *userdata)
+{
+        struct running *run = userdata;
+        struct daemon *d = run->daemon;
+        int id = device_pool_id(d->devices, run->slot);
+        char what[128], reason[512];
+
+        run->probe = NULL;
+        if (result->cancelled) {
+                log_info("the health probe of device %d was cut short by the stop", id);
+        } else if (result->exit_code == 0 && !result->timed_out) {
+                log_info("device %d passed its health probe after a run timed out", id);
+        } else {
+                snprintf(reason, sizeof(reason),
+                         "health probe failed after a run timed out: %s%s%.200s",
+                         child_result_describe(result, what, sizeof(what)),
+                         result->err.len ? ": " : "", result->err.data ? result->err.data : "");
+                reason[strcspn(reason, "\n")] = '\0';
+                device_pool_quarantine(d->devices, run->slot, reason);
+                log_warning("device %d is quarantined: %s", id, reason);
+        }
+        release(run);
+        if (!d->stopping)
+                scheduler_kick(d);
+        else
+                daemon_episode_ended(d);
+}
+
+/* Probes the device of an episode whose run timed out; false when none was started. */
+static bool probe_device(struct running *run)
+{
+        struct daemon *d = run->daemon;
+        const char *command = getenv("ASCENDOPT_DEVICE_PROBE");
+        const char *argv[] = { "sh", "-c", command && *command ? command : "exit 0", NULL };
+        struct child_spec spec = {
+                .argv = argv,
+                .timeout_s = 10,
+                .output_cap = 4096,
+                .sandbox_dir = run->dir,
+        };
+        int r = child_start(d->runner, &spec, on_probe_done, run, &run->probe);
+
+        if (r < 0) {
+                log_warning("cannot start the health probe of device %d: %s",
+                            device_pool_id(d->devices, run->slot), strerror(-r));
+                return false;
+        }
+        return true;
+}
+
 static void on_progress(const struct episode_progress *p, void *userdata)
 {
         struct running *run = userdata;
@@ -60,21 +113,66 @@ static void on_progress(const struct episode_progress *p, void *userdata)
                         p->budget);
 }
 
+/* Records how an episode ended, then probes or frees its device. */
+static void end_episode(struct running *run, enum queue_state end, const char *reason, bool retry)
+{
+        struct daemon *d = run->daemon;
+        char context[64];
+        int r;
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
+                reason);
+        r = queue_finish(d->queue, run->item_id, end, reason, retry);
+        /* 'ascendopt cancel' already ended a cancelled item in the queue */
+        if (r < 0 && !(end == QUEUE_CANCELLED && r == -EINVAL))
+                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
+        run->episode = NULL;
+        /* the device stays leased until its probe says whether it is healthy */
+        if (run->run_timed_out && !d->stopping && probe_device(run))
+                return;
+        release(run);
+        if (d->stopping) {
+                daemon_episode_ended(d);
+        } else {
+                scheduler_kick(d);
+                daemon_trim_memory(d);
+        }
+}
+
+/* The "done: ..." line of a finished episode, with what publishing said. */
+static void done_reason(const struct running *run, const char *published, char *reason, size_t size)
+{
+        snprintf(reason, size, "done: %.2f us -> %.2f us (%.3fx); %s%s%s", run->base_us,
+                 run->best_us > 0 ? run->best_us : run->base_us,
+                 run->best_us > 0 ? run->base_us / run->best_us : 1.0, published,
+                 run->stop_reason[0] ? "; stopped early: " : "", run->stop_reason);
+}
+
+static void on_published(int r, const char *summary, void *userdata)
+{
+        struct running *run = userdata;
+        char context[64], reason[3072];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (r == -EEXIST)
+                log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, summary);
+        else if (r < 0)
+                log_msg(LOG_ERR, context, "%s: %s", run->op_dir, summary);
+        done_reason(run, summary, reason, sizeof(reason));
+        end_episode(run, QUEUE_DONE, reason, false);
+}
+
 static void on_episode_done(json_t *record, void *userdata)
 {
         struct running *run = userdata;
         struct daemon *d = run->daemon;
         const char *state = json_string_value(json_object_get(record, "state"));
         const json_t *error = json_object_get(record, "error");
-        double base =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        double best =
-            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
         char context[64], reason[3072];
-        enum queue_state end = QUEUE_DONE;
-        bool retry = false;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        run->episode = NULL;
         if (d->stopping) {
                 /* the item stays "running" in the queue, so it resumes on restart */
                 log_msg(LOG_INFO, context, "stopped with the daemon; it resumes on restart");
@@ -83,6 +181,13 @@ static void on_episode_done(json_t *record, void *userdata)
                 daemon_episode_ended(d);
                 return;
         }
+        run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
+        run->base_us =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        run->best_us =
+            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s",
+                 json_string_value(json_object_get(record, "stop_reason")) ?: "");
         if (state && strcmp(state, "done") == 0) {
                 const struct published_episode ep = {
                         .repo = run->repo,
@@ -91,34 +196,31 @@ static void on_episode_done(json_t *record, void *userdata)
                         .op_dir = run->op_dir,
                 };
                 char published[1536];
-                int r = daemon_publish_episode(d, &ep, record, published, sizeof(published));
-                if (r == -EEXIST)
-                        log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, published);
-                else if (r < 0)
-                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
-                snprintf(reason, sizeof(reason), "done: %.2f us -> %.2f us (%.3fx); %s", base,
-                         best > 0 ? best : base, best > 0 ? base / best : 1.0, published);
+                int r;
                 d->episodes_done++;
+                /* the git work runs on a worker; the device is let go when it is back */
+                r = daemon_publish_episode(d, &ep, record, on_published, run, published,
+                                           sizeof(published));
+                json_decref(record);
+                if (r == 0)
+                        return;
+                if (r < 0)
+                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
+                done_reason(run, published, reason, sizeof(reason));
+                end_episode(run, QUEUE_DONE, reason, false);
         } else if (state && strcmp(state, "cancelled") == 0) {
-                end = QUEUE_CANCELLED;
-                snprintf(reason, sizeof(reason), "cancelled");
+                json_decref(record);
+                end_episode(run, QUEUE_CANCELLED, "cancelled", false);
         } else {
                 const char *kind = json_string_value(json_object_get(error, "kind"));
-                end = QUEUE_FAILED;
                 /* infrastructure trouble may pass; a broken operator will not */
-                retry = kind && strcmp(kind, "infra_error") == 0;
+                bool retry = kind && strcmp(kind, "infra_error") == 0;
                 snprintf(reason, sizeof(reason), "%s",
                          json_string_value(json_object_get(error, "message")) ?: "failed");
                 d->episodes_failed++;
+                json_decref(record);
+                end_episode(run, QUEUE_FAILED, reason, retry);
         }
-        log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
-                reason);
-        if (queue_finish(d->queue, run->item_id, end, reason, retry) < 0)
-                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
-        json_decref(record);
-        release(run);
-        if (!d->stopping)
-                scheduler_kick(d);
 }
 
 static struct running *free_slot(struct daemon *d)
@@ -129,34 +231,31 @@ static struct running *free_slot(struct daemon *d)
         return NULL;
 }
 
-/* Starts the episode of a claimed item; logs and fails the item on error. */
-static void start_item(struct daemon *d, struct running *run, json_t *item)
+/* Fails a claimed item that could not start; logs why. */
+static void fail_start(struct running *run, const char *why)
 {
+        struct daemon *d = run->daemon;
+        char context[64];
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, why);
+        queue_finish(d->queue, run->item_id, QUEUE_FAILED, why, false);
+        d->episodes_failed++;
+        release(run);
+}
+
+/* Starts the episode once its operator is exported. */
+static void start_episode(struct running *run)
+{
+        struct daemon *d = run->daemon;
         struct episode_options options = { 0 };
         struct episode_llm llm = { 0 };
-        const char *repo = json_string_value(json_object_get(item, "repo"));
-        const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
-        const char *commit = json_string_value(json_object_get(item, "commit"));
-        const char *branch = json_string_value(json_object_get(item, "branch"));
         char context[64], id[64], err[2048], opdir[4200];
         int r;
 
-        run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
-        run->daemon = d;
-        run->started = time(NULL);
-        snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
-        snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
-        snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
-        snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
-        if (r == 0) {
-                rm_rf(run->dir);
-                r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
-        }
-        if (r == 0)
-                r = watch_export_operator(repo, commit, op_dir, opdir, err, sizeof(err));
+        r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
         if (r == 0) {
                 options.id = id;
                 options.seed = 1;
@@ -166,9 +265,11 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 options.stage1_steps = d->config->episode.stage1_steps;
                 options.stage2_steps = d->config->episode.stage2_steps;
                 options.log_context = context;
+                options.wall_budget_s = d->config->episode.wall_budget_s;
+                options.base = d->base;
+                options.device = device_pool_id(d->devices, run->slot);
                 /* source goes to the endpoint only with the repo's consent */
-                if (d->llm &&
-                    llm_may_send(&d->config->llm, daemon_find_repo(d->config, repo ? repo : ""))) {
+                if (d->llm && llm_may_send(&d->config->llm, daemon_find_repo(d->config, run->repo))) {
                         llm.client = d->llm;
                         llm.prompts_dir = d->prompts_dir;
                         llm.model = d->llm_model;
@@ -176,46 +277,121 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                         llm.token_budget = d->config->llm.episode_token_budget;
                         options.llm = &llm;
                 }
-                options.device = device_pool_id(d->devices, run->slot);
                 r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
+        } else {
+                snprintf(err, sizeof(err), "state_dir is too long");
         }
         if (r < 0) {
-                if (r == -ENAMETOOLONG)
-                        snprintf(err, sizeof(err), "state_dir is too long");
-                log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, err);
-                queue_finish(d->queue, run->item_id, QUEUE_FAILED, err, false);
-                d->episodes_failed++;
-                release(run);
+                fail_start(run, err);
                 return;
         }
         d->last_progress = time(NULL);
-        log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, commit,
+        log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, run->commit,
                 device_pool_id(d->devices, run->slot));
 }
 
-static void on_kick_retry(evutil_socket_t fd, short what, void *arg)
+/* Exporting an operator from git objects, on a worker thread: it owns copies of all it reads. */
+struct export_job {
+        struct running *run;
+        char repo[1024], commit[64], op_dir[1024], dir[4096], dest[4200];
+        int result;
+        char err[2048];
+};
+
+static void export_work(void *data)
 {
-        (void)fd;
-        (void)what;
-        scheduler_kick(arg);
+        struct export_job *job = data;
+
+        rm_rf(job->dir); /* what an earlier start left */
+        job->result = watch_export_operator(job->repo, job->commit, job->op_dir, job->dest,
+                                            job->err, sizeof(job->err));
+}
+
+static void export_done(void *data, int status)
+{
+        struct export_job *job = data;
+        struct running *run = job->run;
+        struct daemon *d = run->daemon;
+
+        if (status < 0 || d->stopping) {
+                /* the item stays "running" in the queue: it starts again on restart */
+                release(run);
+                daemon_episode_ended(d);
+        } else if (job->result < 0) {
+                fail_start(run, job->err);
+                scheduler_kick(d);
+        } else {
+                start_episode(run);
+        }
+        free(job);
+}
+
+/* Starts a claimed item: its operator is exported on a worker, then the episode starts. */
+static void start_item(struct daemon *d, struct running *run, json_t *item)
+{
+        const char *repo = json_string_value(json_object_get(item, "repo"));
+        const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
+        const char *commit = json_string_value(json_object_get(item, "commit"));
+        const char *branch = json_string_value(json_object_get(item, "branch"));
+        struct export_job *job = NULL;
+        char id[64];
+        int r;
+
+        run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
+        run->daemon = d;
+        run->started = time(NULL);
+        snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
+        snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
+        snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
+        snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
+        snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
+        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
+        if (r < 0) {
+                run->dir[0] = '\0';
+                fail_start(run, "state_dir is too long");
+                return;
+        }
+        job = calloc(1, sizeof(*job));
+        if (!job) {
+                fail_start(run, "out of memory");
+                return;
+        }
+        job->run = run;
+        snprintf(job->repo, sizeof(job->repo), "%s", run->repo);
+        snprintf(job->commit, sizeof(job->commit), "%s", run->commit);
+        snprintf(job->op_dir, sizeof(job->op_dir), "%s", run->op_dir);
+        snprintf(job->dir, sizeof(job->dir), "%s", run->dir);
+        if (format_path(job->dest, sizeof(job->dest), "%s/op", run->dir) < 0) {
+                free(job);
+                fail_start(run, "state_dir is too long");
+                return;
+        }
+        r = worker_pool_submit(d->workers, export_work, export_done, job);
+        if (r < 0) {
+                free(job);
+                fail_start(run, "cannot hand the export to a worker thread");
+        }
+}
+
+static void on_device_retry(evutil_socket_t fd, short what, void *userdata)
+{
+        scheduler_kick(userdata);
 }
 
 /*
- * Work is waiting and a device we do not use is held by another process
- * (another daemon, a foreground 'ascendopt optimize'): its flock wakes
- * nobody when it is dropped, so look again in a while.
+ * Another process (a second daemon, a foreground 'ascendopt optimize')
+ * holds a device that queued work could use.  flock tells nobody when it
+ * is let go, so look again in a second, and only while work waits.
  */
-static void retry_later(struct daemon *d, size_t busy)
+static void retry_devices_later(struct daemon *d)
 {
-        struct timeval tv = { KICK_RETRY_S, 0 };
+        const struct timeval second = { 1, 0 };
 
-        if (busy >= device_pool_size(d->devices) || queue_depth(d->queue) == 0)
-                return;
-        if (!d->kick_retry)
-                d->kick_retry = evtimer_new(d->base, on_kick_retry, d);
-        if (d->kick_retry && !evtimer_pending(d->kick_retry, NULL))
-                evtimer_add(d->kick_retry, &tv);
+        if (!d->device_retry)
+                d->device_retry = evtimer_new(d->base, on_device_retry, d);
+        if (d->device_retry && !evtimer_pending(d->device_retry, NULL))
+                evtimer_add(d->device_retry, &second);
 }
 
 void scheduler_kick(struct daemon *d)
@@ -228,11 +404,10 @@ void scheduler_kick(struct daemon *d)
 
                 if (!run)
                         break;
-                if (device_pool_acquire(d->devices, &slot) < 0) {
-                        size_t busy = 0;
-                        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                                busy += d->running[i].busy;
-                        retry_later(d, busy);
+                r = device_pool_acquire(d->devices, &slot);
+                if (r < 0) {
+                        if (r == -EAGAIN && queue_depth(d->queue) > 0)
+                                retry_devices_later(d);
                         break;
                 }
                 r = queue_claim_next(d->queue, device_pool_id(d->devices, slot), &item);

@@ -179,6 +179,13 @@ extern const char *const npu_signature_vocabulary[];
 /* The compiler and flags of every simulator compile (argv[0] is the compiler). */
 #define NPU_SIM_COMPILE_FLAGS 8
 extern const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS];
+/*
+ * Compiles and links run at this added niceness, as children with
+ * child_spec.throttled: a runner made with max_throttled caps how many run
+ * at once (the daemon's max_parallel_compiles).
+ */
+#define NPU_COMPILE_NICE 10
+
 /* The kernel unit's extra flag: basic-block counting, so scalar code costs time. */
 extern const char *const npu_sim_kernel_flag;
 

@@ -365,6 +365,11 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
                 .output_cap = 256 * 1024,
                 .sandbox_dir = sandboxed ? e->work_dir : NULL,
                 .sandbox_ro_paths = ro_paths,
+                /* compiles and links share the CPU with everything else on the
+                 * machine: capped by the runner and niced; runs are not, their
+                 * timing is the measurement */
+                .throttled = e->step != STEP_RUN,
+                .nice = e->step != STEP_RUN ? NPU_COMPILE_NICE : 0,
         };
 
         return child_start(e->runner, &spec, on_step_done, e, &e->children[slot]);
@@ -867,10 +872,10 @@ static void on_run_done(struct npu_eval *e, const struct child_result *r)
 }
 
 /* Clears the slot a finished child had and says which it was. */
-static size_t forget_child(struct npu_eval *e, pid_t pid)
+static size_t forget_child(struct npu_eval *e, const struct child *child)
 {
         for (size_t i = 0; i < ARRAY_SIZE(e->children); i++) {
-                if (e->children[i] && child_pid(e->children[i]) == pid) {
+                if (e->children[i] && e->children[i] == child) {
                         e->children[i] = NULL;
                         return i;
                 }
@@ -909,7 +914,7 @@ static void on_step_done(const struct child_result *r, void *userdata)
 {
         struct npu_eval *e = userdata;
         char what[128];
-        size_t slot = forget_child(e, r->pid);
+        size_t slot = forget_child(e, r->child);
 
         if (e->cancelled) {
                 if (e->step == STEP_COMPILE && --e->compiles_pending > 0)

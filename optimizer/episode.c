@@ -21,11 +21,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <event2/event.h>
 
 #define CONFIRM_SEED_OFFSET    1000003
 #define MAX_OP_FILES           32
@@ -85,6 +88,9 @@ struct episode {
         enum phase phase;
         bool cancelled;
         bool stopping;
+        bool out_of_time;         /* the wall-clock budget ran out */
+        char *log_context;        /* owned copy of options.log_context */
+        struct event *wall_timer; /* fires at the wall-clock budget */
         struct npu_evaluation *in_flight;
         json_t *record;
         json_t *baseline;         /* kept reference result */
@@ -192,6 +198,8 @@ static void episode_free(struct episode *ep)
 {
         if (!ep)
                 return;
+        if (ep->wall_timer)
+                event_free(ep->wall_timer);
         clear_candidate(ep);
         for (size_t i = 0; i < ep->n_files; i++) {
                 free(ep->files[i].path);
@@ -222,6 +230,7 @@ static void episode_free(struct episode *ep)
         free(ep->llm_prompts_dir);
         free(ep->llm_model);
         free(ep->id);
+        free(ep->log_context);
         free(ep);
 }
 
@@ -1199,6 +1208,71 @@ static void on_llm_built(struct episode *ep, json_t *result);
 static void deliver_stopped(struct episode *ep);
 static void llm_recorded(struct episode *ep, json_t *step, bool ok, bool new_best);
 
+/* Seconds of the wall-clock budget left (counted from the first start); +inf without one. */
+static double wall_seconds_left(const struct episode *ep)
+{
+        json_int_t started = json_integer_value(json_object_get(ep->record, "started"));
+
+        if (ep->options.wall_budget_s <= 0)
+                return INFINITY;
+        return ep->options.wall_budget_s - difftime(time(NULL), (time_t)started);
+}
+
+/*
+ * Ends an episode whose wall-clock budget ran out: whatever was in flight
+ * is dropped, and the best so far stands, with the reason in the record.
+ */
+static void finish_out_of_time(struct episode *ep)
+{
+        char why[256];
+
+        snprintf(why, sizeof(why),
+                 "the wall-clock budget (episode.wall_budget_s = %.0f s) ran out after %d of %d "
+                 "evaluations",
+                 ep->options.wall_budget_s, counter(ep, "evaluations"), ep->options.budget);
+        log_msg(LOG_NOTICE, ep->options.log_context, "%s", why);
+        json_decref(ep->pending_result);
+        ep->pending_result = NULL;
+        clear_candidate(ep);
+        json_object_set_new(ep->record, "stop_reason", json_string(why));
+        /* a resumed episode re-measures its baseline but already has a best */
+        if (ep->phase == PHASE_BASELINE && !json_object_get(ep->record, "best"))
+                finish(ep, "failed", "wall_budget", why);
+        else
+                finish(ep, "done", NULL, NULL);
+}
+
+static void on_wall_budget(evutil_socket_t fd, short what, void *userdata)
+{
+        struct episode *ep = userdata;
+
+        ep->out_of_time = true;
+        if (ep->in_flight)
+                npu_evaluation_cancel(ep->in_flight); /* on_evaluated finishes it */
+        else if (ep->llm_call)
+                llm_call_cancel(ep->llm_call); /* its callback finishes it */
+        else if (ep->phase != PHASE_DONE)
+                finish_out_of_time(ep);
+}
+
+/* Arms the wall-clock timer; without a loop the budget is checked between evaluations. */
+static int arm_wall_budget(struct episode *ep)
+{
+        double left = wall_seconds_left(ep);
+        struct timeval tv;
+
+        if (!ep->options.base || isinf(left))
+                return 0;
+        ep->wall_timer = evtimer_new(ep->options.base, on_wall_budget, ep);
+        if (!ep->wall_timer)
+                return -ENOMEM;
+        if (left < 0)
+                left = 0;
+        tv.tv_sec = (time_t)left;
+        tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
+        return evtimer_add(ep->wall_timer, &tv) < 0 ? -ENOMEM : 0;
+}
+
 static void next_candidate(struct episode *ep)
 {
         bool exhausted[3] = { false, false, false };
@@ -1206,6 +1280,10 @@ static void next_candidate(struct episode *ep)
 
         for (;;) {
                 int stage;
+                if (ep->out_of_time || wall_seconds_left(ep) <= 0) {
+                        finish_out_of_time(ep);
+                        return;
+                }
                 if (counter(ep, "evaluations") >= ep->options.budget ||
                     (ep->replay_rows && json_array_size(json_object_get(
                                             ep->record, "trajectory")) >= ep->replay_rows)) {
@@ -1649,6 +1727,10 @@ static bool llm_call_returned(struct episode *ep, const struct llm_result *resul
                 finish(ep, "cancelled", "cancelled", "cancelled by request");
                 return true;
         }
+        if (ep->out_of_time) {
+                finish_out_of_time(ep);
+                return true;
+        }
         return false;
 }
 
@@ -2047,13 +2129,17 @@ static void on_baseline(struct episode *ep, json_t *result)
         }
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *error = json_object_get(result, "error");
-                snprintf(message, sizeof(message),
-                         "the baseline itself fails: %s: %s (use --permissive RULE for code "
-                         "that relies on hardware leniency)",
-                         failure_kind(result),
+                const char *kind = failure_kind(result) ?: "failed";
+                /* only the simulator's rules can be relaxed; a compiler's error cannot */
+                bool rule = strcmp(kind, "compile_error") != 0 && strcmp(kind, "timeout") != 0 &&
+                            strcmp(kind, "infra_error") != 0;
+                snprintf(message, sizeof(message), "the baseline itself fails: %s: %s%s", kind,
                          json_string_value(json_object_get(error, "message"))
                              ? json_string_value(json_object_get(error, "message"))
-                             : "no message");
+                             : "no message",
+                         rule ? " (use --permissive RULE for code that relies on hardware "
+                                "leniency)"
+                              : "");
                 json_decref(result);
                 finish(ep, "failed", "baseline", message);
                 return;
@@ -2131,6 +2217,14 @@ static void on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 finish(ep, "cancelled", "cancelled", "cancelled by request");
                 return;
         }
+        if (ep->out_of_time && ep->phase != PHASE_DONE) {
+                json_decref(result);
+                finish_out_of_time(ep);
+                return;
+        }
+        /* the daemon health-probes a device whose run timed out */
+        if (!memo_hit && status && strcmp(status, "timeout") == 0)
+                bump(ep, "run_timeouts");
         switch (ep->phase) {
         case PHASE_BASELINE:
                 on_baseline(ep, result);
@@ -2301,7 +2395,10 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 ep->llm.model = ep->llm_model;
                 ep->llm.embedding_model = ep->llm_embedding_model;
         }
-        if (!ep->id) {
+        /* the caller's string may live on its stack: every later log line needs it */
+        ep->log_context = options->log_context ? strdup(options->log_context) : NULL;
+        ep->options.log_context = ep->log_context;
+        if (!ep->id || (options->log_context && !ep->log_context)) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -2429,6 +2526,11 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 llm_record(ep);
         }
         ep->phase = PHASE_BASELINE;
+        r = arm_wall_budget(ep);
+        if (r < 0) {
+                snprintf(err, err_size, "cannot arm the wall-clock budget: %s", strerror(-r));
+                goto fail;
+        }
         r = evaluate(ep, options->seed, NULL, true, true, false);
         if (r < 0) {
                 snprintf(err, err_size, "cannot start the baseline: %s", strerror(-r));

@@ -17,6 +17,8 @@
 
 #include "common/common.h"
 
+struct event_base;
+
 struct store;
 struct store_batch;
 
@@ -306,7 +308,7 @@ struct episode_options {
         uint64_t seed;
         int budget; /* 0: 40 */
         enum episode_strategy strategy;
-        const char *log_context; /* prefix of the episode's log lines; may be NULL */
+        const char *log_context; /* prefix of the episode's log lines (copied); may be NULL */
         int device;              /* the device slot leased for it (ascend); the sim ignores it */
         /*
          * The alternation (EPISODE_FULL): rounds of stage1_steps Stage I
@@ -333,6 +335,17 @@ struct episode_options {
          */
         double slow_factor;
         double noise_margin_pct;
+        /*
+         * Wall-clock seconds the episode may take, counted from its first
+         * start (restarts included); 0: no limit.  Past it the evaluation
+         * in flight is killed and the episode ends "done" with the best it
+         * had and "stop_reason" saying why ("failed" when not even the
+         * baseline was measured).  base is the loop of the timer that
+         * enforces it (borrowed); without one it is checked between
+         * evaluations only.
+         */
+        double wall_budget_s;
+        struct event_base *base;
 };
 
 /* What the caller hears after each evaluation (for progress lines). */
@@ -348,7 +361,11 @@ struct episode_progress {
 
 typedef void (*episode_progress_fn)(const struct episode_progress *progress, void *userdata);
 
-/* The final record (ownership passes); "state" is "done" or "failed". */
+/*
+ * The final record (ownership passes); "state" is "done" or "failed".
+ * "run_timeouts" counts the evaluations (memo hits aside) whose run timed
+ * out, so that the caller can check the device.
+ */
 typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*

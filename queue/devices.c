@@ -33,7 +33,13 @@ struct device_pool {
 static int pick_lock_dir(char *buf, size_t size)
 {
         const char *xdg = getenv("XDG_RUNTIME_DIR");
+        const char *env = getenv("ASCENDOPT_LOCK_DIR");
 
+        /* tests and side-by-side installs choose who they share devices with */
+        if (env && *env) {
+                int r = format_path(buf, size, "%s", env);
+                return r < 0 ? r : mkdir_p(buf);
+        }
         if (mkdir_p("/run/lock/ascendopt") == 0 && access("/run/lock/ascendopt", W_OK) == 0)
                 return format_path(buf, size, "/run/lock/ascendopt");
         if (xdg && *xdg && format_path(buf, size, "%s/ascendopt/locks", xdg) == 0 &&
@@ -110,16 +116,21 @@ static int lock_device(struct device *d)
 
 int device_pool_acquire(struct device_pool *pool, size_t *ret_slot)
 {
+        bool held_elsewhere = false;
+
         for (size_t i = 0; i < pool->n; i++) {
                 struct device *d = &pool->devices[i];
+                int r;
                 if (d->lock_fd >= 0 || d->quarantined)
                         continue;
-                if (lock_device(d) == 0) {
+                r = lock_device(d);
+                if (r == 0) {
                         *ret_slot = i;
                         return 0;
                 }
+                held_elsewhere |= r == -EBUSY;
         }
-        return -EBUSY;
+        return held_elsewhere ? -EAGAIN : -EBUSY;
 }
 
 void device_pool_release(struct device_pool *pool, size_t slot)

@@ -114,7 +114,7 @@ struct device_pool;
 
 /*
  * ids are the device ids (0..n-1 for the sim).  lock_dir NULL picks
- * /run/lock/ascendopt when writable, else $XDG_RUNTIME_DIR/ascendopt/locks,
+ * $ASCENDOPT_LOCK_DIR when set, else /run/lock/ascendopt when writable, else $XDG_RUNTIME_DIR/ascendopt/locks,
  * else /tmp/ascendopt-locks-<uid>; it is created.
  */
 int device_pool_new(const char *backend, const int *ids, size_t n, const char *lock_dir,
@@ -123,7 +123,9 @@ struct device_pool *device_pool_free(struct device_pool *pool);
 
 /*
  * Leases a free, healthy device that no other process holds; *ret_slot is
- * its index in the pool.  -EBUSY when none is free.  Never blocks.
+ * its index in the pool.  -EAGAIN when a device this pool does not lease
+ * is held by another process (nothing tells us when it lets go: retry
+ * later); -EBUSY when every healthy device is leased here.  Never blocks.
  */
 int device_pool_acquire(struct device_pool *pool, size_t *ret_slot);
 void device_pool_release(struct device_pool *pool, size_t slot);

@@ -59,6 +59,9 @@ struct repo {
         size_t n_watches;
         struct event *settle_timer;
         struct event *retry_timer;
+        bool scanning;   /* a scan job is on a worker */
+        bool scan_again; /* something changed while it ran */
+        bool removed;    /* removed while scanning: freed when the job is back */
 };
 
 struct watcher {
@@ -212,62 +215,211 @@ static void drop_repo_watches(struct repo *repo)
 
 /* ------------------------------------------------------------ scanning */
 
-static void report_branch(struct repo *repo, const struct watch_tip *tip)
+/*
+ * A scan reads branch tips, recorded tips and tree diffs: git and store
+ * reads only, so with a worker pool it runs on a worker thread on copies
+ * of the repo's settings, and the loop delivers what it found.  One scan
+ * per repo at a time keeps a repo's events in order.
+ */
+struct branch_scan {
+        bool moved;
+        bool first_seen;
+        char recorded[WATCH_OID_HEX];
+        char **dirs;
+        size_t n_dirs;
+        char diff_err[1024]; /* non-empty: the diff failed, treated as a new start */
+};
+
+struct scan_job {
+        struct repo *repo;
+        struct store *store;
+        char *path, *exclude_prefix;
+        char **branches, **operators;
+        size_t n_branches, n_operators;
+        int listed; /* watch_list_tips' result */
+        char list_err[1024];
+        struct watch_tip *tips;
+        size_t n_tips;
+        struct branch_scan *found; /* one per tip */
+};
+
+static void free_strings(char **list, size_t n)
+{
+        for (size_t i = 0; list && i < n; i++)
+                free(list[i]);
+        free(list);
+}
+
+static void scan_job_free(struct scan_job *job)
+{
+        if (!job)
+                return;
+        for (size_t i = 0; job->found && i < job->n_tips; i++)
+                watch_dirs_free(job->found[i].dirs, job->found[i].n_dirs);
+        free(job->found);
+        watch_tips_free(job->tips, job->n_tips);
+        free_strings(job->branches, job->n_branches);
+        free_strings(job->operators, job->n_operators);
+        free(job->path);
+        free(job->exclude_prefix);
+        free(job);
+}
+
+static void scan_work(void *data)
+{
+        struct scan_job *job = data;
+
+        job->listed =
+            watch_list_tips(job->path, job->branches, job->n_branches, job->exclude_prefix,
+                            &job->tips, &job->n_tips, job->list_err, sizeof(job->list_err));
+        if (job->listed < 0)
+                return;
+        job->found = calloc(job->n_tips ? job->n_tips : 1, sizeof(*job->found));
+        if (!job->found) {
+                job->listed = -ENOMEM;
+                snprintf(job->list_err, sizeof(job->list_err), "out of memory");
+                return;
+        }
+        for (size_t i = 0; i < job->n_tips; i++) {
+                const struct watch_tip *tip = &job->tips[i];
+                struct branch_scan *f = &job->found[i];
+                int r = watch_recorded_tip(job->store, job->path, tip->branch, f->recorded);
+                if (r == 0 && strcmp(f->recorded, tip->oid) == 0)
+                        continue;
+                f->moved = true;
+                f->first_seen = r < 0;
+                if (f->first_seen)
+                        continue;
+                r = watch_changed_operators(job->path, f->recorded, tip->oid, job->operators,
+                                            job->n_operators, &f->dirs, &f->n_dirs, f->diff_err,
+                                            sizeof(f->diff_err));
+                if (r < 0) {
+                        f->dirs = NULL;
+                        f->n_dirs = 0;
+                        if (!f->diff_err[0])
+                                snprintf(f->diff_err, sizeof(f->diff_err), "%s", strerror(-r));
+                }
+        }
+}
+
+/* On the loop: logs and reports each branch that moved, in order. */
+static void deliver_scan(struct repo *repo, struct scan_job *job)
 {
         struct watcher *w = repo->watcher;
-        char recorded[WATCH_OID_HEX], err[1024];
-        char **dirs = NULL;
-        size_t n = 0;
-        bool first_seen;
-        int r;
 
-        r = watch_recorded_tip(w->store, repo->path, tip->branch, recorded);
-        if (r == 0 && strcmp(recorded, tip->oid) == 0)
+        if (job->listed < 0) {
+                log_msg(LOG_WARNING, repo->path, "scan failed: %s", job->list_err);
                 return;
-        first_seen = r < 0;
-        if (!first_seen) {
-                r = watch_changed_operators(repo->path, recorded, tip->oid, repo->operators,
-                                            repo->n_operators, &dirs, &n, err, sizeof(err));
-                if (r < 0) {
+        }
+        for (size_t i = 0; i < job->n_tips; i++) {
+                const struct watch_tip *tip = &job->tips[i];
+                struct branch_scan *f = &job->found[i];
+                bool first_seen = f->first_seen;
+                if (!f->moved)
+                        continue;
+                if (f->diff_err[0]) {
                         /* e.g. history rewritten and the old tip garbage-collected */
                         log_msg(LOG_WARNING, repo->path,
                                 "branch %s: cannot diff against the recorded tip (%s); "
                                 "treating %.12s as a new start",
-                                tip->branch, err, tip->oid);
+                                tip->branch, f->diff_err, tip->oid);
                         first_seen = true;
                 }
+                struct watch_event event = {
+                        .repo = repo->path,
+                        .branch = tip->branch,
+                        .old_oid = first_seen ? NULL : f->recorded,
+                        .new_oid = tip->oid,
+                        .operator_dirs = f->dirs,
+                        .n_operator_dirs = f->n_dirs,
+                };
+                log_msg(LOG_INFO, repo->path,
+                        "branch %s moved %.12s -> %.12s, %zu operator%s changed", tip->branch,
+                        first_seen ? "(new)" : f->recorded, tip->oid, f->n_dirs,
+                        f->n_dirs == 1 ? "" : "s");
+                w->on_event(&event, w->userdata);
         }
-        struct watch_event event = {
-                .repo = repo->path,
-                .branch = tip->branch,
-                .old_oid = first_seen ? NULL : recorded,
-                .new_oid = tip->oid,
-                .operator_dirs = dirs,
-                .n_operator_dirs = n,
-        };
-        log_msg(LOG_INFO, repo->path, "branch %s moved %.12s -> %.12s, %zu operator%s changed",
-                tip->branch, first_seen ? "(new)" : recorded, tip->oid, n, n == 1 ? "" : "s");
-        w->on_event(&event, w->userdata);
-        watch_dirs_free(dirs, n);
+}
+
+static void repo_free(struct repo *repo);
+static void scan_repo(struct repo *repo);
+
+static void scan_done(void *data, int status)
+{
+        struct scan_job *job = data;
+        struct repo *repo = job->repo;
+
+        repo->scanning = false;
+        if (repo->removed) {
+                repo_free(repo);
+        } else if (status == 0) {
+                deliver_scan(repo, job);
+                if (repo->scan_again) {
+                        repo->scan_again = false;
+                        scan_repo(repo);
+                }
+        }
+        scan_job_free(job);
+}
+
+static struct scan_job *scan_job_new(struct repo *repo)
+{
+        struct watcher *w = repo->watcher;
+        struct scan_job *job = calloc(1, sizeof(*job));
+        char **branches = NULL, **operators = NULL;
+
+        if (!job)
+                return NULL;
+        job->repo = repo;
+        job->store = w->store;
+        job->path = strdup(repo->path);
+        job->exclude_prefix = w->options.exclude_prefix ? strdup(w->options.exclude_prefix) : NULL;
+        branches = calloc(repo->n_branches + 1, sizeof(*branches));
+        operators = calloc(repo->n_operators + 1, sizeof(*operators));
+        job->branches = branches;
+        job->operators = operators;
+        job->n_branches = repo->n_branches;
+        job->n_operators = repo->n_operators;
+        if (!job->path || (w->options.exclude_prefix && !job->exclude_prefix) || !branches ||
+            !operators)
+                goto fail;
+        for (size_t i = 0; i < repo->n_branches; i++)
+                if (!(branches[i] = strdup(repo->branches[i])))
+                        goto fail;
+        for (size_t i = 0; i < repo->n_operators; i++)
+                if (!(operators[i] = strdup(repo->operators[i])))
+                        goto fail;
+        return job;
+fail:
+        scan_job_free(job);
+        return NULL;
 }
 
 static void scan_repo(struct repo *repo)
 {
-        struct watch_tip *tips = NULL;
-        char err[1024];
-        size_t n = 0;
+        struct watcher *w = repo->watcher;
+        struct scan_job *job;
 
         if (!repo->attached)
                 return;
-        if (watch_list_tips(repo->path, repo->branches, repo->n_branches,
-                            repo->watcher->options.exclude_prefix, &tips, &n, err,
-                            sizeof(err)) < 0) {
-                log_msg(LOG_WARNING, repo->path, "scan failed: %s", err);
+        if (repo->scanning) {
+                repo->scan_again = true;
                 return;
         }
-        for (size_t i = 0; i < n; i++)
-                report_branch(repo, &tips[i]);
-        watch_tips_free(tips, n);
+        job = scan_job_new(repo);
+        if (!job) {
+                log_msg(LOG_WARNING, repo->path, "scan failed: out of memory");
+                return;
+        }
+        if (w->options.workers &&
+            worker_pool_submit(w->options.workers, scan_work, scan_done, job) == 0) {
+                repo->scanning = true;
+                return;
+        }
+        /* no pool (tools, tests) or a full one: scan here */
+        scan_work(job);
+        deliver_scan(repo, job);
+        scan_job_free(job);
 }
 
 static bool index_locked(const struct repo *repo)
@@ -630,8 +782,17 @@ int watcher_remove_repo(struct watcher *w, const char *path)
 {
         for (size_t i = 0; i < w->n_repos; i++) {
                 if (strcmp(w->repos[i]->path, path) == 0) {
-                        repo_free(w->repos[i]);
+                        struct repo *repo = w->repos[i];
                         w->repos[i] = w->repos[--w->n_repos];
+                        if (repo->scanning) {
+                                /* its scan job points at it: free it when that is back */
+                                drop_repo_watches(repo);
+                                evtimer_del(repo->settle_timer);
+                                evtimer_del(repo->retry_timer);
+                                repo->removed = true;
+                        } else {
+                                repo_free(repo);
+                        }
                         return 0;
                 }
         }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct event_base;
+struct worker_pool;
 struct store;
 struct store_batch;
 
@@ -100,6 +101,8 @@ struct watcher_options {
         double lock_wait_max_s; /* longest wait on index.lock before calling it stale; 0: 180 s */
         const char *exclude_prefix;  /* our sibling branch prefix; never followed */
         size_t max_watches_per_repo; /* 0: 4096 */
+        /* scans (tips, tree diffs) run here, off the loop (borrowed); NULL: on the loop */
+        struct worker_pool *workers;
 };
 
 /* Creates a watcher with one inotify instance on base (borrowed), reading

@@ -371,6 +371,62 @@ static void test_nice_is_applied(void **state)
         assert_string_equal(f.out, expect);
 }
 
+/* Each throttled child prints when it started and ended (ms); none may overlap more than 2. */
+struct span_log {
+        int count;
+        long long start[6], end[6];
+};
+
+static void on_span(const struct child_result *r, void *userdata)
+{
+        struct span_log *log = userdata;
+
+        if (log->count < 6 &&
+            sscanf(r->out.data, "%lld %lld", &log->start[log->count], &log->end[log->count]) == 2)
+                log->count++;
+        else
+                log->count = 100; /* fails the test below */
+}
+
+static void test_throttled_children_wait_for_a_slot(void **state)
+{
+        struct fixture *fx = *state;
+        struct child_runner_options options = { .max_throttled = 2 };
+        struct child_runner *runner = NULL;
+        const char *argv[] = { "sh", "-c", "date +%s%3N; sleep 0.3; date +%s%3N", NULL };
+        const char *free_argv[] = { "true", NULL };
+        struct child_spec spec = { .argv = argv, .throttled = true, .timeout_s = 20 };
+        struct child_spec unthrottled = { .argv = free_argv };
+        struct child *waiting = NULL;
+        struct span_log log = { 0 };
+        struct finished cancelled = { 0 }, other = { 0 };
+        int most = 0;
+
+        assert_int_equal(child_runner_new(fx->base, &options, &runner), 0);
+        for (int i = 0; i < 6; i++)
+                assert_int_equal(child_start(runner, &spec, on_span, &log, NULL), 0);
+        /* a seventh waits and is cancelled before it starts: it reports, never runs */
+        assert_int_equal(child_start(runner, &spec, on_done, &cancelled, &waiting), 0);
+        child_cancel(waiting);
+        /* children that are not throttled never wait */
+        assert_int_equal(child_start(runner, &unthrottled, on_done, &other, NULL), 0);
+        assert_int_equal(child_runner_running(runner), 3);
+        run_until(fx->base, &log.count, 6, 30);
+        assert_int_equal(log.count, 6);
+        assert_int_equal(cancelled.count, 1);
+        assert_true(cancelled.last.cancelled);
+        assert_int_equal(cancelled.last.pid, 0);
+        assert_int_equal(other.count, 1);
+        for (int i = 0; i < 6; i++) {
+                int at_once = 0;
+                for (int j = 0; j < 6; j++)
+                        at_once += log.start[j] <= log.start[i] && log.start[i] < log.end[j];
+                most = at_once > most ? at_once : most;
+        }
+        assert_int_equal(most, 2);
+        child_runner_free(runner);
+}
+
 static void test_sandbox_confines_writes_and_network(void **state)
 {
         struct fixture *fx = *state;
@@ -421,6 +477,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_bad_requests_are_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_max_children_is_a_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_nice_is_applied, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_throttled_children_wait_for_a_slot, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_sandbox_confines_writes_and_network, setup,
                                                 teardown),
         };
