@@ -269,7 +269,8 @@ static void start_episode(struct running *run)
                 options.base = d->base;
                 options.device = device_pool_id(d->devices, run->slot);
                 /* source goes to the endpoint only with the repo's consent */
-                if (d->llm && llm_may_send(&d->config->llm, daemon_find_repo(d->config, run->repo))) {
+                if (d->llm &&
+                    llm_may_send(&d->config->llm, daemon_find_repo(d->config, run->repo))) {
                         llm.client = d->llm;
                         llm.prompts_dir = d->prompts_dir;
                         llm.model = d->llm_model;
