@@ -32,6 +32,7 @@ int cmd_status(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_episodes(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_candidates(int argc, char **argv);
 int cmd_enqueue(int argc, char **argv);
 int cmd_recreate(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);

@@ -39,7 +39,7 @@ static const struct command commands[] = {
         { "queue", "show queued episodes", cmd_queue },
         { "episodes", "list episodes", cmd_episodes },
         { "show", "show one episode and its report", cmd_show },
-        { "candidates", "list the measured candidates of an operator", NULL },
+        { "candidates", "list the measured candidates of an operator", cmd_candidates },
         { "enqueue", "queue an operator for optimization", cmd_enqueue },
         { "cancel", "cancel a queued or running episode", cmd_cancel },
         { "pause", "stop starting new episodes", cmd_pause },

@@ -7,6 +7,7 @@
  */
 #include "cli-internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -342,6 +343,62 @@ int cmd_episodes(int argc, char **argv)
                 json_array_foreach(json_object_get(list, "items"), i, item) print_item(item);
         }
         json_decref(list);
+        return EX_OK;
+}
+
+int cmd_candidates(int argc, char **argv)
+{
+        struct remote_args a = { 0 };
+        char path[PATH_MAX * 3 + 32];
+        size_t len;
+        json_t *answer = NULL, *row;
+        size_t i;
+        int r = parse_remote_args("candidates", argc, argv, &a, false);
+
+        if (r)
+                return r < 0 ? EX_OK : r;
+        if (a.first_arg + 1 != argc || !*argv[a.first_arg] || strlen(argv[a.first_arg]) >= PATH_MAX)
+                return cli_usage_error("candidates",
+                                       "give one operator directory as the items name it, "
+                                       "e.g. ops/relu");
+        len = (size_t)snprintf(path, sizeof(path), "/v1/candidates?op=");
+        for (const unsigned char *c = (const unsigned char *)argv[a.first_arg]; *c; c++)
+                len += (size_t)snprintf(path + len, sizeof(path) - len,
+                                        isalnum(*c) || strchr("/-_.", *c) ? "%c" : "%%%02X", *c);
+        r = call("candidates", &a, "GET", path, NULL, &answer);
+        if (r >= 0)
+                return r;
+        if (a.json) {
+                cli_print_json(answer);
+        } else if (json_array_size(json_object_get(answer, "candidates")) == 0) {
+                printf("no candidate measured for %s yet (see 'ascendopt episodes')\n",
+                       argv[a.first_arg]);
+        } else {
+                printf("  %-6s %-12s %4s %5s  %-22s %-14s %12s  %s\n", "ITEM", "COMMIT", "EVAL",
+                       "STAGE", "TECHNIQUE", "STATUS", "LATENCY us", "IDENTITY");
+                json_array_foreach(json_object_get(answer, "candidates"), i, row)
+                {
+                        double us = json_number_value(json_object_get(row, "latency_us"));
+                        printf("  %-6lld %-12.12s %4lld %5lld  %-22.22s %-14.14s ",
+                               json_integer_value(json_object_get(row, "item")),
+                               json_string_value(json_object_get(row, "commit")) ?: "?",
+                               json_integer_value(json_object_get(row, "evaluation")),
+                               json_integer_value(json_object_get(row, "stage")),
+                               json_string_value(json_object_get(row, "technique")) ?: "?",
+                               json_string_value(json_object_get(row, "status")) ?: "?");
+                        if (us > 0)
+                                printf("%12.2f", us);
+                        else
+                                printf("%12s", "-");
+                        printf("  %.12s%s%s\n",
+                               json_string_value(json_object_get(row, "identity")) ?: "",
+                               json_is_true(json_object_get(row, "new_best")) ? "  new best" : "",
+                               json_is_true(json_object_get(row, "memo_hit")) ? "  (memo)" : "");
+                }
+                if (json_is_true(json_object_get(answer, "truncated")))
+                        printf("(the first %d rows)\n", 5000);
+        }
+        json_decref(answer);
         return EX_OK;
 }
 

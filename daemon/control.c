@@ -143,6 +143,77 @@ static void get_items(struct control *c, struct evhttp_request *req, const char 
         reply(req, 200, json_pack("{s:o}", "items", items));
 }
 
+#define CANDIDATES_MAX 5000 /* rows one answer holds */
+
+/*
+ * GET /v1/candidates?op=OPDIR: every candidate measured for an operator
+ * directory (as the items name it, in any repo), episode by episode, from
+ * the episodes' records: the queue item, its commit, then per candidate
+ * the evaluation, stage, technique, status, latency, whether it was a
+ * memo hit or a new best, and its identity in the store.
+ */
+static void get_candidates(struct control *c, struct evhttp_request *req, const char *query)
+{
+        struct evkeyvalq params;
+        const char *op;
+        json_t *items = NULL, *rows = json_array(), *item;
+        bool truncated = false;
+        size_t i;
+
+        TAILQ_INIT(&params);
+        if (!query || evhttp_parse_query_str(query, &params) < 0 ||
+            !(op = evhttp_find_header(&params, "op"))) {
+                evhttp_clear_headers(&params);
+                json_decref(rows);
+                reply_error(req, 400, "give the operator directory: /v1/candidates?op=OPDIR");
+                return;
+        }
+        if (queue_list(c->daemon->queue, -1, LIST_LIMIT, &items) < 0) {
+                evhttp_clear_headers(&params);
+                json_decref(rows);
+                reply_error(req, 500, "cannot read the queue");
+                return;
+        }
+        json_array_foreach(items, i, item)
+        {
+                char id[32];
+                json_t *record = NULL, *row;
+                size_t k;
+                if (strcmp(json_string_value(json_object_get(item, "op_dir")) ?: "", op) != 0)
+                        continue;
+                snprintf(id, sizeof(id), "q%lld", json_integer_value(json_object_get(item, "id")));
+                if (episode_load(c->daemon->store, id, &record) < 0)
+                        continue;
+                json_array_foreach(json_object_get(record, "trajectory"), k, row)
+                {
+                        if (json_array_size(rows) >= CANDIDATES_MAX) {
+                                truncated = true;
+                                break;
+                        }
+                        json_array_append_new(
+                            rows, json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, "
+                                            "s:O?, s:O?}",
+                                            "item", json_object_get(item, "id"), "repo",
+                                            json_object_get(item, "repo"), "commit",
+                                            json_object_get(item, "commit"), "evaluation",
+                                            json_object_get(row, "evaluation"), "stage",
+                                            json_object_get(row, "stage"), "technique",
+                                            json_object_get(row, "technique"), "status",
+                                            json_object_get(row, "status"), "latency_us",
+                                            json_object_get(row, "latency_us"), "memo_hit",
+                                            json_object_get(row, "memo_hit"), "new_best",
+                                            json_object_get(row, "new_best"), "identity",
+                                            json_object_get(row, "identity")));
+                }
+                json_decref(record);
+        }
+        reply(
+            req, 200,
+            json_pack("{s:s, s:o, s:b}", "op_dir", op, "candidates", rows, "truncated", truncated));
+        evhttp_clear_headers(&params);
+        json_decref(items);
+}
+
 /*
  * Adds what the item's episode has recorded so far: "summary" (numbers)
  * and "report" (the Markdown that a published branch would carry, also
@@ -435,6 +506,8 @@ static void handle(struct evhttp_request *req, void *arg)
                         get_items(c, req, evhttp_uri_get_query(uri));
                 else if (strncmp(path, "/v1/items/", 10) == 0)
                         get_item(c, req, path + 10);
+                else if (strcmp(path, "/v1/candidates") == 0)
+                        get_candidates(c, req, evhttp_uri_get_query(uri));
                 else
                         reply_error(req, 404, "no such endpoint");
                 return;

@@ -9,7 +9,7 @@
 # compiler's reason and cost no evaluation; the key must be sent and never
 # logged.
 . "$(dirname "$0")/tap.sh"
-plan 20
+plan 22
 repo=$SCRATCH/repo
 sock=$SCRATCH/ascendoptd.sock
 export ASCENDOPT_SOCKET=$sock
@@ -104,6 +104,9 @@ case "$(cat "$SCRATCH/daemon.log")$json" in
 *"$TEST_LLM_KEY"*) not_ok "the key is in no log and no record" ;;
 *) ok "the key is in no log and no record" ;;
 esac
+cands=$(cli candidates ops/relu)
+contains "candidates lists the LLM's rewrite as a new best" "$(echo "$cands" | grep llm_tiling)" "new best"
+contains "candidates of an operator never queued says so" "$(cli candidates ops/none)" "no candidate measured for ops/none"
 contains "the log names the LLM setup" "$(cat "$SCRATCH/daemon.log")" "llm: scripted-coder at http://127.0.0.1:$port/v1"
 second=$(grep '"path":"/v1/embeddings"' "$SCRATCH/peer.log" | head -1 | grep -o 'Entry Alpha\|Entry Beta' | tail -1)
 contains "Stage II retrieves by embeddings" "$json" '"dense_retrievals":'
