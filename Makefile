@@ -181,7 +181,10 @@ $(BUILD)/ascendoptd: $(BUILD)/obj/daemon/main.o $(LIB)
 $(BUILD)/ascendopt-exec: $(BUILD)/obj/common/exec-helper.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
+# what several unit tests share (tests/unit/op-fixture.h), linked into each
+UNIT_SUPPORT := $(BUILD)/obj/tests/unit/op-fixture.o
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) -lcmocka
 

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "op-fixture.h"
+
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
@@ -25,87 +27,6 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-
-static const char *source_dir(void)
-{
-        return getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".";
-}
-
-static char *slurp(const char *rel)
-{
-        char path[1200];
-        FILE *f;
-        char *text = calloc(1, 1 << 20);
-        size_t n;
-
-        snprintf(path, sizeof(path), "%s/%s", source_dir(), rel);
-        f = fopen(path, "r");
-        if (!f)
-                fail_msg("cannot read %s", path);
-        n = fread(text, 1, (1 << 20) - 1, f);
-        text[n] = '\0';
-        fclose(f);
-        return text;
-}
-
-/* An operator's op_kernel and op_host files (from dir, relative to the source tree). */
-struct op_files {
-        struct motif_file files[16];
-        size_t n;
-};
-
-static void op_load(const char *dir, struct op_files *op)
-{
-        static const char *const subdirs[] = { "op_kernel", "op_host" };
-        char path[512];
-
-        op->n = 0;
-        for (size_t s = 0; s < 2; s++) {
-                DIR *d;
-                struct dirent *e;
-                snprintf(path, sizeof(path), "%s/%s/%s", source_dir(), dir, subdirs[s]);
-                d = opendir(path);
-                assert_non_null(d);
-                while ((e = readdir(d))) {
-                        char rel[512], *p;
-                        if (e->d_name[0] == '.')
-                                continue;
-                        assert_true(op->n < 16);
-                        snprintf(rel, sizeof(rel), "%s/%s", dir, subdirs[s]);
-                        p = malloc(strlen(subdirs[s]) + strlen(e->d_name) + 2);
-                        sprintf(p, "%s/%s", subdirs[s], e->d_name);
-                        snprintf(rel, sizeof(rel), "%s/%s", dir, p);
-                        op->files[op->n].path = p;
-                        op->files[op->n].text = slurp(rel);
-                        op->n++;
-                }
-                closedir(d);
-        }
-}
-
-static void op_release(struct op_files *op)
-{
-        for (size_t i = 0; i < op->n; i++) {
-                free((void *)op->files[i].path);
-                free((void *)op->files[i].text);
-        }
-        op->n = 0;
-}
-
-/* Replaces the texts of the changed files (ownership of the texts passes). */
-static void op_update(struct op_files *op, struct motif_file *changed, size_t n)
-{
-        for (size_t c = 0; c < n; c++) {
-                for (size_t i = 0; i < op->n; i++) {
-                        if (strcmp(op->files[i].path, changed[c].path) != 0)
-                                continue;
-                        free((void *)op->files[i].text);
-                        op->files[i].text = changed[c].text;
-                        changed[c].text = NULL;
-                }
-        }
-        motif_files_free(changed, n);
-}
 
 static const char *host_text(const struct op_files *op, const char *path)
 {
@@ -282,95 +203,6 @@ static void test_relu_text(void **state)
 }
 
 /* ------------------------------------------------------------------ on the simulator */
-
-struct fixture {
-        char root[64];
-        struct event_base *base;
-        struct child_runner *runner;
-        struct npu_sim_paths paths;
-        struct store *store;
-        struct npu_evaluator *evaluator;
-};
-
-static struct fixture *fx;
-
-static int sim_setup(void **state)
-{
-        struct npu_evaluator_options options = { 0 };
-        char dir[128], cache[128], err[1024];
-
-        fx = calloc(1, sizeof(*fx));
-        snprintf(fx->root, sizeof(fx->root), "/tmp/ascendopt-motifs-XXXXXX");
-        assert_non_null(mkdtemp(fx->root));
-        fx->base = event_base_new();
-        assert_int_equal(child_runner_new(fx->base, NULL, &fx->runner), 0);
-        if (npu_sim_paths_find(&fx->paths) < 0)
-                fail_msg("the simulator runtime is not built (set ASCENDOPT_SIM_DIR)");
-        snprintf(dir, sizeof(dir), "%s/store", fx->root);
-        assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
-        snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
-        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
-        options.base = fx->base;
-        options.scratch_dir = dir;
-        options.cache_dir = cache;
-        options.timeout_s = 120;
-        if (npu_evaluator_new(fx->runner, &fx->paths, fx->store, &options, &fx->evaluator, err,
-                              sizeof(err)) < 0)
-                fail_msg("%s", err);
-        *state = fx;
-        return 0;
-}
-
-static int sim_teardown(void **state)
-{
-        npu_evaluator_free(fx->evaluator);
-        store_close(fx->store);
-        child_runner_free(fx->runner);
-        npu_sim_paths_release(&fx->paths);
-        event_base_free(fx->base);
-        rm_rf(fx->root);
-        free(fx);
-        return 0;
-}
-
-struct outcome {
-        json_t *result;
-        bool done;
-};
-
-static void on_done(json_t *result, bool memo_hit, void *userdata)
-{
-        struct outcome *o = userdata;
-
-        o->result = result;
-        o->done = true;
-}
-
-static json_t *evaluate(const struct npu_manifest *manifest, const struct op_files *op,
-                        const json_t *reference)
-{
-        struct npu_override overrides[16];
-        struct npu_request req = { .manifest = manifest,
-                                   .overrides = overrides,
-                                   .n_overrides = op->n,
-                                   .seed = 7,
-                                   .reference = reference,
-                                   .keep_outputs = reference == NULL,
-                                   .bypass_memo = reference == NULL };
-        struct outcome o = { 0 };
-
-        for (size_t i = 0; i < op->n; i++)
-                overrides[i] = (struct npu_override){ op->files[i].path, op->files[i].text };
-        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
-        while (!o.done)
-                event_base_loop(fx->base, EVLOOP_ONCE);
-        return o.result;
-}
-
-static double latency(const json_t *r)
-{
-        return json_number_value(json_object_get(r, "latency_us"));
-}
 
 struct sim_case {
         const char *opdir;
