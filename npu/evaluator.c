@@ -924,15 +924,17 @@ static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
  * A memoized slow result answers only "is it slower than L?" for the limit
  * L it ran under: a request with no limit, or a higher one, runs again.
  */
-static bool slow_memo_too_strict(json_t *memo, double slow_after_us)
+static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
 {
-        double limit = json_number_value(json_object_get(memo, "slow_after_us"));
+        double limit = json_number_value(json_object_get(*memo, "slow_after_us"));
 
-        if (strcmp(json_string_value(json_object_get(memo, "status")) ?: "", "slow") != 0)
+        if (strcmp(json_string_value(json_object_get(*memo, "status")) ?: "", "slow") != 0)
                 return false;
         if (slow_after_us > 0 && slow_after_us <= limit)
                 return false;
-        json_decref(memo);
+        /* dropped here, so that the evaluation does not release it a second time */
+        json_decref(*memo);
+        *memo = NULL;
         return true;
 }
 
@@ -970,7 +972,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
 
         if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
             store_candidate_get(e->store, ev->identity, &ev->memo) == 0 &&
-            !slow_memo_too_strict(ev->memo, req->slow_after_us)) {
+            !slow_memo_too_strict(&ev->memo, req->slow_after_us)) {
                 ev->later = evtimer_new(e->options.base, deliver_memo, ev);
                 if (!ev->later) {
                         r = -ENOMEM;

@@ -207,6 +207,43 @@ static void test_memo_reference_and_verdicts(void **state)
         free(bad_kernel);
 }
 
+/*
+ * A candidate stopped as slow under a limit answers only for that limit: the
+ * same candidate asked for with no limit runs again and gives its latency,
+ * and with the same limit it is a memo hit that still says slow.
+ */
+static void test_slow_memo_answers_only_its_limit(void **state)
+{
+        struct npu_request req = { .manifest = fx->manifest, .seed = 5, .slow_after_us = 0.01 };
+        struct outcome o = { 0 };
+        json_t *slow, *full, *slow_again;
+        bool memo_hit = true;
+
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        slow = o.result;
+        assert_string_equal(status_of(slow), "slow");
+        assert_false(o.memo_hit);
+
+        full = evaluate(NULL, 0, NULL, false, &memo_hit);
+        assert_false(memo_hit);
+        assert_string_equal(status_of(full), "ok");
+        assert_true(json_number_value(json_object_get(full, "latency_us")) > 0.01);
+
+        memset(&o, 0, sizeof(o));
+        req.slow_after_us = 0.005;
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        slow_again = o.result;
+        /* the ok result replaced the slow one in the memo; a stricter limit is answered from it */
+        assert_true(o.memo_hit);
+        json_decref(slow);
+        json_decref(full);
+        json_decref(slow_again);
+}
+
 static void test_identity_depends_on_files_and_platform(void **state)
 {
         struct npu_request req = { .manifest = fx->manifest };
@@ -240,6 +277,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_memo_reference_and_verdicts, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slow_memo_answers_only_its_limit, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_identity_depends_on_files_and_platform, setup,
                                                 teardown),
         };
