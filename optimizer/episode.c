@@ -611,13 +611,13 @@ static size_t nth_line(const char *text, const char *line, size_t len, size_t or
  * gene_base old_text with new_text: first on an identical line (the
  * rewrite did not touch it), else by name among the genes the finder sees
  * in the new text, else the gene is lost to Stage I from now on.  The best
- * genome takes the values found.
+ * genome takes the values found.  Returns how many genes were lost.
  */
-static void relocate_genes(struct episode *ep, const char *path, const char *old_text,
-                           const char *new_text)
+static size_t relocate_genes(struct episode *ep, const char *path, const char *old_text,
+                             const char *new_text)
 {
         struct gene *found = NULL;
-        size_t n_found = 0;
+        size_t n_found = 0, lost = 0;
         char err[256];
 
         if (genes_find_in_text(path, new_text, strlen(new_text), &found, &n_found, err,
@@ -653,12 +653,11 @@ static void relocate_genes(struct episode *ep, const char *path, const char *old
                 }
                 if (!done) {
                         ep->lost[g] = true;
-                        log_msg(LOG_INFO, ep->options.log_context,
-                                "gene %s of %s is gone after a rewrite; Stage I leaves it", l->name,
-                                path);
+                        lost++;
                 }
         }
         free(found);
+        return lost;
 }
 
 /* Overrides for the candidate: every source whose text is not the disk's (and gene files). */
@@ -1344,21 +1343,67 @@ static const char *pending_what(const struct episode *ep)
         return search_technique_name(ep->pending_technique);
 }
 
+/* Whether the candidate in flight changes only files that hold genes (a tiling rewrite). */
+static bool candidate_is_tiling_only(const struct episode *ep)
+{
+        for (size_t i = 0; i < ep->n_files; i++)
+                if (ep->files[i].cand && !ep->files[i].gene_base)
+                        return false;
+        return true;
+}
+
 /*
- * A rewrite (Stage II's, an LLM's or a structural tiling move's) becomes the best pair: the rewritten
- * texts, the genes found again in rewritten gene files, and the genome
- * recorded in the search so that Stage I mutates on top of it.
+ * A rewrite (Stage II's, an LLM's or a structural tiling move's) becomes the
+ * best pair: the rewritten texts, the genes found again in rewritten gene
+ * files, and the genome recorded in the search so that Stage I mutates on
+ * top of it.
+ *
+ * A tiling rewrite that takes genes away (a move that puts the core count
+ * where BLOCK_DIM was) is the best, but it is not the end of Stage I: the
+ * genes stay where they were, so the search goes on over the texts they
+ * came from and a genome can still beat the rewrite.  Without this an early
+ * move that wins against a poor first population ends the search.
  */
 static void adopt_rewrite(struct episode *ep, double latency)
 {
+        bool tiling_only = candidate_is_tiling_only(ep);
+        size_t bytes = ep->n_genes * sizeof(*ep->located);
+        struct gene *located_before = bytes ? malloc(bytes) : NULL;
+        bool *lost_before = ep->n_genes ? malloc(ep->n_genes * sizeof(*lost_before)) : NULL;
+        int64_t *values_before =
+            ep->n_genes ? malloc(ep->n_genes * sizeof(*values_before)) : NULL;
+        bool can_keep = tiling_only && located_before && lost_before && values_before;
+
+        if (can_keep) {
+                memcpy(located_before, ep->located, bytes);
+                memcpy(lost_before, ep->lost, ep->n_genes * sizeof(*lost_before));
+                memcpy(values_before, ep->best_values, ep->n_genes * sizeof(*values_before));
+        }
         for (size_t i = 0; i < ep->n_files; i++) {
                 struct op_file *f = &ep->files[i];
                 if (!f->cand)
                         continue;
                 if (f->gene_base) {
                         char *copy = strdup(f->cand);
-                        if (copy) {
-                                relocate_genes(ep, f->path, f->gene_base, copy);
+                        size_t lost = copy ? relocate_genes(ep, f->path, f->gene_base, copy) : 0;
+                        if (lost && can_keep) {
+                                memcpy(ep->located, located_before, bytes);
+                                memcpy(ep->lost, lost_before,
+                                       ep->n_genes * sizeof(*lost_before));
+                                memcpy(ep->best_values, values_before,
+                                       ep->n_genes * sizeof(*values_before));
+                                free(copy);
+                                bump(ep, "genes_kept_past_rewrite");
+                                log_msg(LOG_INFO, ep->options.log_context,
+                                        "a rewrite of %s took %zu gene(s); Stage I goes on "
+                                        "searching them in the text before it",
+                                        f->path, lost);
+                        } else if (copy) {
+                                if (lost)
+                                        log_msg(LOG_INFO, ep->options.log_context,
+                                                "a rewrite of %s took %zu gene(s); Stage I "
+                                                "leaves them",
+                                                f->path, lost);
                                 free(f->gene_base);
                                 f->gene_base = copy;
                         }
@@ -1367,6 +1412,9 @@ static void adopt_rewrite(struct episode *ep, double latency)
                 f->best = f->cand;
                 f->cand = NULL;
         }
+        free(located_before);
+        free(lost_before);
+        free(values_before);
         /* Stage I goes on from the inherited genome, on the new kernel */
         bump(ep, "kernel_changes_unsearched");
         search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, latency, NULL);

@@ -57,18 +57,23 @@ static bool is_pow2(int64_t v)
         return v > 0 && (v & (v - 1)) == 0;
 }
 
+/*
+ * A range for an unmarked literal.  A power of two is rarely a constraint:
+ * it is what a person types.  So a small count (cores, buffers, rows) is
+ * searched at every integer from a sixteenth to sixteen times its value, and
+ * a larger size (elements, bytes) at every multiple of 32 in that span, the
+ * granularity of a 32-byte UB block.  Only a marker asks for powers of two.
+ */
 static void infer_range(struct gene *g)
 {
         int64_t v = g->value;
 
-        if (is_pow2(v)) {
-                g->scale = GENE_POW2;
+        if (is_pow2(v) || v % 32 == 0) {
                 g->lo = v >= 16 ? v / 16 : 1;
                 g->hi = v <= VALUE_CAP / 16 ? v * 16 : VALUE_CAP;
-        } else if (v % 32 == 0) {
-                g->scale = GENE_ALIGN32;
-                g->lo = 32;
-                g->hi = v <= VALUE_CAP / 8 ? v * 8 : VALUE_CAP;
+                g->scale = v >= 64 ? GENE_ALIGN32 : GENE_STEP;
+                if (g->scale == GENE_ALIGN32 && g->lo < 32)
+                        g->lo = 32;
         } else {
                 g->scale = GENE_STEP;
                 g->lo = v >= 4 ? v / 4 : 1;

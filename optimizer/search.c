@@ -221,6 +221,11 @@ static const int64_t *pick_parent(struct search *s, int64_t *fallback)
 
 /* ------------------------------------------------------------ techniques */
 
+/*
+ * A fresh value for g.  Wide ranges are drawn log-uniformly, as powers of two
+ * are, so that a tile length from 128 to 32768 is as likely to land near 256
+ * as near 16384 rather than mostly in the top half.
+ */
 static int64_t random_value(struct search *s, const struct gene *g)
 {
         if (g->scale == GENE_POW2) {
@@ -230,6 +235,10 @@ static int64_t random_value(struct search *s, const struct gene *g)
                 while ((1ll << (hi + 1)) <= g->hi)
                         hi++;
                 return gene_snap(g, 1ll << random_between(s, lo, hi));
+        }
+        if (g->lo > 0 && g->hi >= 8 * g->lo) {
+                double span = log((double)(g->hi + 1) / (double)g->lo);
+                return gene_snap(g, (int64_t)((double)g->lo * exp(random_unit(s) * span)));
         }
         return gene_snap(g, random_between(s, g->lo, g->hi));
 }

@@ -57,12 +57,15 @@ static void test_knobs_are_found_with_ranges(void **state)
         find(tiling, &g, &n);
         assert_int_equal(n, 5);
         assert_string_equal(g[0].name, "BUFFER_NUM");
-        assert_int_equal(g[0].scale, GENE_POW2);
+        /* a small power of two is a count, searched at every integer */
+        assert_int_equal(g[0].scale, GENE_STEP);
         assert_int_equal(g[0].lo, 1);
         assert_int_equal(g[0].hi, 32);
+        /* a larger one is a size, searched at the 32-element granularity */
         assert_string_equal(g[1].name, "tileLength");
         assert_int_equal(g[1].value, 2048);
         assert_int_equal(g[1].line, 9);
+        assert_int_equal(g[1].scale, GENE_ALIGN32);
         assert_int_equal(g[1].lo, 128);
         assert_int_equal(g[1].hi, 32768);
         assert_string_equal(g[2].name, "ubPartNum");

@@ -207,6 +207,38 @@ static void test_noise_policy(void **state)
  * never by Best-of-N's search, and with the best genome; a frozen gene
  * keeps the best's value in every proposal.
  */
+/*
+ * Random genomes over a wide range are spread log-uniformly: a tile length
+ * from 128 to 32768 lands below 2048 (the geometric middle) about as often
+ * as above it, instead of mostly in the top half where the UB overflows.
+ */
+static void test_wide_ranges_are_drawn_log_uniformly(void **state)
+{
+        const struct gene wide = { .name = "tileLength", .value = 2048, .lo = 128, .hi = 32768,
+                                   .scale = GENE_ALIGN32 };
+        struct search_options options = { .seed = 3, .random_only = true };
+        struct search *s = NULL;
+        int below = 0, draws = 0;
+        int64_t base = 2048, v;
+
+        assert_int_equal(search_new(&wide, 1, &options, &s), 0);
+        search_record(s, &base, TECHNIQUE_COUNT, true, 100.0, NULL);
+        /* few enough draws that repeats, which are drawn again, are rare */
+        for (int i = 0; i < 60; i++) {
+                enum search_technique t;
+                if (search_propose(s, &v, &t) < 0)
+                        break;
+                assert_int_equal(v % 32, 0);
+                assert_in_range(v, 128, 32768);
+                below += v < 2048;
+                draws++;
+                search_record(s, &v, t, true, 100.0 + (double)i, NULL);
+        }
+        search_free(s);
+        assert_int_equal(draws, 60);
+        assert_in_range(below, 18, 42);
+}
+
 static void test_structural_and_frozen(void **state)
 {
         struct search_options options = { .seed = 3 };
@@ -285,6 +317,7 @@ int main(void)
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
                 cmocka_unit_test(test_resume_continues_exactly),
                 cmocka_unit_test(test_noise_policy),
+                cmocka_unit_test(test_wide_ranges_are_drawn_log_uniformly),
         };
         return cmocka_run_group_tests_name("optimizer_search", tests, NULL, NULL);
 }
