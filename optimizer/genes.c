@@ -147,21 +147,51 @@ static bool knob_context(const struct token_list *list, size_t i, struct gene *g
         return false;
 }
 
+static void lower_name(const char *name, char *lower, size_t size)
+{
+        size_t i;
+
+        for (i = 0; name[i] && i + 1 < size; i++)
+                lower[i] = (char)tolower((unsigned char)name[i]);
+        lower[i] = '\0';
+}
+
 /* Names that hold hardware facts or loop counters rather than choices. */
 static bool fixed_by_hardware(const char *name)
 {
         char lower[64];
-        size_t i;
 
-        for (i = 0; name[i] && i + 1 < sizeof(lower); i++)
-                lower[i] = (char)tolower((unsigned char)name[i]);
-        lower[i] = '\0';
+        lower_name(name, lower, sizeof(lower));
         /* a one-letter name is a loop counter, not a choice */
-        if (strlen(lower) < 2)
-                return true;
+        return strlen(lower) < 2 || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
+}
+
+static bool is_alignment_name(const char *name)
+{
+        char lower[64];
+
+        lower_name(name, lower, sizeof(lower));
         return strstr(lower, "align") || strstr(lower, "block_size") ||
                strstr(lower, "blocksize") || strstr(lower, "block_bytes") ||
-               strstr(lower, "blockbytes") || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
+               strstr(lower, "blockbytes");
+}
+
+/*
+ * An alignment or block-size constant (ALIGN_ELEMS, BLOCK_BYTES, BLOCK_SIZE)
+ * is the hardware's minimum, 32 bytes, when it is written; rounding each
+ * core's share to a coarser power of two is a real choice (the 910B reads
+ * global memory fastest in 512-byte-aligned bursts).  So a power of two is
+ * searched at powers of two from its value up to 32 times it, never finer;
+ * any other alignment is left as written.
+ */
+static bool alignment_range(struct gene *g)
+{
+        if (!is_pow2(g->value))
+                return false;
+        g->scale = GENE_POW2;
+        g->lo = g->value;
+        g->hi = g->value <= VALUE_CAP / 32 ? g->value * 32 : VALUE_CAP;
+        return true;
 }
 
 /* The comment on the same line as token i, if any. */
@@ -206,6 +236,9 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                 } else if (!knob_context(&list, i, &g) || g.value < 2 ||
                            fixed_by_hardware(g.name)) {
                         continue;
+                } else if (is_alignment_name(g.name)) {
+                        if (!alignment_range(&g))
+                                continue;
                 } else {
                         infer_range(&g);
                 }

@@ -55,27 +55,33 @@ static void test_knobs_are_found_with_ranges(void **state)
         size_t n;
 
         find(tiling, &g, &n);
-        assert_int_equal(n, 5);
-        assert_string_equal(g[0].name, "BUFFER_NUM");
+        assert_int_equal(n, 7);
+        /* an alignment is searched only coarser, at powers of two */
+        assert_string_equal(g[0].name, "BLOCK_SIZE");
+        assert_int_equal(g[0].scale, GENE_POW2);
+        assert_int_equal(g[0].lo, 32);
+        assert_int_equal(g[0].hi, 1024);
+        assert_string_equal(g[1].name, "BUFFER_NUM");
         /* a small power of two is a count, searched at every integer */
-        assert_int_equal(g[0].scale, GENE_STEP);
-        assert_int_equal(g[0].lo, 1);
-        assert_int_equal(g[0].hi, 32);
+        assert_int_equal(g[1].scale, GENE_STEP);
+        assert_int_equal(g[1].lo, 1);
+        assert_int_equal(g[1].hi, 32);
+        assert_string_equal(g[2].name, "BLOCK_BYTES");
         /* a larger one is a size, searched at the 32-element granularity */
-        assert_string_equal(g[1].name, "tileLength");
-        assert_int_equal(g[1].value, 2048);
-        assert_int_equal(g[1].line, 9);
-        assert_int_equal(g[1].scale, GENE_ALIGN32);
-        assert_int_equal(g[1].lo, 128);
-        assert_int_equal(g[1].hi, 32768);
-        assert_string_equal(g[2].name, "ubPartNum");
-        assert_int_equal(g[2].scale, GENE_STEP);
-        assert_int_equal(g[2].lo, 1);
-        assert_int_equal(g[2].hi, 12);
-        assert_string_equal(g[3].name, "blockDim");
-        assert_int_equal(g[3].value, 8);
-        assert_string_equal(g[4].name, "TILE_CAP");
-        assert_int_equal(g[4].value, 4096);
+        assert_string_equal(g[3].name, "tileLength");
+        assert_int_equal(g[3].value, 2048);
+        assert_int_equal(g[3].line, 9);
+        assert_int_equal(g[3].scale, GENE_ALIGN32);
+        assert_int_equal(g[3].lo, 128);
+        assert_int_equal(g[3].hi, 32768);
+        assert_string_equal(g[4].name, "ubPartNum");
+        assert_int_equal(g[4].scale, GENE_STEP);
+        assert_int_equal(g[4].lo, 1);
+        assert_int_equal(g[4].hi, 12);
+        assert_string_equal(g[5].name, "blockDim");
+        assert_int_equal(g[5].value, 8);
+        assert_string_equal(g[6].name, "TILE_CAP");
+        assert_int_equal(g[6].value, 4096);
         free(g);
 }
 
@@ -117,7 +123,7 @@ static void test_apply_rewrites_only_the_genes(void **state)
 {
         struct gene *g;
         size_t n;
-        int64_t values[5] = { 1, 4096, 5, 40, 8192 };
+        int64_t values[7] = { 32, 1, 32, 4096, 5, 40, 8192 };
         char *out = NULL;
 
         find(tiling, &g, &n);
@@ -129,6 +135,7 @@ static void test_apply_rewrites_only_the_genes(void **state)
         assert_non_null(strstr(out, "SetBlockDim(40);"));
         assert_non_null(strstr(out, "#define TILE_CAP 8192\n"));
         assert_non_null(strstr(out, "const uint32_t BLOCK_SIZE = 32;\n"));
+        assert_non_null(strstr(out, "constexpr uint32_t BLOCK_BYTES = 32;\n"));
         assert_non_null(strstr(out, "/* a comment = 4096; */"));
         free(out);
         /* genes of another file are left alone; stale positions are refused */
