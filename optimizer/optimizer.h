@@ -180,7 +180,7 @@ struct search;
 
 struct search_options {
         uint64_t seed;
-        size_t population; /* 0: 8 */
+        size_t population; /* 0: 16, the first half of it drawn at random */
         bool random_only;  /* Best-of-N: every proposal is TECHNIQUE_RANDOM */
 };
 

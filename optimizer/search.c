@@ -113,7 +113,7 @@ int search_new(const struct gene *genes, size_t n_genes, const struct search_opt
         if (options)
                 s->options = *options;
         if (!s->options.population)
-                s->options.population = 8;
+                s->options.population = 16;
         s->best = -1;
         seed_random(s, s->options.seed);
         *ret_search = s;

@@ -352,7 +352,7 @@ static char *trajectory_text(const json_t *record)
 static void test_episode(void **state)
 {
         struct episode_options o = {
-                .id = "relu", .seed = 1, .budget = 12, .strategy = EPISODE_STAGE1
+                .id = "relu", .seed = 1, .budget = 16, .strategy = EPISODE_STAGE1
         };
         struct arm a, b;
         char relu[512], *first, *again;
@@ -371,7 +371,7 @@ static void test_episode(void **state)
                 }
         }
         print_message(
-            "# relu, Stage I, budget 12: %zu structural candidates, %.2f us -> %.2f us "
+            "# relu, Stage I, budget 16: %zu structural candidates, %.2f us -> %.2f us "
             "(best by %s)\n",
             moves,
             json_number_value(json_object_get(json_object_get(a.record, "baseline"), "latency_us")),
