@@ -664,11 +664,13 @@ int main(void)
         if (!md)
                 md = fopen("/dev/null", "we");
         fprintf(md,
-                "## Strategies on the corpus\n\nBudget %d evaluations, %d seed%s, %zu operators, "
-                "bank of %zu entries frozen; speedup over each operator's baseline on the "
-                "simulated %s.  Produced by `make bench` (bench/bench_optimize.c).\n",
-                budget, seeds, seeds == 1 ? "" : "s", n_ops, bank ? json_array_size(bank) : 0,
-                "Ascend910B2");
+                "## Strategies on the corpus\n\nBudget %d evaluations, %d seed%s, %zu of %zu "
+                "operators (the others cannot run under every strategy, such as Best-of-N "
+                "without genes), bank of %zu entries frozen; speedup over each operator's "
+                "baseline on the simulated %s.  Produced by `make bench` "
+                "(bench/bench_optimize.c).\n",
+                budget, seeds, seeds == 1 ? "" : "s", json_array_size(per_op), n_ops,
+                bank ? json_array_size(bank) : 0, "Ascend910B2");
         table = print_table(runs, arms, n_arms, md);
         if (!getenv("BENCH_RETRIEVAL") || strcmp(getenv("BENCH_RETRIEVAL"), "0") != 0) {
                 json_decref(retrieval);
