@@ -58,11 +58,14 @@ static bool is_pow2(int64_t v)
 }
 
 /*
- * A range for an unmarked literal.  A power of two is rarely a constraint:
- * it is what a person types.  So a small count (cores, buffers, rows) is
- * searched at every integer from a sixteenth to sixteen times its value, and
- * a larger size (elements, bytes) at every multiple of 32 in that span, the
- * granularity of a 32-byte UB block.  Only a marker asks for powers of two.
+ * A range for an unmarked literal, from a sixteenth to sixteen times its
+ * value.  A small power of two (cores, buffers) stays a power of two: 2^k
+ * cores split a 2^n tensor into shares that keep 512-byte alignment, which
+ * the 910B rewards, and every integer would hide those few values among
+ * many.  A larger size (elements, bytes) is searched at every multiple of
+ * 32, the granularity of a 32-byte UB block, since the best tile is
+ * usually the largest that fits the UB rather than a power of two.  Other
+ * values are searched at every integer from a quarter to four times.
  */
 static void infer_range(struct gene *g)
 {
@@ -71,7 +74,7 @@ static void infer_range(struct gene *g)
         if (is_pow2(v) || v % 32 == 0) {
                 g->lo = v >= 16 ? v / 16 : 1;
                 g->hi = v <= VALUE_CAP / 16 ? v * 16 : VALUE_CAP;
-                g->scale = v >= 64 ? GENE_ALIGN32 : GENE_STEP;
+                g->scale = v >= 64 ? GENE_ALIGN32 : is_pow2(v) ? GENE_POW2 : GENE_STEP;
                 if (g->scale == GENE_ALIGN32 && g->lo < 32)
                         g->lo = 32;
         } else {

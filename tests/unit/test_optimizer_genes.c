@@ -68,15 +68,16 @@ static void test_knobs_are_found_with_ranges(void **state)
         assert_int_equal(n, 7);
         /* an alignment is searched only coarser, at powers of two */
         expect_gene(&g[0], "BLOCK_SIZE", 32, GENE_POW2, 32, 1024);
-        /* a small power of two is a count, searched at every integer */
-        expect_gene(&g[1], "BUFFER_NUM", 2, GENE_STEP, 1, 32);
+        /* a small power of two is a count, searched at powers of two (2^k cores
+         * split a 2^n tensor into 512-byte-aligned shares) */
+        expect_gene(&g[1], "BUFFER_NUM", 2, GENE_POW2, 1, 32);
         expect_gene(&g[2], "BLOCK_BYTES", 32, GENE_POW2, 32, 1024);
         /* a larger one is a size, searched at the 32-element granularity */
         expect_gene(&g[3], "tileLength", 2048, GENE_ALIGN32, 128, 32768);
         assert_int_equal(g[3].line, 9);
-        /* anything else from a quarter to four times its value */
+        /* any other count at every integer from a quarter to four times its value */
         expect_gene(&g[4], "ubPartNum", 3, GENE_STEP, 1, 12);
-        expect_gene(&g[5], "blockDim", 8, GENE_STEP, 1, 128);
+        expect_gene(&g[5], "blockDim", 8, GENE_POW2, 1, 128);
         expect_gene(&g[6], "TILE_CAP", 4096, GENE_ALIGN32, 256, 65536);
         free(g);
 }
