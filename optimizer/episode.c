@@ -1366,47 +1366,51 @@ static bool candidate_is_tiling_only(const struct episode *ep)
  */
 static void adopt_rewrite(struct episode *ep, double latency)
 {
-        bool tiling_only = candidate_is_tiling_only(ep);
-        size_t bytes = ep->n_genes * sizeof(*ep->located);
+        size_t bytes = ep->n_genes * sizeof(*ep->located), lost = 0;
         struct gene *located_before = bytes ? malloc(bytes) : NULL;
         bool *lost_before = ep->n_genes ? malloc(ep->n_genes * sizeof(*lost_before)) : NULL;
         int64_t *values_before =
             ep->n_genes ? malloc(ep->n_genes * sizeof(*values_before)) : NULL;
-        bool can_keep = tiling_only && located_before && lost_before && values_before;
+        bool can_keep = candidate_is_tiling_only(ep) && located_before && lost_before &&
+                        values_before;
+        char *relocated[MAX_OP_FILES] = { NULL };
 
         if (can_keep) {
                 memcpy(located_before, ep->located, bytes);
                 memcpy(lost_before, ep->lost, ep->n_genes * sizeof(*lost_before));
                 memcpy(values_before, ep->best_values, ep->n_genes * sizeof(*values_before));
         }
+        /* first every gene file's genes found again, so that the choice holds for all */
+        for (size_t i = 0; i < ep->n_files; i++) {
+                struct op_file *f = &ep->files[i];
+                if (!f->cand || !f->gene_base)
+                        continue;
+                relocated[i] = strdup(f->cand);
+                if (relocated[i])
+                        lost += relocate_genes(ep, f->path, f->gene_base, relocated[i]);
+        }
+        if (lost && can_keep) {
+                memcpy(ep->located, located_before, bytes);
+                memcpy(ep->lost, lost_before, ep->n_genes * sizeof(*lost_before));
+                memcpy(ep->best_values, values_before, ep->n_genes * sizeof(*values_before));
+                bump(ep, "genes_kept_past_rewrite");
+                log_msg(LOG_INFO, ep->options.log_context,
+                        "a tiling rewrite took %zu gene(s); Stage I goes on searching them in "
+                        "the text before it",
+                        lost);
+        } else if (lost) {
+                log_msg(LOG_INFO, ep->options.log_context,
+                        "a rewrite took %zu gene(s); Stage I leaves them", lost);
+        }
         for (size_t i = 0; i < ep->n_files; i++) {
                 struct op_file *f = &ep->files[i];
                 if (!f->cand)
                         continue;
-                if (f->gene_base) {
-                        char *copy = strdup(f->cand);
-                        size_t lost = copy ? relocate_genes(ep, f->path, f->gene_base, copy) : 0;
-                        if (lost && can_keep) {
-                                memcpy(ep->located, located_before, bytes);
-                                memcpy(ep->lost, lost_before,
-                                       ep->n_genes * sizeof(*lost_before));
-                                memcpy(ep->best_values, values_before,
-                                       ep->n_genes * sizeof(*values_before));
-                                free(copy);
-                                bump(ep, "genes_kept_past_rewrite");
-                                log_msg(LOG_INFO, ep->options.log_context,
-                                        "a rewrite of %s took %zu gene(s); Stage I goes on "
-                                        "searching them in the text before it",
-                                        f->path, lost);
-                        } else if (copy) {
-                                if (lost)
-                                        log_msg(LOG_INFO, ep->options.log_context,
-                                                "a rewrite of %s took %zu gene(s); Stage I "
-                                                "leaves them",
-                                                f->path, lost);
-                                free(f->gene_base);
-                                f->gene_base = copy;
-                        }
+                if (relocated[i] && !(lost && can_keep)) {
+                        free(f->gene_base);
+                        f->gene_base = relocated[i];
+                } else {
+                        free(relocated[i]);
                 }
                 free(f->best);
                 f->best = f->cand;
