@@ -1358,15 +1358,18 @@ static bool candidate_is_tiling_only(const struct episode *ep)
  * files, and the genome recorded in the search so that Stage I mutates on
  * top of it.
  *
- * A tiling rewrite that takes genes away (a move that puts the core count
- * where BLOCK_DIM was) is the best, but it is not the end of Stage I: the
- * genes stay where they were, so the search goes on over the texts they
- * came from and a genome can still beat the rewrite.  Without this an early
- * move that wins against a poor first population ends the search.
+ * A tiling rewrite that takes some genes away (a move that puts the core
+ * count where CORE_NUM was) leaves Stage I the survivors, searched in the
+ * new text: the tile is then tuned for the move's core count.  A tiling
+ * rewrite that takes every gene is the best, but it is not the end of
+ * Stage I: the genes stay where they were, so the search goes on over the
+ * texts they came from and a genome can still beat the rewrite.  Without
+ * this an early move that wins against a poor first population ends the
+ * search.
  */
 static void adopt_rewrite(struct episode *ep, double latency)
 {
-        size_t bytes = ep->n_genes * sizeof(*ep->located), lost = 0;
+        size_t bytes = ep->n_genes * sizeof(*ep->located), lost = 0, live = 0;
         struct gene *located_before = bytes ? malloc(bytes) : NULL;
         bool *lost_before = ep->n_genes ? malloc(ep->n_genes * sizeof(*lost_before)) : NULL;
         int64_t *values_before =
@@ -1375,6 +1378,8 @@ static void adopt_rewrite(struct episode *ep, double latency)
                         values_before;
         char *relocated[MAX_OP_FILES] = { NULL };
 
+        for (size_t g = 0; g < ep->n_genes; g++)
+                live += !ep->lost[g];
         if (can_keep) {
                 memcpy(located_before, ep->located, bytes);
                 memcpy(lost_before, ep->lost, ep->n_genes * sizeof(*lost_before));
@@ -1389,7 +1394,8 @@ static void adopt_rewrite(struct episode *ep, double latency)
                 if (relocated[i])
                         lost += relocate_genes(ep, f->path, f->gene_base, relocated[i]);
         }
-        if (lost && can_keep) {
+        can_keep = can_keep && lost > 0 && lost == live;
+        if (can_keep) {
                 memcpy(ep->located, located_before, bytes);
                 memcpy(ep->lost, lost_before, ep->n_genes * sizeof(*lost_before));
                 memcpy(ep->best_values, values_before, ep->n_genes * sizeof(*values_before));
@@ -1400,13 +1406,15 @@ static void adopt_rewrite(struct episode *ep, double latency)
                         lost);
         } else if (lost) {
                 log_msg(LOG_INFO, ep->options.log_context,
-                        "a rewrite took %zu gene(s); Stage I leaves them", lost);
+                        "a rewrite took %zu of %zu gene(s); Stage I searches the rest in "
+                        "the new text",
+                        lost, live);
         }
         for (size_t i = 0; i < ep->n_files; i++) {
                 struct op_file *f = &ep->files[i];
                 if (!f->cand)
                         continue;
-                if (relocated[i] && !(lost && can_keep)) {
+                if (relocated[i] && !can_keep) {
                         free(f->gene_base);
                         f->gene_base = relocated[i];
                 } else {

@@ -153,7 +153,8 @@ int genes_apply(const char *file, const char *text, size_t len, const struct gen
 /*
  * Evolutionary search over genomes (one value per gene): a population with
  * tournament selection, mutations (step, halve/double, align to 32 B,
- * random reset) and uniform crossover, combined by an AUC bandit that
+ * random reset), uniform crossover and a one-gene sweep from the best
+ * genome, combined by an AUC bandit that
  * credits whichever technique recently produced improvements (as OpenTuner
  * does).  Failed genomes are remembered: a proposal at least as large, gene
  * by gene, as one that overflowed UB is not made.  Deterministic for a
@@ -171,6 +172,12 @@ enum search_technique {
          * the search only chooses when and is credited)
          */
         TECHNIQUE_STRUCTURAL,
+        /*
+         * one gene swept across its values (all of them when it has at most
+         * 16, else its best value times powers of two), nearest first, the
+         * others held at the best genome
+         */
+        TECHNIQUE_SWEEP,
         TECHNIQUE_COUNT,
 };
 

@@ -21,7 +21,7 @@ static const char *const technique_names[TECHNIQUE_COUNT] = {
         [TECHNIQUE_MUTATE_STEP] = "mutate_step",   [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
         [TECHNIQUE_MUTATE_ALIGN] = "mutate_align", [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
         [TECHNIQUE_CROSSOVER] = "crossover",       [TECHNIQUE_RANDOM] = "random",
-        [TECHNIQUE_STRUCTURAL] = "structural",
+        [TECHNIQUE_STRUCTURAL] = "structural",     [TECHNIQUE_SWEEP] = "sweep",
 };
 
 struct entry {
@@ -355,6 +355,93 @@ static void apply_technique(struct search *s, enum search_technique t, int64_t *
         }
 }
 
+/* How many values gene g can take, capped at cap + 1. */
+static int64_t gene_cardinality(const struct gene *g, int64_t cap)
+{
+        int64_t n = 0;
+
+        if (g->scale == GENE_POW2) {
+                for (int64_t p = 1; p <= g->hi && n <= cap; p *= 2)
+                        n += p >= g->lo;
+                return n;
+        }
+        n = g->scale == GENE_ALIGN32 ? (g->hi - g->lo) / 32 + 1 : g->hi - g->lo + 1;
+        return n > cap ? cap + 1 : n;
+}
+
+#define SWEEP_ALL_UP_TO 16
+#define SWEEP_LADDER    64
+
+/*
+ * The values a sweep of g tries from best value b, nearest first in ratio:
+ * every value when there are at most SWEEP_ALL_UP_TO, else b times and
+ * divided by powers of two, and the range's ends.  Returns how many.
+ */
+static size_t sweep_values(const struct gene *g, int64_t b, int64_t *out)
+{
+        size_t n = 0;
+
+        if (gene_cardinality(g, SWEEP_ALL_UP_TO) <= SWEEP_ALL_UP_TO) {
+                int64_t v = g->scale == GENE_POW2 ? 1 : g->lo;
+                for (; v <= g->hi && n < SWEEP_LADDER;
+                     v += g->scale == GENE_POW2 ? v : g->scale == GENE_ALIGN32 ? 32 : 1)
+                        if (v >= g->lo && gene_snap(g, v) == v)
+                                out[n++] = v;
+        } else {
+                out[n++] = g->lo;
+                out[n++] = g->hi;
+                for (int64_t m = 2; m <= (int64_t)1 << 40 && n + 2 <= SWEEP_LADDER; m *= 2) {
+                        out[n++] = gene_snap(g, b > INT64_MAX / m ? g->hi : b * m);
+                        out[n++] = gene_snap(g, b / m);
+                        if (b / m <= g->lo && b * m >= g->hi)
+                                break;
+                }
+        }
+        /* insertion sort by distance in ratio from b; equal distances keep order */
+        for (size_t i = 1; i < n; i++) {
+                int64_t v = out[i];
+                double d = fabs(log((double)(v > 0 ? v : 1) / (double)(b > 0 ? b : 1)));
+                size_t j = i;
+                while (j > 0 && fabs(log((double)(out[j - 1] > 0 ? out[j - 1] : 1) /
+                                         (double)(b > 0 ? b : 1))) > d) {
+                        out[j] = out[j - 1];
+                        j--;
+                }
+                out[j] = v;
+        }
+        return n;
+}
+
+/*
+ * A sweep: the best genome with one gene moved to the nearest of its sweep
+ * values not yet tried, genes taken in turn from a random one.  false when
+ * every gene's sweep from the best is done.
+ */
+static bool sweep_proposal(struct search *s, int64_t *values)
+{
+        int64_t fallback[GENES_MAX], ladder[SWEEP_LADDER];
+        const int64_t *best = s->best >= 0 ? s->seen[s->best].values : NULL;
+        size_t first = (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
+
+        if (!best) {
+                baseline(s, fallback);
+                best = fallback;
+        }
+        for (size_t k = 0; k < s->n_genes; k++) {
+                size_t g = (first + k) % s->n_genes, n;
+                if (is_frozen(s, g))
+                        continue;
+                n = sweep_values(&s->genes[g], best[g], ladder);
+                for (size_t i = 0; i < n; i++) {
+                        memcpy(values, best, s->n_genes * sizeof(*values));
+                        values[g] = ladder[i];
+                        if (!already_seen(s, values) && !in_failing_region(s, values))
+                                return true;
+                }
+        }
+        return false;
+}
+
 /* AUC credit of recent improvements plus an exploration bonus. */
 static double bandit_score(const struct search *s, int t, uint64_t total_uses)
 {
@@ -448,6 +535,14 @@ int search_propose(struct search *s, int64_t *values, enum search_technique *ret
                                 baseline(s, values);
                         *ret_technique = t;
                         return 0;
+                }
+                if (t == TECHNIQUE_SWEEP) {
+                        if (sweep_proposal(s, values)) {
+                                *ret_technique = t;
+                                return 0;
+                        }
+                        exhausted[t] = true;
+                        continue;
                 }
                 for (int i = 0; i < PROPOSAL_TRIES; i++) {
                         apply_technique(s, t, values);
@@ -551,7 +646,7 @@ int search_from_json(struct search *s, const json_t *state)
         size_t i;
 
         if ((size_t)json_integer_value(json_object_get(state, "genes")) != s->n_genes ||
-            json_array_size(rng) != 4 || json_array_size(credits) != TECHNIQUE_COUNT)
+            json_array_size(rng) != 4 || !json_is_array(credits))
                 return -EINVAL;
         for (i = 0; i < s->n_seen; i++)
                 free(s->seen[i].values);
@@ -573,10 +668,17 @@ int search_from_json(struct search *s, const json_t *state)
                 s->seen[s->n_seen - 1].technique =
                     (int)json_integer_value(json_object_get(e, "technique"));
         }
-        for (int t = 0; t < TECHNIQUE_COUNT; t++) {
-                const json_t *c = json_array_get(credits, (size_t)t);
-                const json_t *window = json_object_get(c, "window");
-                s->uses[t] = (uint64_t)json_integer_value(json_object_get(c, "uses"));
+        /* by name: a state saved before a technique existed gives it no credit yet */
+        json_array_foreach(credits, i, e)
+        {
+                const char *name = json_string_value(json_object_get(e, "technique"));
+                const json_t *window = json_object_get(e, "window");
+                int t = 0;
+                while (t < TECHNIQUE_COUNT && (!name || strcmp(technique_names[t], name) != 0))
+                        t++;
+                if (t == TECHNIQUE_COUNT)
+                        return -EINVAL;
+                s->uses[t] = (uint64_t)json_integer_value(json_object_get(e, "uses"));
                 s->window_len[t] = json_array_size(window) < CREDIT_WINDOW ? json_array_size(window)
                                                                            : CREDIT_WINDOW;
                 for (size_t k = 0; k < s->window_len[t]; k++)

@@ -124,6 +124,55 @@ static void test_evolution_beats_random_on_the_same_budget(void **state)
         assert_true(exp(evolved / 5) < exp(random / 5));
 }
 
+/*
+ * A sweep moves one gene of the best genome to its nearest untried value:
+ * every value of a gene with at most 16 (tileLength's powers of two,
+ * ubPartNum's counts), else the best value times or divided by powers of
+ * two (blockDim).  Every proposal here is worse, so the best stays the
+ * baseline, and each gene's first swept value is the one nearest to it
+ * unless another technique proposed that genome first.
+ */
+static void test_sweep_moves_one_gene_nearest_first(void **state)
+{
+        struct search_options options = { .seed = 5 };
+        struct search *s = NULL;
+        int64_t v[3], base[3] = { 2048, 3, 8 }, first[3] = { 0 };
+        const int64_t nearest[3] = { 1024, 4, 16 };
+        bool nearest_seen[3] = { false };
+        enum search_technique t;
+        int sweeps = 0;
+
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 1000, NULL);
+        for (int i = 0; i < 200 && search_propose(s, v, &t) == 0; i++) {
+                if (t == TECHNIQUE_SWEEP) {
+                        int changed = -1, n_changed = 0;
+                        for (int g = 0; g < 3; g++)
+                                if (v[g] != base[g]) {
+                                        changed = g;
+                                        n_changed++;
+                                }
+                        assert_int_equal(n_changed, 1);
+                        if (!first[changed]) {
+                                first[changed] = v[changed];
+                                if (v[changed] != nearest[changed])
+                                        assert_true(nearest_seen[changed]);
+                        }
+                        sweeps++;
+                }
+                for (int g = 0; g < 3; g++) {
+                        int64_t w[3] = { base[0], base[1], base[2] };
+                        w[g] = nearest[g];
+                        nearest_seen[g] |= memcmp(v, w, sizeof(w)) == 0;
+                }
+                search_record(s, v, t, true, 2000 + i, NULL);
+        }
+        assert_true(sweeps >= 3);
+        for (int g = 0; g < 3; g++)
+                assert_true(first[g] != 0);
+        search_free(s);
+}
+
 static void test_resume_continues_exactly(void **state)
 {
         struct search_options options = { .seed = 11 };
@@ -315,6 +364,7 @@ int main(void)
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
+                cmocka_unit_test(test_sweep_moves_one_gene_nearest_first),
                 cmocka_unit_test(test_resume_continues_exactly),
                 cmocka_unit_test(test_noise_policy),
                 cmocka_unit_test(test_wide_ranges_are_drawn_log_uniformly),
