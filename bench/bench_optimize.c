@@ -195,11 +195,12 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
         double base = json_number_value(json_object_get(baseline, "latency_us"));
         double roof = json_number_value(json_object_get(baseline, "roofline_us"));
 
-        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i}", "arm", a->name, "operator", op,
-                         "level", level, "seed", seed, "speedup", speedup, "roofline_before",
-                         roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
-                         roof > 0 && base > 0 ? roof * speedup / base : 0.0, "evals_to_95",
-                         evals_to_95(r, speedup));
+        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b}", "arm", a->name,
+                         "operator", op, "level", level, "seed", seed, "speedup", speedup,
+                         "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
+                         "roofline_after", roof > 0 && base > 0 ? roof * speedup / base : 0.0,
+                         "evals_to_95", evals_to_95(r, speedup), "nothing_to_search",
+                         json_is_true(json_object_get(r, "nothing_to_search")));
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
@@ -588,7 +589,9 @@ int main(void)
                 for (int seed = 1; seed <= seeds; seed++) {
                         char ids[MAX_ARMS][PATH_MAX + 64];
                         double start = now_s();
-                        bool started[MAX_ARMS] = { false }, all = true, waiting;
+                        bool started[MAX_ARMS] = { false }, idle[MAX_ARMS] = { false };
+                        bool all = true, waiting;
+                        const json_t *baseline = NULL;
                         for (size_t a = 0; a < n_arms; a++) {
                                 struct episode_options o = { .id = ids[a],
                                                              .seed = (uint64_t)seed,
@@ -599,11 +602,17 @@ int main(void)
                                                                  arms[a].leave_one_out };
                                 snprintf(ids[a], sizeof(ids[a]), "bench-%s-%zu-s%d", arms[a].name,
                                          i, seed);
+                                int r;
                                 arms[a].record = NULL;
-                                started[a] = episode_start(arms[a].evaluator, arms[a].store, ops[i],
-                                                           &o, NULL, on_done, &arms[a], NULL, err,
-                                                           sizeof(err)) == 0;
-                                if (!started[a]) {
+                                r = episode_start(arms[a].evaluator, arms[a].store, ops[i], &o,
+                                                  NULL, on_done, &arms[a], NULL, err, sizeof(err));
+                                started[a] = r == 0;
+                                /* nothing to search (Best-of-N without genes): the baseline stays */
+                                idle[a] = r == -ENOENT;
+                                if (idle[a] && seed == 1)
+                                        fprintf(stderr, "  %s (%s): 1.0x, %s\n", ops[i],
+                                                arms[a].name, err);
+                                if (!started[a] && !idle[a]) {
                                         fprintf(stderr, "  %s (%s): %s\n", ops[i], arms[a].name,
                                                 err);
                                         all = false;
@@ -616,11 +625,20 @@ int main(void)
                                 if (waiting)
                                         event_base_loop(base, EVLOOP_ONCE);
                         } while (waiting);
-                        if (!all) {
+                        for (size_t a = 0; a < n_arms && !baseline; a++)
+                                if (started[a])
+                                        baseline = json_object_get(arms[a].record, "baseline");
+                        if (!all || !baseline) {
                                 for (size_t a = 0; a < n_arms; a++)
                                         json_decref(arms[a].record);
                                 break;
                         }
+                        for (size_t a = 0; a < n_arms; a++)
+                                if (idle[a])
+                                        arms[a].record = json_pack(
+                                            "{s:O, s:O, s:i, s:[], s:b}", "baseline", baseline,
+                                            "best", baseline, "evaluations", 0, "trajectory",
+                                            "nothing_to_search", 1);
                         for (size_t a = 0; a < n_arms; a++) {
                                 double speedup =
                                     account(&arms[a], (now_s() - start) / (double)n_arms);
@@ -665,8 +683,8 @@ int main(void)
                 md = fopen("/dev/null", "we");
         fprintf(md,
                 "## Strategies on the corpus\n\nBudget %d evaluations, %d seed%s, %zu of %zu "
-                "operators (the others cannot run under every strategy, such as Best-of-N "
-                "without genes), bank of %zu entries frozen; speedup over each operator's "
+                "operators (a strategy with nothing to search on an operator, Best-of-N "
+                "without genes, scores 1.0x there), bank of %zu entries frozen; speedup over each operator's "
                 "baseline on the simulated %s.  Produced by `make bench` "
                 "(bench/bench_optimize.c).\n",
                 budget, seeds, seeds == 1 ? "" : "s", json_array_size(per_op), n_ops,
