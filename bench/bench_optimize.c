@@ -75,8 +75,8 @@ static size_t list_ops(char ops[][PATH_MAX])
 
         if (env && *env) {
                 char *copy = strdup(env), *save = NULL;
-                for (char *t = strtok_r(copy, " ", &save); t && n < MAX_OPS;
-                     t = strtok_r(NULL, " ", &save))
+                for (char *t = strtok_r(copy, " \t\n", &save); t && n < MAX_OPS;
+                     t = strtok_r(NULL, " \t\n", &save))
                         snprintf(ops[n++], PATH_MAX, "%s", t);
                 free(copy);
                 return n;
@@ -515,6 +515,8 @@ int main(void)
                                 : "stage1 bon stage2 full evolve stage2-random full-loo";
         int seeds = getenv("BENCH_SEEDS") ? atoi(getenv("BENCH_SEEDS")) : 3;
         int budget = getenv("BENCH_BUDGET") ? atoi(getenv("BENCH_BUDGET")) : 40;
+        /* seeds first_seed .. first_seed + seeds - 1: one table can be run in parts */
+        int first_seed = getenv("BENCH_FIRST_SEED") ? atoi(getenv("BENCH_FIRST_SEED")) : 1;
         size_t n_ops = list_ops(ops), n_arms = 0;
         json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json, *runs = json_array();
         json_t *table, *retrieval = json_null();
@@ -586,7 +588,7 @@ int main(void)
         for (size_t i = 0; i < n_ops; i++) {
                 double log_op[MAX_ARMS] = { 0 };
                 int ok_runs = 0;
-                for (int seed = 1; seed <= seeds; seed++) {
+                for (int seed = first_seed; seed < first_seed + seeds; seed++) {
                         char ids[MAX_ARMS][PATH_MAX + 64];
                         double start = now_s();
                         bool started[MAX_ARMS] = { false }, idle[MAX_ARMS] = { false };
@@ -609,14 +611,10 @@ int main(void)
                                 started[a] = r == 0;
                                 /* nothing to search (Best-of-N without genes): the baseline stays */
                                 idle[a] = r == -ENOENT;
-                                if (idle[a] && seed == 1)
-                                        fprintf(stderr, "  %s (%s): 1.0x, %s\n", ops[i],
-                                                arms[a].name, err);
-                                if (!started[a] && !idle[a]) {
+                                if (!started[a] && (!idle[a] || seed == first_seed))
                                         fprintf(stderr, "  %s (%s): %s\n", ops[i], arms[a].name,
                                                 err);
-                                        all = false;
-                                }
+                                all &= started[a] || idle[a];
                         }
                         do {
                                 waiting = false;
