@@ -21,7 +21,11 @@
  * export', loaded into every arm's bank; default etc/ascendopt/seed-bank.json
  * when it exists, "" for none), BENCH_OUT (the path prefix of the .json and
  * .md tables; default build/bench-strategies), BENCH_RETRIEVAL (0 skips
- * the precision@3 measurement).
+ * the precision@3 measurement), BENCH_FIRST_SEED (default 1), BENCH_REUSE
+ * (earlier .json tables of the same budget, space-separated: an episode
+ * of the same strategy, operator and seed found there is taken from them
+ * instead of run again, so a long table can be run in parts or continued
+ * after an interruption).
  */
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
@@ -146,6 +150,62 @@ static double account(struct arm *a, double seconds)
         return speedup;
 }
 
+/* An episode reused from an earlier table, accounted as account() does a record. */
+static double account_reused(struct arm *a, const json_t *run)
+{
+        double speedup = json_number_value(json_object_get(run, "speedup"));
+
+        a->log_speedup_sum += log(speedup > 0 ? speedup : 1.0);
+        a->runs++;
+        a->evaluations += (int)json_integer_value(json_object_get(run, "evaluations"));
+        a->failures += (int)json_integer_value(json_object_get(run, "failures"));
+        a->seconds += json_number_value(json_object_get(run, "seconds"));
+        return speedup > 0 ? speedup : 1.0;
+}
+
+/* The runs of the BENCH_REUSE tables that were made with this budget. */
+static json_t *load_reused_runs(int budget)
+{
+        const char *env = getenv("BENCH_REUSE");
+        json_t *runs = json_array();
+        char *copy = env ? strdup(env) : NULL, *save = NULL;
+
+        for (char *t = copy ? strtok_r(copy, " \t\n", &save) : NULL; t;
+             t = strtok_r(NULL, " \t\n", &save)) {
+                json_error_t error;
+                json_t *doc = json_load_file(t, 0, &error);
+                if (!doc) {
+                        fprintf(stderr, "bench_optimize: BENCH_REUSE %s: %s\n", t, error.text);
+                        exit(1);
+                }
+                if (json_integer_value(json_object_get(doc, "budget")) != budget) {
+                        fprintf(stderr, "bench_optimize: BENCH_REUSE %s has budget %lld, not %d\n",
+                                t, (long long)json_integer_value(json_object_get(doc, "budget")),
+                                budget);
+                        exit(1);
+                }
+                json_array_extend(runs, json_object_get(doc, "runs"));
+                json_decref(doc);
+        }
+        free(copy);
+        return runs;
+}
+
+static const json_t *find_run(const json_t *runs, const char *arm, const char *op, int seed)
+{
+        const json_t *run;
+        size_t i;
+
+        json_array_foreach(runs, i, run)
+        {
+                if (strcmp(json_string_value(json_object_get(run, "arm")) ?: "", arm) == 0 &&
+                    strcmp(json_string_value(json_object_get(run, "operator")) ?: "", op) == 0 &&
+                    json_integer_value(json_object_get(run, "seed")) == seed)
+                        return run;
+        }
+        return NULL;
+}
+
 /* Loads BENCH_BANK's entries into an arm's bank. */
 static int load_bank(struct arm *a, const json_t *entries)
 {
@@ -188,19 +248,27 @@ static int evals_to_95(const json_t *record, double final_speedup)
 }
 
 /* One episode's facts for the table. */
-static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup)
+static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup,
+                         double seconds)
 {
         const json_t *r = a->record;
         const json_t *baseline = json_object_get(r, "baseline");
         double base = json_number_value(json_object_get(baseline, "latency_us"));
         double roof = json_number_value(json_object_get(baseline, "roofline_us"));
+        const char *kind;
+        json_t *count;
+        int failures = 0;
 
-        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b}", "arm", a->name,
-                         "operator", op, "level", level, "seed", seed, "speedup", speedup,
-                         "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
+        json_object_foreach((json_t *)json_object_get(r, "failures"), kind, count) failures +=
+            (int)json_integer_value(count);
+        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm",
+                         a->name, "operator", op, "level", level, "seed", seed, "speedup",
+                         speedup, "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
                          "roofline_after", roof > 0 && base > 0 ? roof * speedup / base : 0.0,
                          "evals_to_95", evals_to_95(r, speedup), "nothing_to_search",
-                         json_is_true(json_object_get(r, "nothing_to_search")));
+                         json_is_true(json_object_get(r, "nothing_to_search")), "evaluations",
+                         json_integer_value(json_object_get(r, "evaluations")), "failures",
+                         failures, "seconds", seconds);
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
@@ -518,6 +586,7 @@ int main(void)
         /* seeds first_seed .. first_seed + seeds - 1: one table can be run in parts */
         int first_seed = getenv("BENCH_FIRST_SEED") ? atoi(getenv("BENCH_FIRST_SEED")) : 1;
         size_t n_ops = list_ops(ops), n_arms = 0;
+        json_t *reused = load_reused_runs(budget);
         json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json, *runs = json_array();
         json_t *table, *retrieval = json_null();
         const char *bank_path =
@@ -592,8 +661,9 @@ int main(void)
                         char ids[MAX_ARMS][PATH_MAX + 64];
                         double start = now_s();
                         bool started[MAX_ARMS] = { false }, idle[MAX_ARMS] = { false };
-                        bool all = true, waiting;
-                        const json_t *baseline = NULL;
+                        bool all = true, any_idle = false, waiting;
+                        const json_t *baseline = NULL, *reuse[MAX_ARMS] = { NULL };
+                        size_t n_started = 0;
                         for (size_t a = 0; a < n_arms; a++) {
                                 struct episode_options o = { .id = ids[a],
                                                              .seed = (uint64_t)seed,
@@ -606,11 +676,16 @@ int main(void)
                                          i, seed);
                                 int r;
                                 arms[a].record = NULL;
+                                reuse[a] = find_run(reused, arms[a].name, ops[i], seed);
+                                if (reuse[a])
+                                        continue;
                                 r = episode_start(arms[a].evaluator, arms[a].store, ops[i], &o,
                                                   NULL, on_done, &arms[a], NULL, err, sizeof(err));
                                 started[a] = r == 0;
                                 /* nothing to search (Best-of-N without genes): the baseline stays */
                                 idle[a] = r == -ENOENT;
+                                any_idle |= idle[a];
+                                n_started += started[a];
                                 if (!started[a] && (!idle[a] || seed == first_seed))
                                         fprintf(stderr, "  %s (%s): %s\n", ops[i], arms[a].name,
                                                 err);
@@ -626,7 +701,7 @@ int main(void)
                         for (size_t a = 0; a < n_arms && !baseline; a++)
                                 if (started[a])
                                         baseline = json_object_get(arms[a].record, "baseline");
-                        if (!all || !baseline) {
+                        if (!all || (any_idle && !baseline)) {
                                 for (size_t a = 0; a < n_arms; a++)
                                         json_decref(arms[a].record);
                                 break;
@@ -638,11 +713,19 @@ int main(void)
                                             "best", baseline, "evaluations", 0, "trajectory",
                                             "nothing_to_search", 1);
                         for (size_t a = 0; a < n_arms; a++) {
-                                double speedup =
-                                    account(&arms[a], (now_s() - start) / (double)n_arms);
+                                double seconds =
+                                    started[a] ? (now_s() - start) / (double)n_started : 0;
+                                double speedup;
+                                if (reuse[a]) {
+                                        speedup = account_reused(&arms[a], reuse[a]);
+                                        json_array_append(runs, (json_t *)reuse[a]);
+                                } else {
+                                        speedup = account(&arms[a], seconds);
+                                        json_array_append_new(runs,
+                                                              run_facts(&arms[a], ops[i], levels[i],
+                                                                        seed, speedup, seconds));
+                                }
                                 log_op[a] += log(speedup);
-                                json_array_append_new(
-                                    runs, run_facts(&arms[a], ops[i], levels[i], seed, speedup));
                                 json_decref(arms[a].record);
                         }
                         ok_runs++;
@@ -704,6 +787,7 @@ int main(void)
         printf("%s\n", line);
         free(line);
         json_decref(summary);
+        json_decref(reused);
         json_decref(bank);
         for (size_t a = 0; a < n_arms; a++) {
                 npu_evaluator_free(arms[a].evaluator);
