@@ -206,6 +206,23 @@ static const json_t *find_run(const json_t *runs, const char *arm, const char *o
         return NULL;
 }
 
+/*
+ * The runs so far, written to the .json table after every operator, so that
+ * an interrupted bench can be continued with BENCH_REUSE; the last write
+ * replaces it with the whole table.
+ */
+static void save_progress(const char *out, int budget, int seeds, const json_t *runs)
+{
+        char path[PATH_MAX];
+        json_t *doc = json_pack("{s:s, s:b, s:i, s:i, s:O}", "bench", "strategies", "complete", 0,
+                                "budget", budget, "seeds", seeds, "runs", runs);
+
+        snprintf(path, sizeof(path), "%s.json", out);
+        if (!doc || json_dump_file(doc, path, JSON_INDENT(1)) < 0)
+                fprintf(stderr, "bench_optimize: cannot write %s\n", path);
+        json_decref(doc);
+}
+
 /* Loads BENCH_BANK's entries into an arm's bank. */
 static int load_bank(struct arm *a, const json_t *entries)
 {
@@ -262,8 +279,8 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
         json_object_foreach((json_t *)json_object_get(r, "failures"), kind, count) failures +=
             (int)json_integer_value(count);
         return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm",
-                         a->name, "operator", op, "level", level, "seed", seed, "speedup",
-                         speedup, "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
+                         a->name, "operator", op, "level", level, "seed", seed, "speedup", speedup,
+                         "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
                          "roofline_after", roof > 0 && base > 0 ? roof * speedup / base : 0.0,
                          "evals_to_95", evals_to_95(r, speedup), "nothing_to_search",
                          json_is_true(json_object_get(r, "nothing_to_search")), "evaluations",
@@ -573,7 +590,7 @@ static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char 
 int main(void)
 {
         static char ops[MAX_OPS][PATH_MAX];
-        char root[] = "/tmp/ascendopt-bench-optimize-XXXXXX", err[1024];
+        char root[PATH_MAX - 128], err[1024];
         struct event_base *base = event_base_new();
         struct child_runner *runner = NULL;
         struct npu_sim_paths paths = { 0 };
@@ -599,6 +616,8 @@ int main(void)
         char *line, *copy = strdup(names), *save = NULL;
 
         memset(arms, 0, sizeof(arms));
+        snprintf(root, sizeof(root), "%s/ascendopt-bench-optimize-XXXXXX",
+                 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
         for (char *t = strtok_r(copy, " ", &save); t && n_arms < MAX_ARMS;
              t = strtok_r(NULL, " ", &save)) {
                 if (strcmp(t, "full-loo") == 0) {
@@ -708,10 +727,10 @@ int main(void)
                         }
                         for (size_t a = 0; a < n_arms; a++)
                                 if (idle[a])
-                                        arms[a].record = json_pack(
-                                            "{s:O, s:O, s:i, s:[], s:b}", "baseline", baseline,
-                                            "best", baseline, "evaluations", 0, "trajectory",
-                                            "nothing_to_search", 1);
+                                        arms[a].record =
+                                            json_pack("{s:O, s:O, s:i, s:[], s:b}", "baseline",
+                                                      baseline, "best", baseline, "evaluations", 0,
+                                                      "trajectory", "nothing_to_search", 1);
                         for (size_t a = 0; a < n_arms; a++) {
                                 double seconds =
                                     started[a] ? (now_s() - start) / (double)n_started : 0;
@@ -742,6 +761,7 @@ int main(void)
                         json_array_append_new(per_op, row);
                 }
                 fflush(stdout);
+                save_progress(out, budget, seeds, runs);
         }
         arms_json = json_object();
         for (size_t a = 0; a < n_arms; a++) {
@@ -765,7 +785,8 @@ int main(void)
         fprintf(md,
                 "## Strategies on the corpus\n\nBudget %d evaluations, %d seed%s, %zu of %zu "
                 "operators (a strategy with nothing to search on an operator, Best-of-N "
-                "without genes, scores 1.0x there), bank of %zu entries frozen; speedup over each operator's "
+                "without genes, scores 1.0x there), bank of %zu entries frozen; speedup over each "
+                "operator's "
                 "baseline on the simulated %s.  Produced by `make bench` "
                 "(bench/bench_optimize.c).\n",
                 budget, seeds, seeds == 1 ? "" : "s", json_array_size(per_op), n_ops,
@@ -777,9 +798,9 @@ int main(void)
         }
         fclose(md);
         summary =
-            json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "bench", "strategies", "budget",
-                      budget, "seeds", seeds, "strategies", arms_json, "per_operator", per_op,
-                      "table", table, "retrieval", retrieval, "runs", runs);
+            json_pack("{s:s, s:b, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "bench", "strategies",
+                      "complete", 1, "budget", budget, "seeds", seeds, "strategies", arms_json,
+                      "per_operator", per_op, "table", table, "retrieval", retrieval, "runs", runs);
         snprintf(out_path, sizeof(out_path), "%s.json", out);
         if (json_dump_file(summary, out_path, JSON_INDENT(1)) == 0)
                 printf("  the table: %s.json and %s.md\n", out, out);

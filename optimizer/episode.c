@@ -1372,10 +1372,9 @@ static void adopt_rewrite(struct episode *ep, double latency)
         size_t bytes = ep->n_genes * sizeof(*ep->located), lost = 0, live = 0;
         struct gene *located_before = bytes ? malloc(bytes) : NULL;
         bool *lost_before = ep->n_genes ? malloc(ep->n_genes * sizeof(*lost_before)) : NULL;
-        int64_t *values_before =
-            ep->n_genes ? malloc(ep->n_genes * sizeof(*values_before)) : NULL;
-        bool can_keep = candidate_is_tiling_only(ep) && located_before && lost_before &&
-                        values_before;
+        int64_t *values_before = ep->n_genes ? malloc(ep->n_genes * sizeof(*values_before)) : NULL;
+        bool can_keep =
+            candidate_is_tiling_only(ep) && located_before && lost_before && values_before;
         char *relocated[MAX_OP_FILES] = { NULL };
 
         for (size_t g = 0; g < ep->n_genes; g++)

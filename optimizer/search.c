@@ -383,8 +383,9 @@ static size_t sweep_values(const struct gene *g, int64_t b, int64_t *out)
 
         if (gene_cardinality(g, SWEEP_ALL_UP_TO) <= SWEEP_ALL_UP_TO) {
                 int64_t v = g->scale == GENE_POW2 ? 1 : g->lo;
-                for (; v <= g->hi && n < SWEEP_LADDER;
-                     v += g->scale == GENE_POW2 ? v : g->scale == GENE_ALIGN32 ? 32 : 1)
+                for (; v <= g->hi && n < SWEEP_LADDER; v += g->scale == GENE_POW2      ? v
+                                                            : g->scale == GENE_ALIGN32 ? 32
+                                                                                       : 1)
                         if (v >= g->lo && gene_snap(g, v) == v)
                                 out[n++] = v;
         } else {

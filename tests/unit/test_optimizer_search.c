@@ -263,8 +263,9 @@ static void test_noise_policy(void **state)
  */
 static void test_wide_ranges_are_drawn_log_uniformly(void **state)
 {
-        const struct gene wide = { .name = "tileLength", .value = 2048, .lo = 128, .hi = 32768,
-                                   .scale = GENE_ALIGN32 };
+        const struct gene wide = {
+                .name = "tileLength", .value = 2048, .lo = 128, .hi = 32768, .scale = GENE_ALIGN32
+        };
         struct search_options options = { .seed = 3, .random_only = true };
         struct search *s = NULL;
         int below = 0, draws = 0;
