@@ -38,9 +38,7 @@
 #define LLM_MAX_FAILURES       2   /* calls in a row that got no answer before the LLM is left */
 #define LLM_RECENT_ROWS        12  /* trajectory rows shown to the Stage I prompt */
 #define LLM_TILING_DATA_MAX    (16u << 10)
-#define EMBED_ENTRIES_PER_CALL 256  /* bank entries embedded per call */
-#define STRUCTURAL_TRIED_MAX   1024 /* structural rewrites remembered as tried */
-#define STRUCTURAL_CHOICES_MAX 64   /* move sites considered per proposal */
+#define EMBED_ENTRIES_PER_CALL 256 /* bank entries embedded per call */
 
 enum phase {
         PHASE_BASELINE,
@@ -660,6 +658,146 @@ static size_t relocate_genes(struct episode *ep, const char *path, const char *o
         return lost;
 }
 
+/* ------------------------------------------------------------ structural tiling moves */
+
+/*
+ * Stage I and Best-of-N search one space: the genes of the tiling program
+ * and, for every structural tiling move that applies to the operator as it
+ * is on disk, a move gene (no file; named "move:" and the move) whose value
+ * says at which of its sites the move is made, 0 for none.  A genome's
+ * candidate is its gene values written into the gene files, then its moves
+ * made in table order (a move can open the next one's site).  A move that
+ * takes a gene's literal away makes that gene's value irrelevant; the memo
+ * answers the duplicates.  So a move is searched together with the genes
+ * it leaves, instead of being judged at a genome tuned without it.
+ */
+#define MOVE_GENE_PREFIX "move:"
+
+static bool is_move_gene(const struct gene *g)
+{
+        return g->file[0] == '\0' &&
+               strncmp(g->name, MOVE_GENE_PREFIX, strlen(MOVE_GENE_PREFIX)) == 0;
+}
+
+/* The texts moves are detected on and applied to: the candidate's, else the best's. */
+static size_t candidate_file_set(struct episode *ep, struct motif_file *set)
+{
+        for (size_t i = 0; i < ep->n_files; i++) {
+                set[i].path = ep->files[i].path;
+                set[i].text = ep->files[i].cand ? ep->files[i].cand : ep->files[i].best;
+        }
+        return ep->n_files;
+}
+
+/*
+ * Appends a move gene for every move with a site in the files on disk, and
+ * gives every file a move changes a gene_base, so that each candidate
+ * rebuilds it from there.
+ */
+static int add_move_genes(struct episode *ep)
+{
+        struct motif_file set[MAX_OP_FILES];
+        size_t n = ep->n_files;
+
+        for (size_t i = 0; i < n; i++) {
+                set[i].path = ep->files[i].path;
+                set[i].text = ep->files[i].disk;
+        }
+        for (size_t m = 0; m < tiling_move_count(); m++) {
+                const struct tiling_move *move = tiling_move_at(m);
+                struct motif_site *sites = NULL;
+                struct motif_file *changed = NULL;
+                size_t n_sites = 0, n_changed = 0;
+                struct gene *grown, *g;
+                int r = tiling_move_detect(move, set, n, &sites, &n_sites);
+                free(sites);
+                if (r < 0 || n_sites == 0)
+                        continue;
+                for (size_t k = 0; k < n_sites; k++) {
+                        if (tiling_move_apply(move, set, n, k, &changed, &n_changed) < 0)
+                                continue;
+                        for (size_t c = 0; c < n_changed; c++) {
+                                struct op_file *f = file_named(ep, changed[c].path);
+                                if (f && !f->gene_base && !(f->gene_base = strdup(f->disk))) {
+                                        motif_files_free(changed, n_changed);
+                                        return -ENOMEM;
+                                }
+                        }
+                        motif_files_free(changed, n_changed);
+                        changed = NULL;
+                }
+                grown = realloc(ep->genes, (ep->n_genes + 1) * sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                ep->genes = grown;
+                g = &ep->genes[ep->n_genes++];
+                memset(g, 0, sizeof(*g));
+                snprintf(g->name, sizeof(g->name), "%s%s", MOVE_GENE_PREFIX, move->name);
+                g->lo = 0;
+                g->hi = (int64_t)n_sites;
+                g->scale = GENE_CHOICE;
+        }
+        return 0;
+}
+
+/* Takes the changed texts as the candidate's (ownership passes; the array is freed). */
+static int take_changed(struct episode *ep, struct motif_file *changed, size_t n_changed)
+{
+        int r = 0;
+
+        for (size_t k = 0; k < n_changed; k++) {
+                struct op_file *f = file_named(ep, changed[k].path);
+                if (!f || !f->is_source) {
+                        r = -EINVAL;
+                        continue;
+                }
+                free(f->cand);
+                f->cand = (char *)changed[k].text;
+                changed[k].text = NULL;
+        }
+        motif_files_free(changed, n_changed);
+        return r;
+}
+
+/*
+ * Makes the moves of genome values on the candidate texts, in table order;
+ * a move whose site is gone (an earlier move or a rewrite took it) is left
+ * out.  Names the moves made in pending_move.
+ */
+static int apply_move_genes(struct episode *ep, const int64_t *values)
+{
+        struct motif_file set[MAX_OP_FILES];
+
+        ep->pending_move[0] = '\0';
+        for (size_t g = 0; g < ep->n_genes; g++) {
+                const struct tiling_move *move;
+                struct motif_site *sites = NULL;
+                struct motif_file *changed = NULL;
+                size_t n_sites = 0, n_changed = 0, n = candidate_file_set(ep, set);
+                int r;
+                if (!is_move_gene(&ep->genes[g]) || values[g] <= 0)
+                        continue;
+                move = tiling_move_find(ep->genes[g].name + strlen(MOVE_GENE_PREFIX));
+                r = move ? tiling_move_detect(move, set, n, &sites, &n_sites) : -ENOENT;
+                free(sites);
+                if (r < 0 || (size_t)values[g] > n_sites)
+                        continue;
+                /* a move that cannot be made on these texts is left out, as a gone site is */
+                r = tiling_move_apply(move, set, n, (size_t)values[g] - 1, &changed, &n_changed);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue;
+                r = take_changed(ep, changed, n_changed);
+                if (r < 0)
+                        return r;
+                snprintf(ep->pending_move + strlen(ep->pending_move),
+                         sizeof(ep->pending_move) - strlen(ep->pending_move), "%s%s",
+                         ep->pending_move[0] ? "+" : "", move->name);
+        }
+        return 0;
+}
+
 /* Overrides for the candidate: every source whose text is not the disk's (and gene files). */
 static void build_overrides(struct episode *ep)
 {
@@ -675,14 +813,15 @@ static void build_overrides(struct episode *ep)
         }
 }
 
-/* Stage I's candidate: the genome written into the gene files of the best pair. */
+/* Stage I's candidate: the genome written into the gene files of the best pair, its moves made. */
 static int build_genome_candidate(struct episode *ep, const int64_t *values)
 {
         size_t n = 0;
+        int r;
 
         clear_candidate(ep);
         for (size_t g = 0; g < ep->n_genes; g++) {
-                if (ep->lost[g])
+                if (ep->lost[g] || is_move_gene(&ep->genes[g]))
                         continue;
                 ep->apply_genes[n] = ep->located[g];
                 ep->apply_values[n] = values[g];
@@ -690,7 +829,6 @@ static int build_genome_candidate(struct episode *ep, const int64_t *values)
         }
         for (size_t i = 0; i < ep->n_files; i++) {
                 struct op_file *f = &ep->files[i];
-                int r;
                 if (!f->gene_base)
                         continue;
                 r = genes_apply(f->path, f->gene_base, strlen(f->gene_base), ep->apply_genes,
@@ -698,6 +836,9 @@ static int build_genome_candidate(struct episode *ep, const int64_t *values)
                 if (r < 0)
                         return r;
         }
+        r = apply_move_genes(ep, values);
+        if (r < 0)
+                return r;
         build_overrides(ep);
         return 0;
 }
@@ -718,8 +859,11 @@ static json_t *genome_json(const struct episode *ep, const int64_t *values)
 
         for (size_t g = 0; g < ep->n_genes; g++) {
                 char key[300];
-                snprintf(key, sizeof(key), "%s:%u:%s", ep->genes[g].file, ep->genes[g].line,
-                         ep->genes[g].name);
+                if (is_move_gene(&ep->genes[g]))
+                        snprintf(key, sizeof(key), "%s", ep->genes[g].name);
+                else
+                        snprintf(key, sizeof(key), "%s:%u:%s", ep->genes[g].file, ep->genes[g].line,
+                                 ep->genes[g].name);
                 json_object_set_new(genome, key, json_integer(values[g]));
         }
         return genome;
@@ -856,209 +1000,12 @@ static int propose_stage2(struct episode *ep)
         return -ENOSPC;
 }
 
-/* ------------------------------------------------------------ structural tiling moves */
-
-struct move_choice {
-        const struct tiling_move *move;
-        size_t site;
-};
-
-/* What a structural rewrite of the best pair is remembered by: the best's identity, move and site. */
-static void structural_key(struct episode *ep, const struct move_choice *c, char *buf, size_t size)
-{
-        const char *identity = json_string_value(json_object_get(best_summary(ep), "identity"));
-
-        snprintf(buf, size, "%s:%s:%zu", identity ? identity : "", c->move->name, c->site);
-}
-
-static json_t *structural_tried(struct episode *ep)
-{
-        json_t *tried = json_object_get(ep->record, "structural_tried");
-
-        if (!tried) {
-                tried = json_array();
-                json_object_set_new(ep->record, "structural_tried", tried);
-        }
-        return tried;
-}
-
-static bool structural_was_tried(struct episode *ep, const struct move_choice *c)
-{
-        json_t *tried = structural_tried(ep), *k;
-        char key[512];
-        size_t i;
-
-        structural_key(ep, c, key, sizeof(key));
-        json_array_foreach(tried, i,
-                           k) if (strcmp(json_string_value(k) ?: "", key) == 0) return true;
-        return false;
-}
-
-/*
- * The move sites that apply to files and, when untried_only, have not been
- * tried on the current best: in table and site order, so the choice among
- * them is the episode's RNG's alone.
- */
-static size_t structural_choices(struct episode *ep, const struct motif_file *files, size_t n_files,
-                                 bool untried_only, struct move_choice *out)
-{
-        size_t n = 0;
-
-        for (size_t m = 0; m < tiling_move_count(); m++) {
-                const struct tiling_move *move = tiling_move_at(m);
-                struct motif_site *sites = NULL;
-                size_t n_sites = 0;
-                if (tiling_move_detect(move, files, n_files, &sites, &n_sites) < 0)
-                        continue;
-                free(sites);
-                for (size_t k = 0; k < n_sites && n < STRUCTURAL_CHOICES_MAX; k++) {
-                        struct move_choice c = { move, k };
-                        if (untried_only && structural_was_tried(ep, &c))
-                                continue;
-                        out[n++] = c;
-                }
-        }
-        return n;
-}
-
-/* Whether any move applies to the operator's files as they are on disk. */
-static bool structural_applies(struct episode *ep)
-{
-        struct motif_file set[MAX_OP_FILES];
-        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
-
-        for (size_t i = 0; i < ep->n_files; i++) {
-                set[i].path = ep->files[i].path;
-                set[i].text = ep->files[i].disk;
-        }
-        return structural_choices(ep, set, ep->n_files, false, choices) > 0;
-}
-
-/* Whether Stage I may propose a structural move now (never once the memory is full). */
-static bool structural_available(struct episode *ep)
-{
-        struct motif_file set[MAX_OP_FILES];
-        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
-        size_t n = best_file_set(ep, set);
-
-        if (json_array_size(structural_tried(ep)) >= STRUCTURAL_TRIED_MAX)
-                return false;
-        return structural_choices(ep, set, n, true, choices) > 0;
-}
-
-/* Takes the changed texts as the candidate's (ownership passes; the array is freed). */
-static int take_changed(struct episode *ep, struct motif_file *changed, size_t n_changed)
-{
-        int r = 0;
-
-        for (size_t k = 0; k < n_changed; k++) {
-                struct op_file *f = file_named(ep, changed[k].path);
-                if (!f || !f->is_source) {
-                        r = -EINVAL;
-                        continue;
-                }
-                free(f->cand);
-                f->cand = (char *)changed[k].text;
-                changed[k].text = NULL;
-        }
-        motif_files_free(changed, n_changed);
-        return r;
-}
-
-/*
- * Stage I's structural candidate: one untried move site, chosen by the
- * episode's RNG, applied to the best pair's texts (which hold the best
- * genome).  It goes the way of an LLM's tiling rewrite: adopted when it
- * wins, with the genes found again in the rewritten files.
- */
-static int build_structural_candidate(struct episode *ep)
-{
-        struct motif_file set[MAX_OP_FILES], *changed = NULL;
-        struct move_choice choices[STRUCTURAL_CHOICES_MAX];
-        size_t n = best_file_set(ep, set), n_choices, n_changed = 0;
-        const struct move_choice *c;
-        char key[512];
-        int r;
-
-        clear_candidate(ep);
-        n_choices = structural_choices(ep, set, n, true, choices);
-        if (n_choices == 0)
-                return -ENOSPC;
-        c = &choices[stage2_random(&ep->rng) % n_choices];
-        structural_key(ep, c, key, sizeof(key));
-        json_array_append_new(structural_tried(ep), json_string(key));
-        r = tiling_move_apply(c->move, set, n, c->site, &changed, &n_changed);
-        if (r < 0)
-                return r;
-        if (n_changed == 0) {
-                motif_files_free(changed, n_changed);
-                return -ENOSPC;
-        }
-        r = take_changed(ep, changed, n_changed);
-        if (r < 0)
-                return r;
-        ep->pending_rewrite = true;
-        snprintf(ep->pending_move, sizeof(ep->pending_move), "%s", c->move->name);
-        memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
-        build_overrides(ep);
-        return 0;
-}
-
-/*
- * Best-of-N's random whole program: on top of its random genome, every
- * move that applies is taken with probability 1/2 at a random site, in
- * table order (a move can open the next one's site).  No evolution: the
- * moves apply to the baseline's texts, never to a best.
- */
-static int add_random_moves(struct episode *ep)
-{
-        struct motif_file set[MAX_OP_FILES];
-        size_t n = ep->n_files, used = 0;
-
-        for (size_t m = 0; m < tiling_move_count(); m++) {
-                const struct tiling_move *move = tiling_move_at(m);
-                struct motif_site *sites = NULL;
-                struct motif_file *changed = NULL;
-                size_t n_sites = 0, n_changed = 0;
-                int r;
-                for (size_t i = 0; i < n; i++) {
-                        set[i].path = ep->files[i].path;
-                        set[i].text = ep->files[i].cand ? ep->files[i].cand : ep->files[i].disk;
-                }
-                if (tiling_move_detect(move, set, n, &sites, &n_sites) < 0 || n_sites == 0) {
-                        free(sites);
-                        continue;
-                }
-                free(sites);
-                if (stage2_random(&ep->rng) & 1)
-                        continue;
-                r = tiling_move_apply(move, set, n, (size_t)(stage2_random(&ep->rng) % n_sites),
-                                      &changed, &n_changed);
-                if (r < 0)
-                        return r;
-                r = take_changed(ep, changed, n_changed);
-                if (r < 0)
-                        return r;
-                snprintf(ep->pending_move + strlen(ep->pending_move),
-                         sizeof(ep->pending_move) - strlen(ep->pending_move), "%s%s",
-                         used ? "+" : "", move->name);
-                used++;
-        }
-        if (used) {
-                ep->pending_technique = TECHNIQUE_STRUCTURAL;
-                build_overrides(ep);
-        }
-        return 0;
-}
-
 static int propose_stage1(struct episode *ep)
 {
-        bool bon = ep->options.strategy == EPISODE_BON;
         int r;
 
-        if (ep->n_genes == 0 && bon)
+        if (ep->n_genes == 0)
                 return -ENOSPC;
-        search_set_structural(ep->search, !bon && structural_available(ep));
         search_set_frozen(ep->search, ep->lost);
         r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         if (r == -ENOSPC && counter(ep, "kernel_changes_unsearched") > 0) {
@@ -1081,22 +1028,13 @@ static int propose_stage1(struct episode *ep)
                 search_free(ep->search);
                 ep->search = fresh;
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, best, NULL);
-                search_set_structural(ep->search, !bon && structural_available(ep));
                 search_set_frozen(ep->search, ep->lost);
                 r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         }
         if (r < 0)
                 return r;
         ep->pending_stage = 1;
-        if (ep->pending_technique == TECHNIQUE_STRUCTURAL) {
-                r = build_structural_candidate(ep);
-                ep->pending_stage = 1;
-                return r;
-        }
-        r = build_genome_candidate(ep, ep->pending);
-        if (r == 0 && bon)
-                r = add_random_moves(ep);
-        return r;
+        return build_genome_candidate(ep, ep->pending);
 }
 
 /* ------------------------------------------------------------ the schedule */
@@ -1338,8 +1276,6 @@ static const char *pending_what(const struct episode *ep)
                 return "llm_tiling";
         if (ep->pending_stage == 2)
                 return json_string_value(json_object_get(ep->pending_action, "motif"));
-        if (ep->pending_technique == TECHNIQUE_STRUCTURAL && ep->pending_move[0])
-                return ep->pending_move;
         return search_technique_name(ep->pending_technique);
 }
 
@@ -1378,7 +1314,7 @@ static void adopt_rewrite(struct episode *ep, double latency)
         char *relocated[MAX_OP_FILES] = { NULL };
 
         for (size_t g = 0; g < ep->n_genes; g++)
-                live += !ep->lost[g];
+                live += !ep->lost[g] && !is_move_gene(&ep->genes[g]);
         if (can_keep) {
                 memcpy(located_before, ep->located, bytes);
                 memcpy(lost_before, ep->lost, ep->n_genes * sizeof(*lost_before));
@@ -2074,18 +2010,10 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                 const char *why =
                     ok ? NULL
                        : (confirmed_ok ? failure_kind(result) : "wrong_answer_on_second_seed");
-                char structural_why[64];
-                /* a failing rewrite says nothing of the genome's region (UB overflow above a size) */
-                if (why && ep->pending_technique == TECHNIQUE_STRUCTURAL) {
-                        snprintf(structural_why, sizeof(structural_why), "structural:%s", why);
-                        why = structural_why;
-                }
                 new_best =
                     search_record(ep->search, ep->pending, ep->pending_technique, ok, latency, why);
         } else {
                 new_best = ok && latency < best_before;
-                if (ep->pending_stage == 1 && !ep->pending_llm)
-                        search_credit(ep->search, TECHNIQUE_STRUCTURAL, new_best);
         }
         if (!ok && strcmp(kind, "slow") == 0)
                 bump(ep, "slow"); /* stopped early: too slow to matter, not a failure */
@@ -2126,13 +2054,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         } else if (new_best && ep->pending_rewrite) {
                 adopt_rewrite(ep, latency);
         } else if (new_best) {
-                /*
-                 * the genome's gene files are the best pair's from now on;
-                 * Best-of-N builds every candidate from the baseline, so its
-                 * random moves stay out of the best pair (the record keeps
-                 * the winner's files)
-                 */
-                for (size_t i = 0; i < ep->n_files && ep->options.strategy != EPISODE_BON; i++) {
+                /* the genome's gene files (moves made) are the best pair's from now on */
+                for (size_t i = 0; i < ep->n_files; i++) {
                         struct op_file *f = &ep->files[i];
                         if (!f->cand)
                                 continue;
@@ -2146,6 +2069,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                 llm_recorded(ep, step, ok, new_best);
         if (json_object_get(result, "remeasured_us"))
                 json_object_set(step, "remeasured_us", json_object_get(result, "remeasured_us"));
+        if (ep->pending_stage == 1 && !ep->pending_rewrite && ep->pending_move[0])
+                json_object_set_new(step, "moves", json_string(ep->pending_move));
         json_object_set_new(step, "genome", genome_json(ep, ep->pending));
         json_array_append_new(json_object_get(ep->record, "trajectory"), step);
         if (new_best) {
@@ -2157,6 +2082,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                               "technique", what);
                 if (json_object_get(result, "bottleneck"))
                         json_object_set(best, "bottleneck", json_object_get(result, "bottleneck"));
+                if (json_object_get(step, "moves"))
+                        json_object_set(best, "moves", json_object_get(step, "moves"));
                 json_object_set_new(ep->record, "best", best);
         }
         if (persist(ep) < 0)
@@ -2467,6 +2394,14 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         r = genes_find(ep->manifest->dir, &ep->genes, &ep->n_genes, err, err_size);
         if (r < 0)
                 goto fail;
+        r = load_files(ep);
+        if (r == 0)
+                r = add_move_genes(ep);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: cannot read the operator's sources: %s",
+                         ep->manifest->dir, strerror(-r));
+                goto fail;
+        }
         if (ep->n_genes > GENES_MAX) {
                 snprintf(err, err_size, "%s: more than %d genes", ep->manifest->dir, GENES_MAX);
                 r = -E2BIG;
@@ -2484,22 +2419,12 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 memcpy(ep->located, ep->genes, ep->n_genes * sizeof(*ep->genes));
         for (size_t g = 0; g < ep->n_genes; g++)
                 ep->best_values[g] = ep->genes[g].value;
-        r = load_files(ep);
-        if (r < 0) {
-                snprintf(err, err_size, "%s: cannot read the operator's sources: %s",
-                         ep->manifest->dir, strerror(-r));
-                goto fail;
-        }
-        /* without genes, Stage I has only its structural moves, and Best-of-N nothing */
-        if (ep->n_genes == 0 && !uses_stage2(ep) &&
-            (options->strategy == EPISODE_BON || !structural_applies(ep))) {
+        /* without genes (move genes included), Stage I and Best-of-N have nothing to search */
+        if (ep->n_genes == 0 && !uses_stage2(ep)) {
                 snprintf(err, err_size,
-                         "%s: no tunable literal found in op_host/%s; mark knobs with a comment "
-                         "// @tune lo..hi on their line",
-                         ep->manifest->dir,
-                         options->strategy == EPISODE_BON
-                             ? ""
-                             : " and no structural tiling move applies");
+                         "%s: no tunable literal found in op_host/ and no structural tiling "
+                         "move applies; mark knobs with a comment // @tune lo..hi on their line",
+                         ep->manifest->dir);
                 r = -ENOENT;
                 goto fail;
         }

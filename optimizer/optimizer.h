@@ -103,6 +103,7 @@ enum gene_scale {
         GENE_STEP,    /* any integer in [lo, hi] */
         GENE_POW2,    /* powers of two in [lo, hi] */
         GENE_ALIGN32, /* multiples of 32 in [lo, hi] */
+        GENE_CHOICE,  /* one of the integers in [lo, hi], unordered (a move's site, 0 none) */
 };
 
 /*
@@ -168,11 +169,6 @@ enum search_technique {
         TECHNIQUE_CROSSOVER,
         TECHNIQUE_RANDOM, /* a whole random genome: what BoN does */
         /*
-         * a structural tiling move on the best pair (the episode makes it;
-         * the search only chooses when and is credited)
-         */
-        TECHNIQUE_STRUCTURAL,
-        /*
          * one gene swept across its values (all of them when it has at most
          * 16, else its best value times powers of two), nearest first, the
          * others held at the best genome
@@ -197,13 +193,6 @@ int search_new(const struct gene *genes, size_t n_genes, const struct search_opt
 struct search *search_free(struct search *search);
 
 /*
- * Whether a structural move can be proposed now: the episode knows (it
- * detects the moves on the best pair) and says so before each proposal.
- * Off until set; never proposed when random_only.
- */
-void search_set_structural(struct search *search, bool available);
-
-/*
  * Genes that no longer change any text (a rewrite took their literal
  * away): frozen[g] true keeps gene g at the best genome's value in every
  * proposal.  frozen is borrowed (n_genes entries) and read at each
@@ -212,16 +201,8 @@ void search_set_structural(struct search *search, bool available);
 void search_set_frozen(struct search *search, const bool *frozen);
 
 /*
- * Credits technique with the outcome of a candidate that is not a genome
- * of this search (a structural rewrite): improved or not.
- */
-void search_credit(struct search *search, enum search_technique technique, bool improved);
-
-/*
  * Proposes the next genome into values (n_genes entries), never one already
- * recorded, and says which technique made it.  TECHNIQUE_STRUCTURAL comes
- * with the best genome in values: the episode rewrites the best pair's
- * texts instead of changing genes.  -ENOSPC when no new genome
+ * recorded, and says which technique made it.  -ENOSPC when no new genome
  * could be found (the space is exhausted).
  */
 int search_propose(struct search *search, int64_t *values, enum search_technique *ret_technique);
@@ -377,9 +358,9 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
 
 /*
  * The record's trajectory holds one object per candidate: "evaluation",
- * "stage" (1 or 2), "technique" (Stage I's, a structural tiling move's
- * name, "+"-joined when Best-of-N drew several, or the motif name), for Stage
- * II "motif", "entry" (the experience entry it came from, or null),
+ * "stage" (1 or 2), "technique" (Stage I's search technique, or the motif
+ * name), for Stage I "moves" (the structural tiling moves the genome made,
+ * "+"-joined, when it made any), for Stage II "motif", "entry" (the experience entry it came from, or null),
  * "site" and "source" ("bank", "fallback", "random"), then "identity",
  * "status", "latency_us", "memo_hit", "new_best" and "genome".  Stage II
  * also keeps "stage2" (its plan for the current best and the last
@@ -387,9 +368,7 @@ typedef void (*episode_done_fn)(json_t *record, void *userdata);
  * prompt_sha256, outcome, tokens, latency_s, attempts, verdict, message}],
  * "total_tokens", "proposals", "evaluated", "won", "discarded" {reason:
  * count} and "off" once it stopped asking), "motifs" ({name: {tried, failed, won, apply_errors}}),
- * "learned" (ids of entries written back to the bank), "structural_tried"
- * (the structural move sites Stage I tried, as "best identity:move:site")
- * and "pair" (the best texts, by blob, for resuming).
+ * "learned" (ids of entries written back to the bank) and "pair" (the best texts, by blob, for resuming).
  *
  * Starts (or resumes, when the store holds a running record with this id)
  * an episode on the operator in opdir.  evaluator and store are borrowed.

@@ -18,10 +18,13 @@
 #define EXPLORATION    0.5
 
 static const char *const technique_names[TECHNIQUE_COUNT] = {
-        [TECHNIQUE_MUTATE_STEP] = "mutate_step",   [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
-        [TECHNIQUE_MUTATE_ALIGN] = "mutate_align", [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
-        [TECHNIQUE_CROSSOVER] = "crossover",       [TECHNIQUE_RANDOM] = "random",
-        [TECHNIQUE_STRUCTURAL] = "structural",     [TECHNIQUE_SWEEP] = "sweep",
+        [TECHNIQUE_MUTATE_STEP] = "mutate_step",
+        [TECHNIQUE_MUTATE_SCALE] = "mutate_scale",
+        [TECHNIQUE_MUTATE_ALIGN] = "mutate_align",
+        [TECHNIQUE_MUTATE_RESET] = "mutate_reset",
+        [TECHNIQUE_CROSSOVER] = "crossover",
+        [TECHNIQUE_RANDOM] = "random",
+        [TECHNIQUE_SWEEP] = "sweep",
 };
 
 struct entry {
@@ -43,7 +46,6 @@ struct search {
         uint8_t window[TECHNIQUE_COUNT][CREDIT_WINDOW];
         size_t window_len[TECHNIQUE_COUNT];
         uint64_t uses[TECHNIQUE_COUNT];
-        bool structural;    /* a structural move applies to the best pair now */
         const bool *frozen; /* borrowed: genes a rewrite took away, or NULL */
 };
 
@@ -170,7 +172,9 @@ static bool in_failing_region(const struct search *s, const int64_t *values)
                         continue;
                 for (size_t g = 0; g < s->n_genes && beyond; g++) {
                         int64_t f = e->values[g], o = origin[g], v = values[g];
-                        if (f > o)
+                        if (s->genes[g].scale == GENE_CHOICE)
+                                beyond = v == f; /* unordered: only the same choice */
+                        else if (f > o)
                                 beyond = v >= f;
                         else if (f < o)
                                 beyond = v <= f;
@@ -247,6 +251,14 @@ static void mutate_gene(struct search *s, enum search_technique t, const struct 
 {
         int64_t x = *v;
 
+        /* a choice has no neighbours or scale: any mutation picks another one */
+        if (g->scale == GENE_CHOICE) {
+                if (g->hi > g->lo) {
+                        x = random_between(s, g->lo, g->hi - 1);
+                        *v = x >= *v ? x + 1 : x;
+                }
+                return;
+        }
         switch (t) {
         case TECHNIQUE_MUTATE_STEP:
                 if (g->scale == GENE_POW2)
@@ -280,20 +292,36 @@ static bool is_frozen(const struct search *s, size_t g)
         return s->frozen && s->frozen[g];
 }
 
-/* A random gene that is not frozen, or (size_t)-1 when all are. */
-static size_t pick_gene(struct search *s)
+/*
+ * Whether technique t can move gene g: halving, doubling and aligning mean
+ * nothing for a choice, so they leave choices alone unless every gene is one.
+ */
+static bool can_mutate(const struct search *s, size_t g, enum search_technique t, bool numeric)
 {
-        size_t live = 0, k;
+        if (is_frozen(s, g))
+                return false;
+        if (numeric && (t == TECHNIQUE_MUTATE_SCALE || t == TECHNIQUE_MUTATE_ALIGN))
+                return s->genes[g].scale != GENE_CHOICE;
+        return true;
+}
 
-        for (size_t g = 0; g < s->n_genes; g++)
-                live += !is_frozen(s, g);
+/* A random gene that technique t can move, or (size_t)-1 when there is none. */
+static size_t pick_gene(struct search *s, enum search_technique t)
+{
+        size_t live = 0, numeric_live = 0, k;
+        bool numeric;
+
+        for (size_t g = 0; g < s->n_genes; g++) {
+                live += can_mutate(s, g, t, false);
+                numeric_live += can_mutate(s, g, t, true);
+        }
+        numeric = numeric_live > 0;
+        live = numeric ? numeric_live : live;
         if (live == 0)
                 return (size_t)-1;
-        if (live == s->n_genes)
-                return (size_t)random_between(s, 0, (int64_t)s->n_genes - 1);
         k = (size_t)random_between(s, 0, (int64_t)live - 1);
         for (size_t g = 0; g < s->n_genes; g++)
-                if (!is_frozen(s, g) && k-- == 0)
+                if (can_mutate(s, g, t, numeric) && k-- == 0)
                         return g;
         return (size_t)-1;
 }
@@ -338,19 +366,19 @@ static void apply_technique(struct search *s, enum search_technique t, int64_t *
                 /* two identical parents would make no news: nudge one gene */
                 hold_frozen(s, values);
                 if (same_genome(s, values, parent)) {
-                        size_t k = pick_gene(s);
+                        size_t k = pick_gene(s, TECHNIQUE_MUTATE_STEP);
                         if (k != (size_t)-1)
                                 mutate_gene(s, TECHNIQUE_MUTATE_STEP, &s->genes[k], &values[k]);
                 }
                 return;
         }
         hold_frozen(s, values);
-        first = pick_gene(s);
+        first = pick_gene(s, t);
         if (first == (size_t)-1)
                 return;
         mutate_gene(s, t, &s->genes[first], &values[first]);
         if (s->n_genes > 1 && random_unit(s) < 1.0 / 3) {
-                size_t second = pick_gene(s);
+                size_t second = pick_gene(s, t);
                 mutate_gene(s, t, &s->genes[second], &values[second]);
         }
 }
@@ -471,9 +499,12 @@ static enum search_technique choose_technique(const struct search *s, const bool
                 total += s->uses[t];
         for (int t = 0; t < TECHNIQUE_COUNT; t++) {
                 double score;
-                /* whole random genomes are the baseline strategy's, not evolution's */
-                if (t == TECHNIQUE_RANDOM || exhausted[t] ||
-                    (t == TECHNIQUE_STRUCTURAL && !s->structural))
+                /*
+                 * whole random genomes stay an arm of the ensemble, as in
+                 * OpenTuner's: where the space is small and its knobs
+                 * interact, sampling finds what local moves cannot reach
+                 */
+                if (exhausted[t])
                         continue;
                 score = bandit_score(s, t, total > 0 ? total : 1);
                 if (score > best_score) {
@@ -482,11 +513,6 @@ static enum search_technique choose_technique(const struct search *s, const bool
                 }
         }
         return (enum search_technique)best;
-}
-
-void search_set_structural(struct search *s, bool available)
-{
-        s->structural = available;
 }
 
 void search_set_frozen(struct search *s, const bool *frozen)
@@ -507,36 +533,14 @@ static void credit(struct search *s, enum search_technique technique, bool impro
         s->uses[technique]++;
 }
 
-void search_credit(struct search *s, enum search_technique technique, bool improved)
-{
-        if (technique < TECHNIQUE_COUNT)
-                credit(s, technique, improved);
-}
-
 int search_propose(struct search *s, int64_t *values, enum search_technique *ret_technique)
 {
         bool exhausted[TECHNIQUE_COUNT] = { false };
 
-        if (s->n_genes > GENES_MAX)
+        if (s->n_genes == 0 || s->n_genes > GENES_MAX)
                 return -ENOSPC;
-        if (s->n_genes == 0) {
-                /* nothing to evolve: only a structural move can make news */
-                if (!s->structural || s->options.random_only)
-                        return -ENOSPC;
-                *ret_technique = TECHNIQUE_STRUCTURAL;
-                return 0;
-        }
         for (int round = 0; round < TECHNIQUE_COUNT; round++) {
                 enum search_technique t = choose_technique(s, exhausted);
-                if (t == TECHNIQUE_STRUCTURAL) {
-                        if (s->best >= 0)
-                                memcpy(values, s->seen[s->best].values,
-                                       s->n_genes * sizeof(*values));
-                        else
-                                baseline(s, values);
-                        *ret_technique = t;
-                        return 0;
-                }
                 if (t == TECHNIQUE_SWEEP) {
                         if (sweep_proposal(s, values)) {
                                 *ret_technique = t;

@@ -807,13 +807,22 @@ static void md_genes(struct sbuf *sb, const struct report_facts *f)
                 char key[512];
                 const json_t *after;
 
-                snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, name);
+                /* a move gene has no file: its value is the site a structural move took, 0 none */
+                if (*file)
+                        snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, name);
+                else
+                        snprintf(key, sizeof(key), "%s", name);
                 after = get(genome, key);
                 sbuf_puts(sb, "| ");
                 sbuf_put_md(sb, name);
                 sbuf_puts(sb, " | ");
-                sbuf_put_md(sb, file);
-                sbuf_printf(sb, ":%" PRId64 " | %" PRId64 " | ", line, before);
+                if (*file) {
+                        sbuf_put_md(sb, file);
+                        sbuf_printf(sb, ":%" PRId64, line);
+                } else {
+                        sbuf_puts(sb, "structural tiling move (site, 0: none)");
+                }
+                sbuf_printf(sb, " | %" PRId64 " | ", before);
                 if (json_is_integer(after) && json_integer_value(after) != before) {
                         sbuf_printf(sb, "**%" PRId64 "** |\n", (int64_t)json_integer_value(after));
                         changed++;

@@ -3,8 +3,8 @@
  * Tests of Stage I's search on a synthetic tiling landscape: determinism,
  * no genome proposed twice, the UB-overflow region avoided, evolution
  * beating random sampling on the same budget, a resumed search that
- * continues exactly where the saved one was, structural proposals and
- * frozen genes.
+ * continues exactly where the saved one was, frozen genes, unordered
+ * choices and the one-gene sweep.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -289,12 +289,12 @@ static void test_wide_ranges_are_drawn_log_uniformly(void **state)
         assert_in_range(below, 18, 42);
 }
 
-static void test_structural_and_frozen(void **state)
+static void test_frozen_genes_keep_the_best(void **state)
 {
         struct search_options options = { .seed = 3 };
         struct search *s = NULL;
         int64_t v[3], base[3] = { 2048, 3, 8 }, best[3];
-        bool frozen[3] = { false, true, false }, structural = false;
+        bool frozen[3] = { false, true, false };
         double latency = 0;
         const char *kind = NULL;
 
@@ -304,7 +304,6 @@ static void test_structural_and_frozen(void **state)
         for (int i = 0; i < 12; i++) {
                 enum search_technique t;
                 assert_int_equal(search_propose(s, v, &t), 0);
-                assert_int_not_equal(t, TECHNIQUE_STRUCTURAL);
                 search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
         }
         memcpy(best, search_best(s, NULL), sizeof(best));
@@ -317,25 +316,11 @@ static void test_structural_and_frozen(void **state)
                 search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
                 memcpy(best, search_best(s, NULL), sizeof(best));
         }
-        search_set_structural(s, true);
-        for (int i = 0; i < 8 && !structural; i++) {
-                enum search_technique t;
-                assert_int_equal(search_propose(s, v, &t), 0);
-                if (t == TECHNIQUE_STRUCTURAL) {
-                        structural = true;
-                        assert_memory_equal(v, search_best(s, NULL), sizeof(v));
-                        search_credit(s, t, true);
-                } else {
-                        search_record(s, v, t, evaluate(v, &latency, &kind), latency, kind);
-                }
-        }
-        assert_true(structural);
         search_free(s);
 
-        /* Best-of-N's search never proposes one */
+        /* Best-of-N's search only draws whole random genomes */
         options.random_only = true;
         assert_int_equal(search_new(genes, 3, &options, &s), 0);
-        search_set_structural(s, true);
         for (int i = 0; i < 16; i++) {
                 enum search_technique t;
                 assert_int_equal(search_propose(s, v, &t), 0);
@@ -344,23 +329,60 @@ static void test_structural_and_frozen(void **state)
         }
         search_free(s);
 
-        /* no genes: only a structural move, and only when one applies */
+        /* no genes: nothing to propose */
         options.random_only = false;
         assert_int_equal(search_new(genes, 0, &options, &s), 0);
         {
                 enum search_technique t;
                 assert_int_equal(search_propose(s, v, &t), -ENOSPC);
-                search_set_structural(s, true);
-                assert_int_equal(search_propose(s, v, &t), 0);
-                assert_int_equal(t, TECHNIQUE_STRUCTURAL);
         }
+        search_free(s);
+}
+
+/*
+ * A choice (a structural move's site, 0 for none) has no order: halving,
+ * doubling and aligning leave it alone while a numeric gene is there, any
+ * other mutation picks a different value, and an overflow with one choice
+ * says nothing of the others.  Every proposal here fails, so each mutation's
+ * parent is the baseline.
+ */
+static void test_choices_are_unordered(void **state)
+{
+        static const struct gene mixed[2] = {
+                { .name = "tileLength", .value = 2048, .lo = 128, .hi = 32768, .scale = GENE_POW2 },
+                { .name = "move:tile_from_ub", .value = 0, .lo = 0, .hi = 3, .scale = GENE_CHOICE },
+        };
+        struct search_options options = { .seed = 9 };
+        struct search *s = NULL;
+        int64_t v[2], base[2] = { 2048, 0 }, overflow[2] = { 4096, 2 };
+        bool seen_choice[4] = { false };
+        int numeric_only = 0;
+        enum search_technique t;
+
+        assert_int_equal(search_new(mixed, 2, &options, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 1000, NULL);
+        search_record(s, overflow, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        for (int i = 0; i < 40 && search_propose(s, v, &t) == 0; i++) {
+                assert_true(v[1] >= 0 && v[1] <= 3);
+                seen_choice[v[1]] = true;
+                /* beyond the overflow only with the same choice (3 is not "more" than 2) */
+                assert_false(v[1] == 2 && v[0] >= 4096);
+                if (t == TECHNIQUE_MUTATE_SCALE || t == TECHNIQUE_MUTATE_ALIGN) {
+                        assert_int_equal(v[1], 0);
+                        numeric_only++;
+                }
+                search_record(s, v, t, false, 0, "wrong_answer");
+        }
+        assert_true(numeric_only > 0);
+        assert_true(seen_choice[1] && seen_choice[2] && seen_choice[3]);
         search_free(s);
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_structural_and_frozen),
+                cmocka_unit_test(test_frozen_genes_keep_the_best),
+                cmocka_unit_test(test_choices_are_unordered),
                 cmocka_unit_test(test_same_seed_same_trajectory),
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),
