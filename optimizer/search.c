@@ -410,10 +410,9 @@ static size_t sweep_values(const struct gene *g, int64_t b, int64_t *out)
         size_t n = 0;
 
         if (gene_cardinality(g, SWEEP_ALL_UP_TO) <= SWEEP_ALL_UP_TO) {
-                int64_t v = g->scale == GENE_POW2 ? 1 : g->lo;
-                for (; v <= g->hi && n < SWEEP_LADDER; v += g->scale == GENE_POW2      ? v
-                                                            : g->scale == GENE_ALIGN32 ? 32
-                                                                                       : 1)
+                int64_t step = g->scale == GENE_ALIGN32 ? 32 : 1;
+                for (int64_t v = g->scale == GENE_POW2 ? 1 : g->lo; v <= g->hi && n < SWEEP_LADDER;
+                     v += g->scale == GENE_POW2 ? v : step)
                         if (v >= g->lo && gene_snap(g, v) == v)
                                 out[n++] = v;
         } else {
