@@ -165,8 +165,9 @@ static bool fixed_by_hardware(const char *name)
         char lower[64];
 
         lower_name(name, lower, sizeof(lower));
-        /* a one-letter name is a loop counter, not a choice */
-        return strlen(lower) < 2 || strstr(lower, "bytes_per") || strstr(lower, "sizeof");
+        /* a one-letter name is a loop counter, not a choice; bytesPerElem as bytes_per_elem */
+        return strlen(lower) < 2 || strstr(lower, "bytes_per") || strstr(lower, "bytesper") ||
+               strstr(lower, "sizeof");
 }
 
 static bool is_alignment_name(const char *name)

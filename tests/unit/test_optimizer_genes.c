@@ -25,6 +25,7 @@ static const char *tiling = "#include \"add_custom_tiling.h\"\n"
                             "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"
                             "{\n"
                             "    uint64_t ubSize;\n"
+                            "    uint32_t bytesPerElem = 4, BYTES_PER_BLOCK = 32;\n"
                             "    uint32_t tileLength = 2048U;  // elements per tile\n"
                             "    uint32_t ubPartNum = 3, unused = 0;\n"
                             "    uint32_t doubled = tileLength * 2;\n"
@@ -74,7 +75,8 @@ static void test_knobs_are_found_with_ranges(void **state)
         expect_gene(&g[2], "BLOCK_BYTES", 32, GENE_POW2, 32, 1024);
         /* a larger one is a size, searched at the 32-element granularity */
         expect_gene(&g[3], "tileLength", 2048, GENE_ALIGN32, 128, 32768);
-        assert_int_equal(g[3].line, 9);
+        /* bytesPerElem and BYTES_PER_BLOCK are the data's, not choices */
+        assert_int_equal(g[3].line, 10);
         /* any other count at every integer from a quarter to four times its value */
         expect_gene(&g[4], "ubPartNum", 3, GENE_STEP, 1, 12);
         expect_gene(&g[5], "blockDim", 8, GENE_POW2, 1, 128);
