@@ -13,7 +13,7 @@
  * add entries.  The arm "full-loo" is full with leave-one-out retrieval:
  * an operator never sees entries derived from itself.
  *
- * Environment: BENCH_OPS (a space-separated list of operator directories;
+ * Environment: BENCH_OPS (operator directories separated by any whitespace;
  * default every baseline under examples/ops/level1 and level2),
  * BENCH_SEEDS (default 3), BENCH_BUDGET (default 40), BENCH_STRATEGIES
  * (default "stage1 bon stage2 full evolve stage2-random full-loo"),
