@@ -469,7 +469,7 @@ static size_t read_sources(const char *opdir, struct motif_file *files, size_t m
 static int precision_at_3(struct event_base *base, struct npu_evaluator *ev,
                           const struct npu_manifest *m, const json_t *reference, double base_us,
                           const json_t *plan, const struct motif_file *files, size_t n_files,
-                          int *ret_picked)
+                          int *ret_picked, char *picks, size_t picks_size)
 {
         int hits = 0, picked = 0;
         const json_t *action;
@@ -500,10 +500,14 @@ static int precision_at_3(struct event_base *base, struct npu_evaluator *ev,
                 req.n_overrides = n_changed;
                 picked++;
                 result = evaluate_now(base, ev, &req);
-                if (result &&
-                    strcmp(json_string_value(json_object_get(result, "status")) ?: "", "ok") == 0 &&
-                    json_number_value(json_object_get(result, "latency_us")) < base_us)
-                        hits++;
+                bool hit = result &&
+                           strcmp(json_string_value(json_object_get(result, "status")) ?: "",
+                                  "ok") == 0 &&
+                           json_number_value(json_object_get(result, "latency_us")) < base_us;
+                hits += hit;
+                snprintf(picks + strlen(picks), picks_size - strlen(picks), "%s%s%s",
+                         *picks ? " " : "", json_string_value(json_object_get(action, "motif")),
+                         hit ? "+" : "-");
                 json_decref(result);
                 motif_files_free(changed, n_changed);
         }
@@ -526,6 +530,7 @@ static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char 
                 json_t *reference = NULL;
                 char err[512];
                 int h[2], p[2];
+                char picks[2][256] = { "", "" };
 
                 if (npu_manifest_load(ops[i], &m, err, sizeof(err)) == 0) {
                         req.manifest = m;
@@ -553,13 +558,14 @@ static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char 
                                 if (stage2_plan(&o, files, n_files, &plan, NULL) == 0)
                                         h[mode] =
                                             precision_at_3(base, arm->evaluator, m, reference,
-                                                           base_us, plan, files, n_files, &p[mode]);
+                                                           base_us, plan, files, n_files, &p[mode],
+                                                           picks[mode], sizeof(picks[mode]));
                                 json_decref(plan);
                                 hits[mode] += h[mode];
                                 picked[mode] += p[mode];
                         }
-                        printf("    %-32s bank %d/%d, random %d/%d\n", ops[i], h[0], p[0], h[1],
-                               p[1]);
+                        printf("    %-32s bank %d/%d (%s), random %d/%d (%s)\n", ops[i], h[0],
+                               p[0], picks[0], h[1], p[1], picks[1]);
                 }
                 if (reference)
                         rm_rf(json_string_value(json_object_get(reference, "scratch_dir")));

@@ -39,6 +39,7 @@
 #define LLM_RECENT_ROWS        12  /* trajectory rows shown to the Stage I prompt */
 #define LLM_TILING_DATA_MAX    (16u << 10)
 #define EMBED_ENTRIES_PER_CALL 256 /* bank entries embedded per call */
+#define MAX_OVERFLOW_REPAIRS   2   /* a motif that overflowed the UB retried on tiles /2, /4 */
 
 enum phase {
         PHASE_BASELINE,
@@ -813,13 +814,15 @@ static void build_overrides(struct episode *ep)
         }
 }
 
-/* Stage I's candidate: the genome written into the gene files of the best pair, its moves made. */
-static int build_genome_candidate(struct episode *ep, const int64_t *values)
+/*
+ * The genome written into the gene files, its moves made on the candidate
+ * texts (a kernel already in the candidate counts its live buffers).
+ */
+static int write_genome(struct episode *ep, const int64_t *values)
 {
         size_t n = 0;
         int r;
 
-        clear_candidate(ep);
         for (size_t g = 0; g < ep->n_genes; g++) {
                 if (ep->lost[g] || is_move_gene(&ep->genes[g]))
                         continue;
@@ -841,6 +844,13 @@ static int build_genome_candidate(struct episode *ep, const int64_t *values)
                 return r;
         build_overrides(ep);
         return 0;
+}
+
+/* Stage I's candidate: the genome written into the gene files of the best pair, its moves made. */
+static int build_genome_candidate(struct episode *ep, const int64_t *values)
+{
+        clear_candidate(ep);
+        return write_genome(ep, values);
 }
 
 /* The best pair's texts as a motif file set (borrowed pointers). */
@@ -943,6 +953,77 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
 }
 
 /*
+ * A motif that overflowed the UB (double buffering on a tile that filled
+ * it) retried with the tiling fitted to the new kernel in the same
+ * candidate: the tiling moves made again on it (tile_from_ub counts its
+ * live buffers), and every gene whose growth overflowed in Stage I
+ * (search_overflow_direction) moved 2^shrink times back.  The motif must
+ * leave the gene files alone (the tiling is the genome's).  -ERANGE when
+ * nothing in the tiling can change, -EXDEV when the motif changes a gene
+ * file.
+ */
+static int propose_overflow_repair(struct episode *ep, const json_t *action, int shrink)
+{
+        struct motif_file set[MAX_OP_FILES], *changed = NULL;
+        size_t n_changed = 0, n = best_file_set(ep, set);
+        bool moved = false, moves_made = false;
+        int r;
+
+        memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
+        for (size_t g = 0; g < ep->n_genes; g++) {
+                int direction = ep->lost[g] ? 0 : search_overflow_direction(ep->search, g);
+                int64_t v = ep->best_values[g];
+                moves_made |= is_move_gene(&ep->genes[g]) && v > 0;
+                if (direction == 0 || v <= 0 || v > (INT64_MAX >> shrink))
+                        continue;
+                v = gene_snap(&ep->genes[g], direction > 0 ? v >> shrink : v << shrink);
+                moved |= v != ep->best_values[g];
+                ep->pending[g] = v;
+        }
+        /* made again, the moves give the same tiling at every shrink: once is enough */
+        if (!moved && !(moves_made && shrink == 1))
+                return -ERANGE;
+        r = stage2_apply(action, set, n, &changed, &n_changed);
+        if (r == 0 && n_changed == 0)
+                r = -ENOENT;
+        for (size_t c = 0; c < n_changed && r == 0; c++) {
+                struct op_file *f = file_named(ep, changed[c].path);
+                if (f && f->gene_base)
+                        r = -EXDEV;
+        }
+        for (size_t c = 0; c < n_changed && r == 0; c++) {
+                struct op_file *f = file_named(ep, changed[c].path);
+                if (!f || !f->is_source)
+                        continue;
+                f->cand = (char *)changed[c].text;
+                changed[c].text = NULL;
+        }
+        if (r == 0)
+                r = write_genome(ep, ep->pending);
+        motif_files_free(changed, n_changed);
+        if (r < 0)
+                clear_candidate(ep);
+        return r;
+}
+
+/* After a motif overflowed the UB: the same action, next at the front of the plan, shrunk. */
+static void plan_overflow_repair(struct episode *ep)
+{
+        const char *motif = json_string_value(json_object_get(ep->pending_action, "motif"));
+        json_int_t shrink = json_integer_value(json_object_get(ep->pending_action, "shrink")) + 1;
+        json_t *repair;
+
+        if (shrink > MAX_OVERFLOW_REPAIRS || !uses_stage1(ep) || ep->n_genes == 0 || !motif ||
+            !motif_find(motif))
+                return;
+        repair = json_deep_copy(ep->pending_action);
+        if (!repair)
+                return;
+        json_object_set_new(repair, "shrink", json_integer(shrink));
+        json_array_insert_new(json_object_get(stage2_state(ep), "plan"), 0, repair);
+}
+
+/*
  * Stage II's next candidate: the next planned action that changes
  * something, applied on the best pair.  -ENOSPC when the plan for the
  * current best is spent.
@@ -972,6 +1053,20 @@ static int propose_stage2(struct episode *ep)
                 struct motif_file *changed = NULL;
                 size_t n_changed = 0;
                 json_array_remove(plan, 0);
+                if (json_integer_value(json_object_get(action, "shrink")) > 0) {
+                        r = propose_overflow_repair(
+                            ep, action, (int)json_integer_value(json_object_get(action, "shrink")));
+                        if (r == 0) {
+                                ep->pending_action = action;
+                                ep->pending_stage = 2;
+                                return 0;
+                        }
+                        log_msg(LOG_INFO, ep->options.log_context,
+                                "motif %s overflowed the UB and no smaller tiling fits it: %s",
+                                motif, strerror(-r));
+                        json_decref(action);
+                        continue;
+                }
                 r = stage2_apply(action, set, n, &changed, &n_changed);
                 if (r < 0 || n_changed == 0) {
                         if (r < 0) {
@@ -1992,6 +2087,24 @@ static void on_embedded(struct llm_call *call, const struct llm_result *result, 
         next_candidate(ep);
 }
 
+/*
+ * The pending genome's gene files (moves made) become the best pair's,
+ * with its values; gene_files_only leaves other files' candidates (a
+ * kernel rewrite made on that genome) for adopt_rewrite.
+ */
+static void adopt_genome(struct episode *ep, bool gene_files_only)
+{
+        for (size_t i = 0; i < ep->n_files; i++) {
+                struct op_file *f = &ep->files[i];
+                if (!f->cand || (gene_files_only && !f->gene_base))
+                        continue;
+                free(f->best);
+                f->best = f->cand;
+                f->cand = NULL;
+        }
+        memcpy(ep->best_values, ep->pending, ep->n_genes * sizeof(*ep->pending));
+}
+
 /* Records a finished candidate in the search, the trajectory and the store. */
 static void record_candidate(struct episode *ep, const json_t *result, bool memo_hit,
                              bool confirmed_ok)
@@ -2049,21 +2162,21 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                     experience_credit(ep->store, entry, new_best) < 0)
                         log_msg(LOG_WARNING, ep->options.log_context,
                                 "cannot credit experience entry %.12s", entry);
+                if (json_integer_value(json_object_get(ep->pending_action, "shrink")) > 0) {
+                        json_object_set(step, "repair",
+                                        json_object_get(ep->pending_action, "shrink"));
+                        bump_in(ep, "motifs", what, "overflow_repairs");
+                        if (new_best) /* the shrunk tiling first, then the kernel rewrite */
+                                adopt_genome(ep, true);
+                }
                 if (new_best)
                         accept_stage2(ep, latency);
+                else if (kind && strcmp(kind, "ub_overflow") == 0)
+                        plan_overflow_repair(ep);
         } else if (new_best && ep->pending_rewrite) {
                 adopt_rewrite(ep, latency);
         } else if (new_best) {
-                /* the genome's gene files (moves made) are the best pair's from now on */
-                for (size_t i = 0; i < ep->n_files; i++) {
-                        struct op_file *f = &ep->files[i];
-                        if (!f->cand)
-                                continue;
-                        free(f->best);
-                        f->best = f->cand;
-                        f->cand = NULL;
-                }
-                memcpy(ep->best_values, ep->pending, ep->n_genes * sizeof(*ep->pending));
+                adopt_genome(ep, false);
         }
         if (ep->pending_llm)
                 llm_recorded(ep, step, ok, new_best);

@@ -218,6 +218,14 @@ bool search_record(struct search *search, const int64_t *values, enum search_tec
 /* The best genome so far (NULL before any success) and its latency. */
 const int64_t *search_best(const struct search *search, double *ret_latency_us);
 
+/*
+ * Which way gene g overflows the UB, as learnt from the genomes that did:
+ * +1 when they mostly held it above the first genome that worked (a
+ * bigger tile overflows), -1 when below (fewer UB parts overflow), 0 when
+ * there is no such evidence or it is mixed.  Unordered genes give 0.
+ */
+int search_overflow_direction(const struct search *search, size_t g);
+
 /* Serialises the whole state: population, RNG, credits, failure memory. */
 json_t *search_to_json(const struct search *search);
 /* Restores a state written by search_to_json for the same genes. */

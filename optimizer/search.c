@@ -187,6 +187,29 @@ static bool in_failing_region(const struct search *s, const int64_t *values)
         return false;
 }
 
+int search_overflow_direction(const struct search *s, size_t g)
+{
+        const int64_t *origin = NULL;
+        long votes = 0, failures = 0;
+
+        if (g >= s->n_genes || s->genes[g].scale == GENE_CHOICE)
+                return 0;
+        for (size_t i = 0; i < s->n_seen && !origin; i++)
+                if (s->seen[i].ok)
+                        origin = s->seen[i].values;
+        for (size_t i = 0; i < s->n_seen && origin; i++) {
+                const struct entry *e = &s->seen[i];
+                if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
+                        continue;
+                failures++;
+                votes += (e->values[g] > origin[g]) - (e->values[g] < origin[g]);
+        }
+        /* a gene that merely varied at random among the failures has no say */
+        if (failures == 0 || labs(votes) * 2 <= failures)
+                return 0;
+        return votes > 0 ? 1 : -1;
+}
+
 /* The baseline genome: the values as written. */
 static void baseline(const struct search *s, int64_t *values)
 {

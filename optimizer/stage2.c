@@ -101,7 +101,7 @@ static int by_value(const void *a, const void *b)
 static int plan_from_bank(const struct stage2_plan_options *o, const char *query,
                           const long *n_sites, json_t *plan, json_t *retrieved_out)
 {
-        size_t k = o->top_k ? o->top_k : 5, n, i, kept = 0;
+        size_t k = o->top_k ? o->top_k : 5, n, i, kept = 0, added = 0;
         struct ranked *rank = NULL;
         json_t *entries = NULL, *e;
         double max_score = 0;
@@ -133,19 +133,28 @@ static int plan_from_bank(const struct stage2_plan_options *o, const char *query
                 rank[i].value =
                     stage2_entry_value(json_array_get(entries, rank[i].index), max_score);
         qsort(rank, kept, sizeof(*rank), by_value);
-        for (i = 0; i < kept && i < k; i++) {
+        /*
+         * The k best entries whose motif the detector finds here, one per
+         * motif: an entry naming a motif that does not apply, or one
+         * already planned, gives its place to the next (it is still
+         * listed in the diagnosis, marked).
+         */
+        for (i = 0; i < kept && added < k; i++) {
                 const json_t *entry = json_array_get(entries, rank[i].index);
                 const char *motif = json_string_value(json_object_get(entry, "motif"));
                 const char *id = json_string_value(json_object_get(entry, "id"));
                 const struct motif *m = motif ? motif_find(motif) : NULL;
                 long sites = m ? n_sites[m - motif_at(0)] : 0;
-                json_array_append_new(retrieved_out,
-                                      json_pack("{s:s?, s:s?, s:f, s:f, s:b}", "id", id, "motif",
-                                                motif, "score",
-                                                json_number_value(json_object_get(entry, "score")),
-                                                "value", rank[i].value, "applicable", sites > 0));
-                if (sites > 0 && id && !planned(plan, motif))
+                bool take = sites > 0 && id && !planned(plan, motif);
+                json_array_append_new(
+                    retrieved_out,
+                    json_pack("{s:s?, s:s?, s:f, s:f, s:b, s:b}", "id", id, "motif", motif, "score",
+                              json_number_value(json_object_get(entry, "score")), "value",
+                              rank[i].value, "applicable", sites > 0, "planned", take));
+                if (take) {
                         add_action(plan, motif, id, -1, "bank");
+                        added++;
+                }
         }
         free(rank);
         json_decref(entries);

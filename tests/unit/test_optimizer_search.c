@@ -234,6 +234,42 @@ static void test_failures_downwards_are_avoided_too(void **state)
         search_free(s);
 }
 
+/*
+ * Stage II's overflow repair asks which way each gene overflows: the tile
+ * grew in every overflow, the UB parts shrank in most, the cores went
+ * either way and so say nothing; no overflow seen yet, nothing at all.
+ */
+static void test_overflow_direction_is_learnt_per_gene(void **state)
+{
+        struct search_options options = { .seed = 3 };
+        struct search *s = NULL;
+        int64_t base[3] = { 2048, 3, 8 };
+        int64_t overflows[4][3] = {
+                { 16384, 3, 16 }, { 32768, 2, 4 }, { 8192, 1, 16 }, { 16384, 4, 4 }
+        };
+
+        (void)state;
+        assert_int_equal(search_new(genes, 3, &options, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 100, NULL);
+        assert_int_equal(search_overflow_direction(s, 0), 0);
+        for (int i = 0; i < 4; i++)
+                search_record(s, overflows[i], TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        assert_int_equal(search_overflow_direction(s, 0), 1);
+        assert_int_equal(search_overflow_direction(s, 2), 0);
+        /* parts: 0 -1 -1 +1 is -1 of 4 failures, not a majority: no say */
+        assert_int_equal(search_overflow_direction(s, 1), 0);
+        search_record(s, (int64_t[3]){ 4096, 1, 8 }, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        search_record(s, (int64_t[3]){ 2048, 2, 8 }, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        search_record(s, (int64_t[3]){ 1024, 1, 8 }, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        /* parts now -4 of 7 failures: fewer parts overflow; the tile still +4 of 7 */
+        assert_int_equal(search_overflow_direction(s, 1), -1);
+        /* other failures are not overflows */
+        search_record(s, (int64_t[3]){ 128, 3, 8 }, TECHNIQUE_RANDOM, false, 0, "wrong_answer");
+        assert_int_equal(search_overflow_direction(s, 0), 1);
+        assert_int_equal(search_overflow_direction(s, 7), 0);
+        search_free(s);
+}
+
 /* The noise policy: a close "improvement" counts with its slower measurement. */
 static void test_noise_policy(void **state)
 {
@@ -386,6 +422,7 @@ int main(void)
                 cmocka_unit_test(test_same_seed_same_trajectory),
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),
+                cmocka_unit_test(test_overflow_direction_is_learnt_per_gene),
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
                 cmocka_unit_test(test_sweep_moves_one_gene_nearest_first),
                 cmocka_unit_test(test_resume_continues_exactly),

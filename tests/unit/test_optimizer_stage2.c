@@ -5,8 +5,9 @@
  * case: the fallback motif order improves without a bank, a bank entry
  * chooses the first candidate and is credited, an accepted improvement is
  * written back to the bank, a rewrite that breaks correctness is rejected,
- * and the full episode alternates stages, resumes after a stop, and ends
- * at least as fast as Stage I alone.
+ * the full episode alternates stages, resumes after a stop, and ends
+ * at least as fast as Stage I alone, and a motif that overflows the UB
+ * is repaired with a tiling fitted to the new kernel.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -451,6 +452,60 @@ static void test_full_alternates_resumes_and_beats_stage1(void **state)
         arm_close(&alone);
 }
 
+/*
+ * The corpus's Abs, single-buffered: Stage I's best derives the tile from
+ * the UB over the kernel's two live buffers, so double buffering the
+ * kernel overflows the UB.  The motif is tried again at once with the
+ * tiling made again on the double-buffered kernel, in one candidate, and
+ * that repair is correct, faster and adopted with its new tiling.
+ */
+static void test_overflowing_motif_is_repaired_with_a_smaller_tile(void **state)
+{
+        struct episode_options o = { .id = "repair",
+                                     .seed = 1,
+                                     .budget = 12,
+                                     .strategy = EPISODE_FULL,
+                                     .stage1_steps = 10,
+                                     .stage2_steps = 10 };
+        char dir[160], cmd[400];
+        const json_t *s, *overflow = NULL, *repair = NULL;
+        size_t i;
+        struct arm a;
+
+        (void)state;
+        snprintf(dir, sizeof(dir), "%s/abs", fx->root);
+        snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/level1/abs' '%s'", source_dir(), dir);
+        assert_int_equal(system(cmd), 0);
+        arm_open(&a, "repair");
+        assert_string_equal(run(&a, dir, &o), "done");
+        json_array_foreach(json_object_get(a.record, "trajectory"), i, s)
+        {
+                if (json_integer_value(json_object_get(s, "stage")) != 2)
+                        continue;
+                if (!overflow && strcmp(field(s, "status"), "ub_overflow") == 0)
+                        overflow = s;
+                else if (overflow && !repair)
+                        repair = s;
+        }
+        if (!overflow || !repair)
+                fail_msg("no Stage II overflow and repair in this episode");
+        assert_string_equal(field(overflow, "motif"), "double_buffer");
+        assert_string_equal(field(repair, "motif"), "double_buffer");
+        assert_int_equal(json_integer_value(json_object_get(repair, "repair")), 1);
+        assert_string_equal(field(repair, "status"), "ok");
+        assert_true(json_is_true(json_object_get(repair, "new_best")));
+        /* the best is the repair: its kernel double-buffered, its tiling the shrunk one */
+        assert_string_equal(field(json_object_get(a.record, "best"), "identity"),
+                            field(repair, "identity"));
+        assert_true(json_equal(json_object_get(json_object_get(a.record, "best"), "genome"),
+                               json_object_get(repair, "genome")));
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(json_object_get(a.record, "motifs"), "double_buffer"),
+                             "overflow_repairs")),
+                         1);
+        arm_close(&a);
+}
+
 static void test_strategy_names(void **state)
 {
         static const char *const names[] = { "stage1", "bon",    "stage2",
@@ -472,6 +527,7 @@ int main(void)
                 cmocka_unit_test(test_bank_entry_leads_and_is_credited),
                 cmocka_unit_test(test_broken_rewrite_rejected),
                 cmocka_unit_test(test_full_alternates_resumes_and_beats_stage1),
+                cmocka_unit_test(test_overflowing_motif_is_repaired_with_a_smaller_tile),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
