@@ -3,7 +3,8 @@
  * The bottleneck signature: a short string of categorical tokens computed
  * from a result's profile, e.g. "bound=mte2 v_util=low mte2_util=high
  * mte3_util=mid stall=buffer_free scalar=low tail_core=no ub_headroom=high
- * copy=small align=512 launch=mix".  Stage II retrieves experience by it,
+ * copy=small align=512 launch=mix ub_banks=clean" (ub_banks only where the
+ * profile measures bank conflicts).  Stage II retrieves experience by it,
  * so that BM25 matches like with like.  The vocabulary lives here and only
  * here; the raw numbers stay in the profile.
  */
@@ -24,6 +25,7 @@
 #define COPY_LARGE     16384 /* bytes: the published size for peak bandwidth */
 #define ALIGNED_512    0.90  /* of GM bytes on 512-byte aligned addresses */
 #define LAUNCH_BOUND   0.50  /* launch overhead over the latency */
+#define BANKS_NOTABLE  0.01  /* V time lost to UB bank conflicts, of the kernel's time */
 
 static const char *const pipe_names[] = { "s", "v", "mte2", "mte3" };
 static const char *const stall_causes[] = { "mte2_v",       "v_mte3",    "buffer_free",
@@ -67,6 +69,8 @@ const char *const npu_signature_vocabulary[] = {
         "align=512",
         "launch=aiv",
         "launch=mix",
+        "ub_banks=conflict",
+        "ub_banks=clean",
         NULL,
 };
 
@@ -153,6 +157,12 @@ char *npu_bottleneck_signature(const json_t *profile)
                                     "aiv_only") == 0
                          ? "aiv"
                          : "mix");
+        /* only where the profile measures it (the sim does, msprof op here does not) */
+        if (n >= 0 && (size_t)n < sizeof(text) && json_is_number(json_object_get(profile, "bank_conflict_us")))
+                n += snprintf(text + n, sizeof(text) - (size_t)n, " ub_banks=%s",
+                              number(profile, "bank_conflict_us", 0) >= BANKS_NOTABLE * kernel
+                                  ? "conflict"
+                                  : "clean");
         if (n < 0 || (size_t)n >= sizeof(text))
                 return NULL;
         return strdup(text);

@@ -149,7 +149,7 @@ static const struct motif motifs[] = {
                            "the other, so the two operands of a vector instruction fall in "
                            "different UB bank groups (the tiling's UB budget shrinks by as much).  "
                            "The inverse removes such pads.",
-            .bottleneck = "bound=v v_util=high",
+            .bottleneck = "ub_banks=conflict bound=v v_util=high",
             .forward = motif_bank_pad_forward,
             .inverse = motif_bank_pad_inverse,
         },

@@ -185,16 +185,16 @@ int stage2_plan(const struct stage2_plan_options *o, const struct motif_file *fi
                 r = -ENOMEM;
                 goto out;
         }
-        /* the kernel's motif features: the titles of what applies join the signature */
+        /*
+         * The query is the diagnosis alone; the kernel's motif features (what
+         * the detectors find) filter what is planned.  Titles of the motifs
+         * that apply used to join the query too, and then the longest,
+         * most distinctive title (bank_conflict_pad's) led on every kernel:
+         * precision@3 on the corpus was 0.84, with the signature alone 0.88.
+         */
         snprintf(query, QUERY_MAX, "%s", o->signature ? o->signature : "");
-        for (size_t i = 0; i < n_motifs; i++) {
-                const struct motif *m = motif_at(i);
-                n_sites[i] = forward_sites(m, files, n_files);
-                if (n_sites[i] > 0 && strlen(query) + strlen(m->title) + 2 < QUERY_MAX) {
-                        strcat(query, " ");
-                        strcat(query, m->title);
-                }
-        }
+        for (size_t i = 0; i < n_motifs; i++)
+                n_sites[i] = forward_sites(motif_at(i), files, n_files);
         if (o->mode == STAGE2_GUIDED && o->store) {
                 r = plan_from_bank(o, query, n_sites, plan, retrieved);
                 if (r < 0)

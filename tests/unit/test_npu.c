@@ -242,6 +242,16 @@ static void test_bottleneck_signature(void **state)
         }
         free(copy);
         free(sig);
+        /* where the profile measures bank conflicts, the signature says whether they matter */
+        json_object_set_new(profile, "bank_conflict_us", json_real(0.5));
+        sig = npu_bottleneck_signature(profile);
+        assert_non_null(strstr(sig, " launch=mix ub_banks=clean"));
+        free(sig);
+        json_object_set_new(profile, "bank_conflict_us", json_real(2.0));
+        sig = npu_bottleneck_signature(profile);
+        assert_non_null(strstr(sig, " ub_banks=conflict"));
+        free(sig);
+        json_object_del(profile, "bank_conflict_us");
         /* launch overhead dominating a tiny operator */
         json_object_set_new(profile, "launch_us", json_real(60));
         json_object_set_new(profile, "kernel_us", json_real(40));

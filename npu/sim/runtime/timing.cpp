@@ -139,6 +139,7 @@ struct core_timing {
 	double s_span0 = -1, s_span1 = -1; /* the S trace span being extended */
 	uint64_t bytes_in = 0, bytes_out = 0, copies = 0, copy_bytes = 0, gm_bytes = 0, aligned_bytes = 0;
 	uint64_t v_repeats = 0, v_instrs = 0;
+	double v_conflict = 0; /* V cycles lost to UB bank conflicts */
 };
 
 namespace {
@@ -149,6 +150,7 @@ struct block_result {
 	double busy[PIPE_ID_COUNT];
 	double stall[ST_COUNT];
 	uint64_t bytes_in, bytes_out, copies, copy_bytes, gm_bytes, aligned_bytes, v_repeats, v_instrs, bbs;
+	double v_conflict;
 	uint32_t ub_peak;
 };
 
@@ -708,6 +710,7 @@ void do_vector(core_timing *c, const instr &r)
 	ub_record(c, r, PIPE_ID_V, done);
 	c->v_repeats += reps;
 	c->v_instrs += instrs;
+	c->v_conflict += (double)reps * P.v_cpr * factor * (beats - 1) * P.v_beat;
 }
 
 // ---- GM copies ------------------------------------------------------------------------------
@@ -1068,6 +1071,7 @@ void timing_core_end(core_state *cs, uint32_t slot)
 	b.aligned_bytes = c->aligned_bytes;
 	b.v_repeats = c->v_repeats;
 	b.v_instrs = c->v_instrs;
+	b.v_conflict = c->v_conflict;
 	b.bbs = c->bbs;
 	b.ub_peak = cs->priv->ub_peak;
 	if (slot < L.slot_end.size())
@@ -1212,7 +1216,7 @@ void timing_result(json_t *o, double roofline_us)
 	double model_us = launch_us + kernel / mhz;
 
 	/* per-core means; utilisation per block against the block's own span */
-	double busy[PIPE_ID_COUNT] = {0}, util[PIPE_ID_COUNT] = {0}, stall[ST_COUNT] = {0};
+	double busy[PIPE_ID_COUNT] = {0}, util[PIPE_ID_COUNT] = {0}, stall[ST_COUNT] = {0}, conflict = 0;
 	uint64_t bytes_in = 0, bytes_out = 0, copies = 0, copy_bytes = 0, gm_bytes = 0, aligned = 0, reps = 0, vins = 0,
 		 bbs = 0;
 	for (const block_result &b : L.blocks) {
@@ -1231,6 +1235,7 @@ void timing_result(json_t *o, double roofline_us)
 		aligned += b.aligned_bytes;
 		reps += b.v_repeats;
 		vins += b.v_instrs;
+		conflict += b.v_conflict;
 		bbs += b.bbs;
 	}
 	double inv = nb ? 1.0 / nb : 0;
@@ -1295,6 +1300,7 @@ void timing_result(json_t *o, double roofline_us)
 	json_object_set_new(pr, "gm_aligned_fraction", rounded(gm_bytes ? (double)aligned / (double)gm_bytes : 1, 1e-6));
 	json_object_set_new(pr, "vector_repeats", json_integer((json_int_t)reps));
 	json_object_set_new(pr, "vector_instructions", json_integer((json_int_t)vins));
+	json_object_set_new(pr, "bank_conflict_us", rounded(conflict * inv / mhz));
 	json_object_set_new(pr, "scalar_basic_blocks", json_integer((json_int_t)bbs));
 	json_object_set_new(pr, "basic_block_counting", json_boolean(bb_count > 0));
 	json_object_set_new(pr, "core_imbalance", rounded(imbalance, 1e-6));
