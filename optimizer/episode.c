@@ -109,6 +109,7 @@ struct episode {
         struct llm_budget *llm_budget;
         struct llm_call *llm_call; /* in flight */
         bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
+        double exhausted_said[3];  /* the best's latency when a stage last logged it is spent */
         bool pending_llm;          /* the candidate in flight is an LLM's answer */
         /*
          * the candidate in flight rewrites the best pair's texts (an LLM's
@@ -1334,11 +1335,17 @@ static void next_candidate(struct episode *ep)
                 if (r != -ENOSPC)
                         break;
                 exhausted[stage] = true;
-                log_msg(LOG_INFO, ep->options.log_context,
-                        "%s has nothing left to try after %d evaluations",
-                        stage == 1 ? "Stage I (the tiling space is exhausted)"
-                                   : "Stage II (no motif applies to the best)",
-                        counter(ep, "evaluations"));
+                /* said once per best, not again each time the turn comes back to it */
+                double best_us = 0;
+                search_best(ep->search, &best_us);
+                if (ep->exhausted_said[stage] != best_us) {
+                        ep->exhausted_said[stage] = best_us;
+                        log_msg(LOG_INFO, ep->options.log_context,
+                                "%s has nothing left to try after %d evaluations",
+                                stage == 1 ? "Stage I (the tiling space is exhausted)"
+                                           : "Stage II (no motif applies to the best)",
+                                counter(ep, "evaluations"));
+                }
                 if (exhausted[1] && exhausted[2]) {
                         finish(ep, "done", NULL, NULL);
                         return;
