@@ -933,14 +933,21 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
 
         if (r < 0)
                 return r;
-        /* a motif whose every-site rewrite already failed here is tried site by site only */
+        /*
+         * A motif whose every-site rewrite already failed here is tried site
+         * by site only; unless each failure was a UB overflow and Stage I
+         * can change the tiling: on another best it may fit (double
+         * buffering, dropped for good after one overflow on a UB-filling
+         * tile, was apply_adam's largest gain).
+         */
         for (size_t i = json_array_size(plan); i-- > 0;) {
                 const json_t *a = json_array_get(plan, i);
-                const char *motif = json_string_value(json_object_get(a, "motif"));
-                if (json_integer_value(json_object_get(a, "site")) < 0 &&
-                    json_integer_value(json_object_get(
-                        json_object_get(json_object_get(ep->record, "motifs"), motif), "failed")) >
-                        0)
+                const json_t *stats = json_object_get(json_object_get(ep->record, "motifs"),
+                                                      json_string_value(json_object_get(a, "motif")));
+                json_int_t failed = json_integer_value(json_object_get(stats, "failed"));
+                json_int_t overflowed = json_integer_value(json_object_get(stats, "overflowed"));
+                if (json_integer_value(json_object_get(a, "site")) < 0 && failed > 0 &&
+                    !(uses_stage1(ep) && overflowed == failed))
                         json_array_remove(plan, i);
         }
         json_object_set_new(diagnosis, "for", json_string(best_identity));
@@ -2163,6 +2170,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                 bump_in(ep, "motifs", what, "tried");
                 if (!ok)
                         bump_in(ep, "motifs", what, "failed");
+                if (!ok && kind && strcmp(kind, "ub_overflow") == 0)
+                        bump_in(ep, "motifs", what, "overflowed");
                 if (new_best)
                         bump_in(ep, "motifs", what, "won");
                 if (entry && !ep->options.frozen_bank &&

@@ -512,6 +512,49 @@ static void test_overflowing_motif_is_repaired_with_a_smaller_tile(void **state)
         arm_close(&a);
 }
 
+/*
+ * The corpus's AdamW step: double buffering overflows the UB on the
+ * tiling Stage I found and on the repair's, but it is not dropped for the
+ * episode: each new best (a different tiling or kernel) tries it again,
+ * and once it fits it is adopted.
+ */
+static void test_overflowing_motif_is_tried_again_on_a_new_best(void **state)
+{
+        struct episode_options o = { .id = "again",
+                                     .seed = 1,
+                                     .budget = 20,
+                                     .strategy = EPISODE_FULL,
+                                     .stage1_steps = 10,
+                                     .stage2_steps = 10 };
+        char dir[160], cmd[400];
+        const json_t *s;
+        int plain_tries = 0, adopted = 0;
+        size_t i;
+        struct arm a;
+
+        (void)state;
+        snprintf(dir, sizeof(dir), "%s/apply_adam", fx->root);
+        snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/level3/apply_adam' '%s'", source_dir(),
+                 dir);
+        assert_int_equal(system(cmd), 0);
+        arm_open(&a, "again");
+        assert_string_equal(run(&a, dir, &o), "done");
+        json_array_foreach(json_object_get(a.record, "trajectory"), i, s)
+        {
+                if (json_integer_value(json_object_get(s, "stage")) != 2 ||
+                    strcmp(field(s, "motif"), "double_buffer") != 0)
+                        continue;
+                plain_tries += !json_object_get(s, "repair");
+                adopted += json_is_true(json_object_get(s, "new_best"));
+        }
+        assert_true(plain_tries >= 2);
+        assert_int_equal(adopted, 1);
+        assert_true(json_integer_value(json_object_get(
+                        json_object_get(json_object_get(a.record, "motifs"), "double_buffer"),
+                        "overflowed")) >= 2);
+        arm_close(&a);
+}
+
 static void test_strategy_names(void **state)
 {
         static const char *const names[] = { "stage1", "bon",    "stage2",
@@ -534,6 +577,7 @@ int main(void)
                 cmocka_unit_test(test_broken_rewrite_rejected),
                 cmocka_unit_test(test_full_alternates_resumes_and_beats_stage1),
                 cmocka_unit_test(test_overflowing_motif_is_repaired_with_a_smaller_tile),
+                cmocka_unit_test(test_overflowing_motif_is_tried_again_on_a_new_best),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
