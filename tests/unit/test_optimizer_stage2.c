@@ -458,6 +458,16 @@ static void test_full_alternates_resumes_and_beats_stage1(void **state)
         arm_close(&alone);
 }
 
+/* Copies the corpus operator examples/ops/<rel> into the fixture; its path into dir. */
+static void copy_corpus_op(const char *rel, char *dir, size_t size)
+{
+        char cmd[600];
+
+        snprintf(dir, size, "%s/%s", fx->root, strrchr(rel, '/') + 1);
+        snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/%s' '%s'", source_dir(), rel, dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 /*
  * The corpus's Abs, single-buffered: Stage I's best derives the tile from
  * the UB over the kernel's two live buffers, so double buffering the
@@ -473,15 +483,13 @@ static void test_overflowing_motif_is_repaired_with_a_smaller_tile(void **state)
                                      .strategy = EPISODE_FULL,
                                      .stage1_steps = 10,
                                      .stage2_steps = 10 };
-        char dir[160], cmd[400];
+        char dir[160];
         const json_t *s, *overflow = NULL, *repair = NULL;
         size_t i;
         struct arm a;
 
         (void)state;
-        snprintf(dir, sizeof(dir), "%s/abs", fx->root);
-        snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/level1/abs' '%s'", source_dir(), dir);
-        assert_int_equal(system(cmd), 0);
+        copy_corpus_op("level1/abs", dir, sizeof(dir));
         arm_open(&a, "repair");
         assert_string_equal(run(&a, dir, &o), "done");
         json_array_foreach(json_object_get(a.record, "trajectory"), i, s)
@@ -526,17 +534,14 @@ static void test_overflowing_motif_is_tried_again_on_a_new_best(void **state)
                                      .strategy = EPISODE_FULL,
                                      .stage1_steps = 10,
                                      .stage2_steps = 10 };
-        char dir[160], cmd[400];
+        char dir[160];
         const json_t *s;
         int plain_tries = 0, adopted = 0;
         size_t i;
         struct arm a;
 
         (void)state;
-        snprintf(dir, sizeof(dir), "%s/apply_adam", fx->root);
-        snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/level3/apply_adam' '%s'", source_dir(),
-                 dir);
-        assert_int_equal(system(cmd), 0);
+        copy_corpus_op("level3/apply_adam", dir, sizeof(dir));
         arm_open(&a, "again");
         assert_string_equal(run(&a, dir, &o), "done");
         json_array_foreach(json_object_get(a.record, "trajectory"), i, s)
