@@ -1070,8 +1070,11 @@ static int propose_stage2(struct episode *ep)
                                 return 0;
                         }
                         log_msg(LOG_INFO, ep->options.log_context,
-                                "motif %s overflowed the UB and no smaller tiling fits it: %s",
-                                motif, strerror(-r));
+                                "motif %s overflowed the UB and is not repaired: %s", motif,
+                                r == -ERANGE   ? "no tiling gene or move is known to shrink it"
+                                : r == -EXDEV  ? "the motif rewrites the tiling files itself"
+                                : r == -ENOENT ? "the motif no longer applies"
+                                               : strerror(-r));
                         json_decref(action);
                         continue;
                 }
