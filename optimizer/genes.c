@@ -198,6 +198,24 @@ static bool alignment_range(struct gene *g)
         return true;
 }
 
+/*
+ * A literal 1 is usually a unit or a flag, not a choice, but a constant
+ * named as a count of something repeated (BUFFER_NUM = 1, TILE_NUM = 1,
+ * CORE_COUNT = 1) is the single-buffered or single-core starting point
+ * users write most often, so it is searched at powers of two up to 16.
+ * Only upper-case names count: a local "num = 1" is often reassigned.
+ */
+static bool is_count_constant(const char *name)
+{
+        char lower[64];
+
+        for (const char *c = name; *c; c++)
+                if (islower((unsigned char)*c))
+                        return false;
+        lower_name(name, lower, sizeof(lower));
+        return strstr(lower, "num") || strstr(lower, "count") || strstr(lower, "buffer");
+}
+
 /* The comment on the same line as token i, if any. */
 static const struct token *comment_on_line(const struct token_list *list, size_t i)
 {
@@ -237,9 +255,14 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                         any_marked = true;
                         if (!knob_context(&list, i, &g))
                                 snprintf(g.name, sizeof(g.name), "line%u", t->line);
-                } else if (!knob_context(&list, i, &g) || g.value < 2 ||
+                } else if (!knob_context(&list, i, &g) || g.value < 1 ||
+                           (g.value == 1 && !is_count_constant(g.name)) ||
                            fixed_by_hardware(g.name)) {
                         continue;
+                } else if (g.value == 1) {
+                        g.scale = GENE_POW2;
+                        g.lo = 1;
+                        g.hi = 16;
                 } else if (is_alignment_name(g.name)) {
                         if (!alignment_range(&g))
                                 continue;

@@ -84,6 +84,29 @@ static void test_knobs_are_found_with_ranges(void **state)
         free(g);
 }
 
+/* A 1 is a knob only where an upper-case name says it counts something repeated. */
+static void test_a_count_of_one(void **state)
+{
+        const char *text = "constexpr uint32_t BUFFER_NUM = 1;\n"
+                           "const uint32_t TILE_COUNT = 1;\n"
+                           "const uint32_t USE_FAST_PATH = 1;\n"
+                           "static int f(void)\n"
+                           "{\n"
+                           "    uint32_t bufferNum = 1;\n"
+                           "    uint32_t NUM_ZERO = 0;\n"
+                           "    return 0;\n"
+                           "}\n";
+        struct gene *g;
+        size_t n;
+
+        find(text, &g, &n);
+        assert_int_equal(n, 2);
+        /* single buffering is where users start: 1 to 16 buffers, at powers of two */
+        expect_gene(&g[0], "BUFFER_NUM", 1, GENE_POW2, 1, 16);
+        expect_gene(&g[1], "TILE_COUNT", 1, GENE_POW2, 1, 16);
+        free(g);
+}
+
 static void test_markers_take_over(void **state)
 {
         const char *text = "uint32_t tile = 1024; // @tune 256..8192 pow2\n"
@@ -151,6 +174,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_knobs_are_found_with_ranges),
+                cmocka_unit_test(test_a_count_of_one),
                 cmocka_unit_test(test_markers_take_over),
                 cmocka_unit_test(test_snap),
                 cmocka_unit_test(test_apply_rewrites_only_the_genes),

@@ -93,8 +93,9 @@ struct expect {
 
 static const struct expect expects[] = {
         /* a fixed BLOCK_DIM and TILE_LENGTH, no platform query */
-        { "examples/ops/level1/relu", 1, 0, 3 },
         { "examples/ops/level1/rsqrt", 1, 0, 3 },
+        /* a fixed BLOCK_DIM, the tile a share of TILE_NUM: no fixed tile to derive */
+        { "examples/ops/level1/relu", 1, 0, 0 },
         /* the platform's core count, a fixed tile */
         { "examples/ops/level1/silu", 0, 3, 3 },
         /* a fixed TILE_BYTES: no element-size variant */
@@ -170,7 +171,7 @@ static void test_apply_once_everywhere(void **state)
         assert_true(applied >= 20);
 }
 
-/* The rewrite of relu: the constant goes, the platform is asked, and the next move opens. */
+/* The rewrites of relu: the constant goes, the platform is asked, and the next move opens. */
 static void test_relu_text(void **state)
 {
         struct op_files op;
@@ -183,21 +184,34 @@ static void test_relu_text(void **state)
         assert_null(strstr(text, "constexpr uint32_t BLOCK_DIM"));
         assert_null(strstr(text, "/ BLOCK_DIM"));
         assert_non_null(strstr(text, "GetCoreNumAiv()"));
-        /* comments stay */
+        /* comments stay, and so does the tile count the share is cut into */
         assert_non_null(strstr(text, "// Host side of ReluCustom"));
+        assert_non_null(strstr(text, "/ TILE_NUM"));
         assert_int_equal(move_sites("cores_from_platform", &op), 0);
         /* a core count from the platform is what blockdim_from_size caps */
         assert_int_equal(move_sites("blockdim_from_size", &op), 3);
         move_apply("blockdim_from_size", &op, 1);
         assert_non_null(
             strstr(host_text(&op, "op_host/relu_custom.cpp"), "MIN_BYTES_PER_CORE = 16384"));
+        op_release(&op);
+}
+
+/* The rewrite of rsqrt's fixed tile: TILE_LENGTH goes and the UB size is asked. */
+static void test_tile_text(void **state)
+{
+        struct op_files op;
+        const char *text;
+
+        op_load("examples/ops/level1/rsqrt", &op);
         move_apply("tile_from_ub", &op, 0);
-        text = host_text(&op, "op_host/relu_custom.cpp");
+        text = host_text(&op, "op_host/rsqrt_custom.cpp");
+        assert_non_null(text);
         assert_null(strstr(text, "constexpr uint32_t TILE_LENGTH"));
         assert_null(strstr(text, "set_tileLength(TILE_LENGTH)"));
         assert_non_null(strstr(text, "CoreMemType::UB"));
-        /* relu's kernel: two queues of depth BUFFER_NUM = 2 */
-        assert_non_null(strstr(text, "ubBytes / 4 / 512 * 512 / 4"));
+        /* rsqrt's kernel: two queues of depth BUFFER_NUM = 2 and two float scratch TBufs */
+        assert_non_null(strstr(text, "ubBytes / 6 / 512 * 512 / 4"));
+        assert_int_equal(move_sites("tile_from_ub", &op), 0);
         op_release(&op);
 }
 
@@ -211,10 +225,8 @@ struct sim_case {
 
 static const struct sim_case sim_cases[] = {
         { "examples/ops/level1/relu", { "cores_from_platform" }, { 0 } },
-        { "examples/ops/level1/relu", { "tile_from_ub" }, { 0 } },
-        { "examples/ops/level1/relu",
-          { "cores_from_platform", "blockdim_from_size", "tile_from_ub" },
-          { 0, 2, 1 } },
+        { "examples/ops/level1/relu", { "cores_from_platform", "blockdim_from_size" }, { 0, 2 } },
+        { "examples/ops/level1/rsqrt", { "tile_from_ub" }, { 0 } },
         { "examples/ops/level1/rsqrt", { "cores_from_platform", "tile_from_ub" }, { 0, 0 } },
         { "examples/ops/level1/silu", { "blockdim_from_size", "tile_from_ub" }, { 0, 2 } },
         { "examples/ops/level1/exp", { "tile_from_ub" }, { 1 } },
@@ -351,18 +363,18 @@ static char *trajectory_text(const json_t *record)
 static void test_episode(void **state)
 {
         struct episode_options o = {
-                .id = "relu", .seed = 1, .budget = 16, .strategy = EPISODE_STAGE1
+                .id = "rsqrt", .seed = 1, .budget = 16, .strategy = EPISODE_STAGE1
         };
         struct arm a, b;
-        char relu[512], *first, *again;
+        char rsqrt[512], *first, *again;
         const json_t *row;
         const char *best_moves;
         size_t i, moves = 0, move_genes = 0;
 
-        snprintf(relu, sizeof(relu), "%s/examples/ops/level1/relu", source_dir());
+        snprintf(rsqrt, sizeof(rsqrt), "%s/examples/ops/level1/rsqrt", source_dir());
         arm_open(&a, "a");
-        assert_string_equal(run(&a, relu, &o), "done");
-        /* every move that applies to relu on disk is a gene of the search */
+        assert_string_equal(run(&a, rsqrt, &o), "done");
+        /* every move that applies to rsqrt on disk is a gene of the search */
         json_array_foreach(json_object_get(a.record, "genes"), i, row)
         {
                 const char *name = json_string_value(json_object_get(row, "name"));
@@ -385,7 +397,7 @@ static void test_episode(void **state)
         }
         best_moves = json_string_value(json_object_get(json_object_get(a.record, "best"), "moves"));
         print_message(
-            "# relu, Stage I, budget 16: %zu move genes, %zu candidates with moves, %.2f us -> "
+            "# rsqrt, Stage I, budget 16: %zu move genes, %zu candidates with moves, %.2f us -> "
             "%.2f us (best by %s, moves %s)\n",
             move_genes, moves,
             json_number_value(json_object_get(json_object_get(a.record, "baseline"), "latency_us")),
@@ -397,10 +409,10 @@ static void test_episode(void **state)
 
         /* the same seed in a fresh store: the same trajectory */
         arm_open(&b, "b");
-        o.id = "relu-b";
+        o.id = "rsqrt-b";
         b.stop_at = 7; /* and stopped halfway, as a daemon shutdown would */
-        assert_string_equal(run(&b, relu, &o), "stopped");
-        assert_string_equal(run(&b, relu, &o), "done");
+        assert_string_equal(run(&b, rsqrt, &o), "stopped");
+        assert_string_equal(run(&b, rsqrt, &o), "done");
         assert_int_equal(json_integer_value(json_object_get(b.record, "resumed")), 1);
         assert_int_equal(json_integer_value(json_object_get(b.record, "evaluations")),
                          json_integer_value(json_object_get(a.record, "evaluations")));
@@ -418,8 +430,8 @@ static void test_episode(void **state)
         {
                 json_t *before = json_incref(json_object_get(a.record, "trajectory"));
                 const json_t *r2;
-                o.id = "relu-again";
-                assert_string_equal(run(&a, relu, &o), "done");
+                o.id = "rsqrt-again";
+                assert_string_equal(run(&a, rsqrt, &o), "done");
                 json_array_foreach(before, i, row)
                 {
                         r2 = json_array_get(json_object_get(a.record, "trajectory"), i);
@@ -442,6 +454,7 @@ int main(void)
                 cmocka_unit_test(test_detect),
                 cmocka_unit_test(test_apply_once_everywhere),
                 cmocka_unit_test(test_relu_text),
+                cmocka_unit_test(test_tile_text),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
                 cmocka_unit_test_setup_teardown(test_episode, sim_setup, sim_teardown),
         };

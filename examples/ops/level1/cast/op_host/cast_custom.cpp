@@ -3,13 +3,19 @@
 // Host side of CastCustom: y = (float16) x for float32 x, rounding to
 // nearest even.  Each core converts floor(total / cores) elements, rounded
 // down to 16 so both sides stay 32-byte aligned; the last core also takes
-// the remainder.  Tiles are TILE_LENGTH elements.
+// the remainder.  As in the add_custom sample, the tile length follows from
+// TILE_NUM and BUFFER_NUM: ceil(blockLength / (TILE_NUM * BUFFER_NUM)),
+// rounded up to ALIGN_ELEMS and never below it, and the kernel gives each
+// of its queues BUFFER_NUM buffers (tiling field bufferNum).
 #include "cast_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 512;
+// each core's share is cut into TILE_NUM * BUFFER_NUM tiles
+constexpr uint32_t TILE_NUM = 700;
+// buffers per queue (1: single buffering, 2: double buffering)
+constexpr uint32_t BUFFER_NUM = 1;
 constexpr uint32_t ALIGN_ELEMS = 16;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -28,7 +34,12 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 		return ge::GRAPH_FAILED;
 	tiling->blockLength = blockLength;
 	tiling->lastBlockLength = totalLength - blockLength * (coreNum - 1);
-	tiling->tileLength = TILE_LENGTH;
+	uint32_t tileLength = (blockLength + TILE_NUM * BUFFER_NUM - 1) / (TILE_NUM * BUFFER_NUM);
+	tileLength = (tileLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	if (tileLength < ALIGN_ELEMS)
+		tileLength = ALIGN_ELEMS;
+	tiling->tileLength = tileLength;
+	tiling->bufferNum = BUFFER_NUM;
 	context->SetBlockDim(coreNum);
 	context->SetTilingKey(0);
 	size_t *workspace = context->GetWorkspaceSizes(1);

@@ -11,6 +11,7 @@ struct CastCustomTilingData {
 	uint32_t blockLength;     /* elements of every core but the last */
 	uint32_t lastBlockLength; /* elements of the last core: its share plus the remainder */
 	uint32_t tileLength;      /* elements per UB tile */
+	uint32_t bufferNum;       /* buffers per TQue queue */
 };
 
 #endif

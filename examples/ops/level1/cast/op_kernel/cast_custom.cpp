@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 //
 // Kernel of CastCustom: float32 -> float16, round to nearest even.
-// Single-buffered queues and small tiles; the last core's odd-sized share
-// ends with a DataCopyPad tile.
+// Tiles of tiling.tileLength elements through queues of tiling.bufferNum
+// buffers each (the host's BUFFER_NUM; 1 in the baseline, so single
+// buffered); the last core's odd-sized share ends with a DataCopyPad tile.
 #include "kernel_operator.h"
 #include "cast_custom_tiling.h"
 
 using namespace AscendC;
 
+// depth of the TQue templates only; InitBuffer takes tiling.bufferNum
 constexpr int32_t BUFFER_NUM = 1;
 
 class KernelCast {
@@ -20,8 +22,8 @@ public:
 		this->tileLength = tiling.tileLength;
 		xGm.SetGlobalBuffer((__gm__ float *)x + tiling.blockLength * idx, this->length);
 		yGm.SetGlobalBuffer((__gm__ half *)y + tiling.blockLength * idx, this->length);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, this->tileLength * sizeof(float));
-		pipe.InitBuffer(outQueueY, BUFFER_NUM, this->tileLength * sizeof(half));
+		pipe.InitBuffer(inQueueX, tiling.bufferNum, this->tileLength * sizeof(float));
+		pipe.InitBuffer(outQueueY, tiling.bufferNum, this->tileLength * sizeof(half));
 	}
 
 	__aicore__ inline void Process()

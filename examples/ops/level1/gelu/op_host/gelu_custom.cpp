@@ -4,13 +4,17 @@
 //   y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
 // for float16 x (computed in float32 inside the kernel).
 // Each core gets ceil(total / cores) elements rounded up to a 32-byte
-// block; tiles are TILE_LENGTH elements.
+// block.  As in the add_custom tutorial, a core's share is cut into
+// TILE_NUM * BUFFER_NUM tiles: tileLength = ceil(blockLength / (TILE_NUM *
+// BUFFER_NUM)) rounded up to a 32-byte block (never less than one block),
+// and the kernel gives each TQue BUFFER_NUM buffers (tiling field bufferNum).
 #include "gelu_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 2048;
+constexpr uint32_t TILE_NUM = 86;   // tiles per core per queue buffer
+constexpr uint32_t BUFFER_NUM = 1;  // buffers per TQue (1 = single buffering)
 constexpr uint32_t ALIGN_ELEMS = 16;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -22,11 +26,17 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 		return ge::GRAPH_FAILED;
 	uint32_t blockLength = (totalLength + coreNum - 1) / coreNum;
 	blockLength = (blockLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	uint32_t tileCount = TILE_NUM * BUFFER_NUM;
+	uint32_t tileLength = (blockLength + tileCount - 1) / tileCount;
+	tileLength = (tileLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	if (tileLength < ALIGN_ELEMS)
+		tileLength = ALIGN_ELEMS;
 
 	GeluCustomTilingData tiling;
 	tiling.set_totalLength(totalLength);
 	tiling.set_blockLength(blockLength);
-	tiling.set_tileLength(TILE_LENGTH);
+	tiling.set_tileLength(tileLength);
+	tiling.set_bufferNum(BUFFER_NUM);
 	context->SetBlockDim((totalLength + blockLength - 1) / blockLength);
 	context->SetTilingKey(0);
 	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());

@@ -4,8 +4,9 @@
 // the kernel computes, in float32,
 //   y = x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3)))
 // as a chain of basic vector instructions, one PIPE_V barrier after each,
-// with two float scratch buffers.  Queues are single-buffered and every copy
-// goes through DataCopyPad.
+// with two float scratch buffers.  The tile length and the number of buffers
+// per queue come from the tiling (the host's TILE_NUM and BUFFER_NUM; one
+// buffer by default), and every copy goes through DataCopyPad.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -17,15 +18,16 @@ constexpr float NEG_TWO_SQRT_2_OVER_PI = -1.5957691216057308f;
 class KernelGelu {
 public:
 	__aicore__ inline KernelGelu() {}
-	__aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t blockLength, uint32_t tileLength)
+	__aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t blockLength, uint32_t tileLength,
+				    uint32_t bufferNum)
 	{
 		uint32_t start = blockLength * GetBlockIdx();
 		this->length = totalLength - start < blockLength ? totalLength - start : blockLength;
 		this->tileLength = tileLength;
 		xGm.SetGlobalBuffer((__gm__ half *)x + start, this->length);
 		yGm.SetGlobalBuffer((__gm__ half *)y + start, this->length);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));
-		pipe.InitBuffer(outQueueY, BUFFER_NUM, tileLength * sizeof(half));
+		pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));
+		pipe.InitBuffer(outQueueY, bufferNum, tileLength * sizeof(half));
 		pipe.InitBuffer(xFloatBuf, tileLength * sizeof(float));
 		pipe.InitBuffer(tmpBuf, tileLength * sizeof(float));
 	}
@@ -102,6 +104,7 @@ extern "C" __global__ __aicore__ void gelu_custom(GM_ADDR x, GM_ADDR y, GM_ADDR 
 {
 	GET_TILING_DATA(tilingData, tiling);
 	KernelGelu op;
-	op.Init(x, y, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength);
+	op.Init(x, y, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength,
+		tilingData.bufferNum);
 	op.Process();
 }

@@ -4,13 +4,18 @@
 // otherwise (attribute negative_slope, default 0.01).  The whole 32-byte
 // blocks are split over the cores for the vector path; the few elements
 // past the last whole block are left to a scalar loop on the last core.
+// As in the add_custom tutorial, a core's share is cut into TILE_NUM *
+// BUFFER_NUM tiles: tileLength = ceil(blockLength / (TILE_NUM * BUFFER_NUM))
+// rounded up to a 32-byte block (never less than one block), and the kernel
+// gives each TQue BUFFER_NUM buffers (tiling field bufferNum).
 #include "leaky_relu_custom_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 4096;
+constexpr uint32_t TILE_NUM = 42;   // tiles per core per queue buffer
+constexpr uint32_t BUFFER_NUM = 1;  // buffers per TQue (1 = single buffering)
 constexpr uint32_t BLOCK_BYTES = 32;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -29,6 +34,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint32_t blockLength = (alignedLength + coreNum - 1) / coreNum;
 	blockLength = (blockLength + alignElems - 1) / alignElems * alignElems;
 	uint32_t blockDim = blockLength == 0 ? 1 : (alignedLength + blockLength - 1) / blockLength;
+	uint32_t tileCount = TILE_NUM * BUFFER_NUM;
+	uint32_t tileLength = (blockLength + tileCount - 1) / tileCount;
+	tileLength = (tileLength + alignElems - 1) / alignElems * alignElems;
+	if (tileLength < alignElems)
+		tileLength = alignElems;
 
 	LeakyReluCustomTilingData *tiling = context->GetTilingData<LeakyReluCustomTilingData>();
 	if (tiling == nullptr)
@@ -36,7 +46,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	tiling->totalLength = totalLength;
 	tiling->alignedLength = alignedLength;
 	tiling->blockLength = blockLength;
-	tiling->tileLength = TILE_LENGTH;
+	tiling->tileLength = tileLength;
+	tiling->bufferNum = BUFFER_NUM;
 	tiling->negativeSlope = *slope;
 	context->SetBlockDim(blockDim);
 	context->SetTilingKey(0);

@@ -12,6 +12,7 @@ struct LeakyReluCustomTilingData {
 	uint32_t alignedLength; /* the leading whole 32-byte blocks, done by the vector path */
 	uint32_t blockLength;   /* elements of the aligned part per core */
 	uint32_t tileLength;    /* elements per UB tile */
+	uint32_t bufferNum;     /* buffers per TQue, the host's BUFFER_NUM */
 	float negativeSlope;
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 //
 // Kernel of LeakyReluCustom: y = x >= 0 ? x : negative_slope * x.
-// Whole 32-byte blocks go through single-buffered queues and DataCopy; the
-// elements past the last whole block (fewer than one block) are computed by
-// the last core one at a time with scalar GetValue/SetValue on GM.
+// Whole 32-byte blocks go through the queues and DataCopy, in tiles of the
+// tiling's tileLength with the tiling's bufferNum buffers per queue (the
+// host's TILE_NUM and BUFFER_NUM; one buffer by default); the elements past
+// the last whole block (fewer than one block) are computed by the last core
+// one at a time with scalar GetValue/SetValue on GM.
 #include "kernel_operator.h"
 #include "leaky_relu_custom_tiling.h"
 
@@ -30,8 +32,8 @@ public:
 		yGm.SetGlobalBuffer((__gm__ T *)y + start, this->length);
 		xAll.SetGlobalBuffer((__gm__ T *)x, tiling.totalLength);
 		yAll.SetGlobalBuffer((__gm__ T *)y, tiling.totalLength);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, this->tileLength * sizeof(T));
-		pipe.InitBuffer(outQueueY, BUFFER_NUM, this->tileLength * sizeof(T));
+		pipe.InitBuffer(inQueueX, tiling.bufferNum, this->tileLength * sizeof(T));
+		pipe.InitBuffer(outQueueY, tiling.bufferNum, this->tileLength * sizeof(T));
 	}
 
 	__aicore__ inline void Process()

@@ -2,8 +2,9 @@
 //
 // Host side of ReluCustom: y = max(x, 0), float32 or float16.
 // The operator was written for a fixed launch of BLOCK_DIM cores; each core
-// takes an equal, 32-byte-rounded share and walks it in tiles of TILE_LENGTH
-// elements.
+// takes an equal, 32-byte-rounded share and walks it in TILE_NUM tiles, as in
+// the tutorial sample, so the tile length follows from both constants: more
+// cores without fewer tiles means smaller tiles.
 #include "relu_custom_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
@@ -11,7 +12,7 @@
 
 namespace optiling {
 constexpr uint32_t BLOCK_DIM = 8;
-constexpr uint32_t TILE_LENGTH = 8192;
+constexpr uint32_t TILE_NUM = 256; /* tiles per core: 8192 elements each on 4096x4096 */
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
@@ -24,11 +25,13 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint32_t blockLength = (totalLength + BLOCK_DIM - 1) / BLOCK_DIM;
 	blockLength = (blockLength + alignElems - 1) / alignElems * alignElems;
 	uint32_t blockDim = (totalLength + blockLength - 1) / blockLength;
+	uint32_t tileLength = (blockLength + TILE_NUM - 1) / TILE_NUM;
+	tileLength = (tileLength + alignElems - 1) / alignElems * alignElems;
 
 	ReluCustomTilingData tiling;
 	tiling.set_totalLength(totalLength);
 	tiling.set_blockLength(blockLength);
-	tiling.set_tileLength(TILE_LENGTH);
+	tiling.set_tileLength(tileLength);
 	context->SetBlockDim(blockDim);
 	context->SetTilingKey(0);
 	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());

@@ -3,13 +3,22 @@
 // Host side of isamax, the BLAS-style index search: y = the (0-based) index
 // of the first element of x with the largest absolute value.  Each core
 // searches its chunk and publishes (value, index) in the user workspace;
-// after a SyncAll core 0 picks the winner.
+// after a SyncAll core 0 picks the winner.  As in the add_custom sample, the
+// tile length follows from TILE_NUM: ceil(blockLength / TILE_NUM), rounded
+// up to ALIGN_ELEMS and never below it.  There is no BUFFER_NUM: the kernel
+// dequeues each tile right after enqueuing it and reads every tile's
+// ReduceMax result on the scalar unit, so a second buffer has nothing to
+// overlap.
 #include "isamax_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-const uint32_t TILE_LENGTH = 1024;
+// each core's chunk is cut into TILE_NUM tiles
+const uint32_t TILE_NUM = 88;
+// tiles are whole 64-float repeats (256 bytes) so that only a core's last
+// tile runs the scalar tail loop
+const uint32_t ALIGN_ELEMS = 64;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
@@ -23,7 +32,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	IsamaxTilingData tiling;
 	tiling.set_totalLength((uint32_t)total);
 	tiling.set_blockLength((uint32_t)blockLength);
-	tiling.set_tileLength(TILE_LENGTH);
+	uint64_t tileLength = (blockLength + TILE_NUM - 1) / TILE_NUM;
+	tileLength = (tileLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	if (tileLength < ALIGN_ELEMS)
+		tileLength = ALIGN_ELEMS;
+	tiling.set_tileLength((uint32_t)tileLength);
 	context->SetBlockDim(blockDim);
 	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
 	context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

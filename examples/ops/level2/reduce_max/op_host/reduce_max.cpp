@@ -2,14 +2,15 @@
 //
 // Host side of reduce_max: y[r] = max over c of x[r, c] for a half matrix.
 // Rows go to a fixed number of cores in equal chunks (the last core takes
-// the remainder) and move in tiles of a few rows.
+// the remainder), and each core walks its chunk in TILE_NUM tiles of a few
+// rows, so the tile follows from both constants.
 #include "reduce_max_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
 const uint32_t CORE_NUM = 32;
-const uint32_t TILE_BYTES = 8192;
+const uint32_t TILE_NUM = 64; /* tiles per core: 4 rows (8 KB) each on 8192x1024 */
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
@@ -25,13 +26,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint64_t ubSize = 0;
 	platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
 	uint64_t colsAligned = (cols + 15) / 16 * 16;
-	uint64_t tileRows = TILE_BYTES / (colsAligned * 2);
-	if (tileRows == 0)
-		tileRows = 1;
+	uint64_t rowsPerCore = (rows + CORE_NUM - 1) / CORE_NUM;
+	uint64_t tileRows = (rowsPerCore + TILE_NUM - 1) / TILE_NUM;
 	if (tileRows * colsAligned * 2 + colsAligned / 8 + 4096 > ubSize)
 		return ge::GRAPH_FAILED;
 
-	uint64_t rowsPerCore = (rows + CORE_NUM - 1) / CORE_NUM;
 	uint32_t blockDim = (uint32_t)((rows + rowsPerCore - 1) / rowsPerCore);
 	ReduceMaxTilingData *t = context->GetTilingData<ReduceMaxTilingData>();
 	t->cols = (uint32_t)cols;
