@@ -2,14 +2,20 @@
 //
 // Host side of ReciprocalCustom: y = 1 / x for float16 x (divided in
 // float32 inside the kernel).  Every vector core takes an equal,
-// 32-byte-rounded share (the last core what is left), walked in tiles of
-// TILE_LENGTH elements.
+// 32-byte-rounded share (the last core what is left).  As in the add_custom
+// sample, a core's share is cut into TILE_NUM * BUFFER_NUM tiles:
+// tileLength = ceil(blockLength / (TILE_NUM * BUFFER_NUM)) rounded up to a
+// 32-byte block (never less than one block), and the kernel gives each of
+// its queues BUFFER_NUM buffers (tiling field bufferNum).
 #include "reciprocal_custom_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 2048;
+// each core's share is cut into TILE_NUM * BUFFER_NUM tiles
+constexpr uint32_t TILE_NUM = 86;
+// buffers per queue (1: single buffering, 2: double buffering)
+constexpr uint32_t BUFFER_NUM = 1;
 constexpr uint32_t ALIGN_ELEMS = 16;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -21,11 +27,17 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 		return ge::GRAPH_FAILED;
 	uint32_t blockLength = (totalLength + coreNum - 1) / coreNum;
 	blockLength = (blockLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	uint32_t tileCount = TILE_NUM * BUFFER_NUM;
+	uint32_t tileLength = (blockLength + tileCount - 1) / tileCount;
+	tileLength = (tileLength + ALIGN_ELEMS - 1) / ALIGN_ELEMS * ALIGN_ELEMS;
+	if (tileLength < ALIGN_ELEMS)
+		tileLength = ALIGN_ELEMS;
 
 	ReciprocalCustomTilingData tiling;
 	tiling.set_totalLength(totalLength);
 	tiling.set_blockLength(blockLength);
-	tiling.set_tileLength(TILE_LENGTH);
+	tiling.set_tileLength(tileLength);
+	tiling.set_bufferNum(BUFFER_NUM);
 	context->SetBlockDim((totalLength + blockLength - 1) / blockLength);
 	context->SetTilingKey(0);
 	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());

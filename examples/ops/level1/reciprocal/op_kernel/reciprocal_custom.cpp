@@ -3,8 +3,10 @@
 // Kernel of ReciprocalCustom: y = 1 / x.  The half input is widened to
 // float, divided into a tensor of ones and narrowed back, so the quotient
 // is rounded once more than in float (the Reciprocal instruction is only
-// an approximation).  The ones are refilled with Duplicate every tile;
-// single-buffered queues, 4 KB tiles, DataCopyPad for every copy.
+// an approximation).  The ones are refilled with Duplicate every tile.
+// The tile length and the number of buffers per queue come from the tiling
+// (the host's TILE_NUM and BUFFER_NUM; one buffer and 4 KB tiles on the
+// bench case by default), and every copy goes through DataCopyPad.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -14,15 +16,16 @@ constexpr int32_t BUFFER_NUM = 1;
 class KernelReciprocal {
 public:
 	__aicore__ inline KernelReciprocal() {}
-	__aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t blockLength, uint32_t tileLength)
+	__aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t blockLength, uint32_t tileLength,
+				    uint32_t bufferNum)
 	{
 		uint32_t start = blockLength * GetBlockIdx();
 		this->length = totalLength - start < blockLength ? totalLength - start : blockLength;
 		this->tileLength = tileLength;
 		xGm.SetGlobalBuffer((__gm__ half *)x + start, this->length);
 		yGm.SetGlobalBuffer((__gm__ half *)y + start, this->length);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));
-		pipe.InitBuffer(outQueueY, BUFFER_NUM, tileLength * sizeof(half));
+		pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));
+		pipe.InitBuffer(outQueueY, bufferNum, tileLength * sizeof(half));
 		pipe.InitBuffer(floatBuf, tileLength * sizeof(float));
 		pipe.InitBuffer(onesBuf, tileLength * sizeof(float));
 	}
@@ -84,6 +87,7 @@ extern "C" __global__ __aicore__ void reciprocal_custom(GM_ADDR x, GM_ADDR y, GM
 {
 	GET_TILING_DATA(tilingData, tiling);
 	KernelReciprocal op;
-	op.Init(x, y, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength);
+	op.Init(x, y, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength,
+		tilingData.bufferNum);
 	op.Process();
 }

@@ -2,16 +2,25 @@
 //
 // Host side of bias_add: y[n, c] = x[n, c] + bias[c], the [C] bias broadcast
 // over the rows of an [N, C] matrix.  Every core gets ceil(N / cores) rows
-// (the last core the remainder), moved in tiles of whole rows.  The kernel
-// is a template over the element type (bias_add<half>, bias_add<float>).
+// (the last core the remainder), moved in tiles of whole rows.  As in the
+// add_custom sample, the tile follows from TILE_NUM and BUFFER_NUM: a core's
+// rows are cut into TILE_NUM * BUFFER_NUM tiles, tileRows =
+// ceil(rowsPerCore / (TILE_NUM * BUFFER_NUM)) (at least one row, at most
+// 4095, the multi-row DataCopyPad's limit), and the kernel gives both of its
+// queues BUFFER_NUM buffers (tiling field bufferNum).  Each row is padded to
+// a 32-byte block in UB, so a tile of whole rows is always aligned.  The
+// kernel is a template over the element type (bias_add<half>,
+// bias_add<float>).
 #include "bias_add_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
+// each core's rows are cut into TILE_NUM * BUFFER_NUM tiles
+const uint32_t TILE_NUM = 12;
+// buffers per queue (2: double buffering)
 const uint32_t BUFFER_NUM = 2;
-const uint32_t TILE_BYTES = 16384;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
@@ -34,7 +43,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint64_t perBlock = 32 / typeLength;
 	uint64_t colsAligned = (cols + perBlock - 1) / perBlock * perBlock;
 	uint64_t rowBytes = colsAligned * typeLength;
-	uint64_t tileRows = TILE_BYTES / rowBytes;
+	uint64_t rowsPerCore = (rows + coreNum - 1) / coreNum;
+	uint32_t blockDim = (uint32_t)((rows + rowsPerCore - 1) / rowsPerCore);
+	uint64_t tileCount = (uint64_t)TILE_NUM * BUFFER_NUM;
+	uint64_t tileRows = tileCount ? (rowsPerCore + tileCount - 1) / tileCount : rowsPerCore;
 	if (tileRows == 0)
 		tileRows = 1;
 	if (tileRows > 4095)
@@ -42,14 +54,13 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	if (2 * BUFFER_NUM * tileRows * rowBytes + rowBytes > ubSize)
 		return ge::GRAPH_FAILED;
 
-	uint64_t rowsPerCore = (rows + coreNum - 1) / coreNum;
-	uint32_t blockDim = (uint32_t)((rows + rowsPerCore - 1) / rowsPerCore);
 	BiasAddTilingData tiling;
 	tiling.set_cols((uint32_t)cols);
 	tiling.set_colsAligned((uint32_t)colsAligned);
 	tiling.set_rowsPerCore((uint32_t)rowsPerCore);
 	tiling.set_tailCoreRows((uint32_t)(rows - rowsPerCore * (blockDim - 1)));
 	tiling.set_tileRows((uint32_t)tileRows);
+	tiling.set_bufferNum(BUFFER_NUM);
 	context->SetBlockDim(blockDim);
 	tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
 	context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

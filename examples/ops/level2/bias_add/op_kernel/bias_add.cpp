@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 //
 // Kernel of bias_add, a template over the element type.  The bias stays in
-// UB; each core moves its rows in tiles with multi-row DataCopyPad through
-// double-buffered queues and adds the bias row by row.
+// UB; each core moves its rows in tiles of tiling.tileRows rows with
+// multi-row DataCopyPad through queues of tiling.bufferNum buffers each (the
+// host's BUFFER_NUM; 2 in the baseline, so double buffered) and adds the
+// bias row by row.
 #include "kernel_operator.h"
 
 using namespace AscendC;
 
+// depth of the TQue templates only; InitBuffer takes tiling.bufferNum
 constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T> class KernelBiasAdd {
@@ -23,8 +26,8 @@ public:
 		xGm.SetGlobalBuffer((__gm__ T *)x + start, (uint64_t)rowNum * cols);
 		yGm.SetGlobalBuffer((__gm__ T *)y + start, (uint64_t)rowNum * cols);
 		biasGm.SetGlobalBuffer((__gm__ T *)bias, cols);
-		pipe.InitBuffer(inQueue, BUFFER_NUM, tileRows * colsAligned * sizeof(T));
-		pipe.InitBuffer(outQueue, BUFFER_NUM, tileRows * colsAligned * sizeof(T));
+		pipe.InitBuffer(inQueue, t.bufferNum, tileRows * colsAligned * sizeof(T));
+		pipe.InitBuffer(outQueue, t.bufferNum, tileRows * colsAligned * sizeof(T));
 		pipe.InitBuffer(biasBuf, colsAligned * sizeof(T));
 	}
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
 // Kernel of foreach_add_list: core i finds tensor i of the three lists
-// through ListTensorDesc and walks it in tiles: DataCopyPad x and y in,
-// Muls y by alpha, Add x, DataCopyPad z out, one buffer per queue.
+// through ListTensorDesc and walks it in tiles of tiling.tileLength
+// elements: DataCopyPad x and y in, Muls y by alpha, Add x, DataCopyPad z
+// out, through queues of tiling.bufferNum buffers each (the host's
+// BUFFER_NUM; 1 in the baseline, so single buffered).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -20,9 +22,9 @@ public:
 		xGm.SetGlobalBuffer(xList.GetDataPtr<float>(idx), length);
 		yGm.SetGlobalBuffer(yList.GetDataPtr<float>(idx), length);
 		zGm.SetGlobalBuffer(zList.GetDataPtr<float>(idx), length);
-		pipe.InitBuffer(xQueue, 1, tileLength * sizeof(float));
-		pipe.InitBuffer(yQueue, 1, tileLength * sizeof(float));
-		pipe.InitBuffer(zQueue, 1, tileLength * sizeof(float));
+		pipe.InitBuffer(xQueue, t.bufferNum, tileLength * sizeof(float));
+		pipe.InitBuffer(yQueue, t.bufferNum, tileLength * sizeof(float));
+		pipe.InitBuffer(zQueue, t.bufferNum, tileLength * sizeof(float));
 		pipe.InitBuffer(tmpBuf, tileLength * sizeof(float));
 	}
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // Tiling data of sum_squares: elements in all, per core (a whole number of
-// 32-byte blocks; the last core takes the remainder) and per UB tile.
+// 32-byte blocks; the last core takes the remainder) and per UB tile
+// (whole 64-float repeats, from the host's TILE_NUM).
 #ifndef SUM_SQUARES_TILING_H
 #define SUM_SQUARES_TILING_H
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
-// Kernel of sum_squares: each core walks its chunk in tiles through one
-// buffer, squares a tile, ReduceSums it and adds the result to a scalar
-// accumulator.  The partial goes to the user workspace; after SyncAll core
-// 0 reads every partial back, adds them up and writes y.
+// Kernel of sum_squares: each core walks its chunk in tiles of the
+// tiling's tileLength (the host's TILE_NUM) through one buffer, squares a
+// tile, ReduceSums it and adds the result to a scalar accumulator.  The
+// partial goes to the user workspace; after SyncAll core 0 reads every
+// partial back, adds them up and writes y.
 #include "kernel_operator.h"
 
 using namespace AscendC;
