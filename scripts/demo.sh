@@ -74,9 +74,11 @@ for _ in $(seq 600); do
 done
 cli status
 
-say "4. the developer commits a change to ops/relu (a smaller tile)"
-sed -i 's/constexpr uint32_t TILE_LENGTH = 8192;/constexpr uint32_t TILE_LENGTH = 2048;/' \
+say "4. the developer commits a change to ops/relu (four times as many, smaller tiles)"
+sed -i 's/constexpr uint32_t TILE_NUM = 256;/constexpr uint32_t TILE_NUM = 1024;/' \
 	"$repo/ops/relu/op_host/relu_custom.cpp"
+grep -q 'TILE_NUM = 1024;' "$repo/ops/relu/op_host/relu_custom.cpp" ||
+	{ echo "demo: ops/relu no longer has TILE_NUM = 256; update scripts/demo.sh" >&2; exit 1; }
 git -C "$repo" commit -qam "relu: smaller tiles"
 git -C "$repo" log --oneline -1
 source_commit=$(git -C "$repo" rev-parse HEAD)
