@@ -139,9 +139,9 @@ static void make_broken(const char *dir)
                          "\t\tMul(zLocal, zLocal, cLocal, count);");
         k = replace_once(k, "\tTPipe pipe;", "\tTPipe pipe;\n\tTBuf<QuePosition::VECCALC> cBuf;");
         k = replace_once(k,
-                         "\t\tpipe.InitBuffer(outQueueZ, BUFFER_NUM, this->tileLength * "
+                         "\t\tpipe.InitBuffer(outQueueZ, tiling.bufferNum, this->tileLength * "
                          "sizeof(T));",
-                         "\t\tpipe.InitBuffer(outQueueZ, BUFFER_NUM, this->tileLength * "
+                         "\t\tpipe.InitBuffer(outQueueZ, tiling.bufferNum, this->tileLength * "
                          "sizeof(T));\n"
                          "\t\tpipe.InitBuffer(cBuf, this->tileLength * sizeof(T));");
         spill(path, k);

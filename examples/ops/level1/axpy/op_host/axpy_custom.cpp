@@ -2,15 +2,22 @@
 //
 // Host side of AxpyCustom: z = alpha * x + y, with the float attribute
 // alpha.  The 32-byte blocks are shared out evenly ("former" cores take one
-// block more than "tail" cores); each core walks its share in tiles of
-// TILE_LENGTH elements.
+// block more than "tail" cores).  As in the add_custom tutorial, a core's
+// share is cut into TILE_NUM * BUFFER_NUM tiles: tileLength =
+// ceil(share / (TILE_NUM * BUFFER_NUM)) rounded up to a 32-byte block (never
+// less than one block), and the kernel gives each TQue BUFFER_NUM buffers
+// (tiling field bufferNum).  All cores use the same tile, so the share is
+// the larger one (formerLength when there are former cores): the busiest
+// core, which sets the time, then walks at most TILE_NUM * BUFFER_NUM tiles,
+// where the tail share could give it one tile more.
 #include "axpy_custom_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 1024;
+constexpr uint32_t TILE_NUM = 342;  // tiles per core per queue buffer
+constexpr uint32_t BUFFER_NUM = 1;  // buffers per TQue (1 = single buffering)
 constexpr uint32_t BLOCK_BYTES = 32;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -31,13 +38,20 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint32_t formerNum = totalBlocks % coreNum;
 	uint32_t tailLength = totalBlocks / coreNum * alignElems;
 	uint32_t formerLength = tailLength + alignElems;
+	uint32_t share = formerNum > 0 ? formerLength : tailLength;
+	uint32_t tileCount = TILE_NUM * BUFFER_NUM;
+	uint32_t tileLength = (share + tileCount - 1) / tileCount;
+	tileLength = (tileLength + alignElems - 1) / alignElems * alignElems;
+	if (tileLength < alignElems)
+		tileLength = alignElems;
 
 	AxpyCustomTilingData tiling;
 	tiling.set_totalLength(totalLength);
 	tiling.set_formerNum(formerNum);
 	tiling.set_formerLength(formerLength);
 	tiling.set_tailLength(tailLength);
-	tiling.set_tileLength(TILE_LENGTH);
+	tiling.set_tileLength(tileLength);
+	tiling.set_bufferNum(BUFFER_NUM);
 	tiling.set_alpha(*alpha);
 	context->SetBlockDim(coreNum);
 	context->SetTilingKey(0);

@@ -12,7 +12,8 @@ TILING_DATA_FIELD_DEF(uint32_t, totalLength);
 TILING_DATA_FIELD_DEF(uint32_t, formerNum);    /* cores that take formerLength elements */
 TILING_DATA_FIELD_DEF(uint32_t, formerLength);
 TILING_DATA_FIELD_DEF(uint32_t, tailLength);   /* elements of the other cores */
-TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);   /* elements per UB tile */
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);    /* buffers per TQue, the host's BUFFER_NUM */
 TILING_DATA_FIELD_DEF(float, alpha);
 END_TILING_DATA_DEF;
 

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: MIT
 //
-// Kernel of AxpyCustom: z = alpha * x + y.  Single-buffered queues and a
-// scratch buffer: alpha * x is formed with Muls in the scratch buffer, then
-// added to y with Add (two passes over UB and a PIPE_V barrier between).
+// Kernel of AxpyCustom: z = alpha * x + y.  Queues of tiling.bufferNum
+// buffers each (the host's BUFFER_NUM; 1 by default, so single-buffered),
+// tiles of tiling.tileLength elements and a scratch buffer: alpha * x is
+// formed with Muls in the scratch buffer, then added to y with Add (two
+// passes over UB and a PIPE_V barrier between).
 #include "kernel_operator.h"
 
 using namespace AscendC;
 
+// depth of the TQue templates only; InitBuffer takes tiling.bufferNum
 constexpr int32_t BUFFER_NUM = 1;
 
 template <typename T> class KernelAxpy {
 public:
 	__aicore__ inline KernelAxpy() {}
 	__aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t totalLength, uint32_t formerNum,
-				    uint32_t formerLength, uint32_t tailLength, uint32_t tileLength, float alpha)
+				    uint32_t formerLength, uint32_t tailLength, uint32_t tileLength, uint32_t bufferNum,
+				    float alpha)
 	{
 		uint32_t idx = GetBlockIdx();
 		uint32_t start;
@@ -31,9 +35,9 @@ public:
 		xGm.SetGlobalBuffer((__gm__ T *)x + start, this->length);
 		yGm.SetGlobalBuffer((__gm__ T *)y + start, this->length);
 		zGm.SetGlobalBuffer((__gm__ T *)z + start, this->length);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(T));
-		pipe.InitBuffer(inQueueY, BUFFER_NUM, tileLength * sizeof(T));
-		pipe.InitBuffer(outQueueZ, BUFFER_NUM, tileLength * sizeof(T));
+		pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(T));
+		pipe.InitBuffer(inQueueY, bufferNum, tileLength * sizeof(T));
+		pipe.InitBuffer(outQueueZ, bufferNum, tileLength * sizeof(T));
 		pipe.InitBuffer(tmpBuf, tileLength * sizeof(T));
 	}
 
@@ -99,6 +103,6 @@ extern "C" __global__ __aicore__ void axpy_custom(GM_ADDR x, GM_ADDR y, GM_ADDR 
 	GET_TILING_DATA(tilingData, tiling);
 	KernelAxpy<DTYPE_X> op;
 	op.Init(x, y, z, tilingData.totalLength, tilingData.formerNum, tilingData.formerLength, tilingData.tailLength,
-		tilingData.tileLength, tilingData.alpha);
+		tilingData.tileLength, tilingData.bufferNum, tilingData.alpha);
 	op.Process();
 }

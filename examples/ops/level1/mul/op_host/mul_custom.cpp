@@ -2,15 +2,19 @@
 //
 // Host side of MulCustom: z = x * y, elementwise, float16 or float32.
 // Each core gets ceil(total / cores) elements rounded up to a 32-byte block,
-// so the last active core takes the short remainder; every core walks its
-// range in fixed tiles of TILE_LENGTH elements.
+// so the last active core takes the short remainder.  As in the add_custom
+// tutorial, a core's share is cut into TILE_NUM * BUFFER_NUM tiles:
+// tileLength = ceil(blockLength / (TILE_NUM * BUFFER_NUM)) rounded up to a
+// 32-byte block (never less than one block), and the kernel gives each TQue
+// BUFFER_NUM buffers (tiling field bufferNum).
 #include "mul_custom_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
-constexpr uint32_t TILE_LENGTH = 4096;
+constexpr uint32_t TILE_NUM = 42;   // tiles per core per queue buffer
+constexpr uint32_t BUFFER_NUM = 2;  // buffers per TQue (2 = double buffering)
 constexpr uint32_t BLOCK_BYTES = 32;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
@@ -27,13 +31,19 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint32_t blockLength = (totalLength + coreNum - 1) / coreNum;
 	blockLength = (blockLength + alignElems - 1) / alignElems * alignElems;
 	uint32_t blockDim = (totalLength + blockLength - 1) / blockLength;
+	uint32_t tileCount = TILE_NUM * BUFFER_NUM;
+	uint32_t tileLength = (blockLength + tileCount - 1) / tileCount;
+	tileLength = (tileLength + alignElems - 1) / alignElems * alignElems;
+	if (tileLength < alignElems)
+		tileLength = alignElems;
 
 	MulCustomTilingData *tiling = context->GetTilingData<MulCustomTilingData>();
 	if (tiling == nullptr)
 		return ge::GRAPH_FAILED;
 	tiling->totalLength = totalLength;
 	tiling->blockLength = blockLength;
-	tiling->tileLength = TILE_LENGTH;
+	tiling->tileLength = tileLength;
+	tiling->bufferNum = BUFFER_NUM;
 
 	context->SetBlockDim(blockDim);
 	context->SetTilingKey(0);

@@ -11,6 +11,7 @@ struct MulCustomTilingData {
 	uint32_t totalLength; /* elements in all */
 	uint32_t blockLength; /* elements per core; the last core takes what is left */
 	uint32_t tileLength;  /* elements per UB tile */
+	uint32_t bufferNum;   /* buffers per TQue, the host's BUFFER_NUM */
 };
 
 #endif

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 //
-// Kernel of MulCustom: z = x * y.  Queues are declared double-buffered, but
-// a full PipeBarrier<PIPE_ALL> after the copy-in and after the compute of
-// every tile (added to be safe while the kernel was brought up) drains all
-// pipes each time, so no two stages ever overlap.
+// Kernel of MulCustom: z = x * y.  The tile length and the number of
+// buffers per queue come from the tiling (the host's TILE_NUM and
+// BUFFER_NUM; two buffers by default), so the queues are double-buffered,
+// but a full PipeBarrier<PIPE_ALL> after the copy-in and after the compute
+// of every tile (added to be safe while the kernel was brought up) drains
+// all pipes each time, so no two stages ever overlap.
 #include "kernel_operator.h"
 #include "mul_custom_tiling.h"
 
 using namespace AscendC;
 
+// depth of the TQue templates only; InitBuffer takes tiling.bufferNum
 constexpr int32_t BUFFER_NUM = 2;
 
 template <typename T> class KernelMul {
@@ -22,9 +25,9 @@ public:
 		xGm.SetGlobalBuffer((__gm__ T *)x + start, this->length);
 		yGm.SetGlobalBuffer((__gm__ T *)y + start, this->length);
 		zGm.SetGlobalBuffer((__gm__ T *)z + start, this->length);
-		pipe.InitBuffer(inQueueX, BUFFER_NUM, this->tileLength * sizeof(T));
-		pipe.InitBuffer(inQueueY, BUFFER_NUM, this->tileLength * sizeof(T));
-		pipe.InitBuffer(outQueueZ, BUFFER_NUM, this->tileLength * sizeof(T));
+		pipe.InitBuffer(inQueueX, tiling.bufferNum, this->tileLength * sizeof(T));
+		pipe.InitBuffer(inQueueY, tiling.bufferNum, this->tileLength * sizeof(T));
+		pipe.InitBuffer(outQueueZ, tiling.bufferNum, this->tileLength * sizeof(T));
 	}
 
 	__aicore__ inline void Process()
