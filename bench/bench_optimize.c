@@ -131,6 +131,28 @@ static int setup_arm(struct arm *a, const char *root, struct event_base *base,
 }
 
 /* Adds an episode's outcome to its arm; returns its speedup (1 when none). */
+/*
+ * Candidates measured in an episode that failed: its trajectory rows that
+ * were not memo hits and are neither ok nor slow.  The record's failure
+ * counters also count memo hits, which cost no evaluation, so a rate over
+ * the evaluations must not use them.
+ */
+static int measured_failures(const json_t *record)
+{
+        const json_t *row;
+        int failures = 0;
+        size_t i;
+
+        json_array_foreach(json_object_get(record, "trajectory"), i, row)
+        {
+                const char *status = json_string_value(json_object_get(row, "status"));
+                if (!json_is_true(json_object_get(row, "memo_hit")) && status &&
+                    strcmp(status, "ok") != 0 && strcmp(status, "slow") != 0)
+                        failures++;
+        }
+        return failures;
+}
+
 static double account(struct arm *a, double seconds)
 {
         const json_t *r = a->record;
@@ -138,14 +160,11 @@ static double account(struct arm *a, double seconds)
             json_number_value(json_object_get(json_object_get(r, "baseline"), "latency_us"));
         double best = json_number_value(json_object_get(json_object_get(r, "best"), "latency_us"));
         double speedup = base > 0 && best > 0 ? base / best : 1.0;
-        const char *kind;
-        json_t *count;
 
         a->log_speedup_sum += log(speedup);
         a->runs++;
         a->evaluations += (int)json_integer_value(json_object_get(r, "evaluations"));
-        json_object_foreach((json_t *)json_object_get(r, "failures"), kind, count) a->failures +=
-            (int)json_integer_value(count);
+        a->failures += measured_failures(r);
         a->seconds += seconds;
         return speedup;
 }
@@ -272,12 +291,8 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
         const json_t *baseline = json_object_get(r, "baseline");
         double base = json_number_value(json_object_get(baseline, "latency_us"));
         double roof = json_number_value(json_object_get(baseline, "roofline_us"));
-        const char *kind;
-        json_t *count;
-        int failures = 0;
+        int failures = measured_failures(r);
 
-        json_object_foreach((json_t *)json_object_get(r, "failures"), kind, count) failures +=
-            (int)json_integer_value(count);
         return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm",
                          a->name, "operator", op, "level", level, "seed", seed, "speedup", speedup,
                          "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
