@@ -130,7 +130,6 @@ static int setup_arm(struct arm *a, const char *root, struct event_base *base,
         return 0;
 }
 
-/* Adds an episode's outcome to its arm; returns its speedup (1 when none). */
 /*
  * Candidates measured in an episode that failed: its trajectory rows that
  * were not memo hits and are neither ok nor slow.  The record's failure
@@ -153,6 +152,7 @@ static int measured_failures(const json_t *record)
         return failures;
 }
 
+/* Adds an episode's outcome to its arm; returns its speedup (1 when none). */
 static double account(struct arm *a, double seconds)
 {
         const json_t *r = a->record;

@@ -207,13 +207,10 @@ static bool alignment_range(struct gene *g)
  */
 static bool is_count_constant(const char *name)
 {
-        char lower[64];
-
         for (const char *c = name; *c; c++)
                 if (islower((unsigned char)*c))
                         return false;
-        lower_name(name, lower, sizeof(lower));
-        return strstr(lower, "num") || strstr(lower, "count") || strstr(lower, "buffer");
+        return strstr(name, "NUM") || strstr(name, "COUNT") || strstr(name, "BUFFER");
 }
 
 /* The comment on the same line as token i, if any. */
