@@ -64,17 +64,23 @@ static bool is_pow2(int64_t v)
  * the 910B rewards, and every integer would hide those few values among
  * many.  A larger size (elements, bytes) is searched at every multiple of
  * 32, the granularity of a 32-byte UB block, since the best tile is
- * usually the largest that fits the UB rather than a power of two.  Other
- * values are searched at every integer from a quarter to four times.
+ * usually the largest that fits the UB rather than a power of two.  A count
+ * (TILE_NUM = 64) is not a size: 32-element steps would never reach the 8
+ * tiles that may be the best.  A power-of-two count stays a power of two,
+ * so that it cuts a power-of-two share into aligned tiles; another is
+ * searched at every integer.  Other values are searched at every integer
+ * from a quarter to four times.
  */
-static void infer_range(struct gene *g)
+static void infer_range(struct gene *g, bool count)
 {
         int64_t v = g->value;
 
         if (is_pow2(v) || v % 32 == 0) {
                 g->lo = v >= 16 ? v / 16 : 1;
                 g->hi = v <= VALUE_CAP / 16 ? v * 16 : VALUE_CAP;
-                g->scale = v >= 64 ? GENE_ALIGN32 : is_pow2(v) ? GENE_POW2 : GENE_STEP;
+                g->scale = is_pow2(v) && (v < 64 || count) ? GENE_POW2
+                           : count || v < 64               ? GENE_STEP
+                                                           : GENE_ALIGN32;
                 if (g->scale == GENE_ALIGN32 && g->lo < 32)
                         g->lo = 32;
         } else {
@@ -264,7 +270,7 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                         if (!alignment_range(&g))
                                 continue;
                 } else {
-                        infer_range(&g);
+                        infer_range(&g, is_count_constant(g.name));
                 }
                 if (*n == GENES_MAX) {
                         snprintf(err, err_size,

@@ -148,56 +148,23 @@ static bool already_seen(const struct search *s, const int64_t *values)
         return false;
 }
 
-/*
- * Whether values lies beyond a genome that overflowed UB, seen from the
- * first genome that worked (the baseline): on every gene where the failure
- * moved away from it, values moved at least as far the same way, and on
- * every other gene it agrees.  Bigger tiles overflow, but so can fewer
- * buffers when the tile is derived by dividing the UB, so the direction is
- * learnt per gene rather than assumed.
- */
-static bool in_failing_region(const struct search *s, const int64_t *values)
+/* The first genome that worked (the baseline), which failures are seen from. */
+static const int64_t *first_working(const struct search *s)
 {
-        const int64_t *origin = NULL;
-
-        for (size_t i = 0; i < s->n_seen && !origin; i++)
+        for (size_t i = 0; i < s->n_seen; i++)
                 if (s->seen[i].ok)
-                        origin = s->seen[i].values;
-        if (!origin)
-                return false;
-        for (size_t i = 0; i < s->n_seen; i++) {
-                const struct entry *e = &s->seen[i];
-                bool beyond = true;
-                if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
-                        continue;
-                for (size_t g = 0; g < s->n_genes && beyond; g++) {
-                        int64_t f = e->values[g], o = origin[g], v = values[g];
-                        if (s->genes[g].scale == GENE_CHOICE)
-                                beyond = v == f; /* unordered: only the same choice */
-                        else if (f > o)
-                                beyond = v >= f;
-                        else if (f < o)
-                                beyond = v <= f;
-                        else
-                                beyond = v == f;
-                }
-                if (beyond)
-                        return true;
-        }
-        return false;
+                        return s->seen[i].values;
+        return NULL;
 }
 
 int search_overflow_direction(const struct search *s, size_t g)
 {
-        const int64_t *origin = NULL;
+        const int64_t *origin = first_working(s);
         long votes = 0, failures = 0;
 
-        if (g >= s->n_genes || s->genes[g].scale == GENE_CHOICE)
+        if (g >= s->n_genes || s->genes[g].scale == GENE_CHOICE || !origin)
                 return 0;
-        for (size_t i = 0; i < s->n_seen && !origin; i++)
-                if (s->seen[i].ok)
-                        origin = s->seen[i].values;
-        for (size_t i = 0; i < s->n_seen && origin; i++) {
+        for (size_t i = 0; i < s->n_seen; i++) {
                 const struct entry *e = &s->seen[i];
                 if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
                         continue;
@@ -208,6 +175,45 @@ int search_overflow_direction(const struct search *s, size_t g)
         if (failures == 0 || labs(votes) * 2 <= failures)
                 return 0;
         return votes > 0 ? 1 : -1;
+}
+
+/*
+ * Whether values lies beyond a genome that overflowed UB, seen from the
+ * first genome that worked: on every gene where the failure moved away from
+ * it in the direction the failures so far agree overflows, values moved at
+ * least as far the same way, and on every other gene it agrees.  Bigger
+ * tiles overflow, but so can fewer buffers when the tile is derived by
+ * dividing the UB, so the direction is learnt per gene rather than assumed.
+ * A gene the failures moved both ways (more cores with fewer tiles, fewer
+ * cores with more) says nothing about which way is safe: a failure at 16
+ * cores and 64 tiles does not rule out 32 cores and 64 tiles.
+ */
+static bool in_failing_region(const struct search *s, const int64_t *values)
+{
+        const int64_t *origin = first_working(s);
+        int direction[GENES_MAX];
+
+        if (!origin)
+                return false;
+        for (size_t g = 0; g < s->n_genes; g++)
+                direction[g] = search_overflow_direction(s, g);
+        for (size_t i = 0; i < s->n_seen; i++) {
+                const struct entry *e = &s->seen[i];
+                bool beyond = true;
+                if (e->ok || strcmp(e->kind, "ub_overflow") != 0)
+                        continue;
+                for (size_t g = 0; g < s->n_genes && beyond; g++) {
+                        int64_t f = e->values[g], o = origin[g], v = values[g];
+                        int moved = (f > o) - (f < o);
+                        if (s->genes[g].scale != GENE_CHOICE && moved != 0 && moved == direction[g])
+                                beyond = moved > 0 ? v >= f : v <= f;
+                        else
+                                beyond = v == f; /* unordered, unmoved or undecided */
+                }
+                if (beyond)
+                        return true;
+        }
+        return false;
 }
 
 /* The baseline genome: the values as written. */

@@ -107,6 +107,26 @@ static void test_a_count_of_one(void **state)
         free(g);
 }
 
+/* A count of 64 or more is no size: it is not searched in 32-element steps. */
+static void test_a_large_count_is_not_a_size(void **state)
+{
+        const char *text = "const uint32_t TILE_NUM = 64;\n"
+                           "const uint32_t TILE_ELEMS = 64;\n"
+                           "const uint32_t TILE_COUNT = 96;\n"
+                           "const uint32_t CORE_NUM = 32;\n";
+        struct gene *g;
+        size_t n;
+
+        find(text, &g, &n);
+        assert_int_equal(n, 4);
+        /* 8 tiles of a core's share may be the best; 32-element steps never reach it */
+        expect_gene(&g[0], "TILE_NUM", 64, GENE_POW2, 4, 1024);
+        expect_gene(&g[1], "TILE_ELEMS", 64, GENE_ALIGN32, 32, 1024);
+        expect_gene(&g[2], "TILE_COUNT", 96, GENE_STEP, 6, 1536);
+        expect_gene(&g[3], "CORE_NUM", 32, GENE_POW2, 2, 512);
+        free(g);
+}
+
 static void test_markers_take_over(void **state)
 {
         const char *text = "uint32_t tile = 1024; // @tune 256..8192 pow2\n"
@@ -175,6 +195,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_knobs_are_found_with_ranges),
                 cmocka_unit_test(test_a_count_of_one),
+                cmocka_unit_test(test_a_large_count_is_not_a_size),
                 cmocka_unit_test(test_markers_take_over),
                 cmocka_unit_test(test_snap),
                 cmocka_unit_test(test_apply_rewrites_only_the_genes),

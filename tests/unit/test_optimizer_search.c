@@ -235,6 +235,43 @@ static void test_failures_downwards_are_avoided_too(void **state)
 }
 
 /*
+ * Coupled knobs: the tile is a core's share cut into TILE_NUM pieces, so
+ * fewer tiles overflow, and so do fewer cores.  One overflow came with more
+ * cores and one with fewer, so the cores say nothing about which way is
+ * safe: 32 cores with 64 tiles (half of 16 cores' tile) must still be
+ * tried, while fewer tiles at 16 or at 4 cores must not.
+ */
+static void test_coupled_failures_rule_out_only_their_own_side(void **state)
+{
+        static const struct gene coupled[2] = {
+                { .name = "BLOCK_DIM", .value = 8, .lo = 4, .hi = 32, .scale = GENE_POW2 },
+                { .name = "TILE_NUM", .value = 256, .lo = 16, .hi = 256, .scale = GENE_POW2 },
+        };
+        struct search_options options = { .seed = 3 };
+        struct search *s = NULL;
+        int64_t v[2];
+        enum search_technique t;
+        bool tried_32_64 = false;
+        int proposed = 0;
+
+        assert_int_equal(search_new(coupled, 2, &options, &s), 0);
+        search_record(s, (int64_t[2]){ 8, 256 }, TECHNIQUE_COUNT, true, 100, NULL);
+        search_record(s, (int64_t[2]){ 16, 64 }, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        search_record(s, (int64_t[2]){ 4, 128 }, TECHNIQUE_RANDOM, false, 0, "ub_overflow");
+        while (search_propose(s, v, &t) == 0) {
+                /* beyond (16, 64) and (4, 128) on the tiles, with the same cores */
+                assert_false(v[0] == 16 && v[1] < 64);
+                assert_false(v[0] == 4 && v[1] < 128);
+                tried_32_64 |= v[0] == 32 && v[1] == 64;
+                search_record(s, v, t, true, 100 + proposed++, NULL);
+        }
+        assert_true(tried_32_64);
+        /* 20 genomes less the baseline, the 2 failures and the 3 + 2 beyond them */
+        assert_int_equal(proposed, 12);
+        search_free(s);
+}
+
+/*
  * Stage II's overflow repair asks which way each gene overflows: the tile
  * grew in every overflow, the UB parts shrank in most, the cores went
  * either way and so say nothing; no overflow seen yet, nothing at all.
@@ -422,6 +459,7 @@ int main(void)
                 cmocka_unit_test(test_same_seed_same_trajectory),
                 cmocka_unit_test(test_no_repeats_and_failures_avoided),
                 cmocka_unit_test(test_failures_downwards_are_avoided_too),
+                cmocka_unit_test(test_coupled_failures_rule_out_only_their_own_side),
                 cmocka_unit_test(test_overflow_direction_is_learnt_per_gene),
                 cmocka_unit_test(test_evolution_beats_random_on_the_same_budget),
                 cmocka_unit_test(test_sweep_moves_one_gene_nearest_first),
