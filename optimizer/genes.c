@@ -156,6 +156,38 @@ static bool knob_context(const struct token_list *list, size_t i, struct gene *g
         return false;
 }
 
+static bool same_token_text(const struct token_list *list, size_t a, size_t b)
+{
+        const struct token *x = &list->tokens[a], *y = &list->tokens[b];
+
+        return x->len == y->len && memcmp(list->text + x->start, list->text + y->start, x->len) == 0;
+}
+
+/*
+ * Whether literal i is the bound of a clamp, "if (name > LIT) name = LIT;":
+ * a limit (4095 rows for one DataCopyPad), not a choice.  A gene there
+ * could only break the limit or do nothing.
+ */
+static bool is_clamp_bound(const struct token_list *list, size_t i)
+{
+        size_t steps[7], at = i;
+
+        /* walking back from LIT: =, name, ), LIT, comparison, name, ( */
+        for (int k = 0; k < 7; k++) {
+                at = token_prev(list, at);
+                if (at == (size_t)-1)
+                        return false;
+                steps[k] = at;
+        }
+        return token_is(list, steps[0], "=") && token_is(list, steps[2], ")") &&
+               list->tokens[steps[3]].kind == TOKEN_NUMBER && same_token_text(list, steps[3], i) &&
+               (token_is(list, steps[4], ">") || token_is(list, steps[4], ">=") ||
+                token_is(list, steps[4], "<") || token_is(list, steps[4], "<=")) &&
+               list->tokens[steps[1]].kind == TOKEN_IDENTIFIER &&
+               same_token_text(list, steps[1], steps[5]) && token_is(list, steps[6], "(") &&
+               token_is(list, token_prev(list, steps[6]), "if");
+}
+
 static void lower_name(const char *name, char *lower, size_t size)
 {
         size_t i;
@@ -258,7 +290,7 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                         any_marked = true;
                         if (!knob_context(&list, i, &g))
                                 snprintf(g.name, sizeof(g.name), "line%u", t->line);
-                } else if (!knob_context(&list, i, &g) || g.value < 1 ||
+                } else if (!knob_context(&list, i, &g) || g.value < 1 || is_clamp_bound(&list, i) ||
                            (g.value == 1 && !is_count_constant(g.name)) ||
                            fixed_by_hardware(g.name)) {
                         continue;

@@ -127,6 +127,24 @@ static void test_a_large_count_is_not_a_size(void **state)
         free(g);
 }
 
+/* The bound of a clamp is a limit, not a choice; another value after the same test is one. */
+static void test_a_clamp_bound_is_no_gene(void **state)
+{
+        const char *text = "static void f(uint64_t tileRows, uint64_t parts)\n"
+                           "{\n"
+                           "    if (tileRows > 4095)\n"
+                           "        tileRows = 4095;\n"
+                           "    if (parts >= 64) parts = 48;\n"
+                           "}\n";
+        struct gene *g;
+        size_t n;
+
+        find(text, &g, &n);
+        assert_int_equal(n, 1);
+        expect_gene(&g[0], "parts", 48, GENE_STEP, 12, 192);
+        free(g);
+}
+
 static void test_markers_take_over(void **state)
 {
         const char *text = "uint32_t tile = 1024; // @tune 256..8192 pow2\n"
@@ -196,6 +214,7 @@ int main(void)
                 cmocka_unit_test(test_knobs_are_found_with_ranges),
                 cmocka_unit_test(test_a_count_of_one),
                 cmocka_unit_test(test_a_large_count_is_not_a_size),
+                cmocka_unit_test(test_a_clamp_bound_is_no_gene),
                 cmocka_unit_test(test_markers_take_over),
                 cmocka_unit_test(test_snap),
                 cmocka_unit_test(test_apply_rewrites_only_the_genes),
