@@ -803,6 +803,10 @@ int describe()
 
 // ---- signals ------------------------------------------------------------------------
 
+// The operator's host function running now (InferShape, TilingParse, the
+// tiling function), so that a crash in it names it instead of the kernel.
+static const char *host_function;
+
 void on_fatal_signal(int sig, siginfo_t *si, void *)
 {
 	const char *name = nullptr;
@@ -823,6 +827,13 @@ void on_fatal_signal(int sig, siginfo_t *si, void *)
 						       (unsigned long long)(r.data_end - r.begin), name ? name : "none"));
 		}
 	}
+	if (host_function && !g_core)
+		finish_error("runtime_error", "tiling_error", "", 0,
+			     strprintf("%s crashed: %s at address %p%s", host_function, strsignal(sig), si->si_addr,
+				       sig == SIGFPE || sig == SIGILL
+					       ? " (an integer division by zero, which the compiler may turn into a "
+						 "trap, or another undefined operation)"
+					       : ""));
 	finish_error("runtime_error", "crash", loc.file, loc.line,
 		     strprintf("%s at address %p%s; last API call before it: %s at the given line", strsignal(sig),
 			       si->si_addr, g_core ? " while a kernel was running" : "", name ? name : "none"));
@@ -1138,7 +1149,10 @@ int harness_main(int argc, char **argv)
 		gert::InferShapeContext ictx;
 		ictx.io_ = &io;
 		ictx.out_.resize(pout.size());
-		if (fn(&ictx) != ge::GRAPH_SUCCESS)
+		host_function = "InferShape";
+		ge::graphStatus inferred_ok = fn(&ictx);
+		host_function = nullptr;
+		if (inferred_ok != ge::GRAPH_SUCCESS)
 			finish_error("runtime_error", "tiling_error", "", 0, "InferShape returned a failure");
 		inferred = ictx.out_;
 	}
@@ -1185,7 +1199,10 @@ int harness_main(int argc, char **argv)
 		gert::TilingParseContext pctx;
 		pctx.compile_info_ = compile_info;
 		pctx.platform_ = &g_platform.infos;
-		if (impl->parse(&pctx) != ge::GRAPH_SUCCESS)
+		host_function = "the TilingParse function";
+		ge::graphStatus parsed = impl->parse(&pctx);
+		host_function = nullptr;
+		if (parsed != ge::GRAPH_SUCCESS)
 			finish_error("runtime_error", "tiling_error", "", 0, "the TilingParse function returned a failure");
 	}
 	io.compile_info = compile_info;
@@ -1201,7 +1218,9 @@ int harness_main(int argc, char **argv)
 	if (!tiling)
 		finish_error("runtime_error", "tiling_error", "", 0,
 			     "no tiling function: neither AICore().SetTiling nor IMPL_OP_OPTILING(...).Tiling registers one");
+	host_function = "the tiling function";
 	ge::graphStatus st = tiling(&tctx);
+	host_function = nullptr;
 	if (st != ge::GRAPH_SUCCESS)
 		finish_error("runtime_error", "tiling_error", "", 0,
 			     strprintf("the tiling function returned %u instead of GRAPH_SUCCESS", st));
