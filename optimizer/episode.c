@@ -2248,9 +2248,11 @@ static void on_baseline(struct episode *ep, json_t *result)
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *error = json_object_get(result, "error");
                 const char *kind = failure_kind(result) ?: "failed";
-                /* only the simulator's rules can be relaxed; a compiler's error cannot */
+                /* only the simulator's rules can be relaxed; a compiler's error, a
+                 * crash, a failing tiling function or a wrong answer cannot */
                 bool rule = strcmp(kind, "compile_error") != 0 && strcmp(kind, "timeout") != 0 &&
-                            strcmp(kind, "infra_error") != 0;
+                            strcmp(kind, "infra_error") != 0 && strcmp(kind, "tiling_error") != 0 &&
+                            strcmp(kind, "crash") != 0 && strcmp(kind, "wrong_answer") != 0;
                 snprintf(message, sizeof(message), "the baseline itself fails: %s: %s%s", kind,
                          json_string_value(json_object_get(error, "message"))
                              ? json_string_value(json_object_get(error, "message"))
