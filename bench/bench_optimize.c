@@ -90,9 +90,14 @@ static size_t list_ops(char ops[][PATH_MAX])
                 struct dirent *e;
                 char *names[MAX_OPS];
                 size_t k = 0;
-                while (d && (e = readdir(d)) && k < MAX_OPS)
-                        if (e->d_name[0] != '.')
+                while (d && (e = readdir(d)) && k < MAX_OPS) {
+                        char manifest[PATH_MAX];
+                        /* an operator is a directory with a manifest, not the level's README */
+                        snprintf(manifest, sizeof(manifest), "%s/%s/ascendopt.json", roots[r],
+                                 e->d_name);
+                        if (e->d_name[0] != '.' && access(manifest, R_OK) == 0)
                                 names[k++] = strdup(e->d_name);
+                }
                 if (d)
                         closedir(d);
                 for (size_t i = 1; i < k; i++)
@@ -343,6 +348,44 @@ static json_t *table_cell(const json_t *runs, const char *arm, int level)
         return cell;
 }
 
+/*
+ * The best speedup any run of any arm found on each operator at the level
+ * (0: every level), as a geometric mean over operators: what a strategy
+ * finding each operator's best known tiling on every seed would score.  A
+ * strategy's lead over another cannot exceed this over the other's score
+ * unless it finds something no run found.  Returns the number of operators.
+ */
+static size_t best_known(const json_t *runs, int level, double *ret_geomean)
+{
+        const char *names[MAX_OPS];
+        double best[MAX_OPS], log_sum = 0;
+        size_t n = 0, i;
+        const json_t *run;
+
+        json_array_foreach(runs, i, run)
+        {
+                const char *op = json_string_value(json_object_get(run, "operator"));
+                double speedup = json_number_value(json_object_get(run, "speedup"));
+                size_t k = 0;
+                if (!op || (level && json_integer_value(json_object_get(run, "level")) != level))
+                        continue;
+                while (k < n && strcmp(names[k], op) != 0)
+                        k++;
+                if (k == n) {
+                        if (n == MAX_OPS)
+                                continue;
+                        names[n] = op;
+                        best[n++] = speedup;
+                } else if (speedup > best[k]) {
+                        best[k] = speedup;
+                }
+        }
+        for (size_t k = 0; k < n; k++)
+                log_sum += log(best[k]);
+        *ret_geomean = n ? exp(log_sum / (double)n) : 0;
+        return n;
+}
+
 /* The table per level and overall, printed, and as JSON ({level: {arm: cell}}). */
 static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_arms, FILE *md)
 {
@@ -398,8 +441,18 @@ static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_
                         }
                         json_object_set_new(row, arms[a].name, cell);
                 }
-                if (any)
+                if (any) {
+                        double ceiling;
+                        size_t n_ops = best_known(runs, shown, &ceiling);
+                        printf("  %-14s %8.3fx   (best any run found on each of %zu operators)\n",
+                               "best known", ceiling, n_ops);
+                        fprintf(md, "| best known (any run, %zu operators) | %.3fx | | | | | | | |\n",
+                                n_ops, ceiling);
+                        json_object_set_new(row, "best_known",
+                                            json_pack("{s:i, s:f}", "operators", (int)n_ops,
+                                                      "geomean_speedup", ceiling));
                         json_object_set_new(table, key, row);
+                }
                 else
                         json_decref(row);
         }
