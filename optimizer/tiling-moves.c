@@ -3,17 +3,20 @@
  * Stage I's structural tiling moves: source rewrites of the host tiling
  * function that a gene cannot express (a fixed core count derived from the
  * platform, blockDim chosen from the problem size, the tile derived from
- * the UB capacity and the kernel's live buffers).  They are the host-side
+ * the UB capacity and the kernel's live buffers, the remainder of a core
+ * split spread over the first cores).  They are the host-side
  * analogue of the kernel motifs and reuse their token walker and site
  * builder, so comments, whitespace and macros outside the edits survive.
  *
- * The fourth move of issue #6, the remainder spread over the first r
- * cores, is not here.  Where a corpus kernel reads a former/tail split
- * from the tiling data (add, axpy, sigmoid, silu) the host already
- * balances; where the host leaves the remainder to a tail core (relu's
- * blockLength, the level-2 rowsPerCore/tailCoreRows), the kernel computes
- * its offset as block index times share, so balancing needs a kernel
- * change: Stage II's motif remainder_first_cores.
+ * The fourth, remainder_to_first_cores, spreads the remainder of a
+ * former/tail core split over the first cores where the host leaves it all
+ * to one tail core and the kernel already reads the split (formerNum,
+ * formerLength, tailLength) from the tiling data.  Where the kernel
+ * instead computes its offset as block index times one share (relu's
+ * blockLength, the level-2 rowsPerCore/tailCoreRows), balancing needs a
+ * kernel change: Stage II's motif remainder_first_cores.  No corpus
+ * operator leaves a former/tail split unbalanced (add, axpy, sigmoid and
+ * silu already balance), so tests/ops/ok/tail_core_split exercises it.
  */
 #include "motifs-internal.h"
 
@@ -566,6 +569,188 @@ static int scan_tile_from_ub(struct motif_scan *scan)
         return 0;
 }
 
+/* ------------------------------------------------------------ remainder_to_first_cores */
+
+/*
+ * The four fields of a former/tail core split, as the AscendC tutorials
+ * name them: formerNum cores take formerLength elements each and tailNum
+ * cores tailLength each (bigCore... and smallCore... alike).
+ */
+enum split_role { SPLIT_FORMER_NUM, SPLIT_FORMER_LENGTH, SPLIT_TAIL_NUM, SPLIT_TAIL_LENGTH, SPLIT_ROLES };
+
+static const char *const split_names[SPLIT_ROLES] = { "formerNum", "formerLength", "tailNum",
+                                                      "tailLength" };
+
+/* The role of a tiling field by its name, or SPLIT_ROLES for none. */
+static enum split_role split_role_of(const char *field, size_t len)
+{
+        char upper[96];
+        bool former, tail, length, count;
+
+        if (len >= sizeof(upper))
+                return SPLIT_ROLES;
+        for (size_t i = 0; i < len; i++)
+                upper[i] = (char)toupper((unsigned char)field[i]);
+        upper[len] = '\0';
+        former = strstr(upper, "FORMER") || strstr(upper, "BIG");
+        tail = strstr(upper, "TAIL") || strstr(upper, "SMALL") || strstr(upper, "LAST");
+        length = strstr(upper, "LEN") || strstr(upper, "DATANUM") || strstr(upper, "ELEM") ||
+                 strstr(upper, "SIZE");
+        /* a loop, tile or block count per core is not the number of such cores */
+        count = !length && !strstr(upper, "LOOP") && !strstr(upper, "TILE") &&
+                !strstr(upper, "BLOCK") && !strstr(upper, "DATA") &&
+                ((len >= 3 && strcmp(upper + len - 3, "NUM") == 0) ||
+                 (len >= 5 && strcmp(upper + len - 5, "COUNT") == 0));
+        if (former == tail || length == count)
+                return SPLIT_ROLES; /* "bigCoreTailDataNum" is neither side's */
+        if (former)
+                return length ? SPLIT_FORMER_LENGTH : SPLIT_FORMER_NUM;
+        return length ? SPLIT_TAIL_LENGTH : SPLIT_TAIL_NUM;
+}
+
+struct split_call {
+        size_t first, last;  /* the statement "tiling.set_X(arg);" */
+        struct motif_arg arg;
+        char field[64];
+        int calls;
+};
+
+/* Whether any kernel file names the field (the kernel reads it from the tiling data). */
+static bool kernel_reads(const struct motif_scan *scan, const char *field)
+{
+        for (size_t k = 0; k < scan->n_files; k++) {
+                const struct motif_src *f = &scan->files[k];
+                if (f->is_kernel && range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, field,
+                                                   strlen(field)))
+                        return true;
+        }
+        return false;
+}
+
+/* The four set_ calls of the split in the tiling function; false unless each is there once. */
+static bool split_calls(const struct motif_src *f, const struct tiling_fn *fn,
+                        struct split_call calls[SPLIT_ROLES])
+{
+        memset(calls, 0, SPLIT_ROLES * sizeof(*calls));
+        for (size_t i = fn->open + 1; i < fn->close; i++) {
+                struct motif_call call;
+                size_t first, last, len = tok_len(f, i);
+                enum split_role role;
+                if (!tok_is_ident(f, i) || len <= 4 || memcmp(tok_text(f, i), "set_", 4) != 0)
+                        continue;
+                role = split_role_of(tok_text(f, i) + 4, len - 4);
+                if (role == SPLIT_ROLES)
+                        continue;
+                first = stmt_first(f, i);
+                last = stmt_last(f, first);
+                if (last == NONE || !stmt_call(f, first, last, &call) || call.name != i ||
+                    call.n_args != 1 || len - 4 >= sizeof(calls[role].field))
+                        return false; /* set some other way: not ours to rewrite */
+                calls[role].first = first;
+                calls[role].last = last;
+                calls[role].arg = call.args[0];
+                snprintf(calls[role].field, sizeof(calls[role].field), "%.*s", (int)(len - 4),
+                         tok_text(f, i) + 4);
+                calls[role].calls++;
+        }
+        for (int r = 0; r < SPLIT_ROLES; r++)
+                if (calls[r].calls != 1)
+                        return false;
+        return true;
+}
+
+/*
+ * A host that leaves the whole remainder to one tail core (tailNum set to
+ * 1) while the kernel reads formerNum, formerLength and tailLength from
+ * the tiling data (so that the tail cores are the ones past formerNum): the split is recomputed so that every
+ * core takes q or q + 1 units (a unit: 32 bytes of input 0, halved until
+ * it divides formerLength), the first r cores one more.  A total that is
+ * no whole number of units, or fewer units than cores, keeps the split as
+ * written, so the ragged end stays where the kernel expects it.
+ */
+static int scan_remainder_to_first_cores(struct motif_scan *scan)
+{
+        for (size_t k = 0; k < scan->n_files; k++) {
+                struct motif_src *f = &scan->files[k];
+                struct split_call c[SPLIT_ROLES];
+                struct tiling_fn fn;
+                char names[SPLIT_ROLES][64], total[64], cores[64], unit[64], elem[64];
+                char *expr[SPLIT_ROLES], *lines[16];
+                size_t first = NONE, n = 0;
+                bool reads = true;
+
+                if (!f->is_host || !tiling_function(f, &fn) || !split_calls(f, &fn, c) ||
+                    c[SPLIT_TAIL_NUM].arg.first != c[SPLIT_TAIL_NUM].arg.last ||
+                    !tok_is_number(f, c[SPLIT_TAIL_NUM].arg.first, "1"))
+                        continue;
+                for (int r = 0; r < SPLIT_ROLES; r++) {
+                        /* the tail cores are often simply the rest: tailNum may go unread */
+                        if (r != SPLIT_TAIL_NUM)
+                                reads = reads && kernel_reads(scan, c[r].field);
+                        first = c[r].first < first ? c[r].first : first;
+                }
+                if (!reads)
+                        continue;
+                for (int r = 0; r < SPLIT_ROLES; r++) {
+                        char base[64];
+                        snprintf(base, sizeof(base), "split%c%s", toupper(split_names[r][0]),
+                                 split_names[r] + 1);
+                        fresh_name(f, base, names[r], sizeof(names[r]));
+                        expr[r] = range_dup(f, c[r].arg.first, c[r].arg.last);
+                }
+                fresh_name(f, "splitTotal", total, sizeof(total));
+                fresh_name(f, "splitCores", cores, sizeof(cores));
+                fresh_name(f, "splitUnit", unit, sizeof(unit));
+                fresh_name(f, "splitElemBytes", elem, sizeof(elem));
+                site_begin(scan, f, c[SPLIT_TAIL_NUM].first,
+                           "spread the remainder over the first cores (%s, %s, %s, %s), not all "
+                           "to the last",
+                           c[0].field, c[1].field, c[2].field, c[3].field);
+                lines[n++] = str_printf("/* every core takes q or q + 1 units, the first r one "
+                                        "more, instead of the last core taking the remainder */");
+                lines[n++] = str_printf("uint64_t %s = (uint64_t)(%s) * (%s) + (uint64_t)(%s) * "
+                                        "(%s);",
+                                        total, expr[0], expr[1], expr[2], expr[3]);
+                lines[n++] = str_printf("uint64_t %s = (uint64_t)(%s) + (%s);", cores, expr[0],
+                                        expr[2]);
+                lines[n++] = str_printf("uint64_t %s = (uint64_t)ge::GetSizeByDataType(%s->"
+                                        "GetInputDesc(0)->GetDataType());",
+                                        elem, fn.context);
+                lines[n++] = str_printf("uint64_t %s = %s > 0 && %s <= 32 ? 32 / %s : 1;", unit,
+                                        elem, elem, elem);
+                lines[n++] = str_printf("while (%s > 1 && (uint64_t)(%s) %% %s != 0) %s /= 2;", unit,
+                                        expr[1], unit, unit);
+                lines[n++] = str_printf("uint64_t %s = %s, %s = %s, %s = %s, %s = %s;", names[0],
+                                        expr[0], names[1], expr[1], names[2], expr[2], names[3],
+                                        expr[3]);
+                lines[n++] = str_printf("if (%s > 0 && %s %% %s == 0 && %s / %s >= %s) {", cores,
+                                        total, unit, total, unit, cores);
+                lines[n++] = str_printf("%s%s = %s / %s %% %s;", indent_unit(f), names[0], total,
+                                        unit, cores);
+                lines[n++] = str_printf("%s%s = (%s / %s / %s + 1) * %s;", indent_unit(f),
+                                        names[1], total, unit, cores, unit);
+                lines[n++] = str_printf("%s%s = %s - %s;", indent_unit(f), names[2], cores,
+                                        names[0]);
+                lines[n++] = str_printf("%s%s = %s / %s / %s * %s;", indent_unit(f), names[3],
+                                        total, unit, cores, unit);
+                lines[n++] = str_printf("}");
+                for (size_t l = 0; l < n; l++) {
+                        if (lines[l])
+                                site_insert_before(scan, f, first, lines[l]);
+                        else
+                                site_fail(scan);
+                        free(lines[l]);
+                }
+                for (int r = 0; r < SPLIT_ROLES; r++) {
+                        site_replace(scan, f, c[r].arg.first, c[r].arg.last, names[r]);
+                        free(expr[r]);
+                }
+                if (site_end(scan) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* ------------------------------------------------------------ the table */
 
 static const struct tiling_move moves[] = {
@@ -580,6 +765,10 @@ static const struct tiling_move moves[] = {
           "a fixed tile length becomes the UB capacity (GetCoreMemSize) over the kernel's live "
           "buffers, 512-byte aligned",
           scan_tile_from_ub },
+        { "remainder_to_first_cores",
+          "a former/tail core split that leaves the remainder to one tail core spreads it over "
+          "the first cores, one unit each, where the kernel reads the split from the tiling data",
+          scan_remainder_to_first_cores },
 };
 
 size_t tiling_move_count(void)

@@ -70,7 +70,7 @@ static void move_apply(const char *name, struct op_files *op, size_t site)
 
 static void test_table(void **state)
 {
-        assert_int_equal(tiling_move_count(), 3);
+        assert_int_equal(tiling_move_count(), 4);
         assert_null(tiling_move_at(tiling_move_count()));
         assert_null(tiling_move_find("no_such_move"));
         for (size_t i = 0; i < tiling_move_count(); i++) {
@@ -88,24 +88,28 @@ static void test_table(void **state)
 
 struct expect {
         const char *opdir;
-        size_t cores, size, tile; /* sites of each move */
+        size_t cores, size, tile, remainder; /* sites of each move */
 };
 
 static const struct expect expects[] = {
         /* a fixed BLOCK_DIM and TILE_LENGTH, no platform query */
-        { "examples/ops/level1/rsqrt", 1, 0, 3 },
+        { "examples/ops/level1/rsqrt", 1, 0, 3, 0 },
         /* a fixed BLOCK_DIM, the tile a share of TILE_NUM: no fixed tile to derive */
-        { "examples/ops/level1/relu", 1, 0, 0 },
+        { "examples/ops/level1/relu", 1, 0, 0, 0 },
         /* the platform's core count, a fixed tile */
-        { "examples/ops/level1/silu", 0, 3, 3 },
+        { "examples/ops/level1/silu", 0, 3, 3, 0 },
         /* a fixed TILE_BYTES: no element-size variant */
-        { "examples/ops/level1/exp", 0, 3, 2 },
+        { "examples/ops/level1/exp", 0, 3, 2, 0 },
         /* the tile already comes from the UB */
-        { "examples/ops/level1/sigmoid", 0, 3, 0 },
-        { "examples/ops/level1/add", 0, 3, 0 },
-        { "examples/ops/level2/softmax", 0, 3, 0 },
+        { "examples/ops/level1/sigmoid", 0, 3, 0, 0 },
+        { "examples/ops/level1/add", 0, 3, 0, 0 },
+        { "examples/ops/level2/softmax", 0, 3, 0, 0 },
         /* the core count lives in a struct, not a local: nothing to cap */
-        { "tests/ops/ok/tiling_key_dispatch", 0, 0, 0 },
+        { "tests/ops/ok/tiling_key_dispatch", 0, 0, 0, 0 },
+        /* a former/tail split with one tail core taking the remainder */
+        { "tests/ops/ok/tail_core_split", 0, 3, 3, 1 },
+        /* a balanced big/small split (add_custom): nothing to spread */
+        { "tests/ops/ok/add_custom", 0, 3, 0, 0 },
 };
 
 static void test_detect(void **state)
@@ -116,11 +120,14 @@ static void test_detect(void **state)
                 op_load(e->opdir, &op);
                 if (move_sites("cores_from_platform", &op) != e->cores ||
                     move_sites("blockdim_from_size", &op) != e->size ||
-                    move_sites("tile_from_ub", &op) != e->tile)
-                        fail_msg("%s: sites %zu %zu %zu, expected %zu %zu %zu", e->opdir,
+                    move_sites("tile_from_ub", &op) != e->tile ||
+                    move_sites("remainder_to_first_cores", &op) != e->remainder)
+                        fail_msg("%s: sites %zu %zu %zu %zu, expected %zu %zu %zu %zu", e->opdir,
                                  move_sites("cores_from_platform", &op),
                                  move_sites("blockdim_from_size", &op),
-                                 move_sites("tile_from_ub", &op), e->cores, e->size, e->tile);
+                                 move_sites("tile_from_ub", &op),
+                                 move_sites("remainder_to_first_cores", &op), e->cores, e->size,
+                                 e->tile, e->remainder);
                 op_release(&op);
         }
 }
@@ -215,23 +222,46 @@ static void test_tile_text(void **state)
         op_release(&op);
 }
 
+/* The rewrite of tail_core_split: the four fields come from the balanced split. */
+static void test_remainder_text(void **state)
+{
+        struct op_files op;
+        const char *text;
+
+        op_load("tests/ops/ok/tail_core_split", &op);
+        move_apply("remainder_to_first_cores", &op, 0);
+        text = host_text(&op, "op_host/tail_core_split.cpp");
+        assert_non_null(text);
+        assert_null(strstr(text, "set_tailNum(1)"));
+        assert_non_null(strstr(text, "tiling.set_formerNum(splitFormerNum);"));
+        assert_non_null(strstr(text, "tiling.set_tailLength(splitTailLength);"));
+        assert_non_null(strstr(text, "uint64_t splitFormerNum = coreNum - 1"));
+        /* the size of a unit comes from input 0's data type */
+        assert_non_null(strstr(text, "ge::GetSizeByDataType(context->GetInputDesc(0)"));
+        assert_int_equal(move_sites("remainder_to_first_cores", &op), 0);
+        op_release(&op);
+}
+
 /* ------------------------------------------------------------------ on the simulator */
 
 struct sim_case {
         const char *opdir;
         const char *moves[3]; /* applied in order, at site[k] */
         size_t site[3];
+        bool faster; /* the bench case must get faster */
 };
 
 static const struct sim_case sim_cases[] = {
-        { "examples/ops/level1/relu", { "cores_from_platform" }, { 0 } },
-        { "examples/ops/level1/relu", { "cores_from_platform", "blockdim_from_size" }, { 0, 2 } },
-        { "examples/ops/level1/rsqrt", { "tile_from_ub" }, { 0 } },
-        { "examples/ops/level1/rsqrt", { "cores_from_platform", "tile_from_ub" }, { 0, 0 } },
-        { "examples/ops/level1/silu", { "blockdim_from_size", "tile_from_ub" }, { 0, 2 } },
-        { "examples/ops/level1/exp", { "tile_from_ub" }, { 1 } },
-        { "examples/ops/level2/softmax", { "blockdim_from_size" }, { 1 } },
-        { "tests/ops/ok/bf16_scale", { "blockdim_from_size" }, { 0 } },
+        { "examples/ops/level1/relu", { "cores_from_platform" }, { 0 }, false },
+        { "examples/ops/level1/relu", { "cores_from_platform", "blockdim_from_size" }, { 0, 2 }, false },
+        { "examples/ops/level1/rsqrt", { "tile_from_ub" }, { 0 }, false },
+        { "examples/ops/level1/rsqrt", { "cores_from_platform", "tile_from_ub" }, { 0, 0 }, false },
+        { "examples/ops/level1/silu", { "blockdim_from_size", "tile_from_ub" }, { 0, 2 }, false },
+        { "examples/ops/level1/exp", { "tile_from_ub" }, { 1 }, false },
+        { "examples/ops/level2/softmax", { "blockdim_from_size" }, { 1 }, false },
+        { "tests/ops/ok/bf16_scale", { "blockdim_from_size" }, { 0 }, false },
+        /* the last of 48 cores took 247 blocks, now 47 take 201 and one 200 */
+        { "tests/ops/ok/tail_core_split", { "remainder_to_first_cores" }, { 0 }, true },
 };
 
 static void test_on_the_simulator(void **state)
@@ -260,6 +290,8 @@ static void test_on_the_simulator(void **state)
                         fail_msg("%s after %s: %s", c->opdir, what, json_dumps(cand, 0));
                 print_message("# %s on %s: %.2f us -> %.2f us\n", what, c->opdir, latency(base),
                               latency(cand));
+                if (c->faster && !(latency(cand) < latency(base)))
+                        fail_msg("%s on %s is no faster", what, c->opdir);
                 rm_rf(json_string_value(json_object_get(base, "scratch_dir")));
                 json_decref(base);
                 json_decref(cand);
@@ -455,6 +487,7 @@ int main(void)
                 cmocka_unit_test(test_apply_once_everywhere),
                 cmocka_unit_test(test_relu_text),
                 cmocka_unit_test(test_tile_text),
+                cmocka_unit_test(test_remainder_text),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
                 cmocka_unit_test_setup_teardown(test_episode, sim_setup, sim_teardown),
         };
