@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -137,6 +138,7 @@ static int write_best(struct store *store, const json_t *record, const char *out
                 char full[PATH_MAX], parent[PATH_MAX];
                 void *data = NULL;
                 size_t len = 0;
+                bool written;
                 FILE *f;
                 int r = store_blob_get(store, json_string_value(sha), &data, &len);
                 if (r < 0 || format_path(full, sizeof(full), "%s/%s", out, path) < 0) {
@@ -148,14 +150,15 @@ static int write_best(struct store *store, const json_t *record, const char *out
                 *strrchr(parent, '/') = '\0';
                 mkdir_p(parent);
                 f = fopen(full, "we");
-                if (!f || fwrite(data, 1, len, f) != len) {
+                written = f && fwrite(data, 1, len, f) == len;
+                /* a full disk may show only at fclose */
+                if (f && fclose(f) != 0)
+                        written = false;
+                if (!written) {
                         snprintf(err, err_size, "%.1024s: cannot write: %s", full, strerror(errno));
-                        if (f)
-                                fclose(f);
                         free(data);
                         return -EIO;
                 }
-                fclose(f);
                 free(data);
         }
         return 0;
@@ -394,6 +397,19 @@ int cmd_optimize(int argc, char **argv)
         if (!realpath(argv[optind], opdir)) {
                 fprintf(stderr, "ascendopt optimize: %s: %s\n", argv[optind], strerror(errno));
                 return EX_NOINPUT;
+        }
+        /* an --out that cannot take the files fails now, not after the whole episode */
+        if (out) {
+                struct stat st;
+                r = mkdir_p(out);
+                if (r == 0)
+                        r = stat(out, &st) < 0 ? -errno : !S_ISDIR(st.st_mode) ? -ENOTDIR : 0;
+                if (r == 0 && access(out, W_OK) < 0)
+                        r = -errno;
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt optimize: --out %s: %s\n", out, strerror(-r));
+                        return EX_CANTCREAT;
+                }
         }
         cli_state_dir(state_flag, state_dir, sizeof(state_dir));
         format_path(dir, sizeof(dir), "%s/store", state_dir);

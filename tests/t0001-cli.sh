@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The CLI and the daemon's command line as a user meets them: help, unknown
-# commands, commands not yet built, and config validation with exit codes.
+# commands, commands not yet built, config validation and 'ascendopt
+# optimize' given bad input, with exit codes.
 . "$(dirname "$0")/tap.sh"
-plan 12
+plan 19
 
 out=$("$BUILD/ascendopt" --help); rc=$?
 is "ascendopt --help exits 0" "$rc" 0
@@ -31,4 +32,19 @@ contains "a missing config is named" "$err" "missing.json: cannot open: No such 
 
 "$BUILD/ascendoptd" --bogus >/dev/null 2>&1; rc=$?
 is "an unknown daemon option is a usage error" "$rc" 64
+
+# optimize refuses bad input before it opens a store or measures anything
+relu=$SRC/examples/ops/level1/relu
+optimize() { "$BUILD/ascendopt" optimize "$@" --state-dir "$SCRATCH/optimize-state" 2>&1; }
+err=$(optimize "$SCRATCH/no-such-op"); rc=$?
+is "optimize: a missing operator exits EX_NOINPUT (66)" "$rc" 66
+contains "and is named" "$err" "no-such-op: No such file or directory"
+err=$(optimize "$relu" --budget 0); rc=$?
+is "optimize: --budget 0 is a usage error" "$rc" 64
+contains "that says the range" "$err" "--budget wants 1..100000"
+touch "$SCRATCH/a-file"
+err=$(optimize "$relu" --out "$SCRATCH/a-file"); rc=$?
+is "optimize: an --out that is a file exits EX_CANTCREAT (73)" "$rc" 73
+contains "before any evaluation" "$err" "--out $SCRATCH/a-file: Not a directory"
+check "and nothing was measured" [ ! -e "$SCRATCH/optimize-state" ]
 done_testing
