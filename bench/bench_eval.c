@@ -163,7 +163,8 @@ int main(int argc, char **argv)
         }
         n_ops = list_ops(argc, argv, ops);
         printf("evaluation on the simulator, small cases (bench cases left out)\n");
-        printf("  %-28s %10s %10s %14s\n", "operator", "cold (s)", "compile", "stage I (s)");
+        printf("  %-28s %10s %10s %14s %10s %8s\n", "operator", "cold (s)", "compile",
+               "stage I (s)", "compile", "run");
         for (size_t i = 0; i < n_ops; i++) {
                 struct npu_manifest *m = NULL;
                 struct npu_override o;
@@ -184,8 +185,10 @@ int main(int argc, char **argv)
                         cold[measured] = t1;
                         stage1[measured] = t2;
                         measured++;
-                        printf("  %-28s %10.3f %10.3f %14.3f\n", m->name, t1,
-                               json_number_value(json_object_get(first, "compile_s")), t2);
+                        printf("  %-28s %10.3f %10.3f %14.3f %10.3f %8.3f\n", m->name, t1,
+                               json_number_value(json_object_get(first, "compile_s")), t2,
+                               json_number_value(json_object_get(second, "compile_s")),
+                               json_number_value(json_object_get(second, "run_s")));
                         json_array_append_new(
                             report,
                             json_pack("{s:s, s:f, s:f, s:f}", "operator", m->name, "cold_s", t1,

@@ -357,8 +357,8 @@ static json_t *table_cell(const json_t *runs, const char *arm, int level)
  */
 static size_t best_known(const json_t *runs, int level, double *ret_geomean)
 {
-        const char *names[MAX_OPS];
-        double best[MAX_OPS], log_sum = 0;
+        const char *names[MAX_OPS] = { NULL };
+        double best[MAX_OPS] = { 0 }, log_sum = 0;
         size_t n = 0, i;
         const json_t *run;
 
@@ -446,14 +446,14 @@ static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_
                         size_t n_ops = best_known(runs, shown, &ceiling);
                         printf("  %-14s %8.3fx   (best any run found on each of %zu operators)\n",
                                "best known", ceiling, n_ops);
-                        fprintf(md, "| best known (any run, %zu operators) | %.3fx | | | | | | | |\n",
+                        fprintf(md,
+                                "| best known (any run, %zu operators) | %.3fx | | | | | | | |\n",
                                 n_ops, ceiling);
                         json_object_set_new(row, "best_known",
                                             json_pack("{s:i, s:f}", "operators", (int)n_ops,
                                                       "geomean_speedup", ceiling));
                         json_object_set_new(table, key, row);
-                }
-                else
+                } else
                         json_decref(row);
         }
         return table;
@@ -568,10 +568,10 @@ static int precision_at_3(struct event_base *base, struct npu_evaluator *ev,
                 req.n_overrides = n_changed;
                 picked++;
                 result = evaluate_now(base, ev, &req);
-                bool hit = result &&
-                           strcmp(json_string_value(json_object_get(result, "status")) ?: "",
-                                  "ok") == 0 &&
-                           json_number_value(json_object_get(result, "latency_us")) < base_us;
+                bool hit =
+                    result &&
+                    strcmp(json_string_value(json_object_get(result, "status")) ?: "", "ok") == 0 &&
+                    json_number_value(json_object_get(result, "latency_us")) < base_us;
                 hits += hit;
                 snprintf(picks + strlen(picks), picks_size - strlen(picks), "%s%s%s",
                          *picks ? " " : "", json_string_value(json_object_get(action, "motif")),
@@ -632,8 +632,8 @@ static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char 
                                 hits[mode] += h[mode];
                                 picked[mode] += p[mode];
                         }
-                        printf("    %-32s bank %d/%d (%s), random %d/%d (%s)\n", ops[i], h[0],
-                               p[0], picks[0], h[1], p[1], picks[1]);
+                        printf("    %-32s bank %d/%d (%s), random %d/%d (%s)\n", ops[i], h[0], p[0],
+                               picks[0], h[1], p[1], picks[1]);
                 }
                 if (reference)
                         rm_rf(json_string_value(json_object_get(reference, "scratch_dir")));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ascendopt gc: keeps the state directory within its caps.  The object
- * cache loses its least recently used objects until it fits, scratch
+ * cache loses its least recently used objects (and precompiled headers)
+ * until it fits, scratch
  * directories left behind by crashed evaluations go, and the store is
  * compacted.  Nothing any episode needs is removed: the cache only saves
  * compile time and the store keeps every result.
@@ -58,8 +59,21 @@ static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t
                 struct stat st;
                 if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(objects[n].name) ||
                     format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
-                    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                    stat(path, &st) < 0)
                         continue;
+                /* a precompiled prelude (pch-KEY/) counts as its header, which a use touches */
+                if (S_ISDIR(st.st_mode) && strncmp(e->d_name, "pch-", 4) == 0) {
+                        char gch[PATH_MAX];
+                        struct stat g;
+                        if (format_path(gch, sizeof(gch), "%s/ascendsim/host_prelude.h.gch",
+                                        path) == 0 &&
+                            stat(gch, &g) == 0)
+                                st = g;
+                        else
+                                st.st_size = 0; /* a build interrupted: oldest first */
+                } else if (!S_ISREG(st.st_mode)) {
+                        continue;
+                }
                 snprintf(objects[n].name, sizeof(objects[n].name), "%s", e->d_name);
                 /* a cache hit touches the mtime (npu/sim.c): it is the last use */
                 objects[n].used = st.st_mtime;
@@ -73,7 +87,9 @@ static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t
         for (size_t i = 0; i < n && total > max; i++) {
                 char path[PATH_MAX];
                 if (format_path(path, sizeof(path), "%s/%s", dir, objects[i].name) == 0 &&
-                    unlink(path) == 0) {
+                    (strncmp(objects[i].name, "pch-", 4) == 0 && !strstr(objects[i].name, ".failed")
+                         ? rm_rf(path)
+                         : unlink(path)) == 0) {
                         total -= (uint64_t)objects[i].size;
                         *ret_freed += (uint64_t)objects[i].size;
                         (*ret_removed)++;

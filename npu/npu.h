@@ -179,6 +179,8 @@ extern const char *const npu_signature_vocabulary[];
 /* The compiler and flags of every simulator compile (argv[0] is the compiler). */
 #define NPU_SIM_COMPILE_FLAGS 8
 extern const char *const npu_sim_compile_flags[NPU_SIM_COMPILE_FLAGS];
+/* The same for op_host units, which also get ascendsim/host_prelude.h forced in. */
+extern const char *const npu_sim_host_compile_flags[NPU_SIM_COMPILE_FLAGS];
 /*
  * Compiles and links run at this added niceness, as children with
  * child_spec.throttled: a runner made with max_throttled caps how many run
@@ -233,6 +235,9 @@ struct npu_eval_options {
          */
         const char *cache_dir;
         const char *cache_salt;
+        /* build the precompiled host prelude in cache_dir when it is not there
+         * (an evaluation always uses one that is) */
+        bool build_prelude;
 };
 
 struct npu_eval;

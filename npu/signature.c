@@ -158,7 +158,8 @@ char *npu_bottleneck_signature(const json_t *profile)
                          ? "aiv"
                          : "mix");
         /* only where the profile measures it (the sim does, msprof op here does not) */
-        if (n >= 0 && (size_t)n < sizeof(text) && json_is_number(json_object_get(profile, "bank_conflict_us")))
+        if (n >= 0 && (size_t)n < sizeof(text) &&
+            json_is_number(json_object_get(profile, "bank_conflict_us")))
                 n += snprintf(text + n, sizeof(text) - (size_t)n, " ub_banks=%s",
                               number(profile, "bank_conflict_us", 0) >= BANKS_NOTABLE * kernel
                                   ? "conflict"

@@ -942,8 +942,9 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
          */
         for (size_t i = json_array_size(plan); i-- > 0;) {
                 const json_t *a = json_array_get(plan, i);
-                const json_t *stats = json_object_get(json_object_get(ep->record, "motifs"),
-                                                      json_string_value(json_object_get(a, "motif")));
+                const json_t *stats =
+                    json_object_get(json_object_get(ep->record, "motifs"),
+                                    json_string_value(json_object_get(a, "motif")));
                 json_int_t failed = json_integer_value(json_object_get(stats, "failed"));
                 json_int_t overflowed = json_integer_value(json_object_get(stats, "overflowed"));
                 if (json_integer_value(json_object_get(a, "site")) < 0 && failed > 0 &&

@@ -160,7 +160,8 @@ static bool same_token_text(const struct token_list *list, size_t a, size_t b)
 {
         const struct token *x = &list->tokens[a], *y = &list->tokens[b];
 
-        return x->len == y->len && memcmp(list->text + x->start, list->text + y->start, x->len) == 0;
+        return x->len == y->len &&
+               memcmp(list->text + x->start, list->text + y->start, x->len) == 0;
 }
 
 /*

@@ -576,7 +576,13 @@ static int scan_tile_from_ub(struct motif_scan *scan)
  * name them: formerNum cores take formerLength elements each and tailNum
  * cores tailLength each (bigCore... and smallCore... alike).
  */
-enum split_role { SPLIT_FORMER_NUM, SPLIT_FORMER_LENGTH, SPLIT_TAIL_NUM, SPLIT_TAIL_LENGTH, SPLIT_ROLES };
+enum split_role {
+        SPLIT_FORMER_NUM,
+        SPLIT_FORMER_LENGTH,
+        SPLIT_TAIL_NUM,
+        SPLIT_TAIL_LENGTH,
+        SPLIT_ROLES
+};
 
 static const char *const split_names[SPLIT_ROLES] = { "formerNum", "formerLength", "tailNum",
                                                       "tailLength" };
@@ -609,7 +615,7 @@ static enum split_role split_role_of(const char *field, size_t len)
 }
 
 struct split_call {
-        size_t first, last;  /* the statement "tiling.set_X(arg);" */
+        size_t first, last; /* the statement "tiling.set_X(arg);" */
         struct motif_arg arg;
         char field[64];
         int calls;
@@ -620,8 +626,8 @@ static bool kernel_reads(const struct motif_scan *scan, const char *field)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
                 const struct motif_src *f = &scan->files[k];
-                if (f->is_kernel && range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, field,
-                                                   strlen(field)))
+                if (f->is_kernel &&
+                    range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, field, strlen(field)))
                         return true;
         }
         return false;
@@ -711,26 +717,26 @@ static int scan_remainder_to_first_cores(struct motif_scan *scan)
                 lines[n++] = str_printf("uint64_t %s = (uint64_t)(%s) * (%s) + (uint64_t)(%s) * "
                                         "(%s);",
                                         total, expr[0], expr[1], expr[2], expr[3]);
-                lines[n++] = str_printf("uint64_t %s = (uint64_t)(%s) + (%s);", cores, expr[0],
-                                        expr[2]);
+                lines[n++] =
+                    str_printf("uint64_t %s = (uint64_t)(%s) + (%s);", cores, expr[0], expr[2]);
                 lines[n++] = str_printf("uint64_t %s = (uint64_t)ge::GetSizeByDataType(%s->"
                                         "GetInputDesc(0)->GetDataType());",
                                         elem, fn.context);
                 lines[n++] = str_printf("uint64_t %s = %s > 0 && %s <= 32 ? 32 / %s : 1;", unit,
                                         elem, elem, elem);
-                lines[n++] = str_printf("while (%s > 1 && (uint64_t)(%s) %% %s != 0) %s /= 2;", unit,
-                                        expr[1], unit, unit);
-                lines[n++] = str_printf("uint64_t %s = %s, %s = %s, %s = %s, %s = %s;", names[0],
-                                        expr[0], names[1], expr[1], names[2], expr[2], names[3],
-                                        expr[3]);
+                lines[n++] = str_printf("while (%s > 1 && (uint64_t)(%s) %% %s != 0) %s /= 2;",
+                                        unit, expr[1], unit, unit);
+                lines[n++] =
+                    str_printf("uint64_t %s = %s, %s = %s, %s = %s, %s = %s;", names[0], expr[0],
+                               names[1], expr[1], names[2], expr[2], names[3], expr[3]);
                 lines[n++] = str_printf("if (%s > 0 && %s %% %s == 0 && %s / %s >= %s) {", cores,
                                         total, unit, total, unit, cores);
                 lines[n++] = str_printf("%s%s = %s / %s %% %s;", indent_unit(f), names[0], total,
                                         unit, cores);
-                lines[n++] = str_printf("%s%s = (%s / %s / %s + 1) * %s;", indent_unit(f),
-                                        names[1], total, unit, cores, unit);
-                lines[n++] = str_printf("%s%s = %s - %s;", indent_unit(f), names[2], cores,
-                                        names[0]);
+                lines[n++] = str_printf("%s%s = (%s / %s / %s + 1) * %s;", indent_unit(f), names[1],
+                                        total, unit, cores, unit);
+                lines[n++] =
+                    str_printf("%s%s = %s - %s;", indent_unit(f), names[2], cores, names[0]);
                 lines[n++] = str_printf("%s%s = %s / %s / %s * %s;", indent_unit(f), names[3],
                                         total, unit, cores, unit);
                 lines[n++] = str_printf("}");

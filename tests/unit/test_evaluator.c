@@ -15,10 +15,12 @@
 #include "npu/npu.h"
 #include "store/store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -207,6 +209,91 @@ static void test_memo_reference_and_verdicts(void **state)
         free(bad_kernel);
 }
 
+/* The path of the one precompiled host prelude in the cache, or "" when there is none. */
+static void find_prelude(char *path, size_t size)
+{
+        char dir[256];
+        struct dirent *e;
+        DIR *d;
+        int found = 0;
+
+        path[0] = '\0';
+        snprintf(dir, sizeof(dir), "%s/cache", fx->root);
+        d = opendir(dir);
+        assert_non_null(d);
+        while ((e = readdir(d)))
+                if (strncmp(e->d_name, "pch-", 4) == 0) {
+                        snprintf(path, size, "%s/%s/ascendsim/host_prelude.h.gch", dir, e->d_name);
+                        found++;
+                }
+        closedir(d);
+        assert_true(found <= 1);
+}
+
+/* A new tiling program: the host file with a comment numbered n appended. */
+static json_t *host_variant(const char *text, int n, const json_t *baseline)
+{
+        char *variant = malloc(strlen(text) + 64);
+        struct npu_override o = { "op_host/add_custom.cpp", variant };
+        json_t *result;
+
+        sprintf(variant, "%s\n// candidate %d\n", text, n);
+        result = evaluate(&o, 1, baseline, false, NULL);
+        free(variant);
+        return result;
+}
+
+/*
+ * The host prelude is precompiled into the object cache once an evaluator
+ * has evaluated enough candidates to pay for it, and serves every later
+ * host unit; one that is corrupt (a disk error, a compiler changed under
+ * it) costs speed, not results.
+ */
+static void test_precompiled_prelude(void **state)
+{
+        char path[512], gch[700], *text;
+        json_t *baseline, *result;
+        struct stat st;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/op_host/add_custom.cpp", fx->manifest->dir);
+        text = slurp(path);
+        baseline = evaluate(NULL, 0, NULL, true, NULL);
+        assert_string_equal(status_of(baseline), "ok");
+        /* a quick look at one operator does not pay for it */
+        find_prelude(gch, sizeof(gch));
+        assert_string_equal(gch, "");
+        for (int n = 1; n <= 4; n++) {
+                result = host_variant(text, n, baseline);
+                assert_string_equal(status_of(result), "ok");
+                json_decref(result);
+        }
+        find_prelude(gch, sizeof(gch));
+        if (!gch[0] || stat(gch, &st) < 0)
+                fail_msg("no precompiled host prelude in the cache after five evaluations");
+        assert_true(st.st_size > 1000000);
+
+        /* a new tiling program compiles its host unit against it and still answers right */
+        result = host_variant(text, 5, baseline);
+        assert_string_equal(status_of(result), "ok");
+        /* the kernel came from the cache: only the host unit was compiled */
+        assert_int_equal(json_integer_value(json_object_get(result, "compile_cache_hits")), 1);
+        json_decref(result);
+
+        /* a corrupt one: the compiler falls back on the header */
+        f = fopen(gch, "w");
+        assert_non_null(f);
+        fputs("not a precompiled header", f);
+        fclose(f);
+        result = host_variant(text, 6, baseline);
+        assert_string_equal(status_of(result), "ok");
+        json_decref(result);
+
+        rm_rf(json_string_value(json_object_get(baseline, "scratch_dir")));
+        json_decref(baseline);
+        free(text);
+}
+
 /*
  * A candidate stopped as slow under a limit answers only for that limit: the
  * same candidate asked for with no limit runs again and gives its latency,
@@ -277,6 +364,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_memo_reference_and_verdicts, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_precompiled_prelude, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_memo_answers_only_its_limit, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_identity_depends_on_files_and_platform, setup,

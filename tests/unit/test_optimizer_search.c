@@ -146,7 +146,7 @@ static void test_sweep_moves_one_gene_nearest_first(void **state)
         search_record(s, base, TECHNIQUE_COUNT, true, 1000, NULL);
         for (int i = 0; i < 200 && search_propose(s, v, &t) == 0; i++) {
                 if (t == TECHNIQUE_SWEEP) {
-                        int changed = -1, n_changed = 0;
+                        int changed = 0, n_changed = 0; /* n_changed must come out 1 */
                         for (int g = 0; g < 3; g++)
                                 if (v[g] != base[g]) {
                                         changed = g;

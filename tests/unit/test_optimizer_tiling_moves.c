@@ -253,7 +253,10 @@ struct sim_case {
 
 static const struct sim_case sim_cases[] = {
         { "examples/ops/level1/relu", { "cores_from_platform" }, { 0 }, false },
-        { "examples/ops/level1/relu", { "cores_from_platform", "blockdim_from_size" }, { 0, 2 }, false },
+        { "examples/ops/level1/relu",
+          { "cores_from_platform", "blockdim_from_size" },
+          { 0, 2 },
+          false },
         { "examples/ops/level1/rsqrt", { "tile_from_ub" }, { 0 }, false },
         { "examples/ops/level1/rsqrt", { "cores_from_platform", "tile_from_ub" }, { 0, 0 }, false },
         { "examples/ops/level1/silu", { "blockdim_from_size", "tile_from_ub" }, { 0, 2 }, false },
