@@ -165,17 +165,19 @@ static bool same_token_text(const struct token_list *list, size_t a, size_t b)
 }
 
 /*
- * Whether literal i is the bound of a clamp, "if (name > LIT) name = LIT;":
- * a limit (4095 rows for one DataCopyPad), not a choice.  A gene there
- * could only break the limit or do nothing.
+ * Whether literal i is the bound of a clamp, "if (name > LIT) name = LIT;"
+ * or the same with braces: a limit (4095 rows for one DataCopyPad), not a
+ * choice.  A gene there could only break the limit or do nothing.
  */
 static bool is_clamp_bound(const struct token_list *list, size_t i)
 {
         size_t steps[7], at = i;
 
-        /* walking back from LIT: =, name, ), LIT, comparison, name, ( */
+        /* walking back from LIT: =, name, [{,] ), LIT, comparison, name, ( */
         for (int k = 0; k < 7; k++) {
                 at = token_prev(list, at);
+                if (at != (size_t)-1 && k == 2 && token_is(list, at, "{"))
+                        at = token_prev(list, at);
                 if (at == (size_t)-1)
                         return false;
                 steps[k] = at;

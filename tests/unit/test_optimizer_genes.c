@@ -134,11 +134,15 @@ static void test_a_clamp_bound_is_no_gene(void **state)
                            "{\n"
                            "    if (tileRows > 4095)\n"
                            "        tileRows = 4095;\n"
+                           "    if (tileRows < 8) {\n"
+                           "        tileRows = 8;\n"
+                           "    }\n"
                            "    if (parts >= 64) parts = 48;\n"
                            "}\n";
         struct gene *g;
         size_t n;
 
+        /* braced or not */
         find(text, &g, &n);
         assert_int_equal(n, 1);
         expect_gene(&g[0], "parts", 48, GENE_STEP, 12, 192);
