@@ -1227,20 +1227,22 @@ static void on_precompile_done(struct npu_eval *e, const struct child_result *r)
                             "the header: %.512s",
                             child_result_describe(r, what, sizeof(what)),
                             r->err.data ? r->err.data : "");
-                if (format_path(failed, sizeof(failed), "%s.failed", e->pch_target) == 0)
+                /* the compiler refused it: no later evaluation tries again (a timeout
+                 * or a signal under load may pass next time) */
+                if (!r->timed_out && !r->signal &&
+                    format_path(failed, sizeof(failed), "%s.failed", e->pch_target) == 0)
                         write_text(failed, r->err.data ? r->err.data : "failed\n");
                 advance(e);
                 return;
         }
         if (format_path(built, sizeof(built), "%s/pch/" HOST_PRELUDE ".gch", e->work_dir) == 0 &&
             format_path(staging, sizeof(staging), "%s.%d.%u.tmp", e->pch_target, (int)getpid(),
-                        counter++) == 0 &&
-            format_path(staged, sizeof(staged), "%s/ascendsim", staging) == 0 &&
-            mkdir_p(staged) == 0 &&
-            format_path(staged, sizeof(staged), "%s/" HOST_PRELUDE ".gch", staging) == 0 &&
-            copy_file(built, staged) == 0) {
+                        counter++) == 0) {
                 /* another evaluation may have installed it first: either copy serves */
-                if (rename(staging, e->pch_target) < 0)
+                if (format_path(staged, sizeof(staged), "%s/ascendsim", staging) < 0 ||
+                    mkdir_p(staged) < 0 ||
+                    format_path(staged, sizeof(staged), "%s/" HOST_PRELUDE ".gch", staging) < 0 ||
+                    copy_file(built, staged) < 0 || rename(staging, e->pch_target) < 0)
                         rm_rf(staging);
         }
         if (access(e->pch_target, F_OK) == 0)
