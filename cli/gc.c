@@ -2,9 +2,8 @@
 /*
  * ascendopt gc: keeps the state directory within its caps.  The object
  * cache loses its least recently used objects (and precompiled headers)
- * until it fits, scratch
- * directories left behind by crashed evaluations go, and the store is
- * compacted.  Nothing any episode needs is removed: the cache only saves
+ * until it fits, scratch directories left behind by crashed evaluations
+ * go, and the store is compacted.  Nothing any episode needs is removed: the cache only saves
  * compile time and the store keeps every result.
  */
 #include "cli-internal.h"
@@ -87,9 +86,7 @@ static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t
         for (size_t i = 0; i < n && total > max; i++) {
                 char path[PATH_MAX];
                 if (format_path(path, sizeof(path), "%s/%s", dir, objects[i].name) == 0 &&
-                    (strncmp(objects[i].name, "pch-", 4) == 0 && !strstr(objects[i].name, ".failed")
-                         ? rm_rf(path)
-                         : unlink(path)) == 0) {
+                    rm_rf(path) == 0) { /* an object, or a precompiled prelude's directory */
                         total -= (uint64_t)objects[i].size;
                         *ret_freed += (uint64_t)objects[i].size;
                         (*ret_removed)++;

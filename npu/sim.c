@@ -1157,9 +1157,9 @@ static int start_compiles(struct npu_eval *e)
  * by the evaluator's context (compiler, flags, the simulator's headers):
  * pch-KEY/ascendsim/host_prelude.h.gch.  The first evaluation asked to
  * (build_prelude) builds it (about 2 s) in its work directory and
- * installs it with a rename, so that concurrent builders agree; a build that fails leaves
- * pch-KEY.failed with the compiler's message and units compile from the
- * header.  Returns 1 when a build started (STEP_PRECOMPILE), else 0 with
+ * installs it with a rename, so that concurrent builders agree; a build
+ * the compiler refuses leaves pch-KEY.failed with its message, and units
+ * compile from the header.  Returns 1 when a build started (STEP_PRECOMPILE), else 0 with
  * pch_dir set when there is one to use.
  */
 static int start_precompile(struct npu_eval *e)
@@ -1176,11 +1176,9 @@ static int start_precompile(struct npu_eval *e)
                 return 0;
         sha256_init(&s);
         sha256_update(&s, "host-prelude-pch", 17);
+        /* the salt (the evaluator's context) covers the compiler, its host flags and the headers */
         sha256_update(&s, e->options.cache_salt ? e->options.cache_salt : "",
                       1 + (e->options.cache_salt ? strlen(e->options.cache_salt) : 0));
-        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
-                sha256_update(&s, npu_sim_host_compile_flags[i],
-                              strlen(npu_sim_host_compile_flags[i]) + 1);
         sha256_final(&s, digest);
         sha256_hex(digest, key);
         if (format_path(e->pch_target, sizeof(e->pch_target), "%s/pch-%.24s", e->options.cache_dir,
