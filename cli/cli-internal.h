@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 
+int cmd_init(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_experience(int argc, char **argv);

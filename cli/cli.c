@@ -28,7 +28,7 @@ static int cmd_version(int argc, char **argv);
 static const struct command commands[] = {
         { "help", "show this help", cmd_help },
         { "version", "show the version", cmd_version },
-        { "init", "draft ascendopt.json for an operator directory", NULL },
+        { "init", "draft ascendopt.json for an operator directory", cmd_init },
         { "eval", "compile and run one operator on the simulated NPU", cmd_eval },
         { "optimize", "run one optimization episode in the foreground", cmd_optimize },
         { "rewind", "build experience entries from expert kernels", cmd_rewind },

@@ -424,8 +424,8 @@ static int read_manifest_text(const char *path, char **ret_text, size_t *ret_len
                 int r = -errno;
                 if (r == -ENOENT)
                         snprintf(err, size,
-                                 "%s: no manifest; write one (see README, \"The operator "
-                                 "manifest\")",
+                                 "%s: no manifest; draft one with 'ascendopt init' (README, "
+                                 "\"The operator manifest\")",
                                  path);
                 else
                         snprintf(err, size, "%s: cannot open: %s", path, strerror(-r));
@@ -449,41 +449,16 @@ static int read_manifest_text(const char *path, char **ret_text, size_t *ret_len
         return 0;
 }
 
-int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
-                      size_t err_size)
+/* Fills m from its parsed document m->doc and checks it against the operator's files. */
+static int manifest_build(struct npu_manifest *m, char *err, size_t err_size)
 {
-        struct npu_manifest *m = NULL;
-        char path[PATH_MAX], *text = NULL;
+        const char *path = m->source;
         const json_t *v;
-        size_t len = 0;
         int r;
 
-        m = calloc(1, sizeof(*m));
-        if (!m)
-                return -ENOMEM;
-        m->dir = realpath(opdir, NULL);
-        if (!m->dir) {
-                r = -errno;
-                snprintf(err, err_size, "%s: not an operator directory: %s", opdir,
-                         strerror(errno));
-                goto out;
-        }
-        snprintf(path, sizeof(path), "%s/ascendopt.json", m->dir);
-        m->source = strdup(path);
-        if (!m->source) {
-                r = -ENOMEM;
-                goto out;
-        }
-        r = read_manifest_text(path, &text, &len, err, err_size);
-        if (r < 0)
-                goto out;
-        r = json_parse_text(text, len, path, &m->doc, err, err_size);
-        if (r < 0)
-                goto out;
         r = schema_validate(m->doc, &manifest_schema, path, err, err_size);
         if (r < 0)
-                goto out;
-
+                return r;
         m->name = strdup(json_string_value(json_object_get(m->doc, "name")));
         v = json_object_get(m->doc, "kernel");
         m->kernel = v ? strdup(json_string_value(v)) : npu_snake_case(m->name);
@@ -494,28 +469,24 @@ int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, cha
         m->auto_sync = v ? json_is_true(v) : true;
         m->input_ranges = json_object_get(m->doc, "input_ranges");
         m->input_ranges = m->input_ranges ? json_incref(m->input_ranges) : json_object();
-        if (!m->name || !m->kernel || !m->input_ranges) {
-                r = -ENOMEM;
-                goto out;
-        }
+        if (!m->name || !m->kernel || !m->input_ranges)
+                return -ENOMEM;
         r = load_tensors(json_object_get(m->doc, "inputs"), &m->inputs, &m->n_inputs);
         if (r == 0)
                 r = load_tensors(json_object_get(m->doc, "outputs"), &m->outputs, &m->n_outputs);
         if (r < 0)
-                goto out;
+                return r;
         for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
                 const char *name =
                     i < m->n_inputs ? m->inputs[i].name : m->outputs[i - m->n_inputs].name;
                 for (size_t j = 0; j < i; j++) {
                         const char *other =
                             j < m->n_inputs ? m->inputs[j].name : m->outputs[j - m->n_inputs].name;
-                        if (strcmp(name, other) == 0) {
-                                r = manifest_error(err, err_size,
-                                                   "%s: tensor name \"%s\" is used twice among "
-                                                   "inputs and outputs",
-                                                   path, name);
-                                goto out;
-                        }
+                        if (strcmp(name, other) == 0)
+                                return manifest_error(err, err_size,
+                                                      "%s: tensor name \"%s\" is used twice among "
+                                                      "inputs and outputs",
+                                                      path, name);
                 }
         }
         r = check_ranges(m, err, err_size);
@@ -526,13 +497,62 @@ int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, cha
         if (r == 0)
                 r = find_kernel_source(m, err, err_size);
         if (r < 0)
-                goto out;
-        snprintf(path, sizeof(path), "%s/op_host", m->dir);
-        if (access(path, R_OK | X_OK) < 0) {
-                r = manifest_error(err, err_size, "%s: the operator has no op_host/ directory",
-                                   m->dir);
-                goto out;
+                return r;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof(dir), "%s/op_host", m->dir);
+        if (access(dir, R_OK | X_OK) < 0)
+                return manifest_error(err, err_size, "%s: the operator has no op_host/ directory",
+                                      m->dir);
+        return 0;
+}
+
+/* A manifest with its directory resolved and its source named; the document comes later. */
+static int manifest_new(const char *opdir, const char *source_name, struct npu_manifest **ret,
+                        char *err, size_t err_size)
+{
+        struct npu_manifest *m = calloc(1, sizeof(*m));
+        char path[PATH_MAX];
+
+        if (!m)
+                return -ENOMEM;
+        m->dir = realpath(opdir, NULL);
+        if (!m->dir) {
+                int r = -errno;
+                snprintf(err, err_size, "%s: not an operator directory: %s", opdir,
+                         strerror(errno));
+                npu_manifest_free(m);
+                return r;
         }
+        snprintf(path, sizeof(path), "%s/%s", m->dir, source_name);
+        m->source = strdup(path);
+        if (!m->source) {
+                npu_manifest_free(m);
+                return -ENOMEM;
+        }
+        *ret = m;
+        return 0;
+}
+
+int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
+                      size_t err_size)
+{
+        struct npu_manifest *m = NULL;
+        char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        r = manifest_new(opdir, "ascendopt.json", &m, err, err_size);
+        if (r < 0)
+                goto out;
+        r = read_manifest_text(m->source, &text, &len, err, err_size);
+        if (r < 0)
+                goto out;
+        r = json_parse_text(text, len, m->source, &m->doc, err, err_size);
+        if (r < 0)
+                goto out;
+        r = manifest_build(m, err, err_size);
+        if (r < 0)
+                goto out;
         *ret_manifest = m;
         m = NULL;
 out:
@@ -541,6 +561,37 @@ out:
         free(text);
         npu_manifest_free(m);
         return r;
+}
+
+int npu_manifest_from_json(const char *opdir, const json_t *doc, const char *source_name,
+                           struct npu_manifest **ret_manifest, char *err, size_t err_size)
+{
+        struct npu_manifest *m = NULL;
+        int r;
+
+        r = manifest_new(opdir, source_name, &m, err, err_size);
+        if (r < 0)
+                goto out;
+        m->doc = json_deep_copy(doc);
+        if (!m->doc) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = manifest_build(m, err, err_size);
+        if (r < 0)
+                goto out;
+        *ret_manifest = m;
+        m = NULL;
+out:
+        if (r == -ENOMEM && err && err_size)
+                snprintf(err, err_size, "%s: out of memory", opdir);
+        npu_manifest_free(m);
+        return r;
+}
+
+const struct npu_tolerance *npu_default_tolerance(enum npu_dtype dtype)
+{
+        return dtype < NPU_DTYPE_COUNT ? &default_tolerance[dtype] : NULL;
 }
 
 static void free_tensors(struct npu_tensor *t, size_t n)

@@ -101,6 +101,17 @@ int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, cha
                       size_t err_size);
 struct npu_manifest *npu_manifest_free(struct npu_manifest *manifest);
 
+/*
+ * The same checks on a document that is not on disk yet (doc is borrowed;
+ * the manifest keeps a copy): 'ascendopt init' tries its draft this way.
+ * source_name, relative to opdir, is what errors call the document.
+ */
+int npu_manifest_from_json(const char *opdir, const json_t *doc, const char *source_name,
+                           struct npu_manifest **ret_manifest, char *err, size_t err_size);
+
+/* The tolerance a manifest gets for dtype when it gives none; NULL past the last dtype. */
+const struct npu_tolerance *npu_default_tolerance(enum npu_dtype dtype);
+
 /* The default kernel entry for an OpDef name: AddCustom -> add_custom. */
 char *npu_snake_case(const char *name);
 
@@ -239,6 +250,25 @@ struct npu_eval_options {
          * (an evaluation always uses one that is) */
         bool build_prelude;
 };
+
+/*
+ * Receives what the operator's host code registers, as the simulator
+ * runtime's --describe prints it: {"op_defs": [{type, inputs, outputs
+ * (each {name, param_type: required|optional|dynamic, dtypes: [names]}),
+ * attrs ({name, type, required, default?}), ...}], "op_impls": [...]}
+ * (owned by the callback), or NULL and a one-line error.
+ */
+typedef void (*npu_describe_done_fn)(json_t *description, const char *error, void *userdata);
+
+/*
+ * Compiles opdir's op_host units for the simulator in work_dir (which must
+ * exist and is left as it is), links them with the runtime and runs
+ * --describe, on the runner's loop.  -ENOENT when op_host has no C++
+ * source; the callback is then never called.
+ */
+int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                           const char *opdir, const char *work_dir, double timeout_s,
+                           npu_describe_done_fn done, void *userdata);
 
 struct npu_eval;
 

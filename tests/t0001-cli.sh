@@ -4,7 +4,7 @@
 # commands, commands not yet built, config validation and 'ascendopt
 # optimize' given bad input, with exit codes.
 . "$(dirname "$0")/tap.sh"
-plan 19
+plan 20
 
 out=$("$BUILD/ascendopt" --help); rc=$?
 is "ascendopt --help exits 0" "$rc" 0
@@ -15,8 +15,10 @@ err=$("$BUILD/ascendopt" frobnicate 2>&1); rc=$?
 is "unknown command is a usage error (64)" "$rc" 64
 contains "unknown command is named" "$err" "unknown command 'frobnicate'"
 
-"$BUILD/ascendopt" init >/dev/null 2>&1; rc=$?
+"$BUILD/ascendopt" bench >/dev/null 2>&1; rc=$?
 is "a planned command exits EX_UNAVAILABLE (69)" "$rc" 69
+"$BUILD/ascendopt" init >/dev/null 2>&1; rc=$?
+is "init without OPDIR is a usage error (64)" "$rc" 64
 
 out=$("$BUILD/ascendoptd" --config "$SRC/etc/ascendopt/ascendoptd.json" --check-config); rc=$?
 is "the documented example config is valid" "$rc" 0

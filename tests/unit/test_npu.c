@@ -158,7 +158,8 @@ static void test_missing_manifest_says_what_to_do(void **state)
         char err[512];
 
         assert_int_equal(npu_manifest_load(opdir, &m, err, sizeof(err)), -ENOENT);
-        assert_non_null(strstr(err, "ascendopt.json: no manifest; write one"));
+        assert_non_null(
+            strstr(err, "ascendopt.json: no manifest; draft one with 'ascendopt init'"));
 }
 
 static void test_snake_case(void **state)

@@ -1,0 +1,1523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ascendopt init: drafts an operator's ascendopt.json from what its own
+ * files say.  The OpDef in op_host gives the name, the inputs and outputs
+ * with their dtypes and the attributes with their defaults; op_kernel gives
+ * the kernel entry; msOpSt cases (the JSON files in tests/st) or --case
+ * give the shapes.  The OpDef is read by running the host code on the
+ * simulator (npu_sim_describe_start), so loops and helpers that build it
+ * are followed.  The draft is checked as a manifest and run once on the
+ * simulator before it is written, so a draft that does not match the
+ * operator is never left behind.
+ */
+#include "cli-internal.h"
+
+#include "npu/npu.h"
+#include "optimizer/optimizer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#define SOURCE_MAX_BYTES (4u << 20)
+#define MAX_SOURCES      64
+#define MAX_VARIANTS     32 /* dtype combinations an OpDef lists */
+#define MAX_ATTRS        64
+#define MAX_FLAG_CASES   16
+#define MAX_FLAG_ATTRS   64
+
+enum param_type { PARAM_REQUIRED, PARAM_OPTIONAL, PARAM_DYNAMIC };
+
+/* An input or output as the OpDef declares it. */
+struct param {
+        char name[128];
+        enum param_type type;
+        char dtypes[MAX_VARIANTS][32]; /* the runtime's names (float16...), "" for one it lacks */
+        size_t n_dtypes;
+};
+
+/* An attribute as the OpDef declares it. */
+struct attr {
+        char name[128];
+        bool required;
+        json_t *default_value; /* NULL: none */
+};
+
+struct opdef {
+        char type[128];
+        struct param inputs[NPU_MAX_TENSORS], outputs[NPU_MAX_TENSORS];
+        size_t n_inputs, n_outputs;
+        struct attr attrs[MAX_ATTRS];
+        size_t n_attrs;
+};
+
+struct init_options {
+        const char *opdir;
+        const char *op_type; /* --op: which OpDef when op_host has several */
+        const char *kernel;  /* --kernel: the entry expression */
+        const char *flag_cases[MAX_FLAG_CASES];
+        size_t n_flag_cases;
+        const char *flag_attrs[MAX_FLAG_ATTRS];
+        size_t n_flag_attrs;
+        long variant; /* --variant: the OpDef's dtype column; -1: the first the simulator has */
+        int level;
+        bool force, to_stdout, check;
+};
+
+/* What the draft was made from, said to the user after it is written. */
+struct notes {
+        char lines[32][512];
+        size_t n;
+};
+
+static void note(struct notes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct notes *notes, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (notes->n == ARRAY_SIZE(notes->lines))
+                return;
+        va_start(ap, fmt);
+        vsnprintf(notes->lines[notes->n++], sizeof(notes->lines[0]), fmt, ap);
+        va_end(ap);
+}
+
+static int init_error(char *err, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int init_error(char *err, size_t size, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(err, size, fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+/* ------------------------------------------------------------ files */
+
+static int read_source(const char *path, char **ret_text, size_t *ret_len)
+{
+        struct stat st;
+        FILE *f = fopen(path, "re");
+        char *text;
+        size_t got;
+
+        if (!f)
+                return -errno;
+        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+                fclose(f);
+                return -EFBIG;
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        *ret_text = text;
+        *ret_len = got;
+        return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files in dir ending in one of the suffixes, sorted; each a new string. */
+static size_t list_files(const char *dir, const char *const *suffixes, char **names, size_t max)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = 0;
+
+        if (!d)
+                return 0;
+        while ((e = readdir(d)) && n < max) {
+                size_t len = strlen(e->d_name);
+                for (const char *const *s = suffixes; *s; s++) {
+                        size_t sl = strlen(*s);
+                        if (len > sl && strcmp(e->d_name + len - sl, *s) == 0) {
+                                names[n] = strdup(e->d_name);
+                                n += names[n] != NULL;
+                                break;
+                        }
+                }
+        }
+        closedir(d);
+        qsort(names, n, sizeof(*names), compare_names);
+        return n;
+}
+
+static void free_names(char **names, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+}
+
+/* ------------------------------------------------------------ tokens */
+
+/* A source file and its tokens. */
+struct source {
+        char rel[PATH_MAX];
+        char *text;
+        struct token_list tokens;
+};
+
+static int source_load(struct source *src, const char *opdir, const char *rel, char *err,
+                       size_t size)
+{
+        char path[PATH_MAX];
+        unsigned line = 0;
+        size_t len = 0;
+        int r;
+
+        snprintf(src->rel, sizeof(src->rel), "%s", rel);
+        if (format_path(path, sizeof(path), "%s/%s", opdir, rel) < 0)
+                return init_error(err, size, "%s/%s: path too long", opdir, rel);
+        r = read_source(path, &src->text, &len);
+        if (r < 0) {
+                snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
+                return r;
+        }
+        r = tokenize(src->text, len, &src->tokens, &line);
+        if (r < 0)
+                snprintf(err, size, "%.1024s:%u: cannot tokenize (unterminated literal or comment)",
+                         path, line);
+        return r;
+}
+
+static void source_release(struct source *src)
+{
+        token_list_release(&src->tokens);
+        free(src->text);
+        memset(src, 0, sizeof(*src));
+}
+
+static const struct token *tok(const struct source *src, size_t i)
+{
+        return &src->tokens.tokens[i];
+}
+
+static bool is_kind(const struct source *src, size_t i, enum token_kind kind)
+{
+        return i < src->tokens.n && tok(src, i)->kind == kind;
+}
+
+static bool is(const struct source *src, size_t i, const char *s)
+{
+        return i < src->tokens.n && token_is(&src->tokens, i, s);
+}
+
+static size_t next(const struct source *src, size_t i)
+{
+        return token_next(&src->tokens, i);
+}
+
+/* The token's text into buf (truncated). */
+static const char *text_of(const struct source *src, size_t i, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.*s", (int)tok(src, i)->len, src->text + tok(src, i)->start);
+        return buf;
+}
+
+/* ------------------------------------------------------------ the OpDef */
+
+/* The simulator and a loop to run its children on, for describing and checking. */
+struct sim_session {
+        struct npu_sim_paths paths;
+        struct event_base *base;
+        struct child_runner *runner;
+};
+
+static int sim_session_open(struct sim_session *s, char *err, size_t size)
+{
+        if (npu_sim_paths_find(&s->paths) < 0)
+                return init_error(err, size,
+                                  "the simulator runtime was not found; build it "
+                                  "with 'make' or set ASCENDOPT_SIM_DIR");
+        s->base = event_base_new();
+        if (!s->base || child_runner_new(s->base, NULL, &s->runner) < 0)
+                return init_error(err, size,
+                                  "cannot start the child-process runner (is "
+                                  "ascendopt-exec installed?)");
+        return 0;
+}
+
+static void sim_session_close(struct sim_session *s)
+{
+        child_runner_free(s->runner);
+        if (s->base)
+                event_base_free(s->base);
+        npu_sim_paths_release(&s->paths);
+        memset(s, 0, sizeof(*s));
+}
+
+struct described {
+        json_t *description;
+        char error[2048];
+        bool done;
+};
+
+static void on_described(json_t *description, const char *error, void *userdata)
+{
+        struct described *w = userdata;
+
+        w->description = description;
+        snprintf(w->error, sizeof(w->error), "%s", error ? error : "");
+        w->done = true;
+}
+
+/* What the operator's host code registers, by running it (npu_sim_describe_start). */
+static int describe_host(struct sim_session *s, const char *opdir, json_t **ret, char *err,
+                         size_t size)
+{
+        struct described w = { 0 };
+        char work[PATH_MAX];
+        const char *tmp = getenv("TMPDIR");
+        int r;
+
+        if (format_path(work, sizeof(work), "%s/ascendopt-init.XXXXXX",
+                        tmp && *tmp ? tmp : "/tmp") < 0 ||
+            !mkdtemp(work))
+                return init_error(err, size, "cannot make a scratch directory: %s",
+                                  strerror(errno));
+        r = npu_sim_describe_start(s->runner, &s->paths, opdir, work, 300, on_described, &w);
+        if (r == -ENOENT)
+                r = init_error(err, size, "%s: no op_host/*.cpp holding the OpDef", opdir);
+        else if (r < 0)
+                snprintf(err, size, "cannot compile op_host: %s", strerror(-r));
+        while (r == 0 && !w.done)
+                event_base_loop(s->base, EVLOOP_ONCE);
+        rm_rf(work);
+        if (r == 0 && !w.description)
+                r = init_error(err, size, "%s: %s", opdir, w.error);
+        if (r == 0)
+                *ret = w.description;
+        return r;
+}
+
+/* A float attribute as written (1e-6f), not as the float widened to double (9.99999997e-07). */
+static json_t *shortest_float(double v)
+{
+        char buf[32];
+
+        for (int digits = 6; digits <= 9; digits++) {
+                snprintf(buf, sizeof(buf), "%.*g", digits, v);
+                if ((float)strtod(buf, NULL) == (float)v)
+                        return json_real(strtod(buf, NULL));
+        }
+        return json_real(v);
+}
+
+static json_t *attr_default(const json_t *a)
+{
+        const char *type = json_string_value(json_object_get(a, "type"));
+        json_t *v = json_object_get(a, "default"), *copy, *item;
+        size_t i;
+
+        if (!v)
+                return NULL;
+        if (type && strcmp(type, "float") == 0 && json_is_number(v))
+                return shortest_float(json_number_value(v));
+        if (!type || strcmp(type, "list_float") != 0 || !json_is_array(v))
+                return json_deep_copy(v);
+        copy = json_array();
+        json_array_foreach(v, i, item)
+            json_array_append_new(copy, shortest_float(json_number_value(item)));
+        return copy;
+}
+
+static int params_from_json(const json_t *list, struct param *params, size_t *n, char *err,
+                            size_t size)
+{
+        const json_t *j, *dt;
+        size_t i, k;
+
+        if (json_array_size(list) > NPU_MAX_TENSORS)
+                return init_error(err, size, "the OpDef has more than %d inputs or outputs",
+                                  NPU_MAX_TENSORS);
+        json_array_foreach(list, i, j)
+        {
+                const char *type = json_string_value(json_object_get(j, "param_type"));
+                struct param *p = &params[i];
+                memset(p, 0, sizeof(*p));
+                snprintf(p->name, sizeof(p->name), "%s",
+                         json_string_value(json_object_get(j, "name")) ?: "");
+                p->type = type && strcmp(type, "dynamic") == 0    ? PARAM_DYNAMIC
+                          : type && strcmp(type, "optional") == 0 ? PARAM_OPTIONAL
+                                                                  : PARAM_REQUIRED;
+                json_array_foreach(json_object_get(j, "dtypes"), k, dt)
+                {
+                        if (p->n_dtypes == MAX_VARIANTS)
+                                break;
+                        /* a dtype the runtime cannot name comes as a number */
+                        snprintf(p->dtypes[p->n_dtypes++], sizeof(p->dtypes[0]), "%s",
+                                 json_is_string(dt) ? json_string_value(dt) : "");
+                }
+        }
+        *n = json_array_size(list);
+        return 0;
+}
+
+static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t size)
+{
+        const json_t *a;
+        size_t i;
+        int r;
+
+        snprintf(def->type, sizeof(def->type), "%s",
+                 json_string_value(json_object_get(j, "type")) ?: "");
+        r = params_from_json(json_object_get(j, "inputs"), def->inputs, &def->n_inputs, err, size);
+        if (r == 0)
+                r = params_from_json(json_object_get(j, "outputs"), def->outputs, &def->n_outputs,
+                                     err, size);
+        if (r < 0)
+                return r;
+        if (json_array_size(json_object_get(j, "attrs")) > MAX_ATTRS)
+                return init_error(err, size, "the OpDef has more than %d attributes", MAX_ATTRS);
+        json_array_foreach(json_object_get(j, "attrs"), i, a)
+        {
+                struct attr *at = &def->attrs[def->n_attrs++];
+                snprintf(at->name, sizeof(at->name), "%s",
+                         json_string_value(json_object_get(a, "name")) ?: "");
+                at->required = json_is_true(json_object_get(a, "required"));
+                at->default_value = attr_default(a);
+        }
+        if (!def->n_inputs || !def->n_outputs)
+                return init_error(err, size,
+                                  "the OpDef of %s declares %zu inputs and %zu outputs; an "
+                                  "operator needs at least one of each",
+                                  def->type, def->n_inputs, def->n_outputs);
+        return 0;
+}
+
+static struct opdef *opdef_free(struct opdef *def)
+{
+        for (size_t i = 0; def && i < def->n_attrs; i++)
+                json_decref(def->attrs[i].default_value);
+        free(def);
+        return NULL;
+}
+
+/* The one OpDef op_host registers (or --op's), read by running the host code. */
+static int find_opdef(const struct init_options *o, struct sim_session *s, struct opdef *def,
+                      char *err, size_t size)
+{
+        json_t *description = NULL, *defs, *j, *pick = NULL;
+        size_t i;
+        int r;
+
+        r = describe_host(s, o->opdir, &description, err, size);
+        if (r < 0)
+                return r;
+        defs = json_object_get(description, "op_defs");
+        json_array_foreach(defs, i, j)
+        {
+                const char *type = json_string_value(json_object_get(j, "type"));
+                if (!o->op_type || (type && strcmp(type, o->op_type) == 0))
+                        pick = pick ? pick : j;
+        }
+        if (json_array_size(defs) == 0)
+                r = init_error(err, size,
+                               "%s: op_host registers no OpDef (OP_ADD)%s; .name, .inputs and "
+                               ".outputs must be written by hand",
+                               o->opdir,
+                               json_array_size(json_object_get(description, "op_impls"))
+                                   ? ", only tiling (IMPL_OP_OPTILING)"
+                                   : "");
+        else if (!pick)
+                r = init_error(err, size, "%s: op_host registers no OpDef named %s (it has %s%s)",
+                               o->opdir, o->op_type,
+                               json_string_value(json_object_get(json_array_get(defs, 0), "type")),
+                               json_array_size(defs) > 1 ? ", ..." : "");
+        else if (!o->op_type && json_array_size(defs) > 1)
+                r = init_error(err, size,
+                               "%s: op_host registers %zu OpDefs (%s, %s%s); pick one with --op",
+                               o->opdir, json_array_size(defs),
+                               json_string_value(json_object_get(json_array_get(defs, 0), "type")),
+                               json_string_value(json_object_get(json_array_get(defs, 1), "type")),
+                               json_array_size(defs) > 2 ? ", ..." : "");
+        else
+                r = opdef_from_json(pick, def, err, size);
+        json_decref(description);
+        return r;
+}
+
+/* ------------------------------------------------------------ the kernel entry */
+
+/*
+ * The kernel entries of op_kernel ("__global__ __aicore__ void name(") as
+ * "file:name", marking templated ones with a trailing '<'.
+ */
+static int find_entries(const char *opdir, char entries[][320], size_t *n, size_t max, char *err,
+                        size_t size)
+{
+        static const char *const suffixes[] = { ".cpp", ".cc", ".cxx", NULL };
+        char dir[PATH_MAX], *files[MAX_SOURCES];
+        size_t n_files;
+        int r = 0;
+
+        format_path(dir, sizeof(dir), "%s/op_kernel", opdir);
+        n_files = list_files(dir, suffixes, files, MAX_SOURCES);
+        for (size_t f = 0; f < n_files && r == 0; f++) {
+                struct source src = { 0 };
+                char rel[PATH_MAX];
+                snprintf(rel, sizeof(rel), "op_kernel/%s", files[f]);
+                r = source_load(&src, opdir, rel, err, size);
+                for (size_t i = 0; r == 0 && i < src.tokens.n && *n < max; i = next(&src, i)) {
+                        size_t j = i, start;
+                        bool templated = false;
+                        char name[256];
+                        if (!is(&src, i, "__global__"))
+                                continue;
+                        while (j < src.tokens.n && !is(&src, j, "(") && !is(&src, j, ";") &&
+                               !is(&src, j, "{"))
+                                j = next(&src, j);
+                        if (!is(&src, j, "("))
+                                continue;
+                        /* the name is the identifier before "(" */
+                        size_t id = token_prev(&src.tokens, j);
+                        if (id == (size_t)-1 || !is_kind(&src, id, TOKEN_IDENTIFIER))
+                                continue;
+                        /* a template header before __global__ makes it a template */
+                        for (start = token_prev(&src.tokens, i);
+                             start != (size_t)-1 && !is(&src, start, ";") &&
+                             !is(&src, start, "}") && !is(&src, start, "{") &&
+                             !tok(&src, start)->in_directive;
+                             start = token_prev(&src.tokens, start))
+                                templated |= is(&src, start, "template");
+                        snprintf(entries[(*n)++], 320, "%s:%s%s", files[f],
+                                 text_of(&src, id, name, sizeof(name)), templated ? "<" : "");
+                        i = j;
+                }
+                source_release(&src);
+        }
+        free_names(files, n_files);
+        if (r == 0 && n_files == 0)
+                return init_error(err, size, "%s: no op_kernel/*.cpp holding the kernel", opdir);
+        return r;
+}
+
+/* The kernel entry: --kernel, the only one, or the one named after the op. */
+static int choose_kernel(const struct init_options *o, const struct opdef *def, char *ret,
+                         size_t ret_size, struct notes *notes, char *err, size_t size)
+{
+        char entries[16][320], *snake = npu_snake_case(def->type);
+        size_t n = 0, pick = (size_t)-1;
+        int r;
+
+        if (!snake)
+                return -ENOMEM;
+        if (o->kernel) {
+                snprintf(ret, ret_size, "%s", o->kernel);
+                free(snake);
+                return 0;
+        }
+        r = find_entries(o->opdir, entries, &n, ARRAY_SIZE(entries), err, size);
+        for (size_t k = 0; r == 0 && k < n; k++) {
+                const char *name = strchr(entries[k], ':') + 1;
+                size_t len = strcspn(name, "<");
+                if (n == 1 || (strlen(snake) == len && strncmp(name, snake, len) == 0))
+                        pick = k;
+        }
+        if (r == 0 && n == 0)
+                r = init_error(err, size,
+                               "%s: .kernel: no \"__global__ __aicore__ void NAME(...)\" entry "
+                               "in op_kernel/; give it with --kernel",
+                               o->opdir);
+        else if (r == 0 && pick == (size_t)-1)
+                r = init_error(err, size,
+                               "%s: .kernel: op_kernel/ has %zu entries and none is named %s; "
+                               "pick one with --kernel",
+                               o->opdir, n, snake);
+        if (r == 0) {
+                const char *name = strchr(entries[pick], ':') + 1;
+                size_t len = strcspn(name, "<");
+                if (name[len] == '<')
+                        r = init_error(err, size,
+                                       "%s: .kernel: the entry %.*s is a template; give the "
+                                       "instantiation to run with --kernel, e.g. --kernel "
+                                       "'%.*s<1>'",
+                                       o->opdir, (int)len, name, (int)len, name);
+                else {
+                        snprintf(ret, ret_size, "%.*s", (int)len, name);
+                        note(notes, "kernel %s from op_kernel/%.*s", ret,
+                             (int)(strchr(entries[pick], ':') - entries[pick]), entries[pick]);
+                }
+        }
+        free(snake);
+        return r;
+}
+
+/* ------------------------------------------------------------ dtypes */
+
+/* ge's DT_ names (without DT_) and msOpSt's type names, as the manifest spells them. */
+static const char *manifest_dtype(const char *name)
+{
+        static const char *const map[][2] = {
+                { "FLOAT", "float32" },   { "FLOAT32", "float32" }, { "float", "float32" },
+                { "FLOAT16", "float16" }, { "BF16", "bfloat16" },   { "INT8", "int8" },
+                { "INT16", "int16" },     { "INT32", "int32" },     { "INT64", "int64" },
+                { "UINT8", "uint8" },     { "UINT16", "uint16" },   { "UINT32", "uint32" },
+                { "BOOL", "bool" },
+        };
+        enum npu_dtype dtype;
+
+        for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+                if (strcmp(map[i][0], name) == 0)
+                        return map[i][1];
+        return npu_dtype_from_name(name, &dtype) == 0 ? npu_dtype_name(dtype) : NULL;
+}
+
+/* The dtype of p in column v; a param listing one dtype has it in every column. */
+static const char *param_dtype(const struct param *p, size_t v)
+{
+        if (!p->n_dtypes)
+                return NULL;
+        return manifest_dtype(p->dtypes[p->n_dtypes == 1 ? 0 : v]);
+}
+
+static size_t variant_count(const struct opdef *def)
+{
+        size_t n = 1;
+
+        for (size_t i = 0; i < def->n_inputs + def->n_outputs; i++) {
+                const struct param *p =
+                    i < def->n_inputs ? &def->inputs[i] : &def->outputs[i - def->n_inputs];
+                n = p->n_dtypes > n ? p->n_dtypes : n;
+        }
+        return n;
+}
+
+/* Whether every param has a dtype the simulator knows in column v. */
+static bool variant_supported(const struct opdef *def, size_t v)
+{
+        for (size_t i = 0; i < def->n_inputs + def->n_outputs; i++) {
+                const struct param *p =
+                    i < def->n_inputs ? &def->inputs[i] : &def->outputs[i - def->n_inputs];
+                if (p->n_dtypes > 1 && v >= p->n_dtypes)
+                        return false;
+                if (p->n_dtypes && !param_dtype(p, v))
+                        return false;
+        }
+        return true;
+}
+
+/* ------------------------------------------------------------ cases */
+
+/* Parses "4096x4096" (or "1") into a JSON list of dimensions. */
+static json_t *parse_dims(const char *s, size_t len)
+{
+        json_t *dims = json_array();
+        size_t i = 0;
+
+        while (dims && i < len) {
+                char *end;
+                unsigned long long d;
+                if (s[i] < '0' || s[i] > '9')
+                        goto bad;
+                d = strtoull(s + i, &end, 10);
+                if (d == 0 || d > NPU_MAX_CASE_ELEMENTS || json_array_size(dims) == NPU_MAX_DIMS)
+                        goto bad;
+                json_array_append_new(dims, json_integer((json_int_t)d));
+                i = (size_t)(end - s);
+                if (i < len && s[i] != 'x' && s[i] != 'X')
+                        goto bad;
+                if (i < len && ++i == len)
+                        goto bad; /* a trailing 'x' */
+        }
+        if (json_array_size(dims) == 0)
+                goto bad;
+        return dims;
+bad:
+        json_decref(dims);
+        return NULL;
+}
+
+/* A shape for param p: dims, or for a dynamic list "100;2x50;4099" a list of dims. */
+static json_t *parse_shape(const char *s, size_t len, const struct param *p)
+{
+        json_t *list;
+
+        if (p->type != PARAM_DYNAMIC)
+                return parse_dims(s, len);
+        list = json_array();
+        while (list && len) {
+                size_t item = strcspn(s, ";");
+                json_t *dims = parse_dims(s, item < len ? item : len);
+                if (!dims || json_array_size(list) == NPU_MAX_LIST_ITEMS) {
+                        json_decref(dims);
+                        json_decref(list);
+                        return NULL;
+                }
+                json_array_append_new(list, dims);
+                if (item >= len)
+                        break;
+                s += item + 1;
+                len -= item + 1;
+        }
+        return list;
+}
+
+static const struct param *find_input(const struct opdef *def, const char *name)
+{
+        for (size_t i = 0; i < def->n_inputs; i++)
+                if (strcmp(def->inputs[i].name, name) == 0)
+                        return &def->inputs[i];
+        return NULL;
+}
+
+/*
+ * One --case: "[NAME:]x=8x2048,y=8x2048", or "[NAME:]8x2048" for every
+ * input alike; a dynamic input takes a list, "x=100;2x50".  A dynamic
+ * output gets the shapes of the first dynamic input, as foreach operators
+ * have them.  Appends {name, shapes} to cases.
+ */
+static int parse_flag_case(const char *spec, const struct opdef *def, json_t *cases, char *err,
+                           size_t size)
+{
+        const char *colon = strchr(spec, ':'), *body = colon ? colon + 1 : spec;
+        json_t *shapes = json_object(), *first_list = NULL;
+        char name[129];
+
+        if (colon && (colon == spec || colon - spec > 128)) {
+                json_decref(shapes);
+                return init_error(err, size, "--case %s: a case name is 1 to 128 characters", spec);
+        }
+        if (colon)
+                snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
+        else
+                snprintf(name, sizeof(name), "case%zu", json_array_size(cases) + 1);
+        if (!strchr(body, '=')) {
+                for (size_t i = 0; i < def->n_inputs; i++) {
+                        json_t *shape = parse_shape(body, strlen(body), &def->inputs[i]);
+                        if (!shape)
+                                goto bad;
+                        json_object_set_new(shapes, def->inputs[i].name, shape);
+                }
+        } else {
+                const char *p = body;
+                while (*p) {
+                        size_t item = strcspn(p, ","), key = strcspn(p, "=");
+                        const struct param *input;
+                        json_t *shape;
+                        char tensor[128];
+                        if (key >= item || key == 0 || key >= sizeof(tensor))
+                                goto bad;
+                        snprintf(tensor, sizeof(tensor), "%.*s", (int)key, p);
+                        input = find_input(def, tensor);
+                        if (!input) {
+                                json_decref(shapes);
+                                return init_error(err, size,
+                                                  "--case %s: %s has no input \"%s\" (its "
+                                                  "inputs: %s%s)",
+                                                  spec, def->type, tensor, def->inputs[0].name,
+                                                  def->n_inputs > 1 ? ", ..." : "");
+                        }
+                        shape = parse_shape(p + key + 1, item - key - 1, input);
+                        if (!shape)
+                                goto bad;
+                        json_object_set_new(shapes, tensor, shape);
+                        p += item + (p[item] == ',');
+                }
+        }
+        for (size_t i = 0; i < def->n_inputs && !first_list; i++)
+                if (def->inputs[i].type == PARAM_DYNAMIC)
+                        first_list = json_object_get(shapes, def->inputs[i].name);
+        for (size_t i = 0; i < def->n_outputs && first_list; i++)
+                if (def->outputs[i].type == PARAM_DYNAMIC)
+                        json_object_set_new(shapes, def->outputs[i].name,
+                                            json_deep_copy(first_list));
+        json_array_append_new(cases, json_pack("{s:s, s:o}", "name", name, "shapes", shapes));
+        return 0;
+bad:
+        json_decref(shapes);
+        return init_error(err, size,
+                          "--case %s: give shapes as [NAME:]x=8x2048,y=8x2048 or [NAME:]8x2048, "
+                          "a dynamic input as x=100;2x50 (dimensions > 0, at most %d)",
+                          spec, NPU_MAX_DIMS);
+}
+
+/* A name the manifest takes (1 to 128 characters), unique among cases. */
+static void case_name(const char *wanted, const json_t *cases, char *buf, size_t size)
+{
+        char base[120];
+        bool taken;
+        size_t i, k = 1;
+        json_t *c;
+
+        snprintf(base, sizeof(base), "%s", wanted && *wanted ? wanted : "case");
+        snprintf(buf, size, "%s", base);
+        do {
+                taken = false;
+                json_array_foreach(cases, i, c) taken |=
+                    strcmp(json_string_value(json_object_get(c, "name")), buf) == 0;
+                if (taken)
+                        snprintf(buf, size, "%s_%zu", base, ++k);
+        } while (taken);
+}
+
+/* The first dtype an msOpSt "type" names ("float16" or ["float16", "float"]). */
+static const char *st_type(const json_t *type)
+{
+        const json_t *first = json_is_array(type) ? json_array_get(type, 0) : type;
+
+        return json_is_string(first) ? manifest_dtype(json_string_value(first)) : NULL;
+}
+
+/* [lo, hi] from msOpSt's value_range, [[lo, hi]] or [lo, hi]. */
+static json_t *st_range(const json_t *range)
+{
+        const json_t *pair =
+            json_is_array(json_array_get(range, 0)) ? json_array_get(range, 0) : range;
+
+        if (json_array_size(pair) != 2 || !json_is_number(json_array_get(pair, 0)) ||
+            !json_is_number(json_array_get(pair, 1)))
+                return NULL;
+        return json_pack("[f, f]", json_number_value(json_array_get(pair, 0)),
+                         json_number_value(json_array_get(pair, 1)));
+}
+
+struct st_state {
+        json_t *cases;                        /* manifest cases */
+        json_t *ranges;                       /* input_ranges */
+        json_t *attrs;                        /* values of attributes the cases give, first seen */
+        char dtypes[NPU_MAX_TENSORS][32];     /* per input, from the first case with types */
+        char out_dtypes[NPU_MAX_TENSORS][32]; /* per output, the same */
+        bool have_dtypes;
+        size_t files, skipped;
+};
+
+/* One msOpSt case: its input shapes, types, ranges and attributes. */
+static int read_st_case(const json_t *c, const char *file, const struct opdef *def,
+                        struct st_state *st, char *err, size_t size)
+{
+        const json_t *inputs = json_object_get(c, "input_desc"), *desc,
+                     *op = json_object_get(c, "op");
+        json_t *shapes = json_object(), *attrs = json_object(), *a;
+        char name[129];
+        size_t i;
+
+        if (op && json_is_string(op) && strcmp(json_string_value(op), def->type) != 0) {
+                st->skipped++;
+                goto out;
+        }
+        if (!json_is_array(inputs) || json_array_size(inputs) != def->n_inputs) {
+                st->skipped++;
+                goto out;
+        }
+        json_array_foreach(inputs, i, desc)
+        {
+                const char *given = json_string_value(json_object_get(desc, "name"));
+                const struct param *p = &def->inputs[i];
+                const json_t *shape = json_object_get(desc, "shape");
+                json_t *range;
+                for (size_t k = 0; given && k < def->n_inputs; k++)
+                        if (strcmp(def->inputs[k].name, given) == 0)
+                                p = &def->inputs[k];
+                if (!json_is_array(shape) || json_array_size(shape) == 0) {
+                        json_decref(shapes);
+                        json_decref(attrs);
+                        return init_error(err, size, "%s: input_desc[%zu] has no \"shape\"", file,
+                                          i);
+                }
+                json_object_set(shapes, p->name, (json_t *)shape);
+                if (!st->have_dtypes && st_type(json_object_get(desc, "type")))
+                        snprintf(st->dtypes[p - def->inputs], sizeof(st->dtypes[0]), "%s",
+                                 st_type(json_object_get(desc, "type")));
+                range = st_range(json_object_get(desc, "value_range"));
+                if (range && !json_object_get(st->ranges, p->name))
+                        json_object_set(st->ranges, p->name, range);
+                json_decref(range);
+        }
+        json_array_foreach(json_object_get(c, "output_desc"), i, desc)
+        {
+                const char *given = json_string_value(json_object_get(desc, "name"));
+                size_t k = i;
+                for (size_t o = 0; given && o < def->n_outputs; o++)
+                        if (strcmp(def->outputs[o].name, given) == 0)
+                                k = o;
+                if (!st->have_dtypes && k < def->n_outputs &&
+                    st_type(json_object_get(desc, "type")))
+                        snprintf(st->out_dtypes[k], sizeof(st->out_dtypes[0]), "%s",
+                                 st_type(json_object_get(desc, "type")));
+        }
+        for (size_t k = 0; k < def->n_inputs; k++)
+                st->have_dtypes |= st->dtypes[k][0] != '\0';
+        json_array_foreach(json_object_get(c, "attr"), i, a)
+        {
+                const char *attr_name = json_string_value(json_object_get(a, "name"));
+                json_t *value = json_object_get(a, "value");
+                if (!attr_name || !value)
+                        continue;
+                json_object_set(attrs, attr_name, value);
+                if (!json_object_get(st->attrs, attr_name))
+                        json_object_set(st->attrs, attr_name, value);
+        }
+        case_name(json_string_value(json_object_get(c, "case_name")), st->cases, name,
+                  sizeof(name));
+        json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
+        if (json_object_size(attrs))
+                json_object_set(entry, "attrs", attrs);
+        json_array_append_new(st->cases, entry);
+out:
+        json_decref(shapes);
+        json_decref(attrs);
+        return 0;
+}
+
+/* Every msOpSt case in the JSON files of tests/st, in file order. */
+static int read_st_cases(const char *opdir, const struct opdef *def, struct st_state *st, char *err,
+                         size_t size)
+{
+        static const char *const suffixes[] = { ".json", NULL };
+        char dir[PATH_MAX], *files[MAX_SOURCES];
+        size_t n_files;
+        int r = 0;
+
+        format_path(dir, sizeof(dir), "%s/tests/st", opdir);
+        n_files = list_files(dir, suffixes, files, MAX_SOURCES);
+        for (size_t f = 0; f < n_files && r == 0; f++) {
+                char path[PATH_MAX], rel[PATH_MAX], *text = NULL;
+                json_t *doc = NULL, *c;
+                size_t len = 0, i;
+                snprintf(rel, sizeof(rel), "tests/st/%s", files[f]);
+                format_path(path, sizeof(path), "%s/%s", opdir, rel);
+                r = read_source(path, &text, &len);
+                if (r < 0) {
+                        snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
+                        break;
+                }
+                r = json_parse_text(text, len, path, &doc, err, size);
+                free(text);
+                if (r < 0)
+                        break;
+                if (json_is_object(doc)) /* one case on its own */
+                        doc = json_pack("[o]", doc);
+                st->files++;
+                json_array_foreach(doc, i, c)
+                {
+                        if (json_array_size(st->cases) == NPU_MAX_CASES) {
+                                st->skipped++;
+                                continue;
+                        }
+                        r = read_st_case(c, rel, def, st, err, size);
+                        if (r < 0)
+                                break;
+                }
+                json_decref(doc);
+        }
+        free_names(files, n_files);
+        return r;
+}
+
+/* Elements of all the inputs a case's shapes give. */
+static double shapes_elements(const json_t *shapes)
+{
+        const json_t *dims;
+        const char *key;
+        double total = 0;
+
+        json_object_foreach((json_t *)shapes, key, dims)
+        {
+                /* a dynamic list's shape is a list of dims */
+                bool is_list = json_is_array(json_array_get(dims, 0));
+                size_t n_items = is_list ? json_array_size(dims) : 1;
+                for (size_t k = 0; k < n_items; k++) {
+                        const json_t *item = is_list ? json_array_get(dims, k) : dims, *d;
+                        double n = 1;
+                        size_t i;
+                        json_array_foreach(item, i, d) n *=
+                            json_is_integer(d) ? (double)json_integer_value(d) : 1;
+                        total += n;
+                }
+        }
+        return total;
+}
+
+static double case_elements(const json_t *c)
+{
+        return shapes_elements(json_object_get(c, "shapes"));
+}
+
+/* ------------------------------------------------------------ the draft */
+
+/* "--attr name=value": value as JSON (1e-6, true, [1, 2]), else as a string. */
+static json_t *flag_attr_value(const char *text)
+{
+        json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+
+        return v ? v : json_string(text);
+}
+
+static int draft_attrs(const struct init_options *o, const struct opdef *def,
+                       const json_t *st_attrs, json_t **ret, struct notes *notes, char *err,
+                       size_t size)
+{
+        json_t *attrs = json_object();
+
+        for (size_t f = 0; f < o->n_flag_attrs; f++) {
+                const char *eq = strchr(o->flag_attrs[f], '=');
+                char name[128];
+                bool known = false;
+                if (!eq || eq == o->flag_attrs[f] || eq - o->flag_attrs[f] >= (long)sizeof(name)) {
+                        json_decref(attrs);
+                        return init_error(err, size, "--attr %s: give it as NAME=VALUE",
+                                          o->flag_attrs[f]);
+                }
+                snprintf(name, sizeof(name), "%.*s", (int)(eq - o->flag_attrs[f]),
+                         o->flag_attrs[f]);
+                for (size_t i = 0; i < def->n_attrs; i++)
+                        known |= strcmp(def->attrs[i].name, name) == 0;
+                if (!known) {
+                        json_decref(attrs);
+                        return init_error(err, size,
+                                          "--attr %s: the OpDef of %s has no "
+                                          "attribute \"%s\"",
+                                          o->flag_attrs[f], def->type, name);
+                }
+                json_object_set_new(attrs, name, flag_attr_value(eq + 1));
+        }
+        for (size_t i = 0; i < def->n_attrs; i++) {
+                const struct attr *a = &def->attrs[i];
+                if (json_object_get(attrs, a->name))
+                        continue;
+                if (a->default_value)
+                        json_object_set(attrs, a->name, a->default_value);
+                else if (json_object_get(st_attrs, a->name))
+                        json_object_set(attrs, a->name, json_object_get(st_attrs, a->name));
+                else if (a->required) {
+                        json_decref(attrs);
+                        return init_error(err, size,
+                                          "%s: .attrs.%s: the OpDef's attribute %s is REQUIRED "
+                                          "and has no default; give it with --attr %s=VALUE",
+                                          o->opdir, a->name, a->name, a->name);
+                } else
+                        note(notes, "attribute %s has no default and is left out", a->name);
+        }
+        *ret = attrs;
+        return 0;
+}
+
+static json_t *tensor_list(const struct param *params, size_t n, size_t variant,
+                           const char (*st_dtypes)[32])
+{
+        json_t *list = json_array();
+
+        for (size_t i = 0; i < n; i++) {
+                const char *dtype =
+                    st_dtypes && st_dtypes[i][0] ? st_dtypes[i] : param_dtype(&params[i], variant);
+                json_t *t = json_pack("{s:s, s:s}", "name", params[i].name, "dtype",
+                                      dtype ? dtype : "float32");
+                if (params[i].type == PARAM_DYNAMIC)
+                        json_object_set_new(t, "list", json_true());
+                json_array_append_new(list, t);
+        }
+        return list;
+}
+
+/* Whether the operator's CMakeLists turns auto-sync off (as cann-ops builds may). */
+static bool auto_sync_off(const char *opdir)
+{
+        char path[PATH_MAX], *text = NULL;
+        size_t len = 0;
+        bool off;
+
+        format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir);
+        if (read_source(path, &text, &len) < 0)
+                return false;
+        off = strstr(text, "--cce-auto-sync=off") != NULL;
+        free(text);
+        return off;
+}
+
+static int draft(const struct init_options *o, struct sim_session *s, json_t **ret_doc,
+                 struct notes *notes, char *err, size_t size)
+{
+        struct opdef *def = calloc(1, sizeof(*def));
+        struct st_state st = { .cases = json_array(),
+                               .ranges = json_object(),
+                               .attrs = json_object() };
+        json_t *doc = NULL, *attrs = NULL, *tolerance = json_object(), *c;
+        char kernel[320];
+        size_t variant = 0, n_variants, bench = 0, i;
+        int r;
+
+        if (!def) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = find_opdef(o, s, def, err, size);
+        if (r < 0)
+                goto out;
+        note(notes,
+             "name %s, %zu inputs, %zu outputs and %zu attributes from the OpDef op_host "
+             "registers",
+             def->type, def->n_inputs, def->n_outputs, def->n_attrs);
+        r = choose_kernel(o, def, kernel, sizeof(kernel), notes, err, size);
+        if (r < 0)
+                goto out;
+        r = read_st_cases(o->opdir, def, &st, err, size);
+        if (r < 0)
+                goto out;
+        if (st.files)
+                note(notes, "%zu case%s from %zu msOpSt file%s in tests/st/%s",
+                     json_array_size(st.cases), json_array_size(st.cases) == 1 ? "" : "s", st.files,
+                     st.files == 1 ? "" : "s",
+                     st.skipped ? " (some left out: another op, other inputs or past the limit)"
+                                : "");
+        for (size_t f = 0; f < o->n_flag_cases; f++) {
+                r = parse_flag_case(o->flag_cases[f], def, st.cases, err, size);
+                if (r < 0)
+                        goto out;
+        }
+        if (json_array_size(st.cases) == 0) {
+                r = init_error(err, size,
+                               "%s: .cases: no msOpSt case in tests/st/ to take shapes "
+                               "from; give one with --case, e.g. --case %s=4096x4096",
+                               o->opdir, def->inputs[0].name);
+                goto out;
+        }
+        if (json_array_size(st.cases) > NPU_MAX_CASES) {
+                r = init_error(err, size, "%s: .cases: more than %d cases", o->opdir,
+                               NPU_MAX_CASES);
+                goto out;
+        }
+
+        /* dtypes: the msOpSt cases' types, else --variant, else the first the simulator has */
+        n_variants = variant_count(def);
+        if (o->variant >= 0) {
+                if ((size_t)o->variant >= n_variants ||
+                    !variant_supported(def, (size_t)o->variant)) {
+                        r = init_error(err, size,
+                                       "--variant %ld: the OpDef lists %zu dtype combination%s "
+                                       "(0 to %zu)%s",
+                                       o->variant, n_variants, n_variants == 1 ? "" : "s",
+                                       n_variants - 1,
+                                       (size_t)o->variant < n_variants
+                                           ? " and this one has a dtype the simulator lacks"
+                                           : "");
+                        goto out;
+                }
+                variant = (size_t)o->variant;
+        } else {
+                while (variant < n_variants && !variant_supported(def, variant))
+                        variant++;
+                if (variant == n_variants) {
+                        r = init_error(err, size,
+                                       "%s: .inputs: no dtype combination of the OpDef is one "
+                                       "the simulator has (float16, float32, bfloat16, the "
+                                       "integers up to 64 bits, bool)",
+                                       o->opdir);
+                        goto out;
+                }
+        }
+        if (st.have_dtypes) {
+                /* the OpDef's column that has the msOpSt inputs' dtypes gives the outputs' */
+                for (size_t v = 0; v < n_variants; v++) {
+                        bool same = true;
+                        for (size_t k = 0; k < def->n_inputs; k++)
+                                same &= !st.dtypes[k][0] || (param_dtype(&def->inputs[k], v) &&
+                                                             strcmp(param_dtype(&def->inputs[k], v),
+                                                                    st.dtypes[k]) == 0);
+                        if (same) {
+                                variant = v;
+                                break;
+                        }
+                }
+                note(notes, "dtypes from the msOpSt cases");
+        } else if (n_variants > 1)
+                note(notes,
+                     "dtypes: combination %zu of the %zu the OpDef lists (--variant picks "
+                     "another)",
+                     variant, n_variants);
+
+        r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
+        if (r < 0)
+                goto out;
+
+        /* the largest case is timed; the others check correctness */
+        json_array_foreach(st.cases, i,
+                           c) if (case_elements(c) > case_elements(json_array_get(st.cases, bench)))
+            bench = i;
+        json_array_foreach(st.cases, i, c)
+            json_object_set_new(c, "bench", json_boolean(i == bench));
+        note(notes, "case %s is timed (the largest); the others check correctness",
+             json_string_value(json_object_get(json_array_get(st.cases, bench), "name")));
+
+        doc = json_object();
+        json_object_set_new(doc, "name", json_string(def->type));
+        json_object_set_new(doc, "kernel", json_string(kernel));
+        json_object_set_new(doc, "description",
+                            json_string("Drafted by 'ascendopt init' from the operator's OpDef "
+                                        "and kernel; check the cases, ranges and tolerances."));
+        json_object_set_new(doc, "inputs",
+                            tensor_list(def->inputs, def->n_inputs, variant,
+                                        st.have_dtypes ? (const char(*)[32])st.dtypes : NULL));
+        json_object_set_new(doc, "outputs",
+                            tensor_list(def->outputs, def->n_outputs, variant,
+                                        st.have_dtypes ? (const char(*)[32])st.out_dtypes : NULL));
+        if (json_object_size(attrs))
+                json_object_set(doc, "attrs", attrs);
+        json_object_set(doc, "cases", st.cases);
+        if (json_object_size(st.ranges))
+                json_object_set(doc, "input_ranges", st.ranges);
+        for (size_t k = 0; k < 2; k++) {
+                json_t *list = json_object_get(doc, k ? "outputs" : "inputs"), *t;
+                json_array_foreach(list, i, t)
+                {
+                        const char *name = json_string_value(json_object_get(t, "dtype"));
+                        enum npu_dtype dtype;
+                        const struct npu_tolerance *tol;
+                        if (npu_dtype_from_name(name, &dtype) < 0 || !npu_dtype_is_float(dtype) ||
+                            json_object_get(tolerance, name))
+                                continue;
+                        tol = npu_default_tolerance(dtype);
+                        json_object_set_new(tolerance, name,
+                                            json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol",
+                                                      tol->rtol, "max_mismatch_fraction",
+                                                      tol->max_mismatch_fraction));
+                }
+        }
+        if (json_object_size(tolerance))
+                json_object_set(doc, "tolerance", tolerance);
+        json_object_set_new(doc, "level", json_integer(o->level));
+        json_object_set_new(doc, "auto_sync", json_boolean(!auto_sync_off(o->opdir)));
+        if (auto_sync_off(o->opdir))
+                note(notes, "auto_sync false: CMakeLists.txt builds with --cce-auto-sync=off");
+        *ret_doc = doc;
+        doc = NULL;
+out:
+        json_decref(doc);
+        json_decref(attrs);
+        json_decref(tolerance);
+        json_decref(st.cases);
+        json_decref(st.ranges);
+        json_decref(st.attrs);
+        opdef_free(def);
+        return r;
+}
+
+/* ------------------------------------------------------------ the check */
+
+static void on_check_done(json_t *result, void *userdata)
+{
+        *(json_t **)userdata = result;
+}
+
+/*
+ * Runs the draft's smallest case on the simulator: the harness refuses a
+ * manifest whose tensors or attributes the OpDef does not declare.
+ */
+static int check_draft(struct sim_session *s, const struct npu_manifest *m, char *err, size_t size,
+                       char *summary, size_t summary_size)
+{
+        struct npu_eval_options options = { .seed = 1, .only_case = 0 };
+        json_t *result = NULL;
+        const char *status;
+        int r;
+
+        for (size_t i = 1; i < m->n_cases; i++)
+                if (shapes_elements(m->cases[i].shapes) <
+                    shapes_elements(m->cases[options.only_case].shapes))
+                        options.only_case = (int)i;
+        r = npu_eval_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
+        if (r < 0) {
+                snprintf(err, size, "cannot start the check: %s", strerror(-r));
+                return r;
+        }
+        while (!result)
+                event_base_loop(s->base, EVLOOP_ONCE);
+        status = json_string_value(json_object_get(result, "status"));
+        if (!status || strcmp(status, "ok") != 0) {
+                const json_t *e = json_object_get(result, "error");
+                r = init_error(err, size,
+                               "the draft does not run on the simulator: case %s: %s: %s: %s",
+                               m->cases[options.only_case].name, status ? status : "?",
+                               json_string_value(json_object_get(e, "kind")) ?: "?",
+                               json_string_value(json_object_get(e, "message")) ?: "");
+        } else {
+                snprintf(summary, summary_size, "case %s ran on the simulator: ok, %.2f us",
+                         m->cases[options.only_case].name,
+                         json_number_value(json_object_get(result, "latency_us")));
+        }
+        json_decref(result);
+        return r;
+}
+
+/* ------------------------------------------------------------ the command */
+
+#define LINE_WIDTH 100
+#define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_REAL_PRECISION(9))
+
+/*
+ * Writes v as the corpus manifests are laid out: a value that fits on one
+ * line stays on one ({"name": "x", "dtype": "float16"}), others are broken
+ * one member per line.  Every piece is encoded by jansson.
+ */
+static int dump_laid_out(FILE *f, const json_t *v, int indent, size_t column)
+{
+        char *one = json_dumps(v, DUMP_FLAGS);
+        bool is_object = json_is_object(v);
+        const char *key;
+        json_t *member;
+        size_t i = 0;
+
+        if (!one)
+                return -ENOMEM;
+        if ((!is_object && !json_is_array(v)) || column + strlen(one) <= LINE_WIDTH ||
+            (is_object ? json_object_size(v) : json_array_size(v)) == 0) {
+                fputs(one, f);
+                free(one);
+                return 0;
+        }
+        free(one);
+        fputs(is_object ? "{\n" : "[\n", f);
+        if (is_object) {
+                json_object_foreach((json_t *)v, key, member)
+                {
+                        json_t *name = json_string(key);
+                        char *encoded = name ? json_dumps(name, DUMP_FLAGS) : NULL;
+                        json_decref(name);
+                        if (!encoded)
+                                return -ENOMEM;
+                        fprintf(f, "%s%*s%s: ", i++ ? ",\n" : "", indent + 2, "", encoded);
+                        size_t at = (size_t)indent + 4 + strlen(encoded);
+                        free(encoded);
+                        if (dump_laid_out(f, member, indent + 2, at) < 0)
+                                return -ENOMEM;
+                }
+        } else {
+                json_array_foreach(v, i, member)
+                {
+                        fprintf(f, "%s%*s", i ? ",\n" : "", indent + 2, "");
+                        if (dump_laid_out(f, member, indent + 2, (size_t)indent + 2) < 0)
+                                return -ENOMEM;
+                }
+        }
+        fprintf(f, "\n%*s%c", indent, "", is_object ? '}' : ']');
+        return 0;
+}
+
+/* The draft as text; a new string, or NULL without memory. */
+static char *laid_out_text(const json_t *doc)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int r;
+
+        if (!f)
+                return NULL;
+        r = dump_laid_out(f, doc, 0, 0);
+        if (fclose(f) != 0 || r < 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+/* Writes text to path through a temporary file and a rename: never half a manifest. */
+static int write_atomically(const char *path, const char *text)
+{
+        char tmp[PATH_MAX];
+        FILE *f;
+        int r = 0;
+
+        if (format_path(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) < 0)
+                return -ENAMETOOLONG;
+        f = fopen(tmp, "wxe");
+        if (!f)
+                return -errno;
+        if (fputs(text, f) < 0 || fputc('\n', f) < 0)
+                r = -EIO;
+        if (fclose(f) != 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
+}
+
+static void init_usage(FILE *f)
+{
+        fprintf(f,
+                "Usage: ascendopt init OPDIR [options]\n"
+                "\n"
+                "Drafts OPDIR/ascendopt.json from the operator's own files: the OpDef in\n"
+                "op_host/ (name, inputs, outputs, dtypes, attributes), the kernel entry in\n"
+                "op_kernel/, and shapes from msOpSt cases in OPDIR/tests/st/*.json or --case.\n"
+                "The largest case is timed.  The draft runs its smallest case on the simulator\n"
+                "before it is written.\n"
+                "\n"
+                "  --case [NAME:]SHAPES  a case: x=8x2048,y=8x2048, or 8x2048 for every input\n"
+                "                        (repeatable)\n"
+                "  --attr NAME=VALUE     an attribute's value (JSON, else a string); needed for\n"
+                "                        a REQUIRED attribute with no default (repeatable)\n"
+                "  --variant N           the OpDef's Nth dtype combination (default: the first\n"
+                "                        the simulator has; msOpSt types win over both)\n"
+                "  --kernel ENTRY        the kernel entry, e.g. my_kernel<1> for a template\n"
+                "  --op TYPE             which OpDef, when op_host/ registers several\n"
+                "  --level N             the manifest's level, 1 to 3 (default 1)\n"
+                "  --stdout              print the draft instead of writing it\n"
+                "  --force               replace an existing ascendopt.json\n"
+                "  --no-check            do not run the draft on the simulator\n");
+}
+
+int cmd_init(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "case", required_argument, NULL, 'c' },
+                { "attr", required_argument, NULL, 'a' },
+                { "variant", required_argument, NULL, 'v' },
+                { "kernel", required_argument, NULL, 'k' },
+                { "op", required_argument, NULL, 'o' },
+                { "level", required_argument, NULL, 'l' },
+                { "stdout", no_argument, NULL, 's' },
+                { "force", no_argument, NULL, 'f' },
+                { "no-check", no_argument, NULL, 'n' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        struct init_options o = { .variant = -1, .level = 1, .check = true };
+        struct npu_manifest *m = NULL;
+        struct sim_session sim = { 0 };
+        struct notes notes = { 0 };
+        json_t *doc = NULL;
+        char err[2048], path[PATH_MAX], summary[256] = "";
+        char *text = NULL;
+        struct stat st;
+        int opt, ret = EX_OK, r;
+
+        optind = 1;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 'c':
+                        if (o.n_flag_cases == MAX_FLAG_CASES)
+                                return cli_usage_error("init", "too many --case");
+                        o.flag_cases[o.n_flag_cases++] = optarg;
+                        break;
+                case 'a':
+                        if (o.n_flag_attrs == MAX_FLAG_ATTRS)
+                                return cli_usage_error("init", "too many --attr");
+                        o.flag_attrs[o.n_flag_attrs++] = optarg;
+                        break;
+                case 'v': {
+                        uint64_t v;
+                        if (cli_parse_u64(optarg, &v) < 0 || v >= MAX_VARIANTS)
+                                return cli_usage_error("init", "--variant wants 0, 1, ...");
+                        o.variant = (long)v;
+                        break;
+                }
+                case 'k':
+                        o.kernel = optarg;
+                        break;
+                case 'o':
+                        o.op_type = optarg;
+                        break;
+                case 'l':
+                        if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '3')
+                                return cli_usage_error("init", "--level wants 1, 2 or 3");
+                        o.level = optarg[0] - '0';
+                        break;
+                case 's':
+                        o.to_stdout = true;
+                        break;
+                case 'f':
+                        o.force = true;
+                        break;
+                case 'n':
+                        o.check = false;
+                        break;
+                case 'h':
+                        init_usage(stdout);
+                        return EX_OK;
+                default:
+                        init_usage(stderr);
+                        return EX_USAGE;
+                }
+        }
+        if (optind + 1 != argc) {
+                init_usage(stderr);
+                return EX_USAGE;
+        }
+        o.opdir = argv[optind];
+        if (stat(o.opdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "ascendopt init: %s: not a directory\n", o.opdir);
+                return EX_NOINPUT;
+        }
+        if (format_path(path, sizeof(path), "%s/ascendopt.json", o.opdir) < 0)
+                return cli_usage_error("init", "OPDIR is too long");
+        if (!o.to_stdout && !o.force && access(path, F_OK) == 0) {
+                fprintf(stderr,
+                        "ascendopt init: %s exists; --force replaces it, --stdout prints the "
+                        "draft\n",
+                        path);
+                return EX_CANTCREAT;
+        }
+        r = sim_session_open(&sim, err, sizeof(err));
+        if (r == 0)
+                r = draft(&o, &sim, &doc, &notes, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt init: %s\n", r == -ENOMEM ? "out of memory" : err);
+                ret = r == -ENOMEM ? EX_OSERR : EX_DATAERR;
+                goto out;
+        }
+        /* the same checks as any manifest, before anything is written */
+        r = npu_manifest_from_json(o.opdir, doc, "ascendopt.json (draft)", &m, err, sizeof(err));
+        if (r == 0 && o.check)
+                r = check_draft(&sim, m, err, sizeof(err), summary, sizeof(summary));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt init: %s\n", err);
+                fprintf(stderr, "ascendopt init: nothing was written; --stdout shows the draft, "
+                                "--no-check writes it unchecked\n");
+                ret = EX_DATAERR;
+                if (!o.to_stdout)
+                        goto out;
+        }
+        text = laid_out_text(doc);
+        if (!text) {
+                ret = EX_OSERR;
+                goto out;
+        }
+        if (o.to_stdout) {
+                printf("%s\n", text);
+                goto out;
+        }
+        r = write_atomically(path, text);
+        if (r < 0) {
+                fprintf(stderr, "ascendopt init: cannot write %s: %s\n", path, strerror(-r));
+                ret = EX_CANTCREAT;
+                goto out;
+        }
+        printf("wrote %s\n", path);
+        for (size_t i = 0; i < notes.n; i++)
+                printf("  %s\n", notes.lines[i]);
+        if (summary[0])
+                printf("  checked: %s\n", summary);
+        else
+                printf("  not checked (--no-check): run 'ascendopt eval %s'\n", o.opdir);
+out:
+        free(text);
+        json_decref(doc);
+        npu_manifest_free(m);
+        sim_session_close(&sim);
+        return ret;
+}
