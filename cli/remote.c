@@ -258,9 +258,15 @@ int cmd_status(int argc, char **argv)
         json_array_foreach(json_object_get(status, "devices"), i, v)
         {
                 const char *reason = json_string_value(json_object_get(v, "reason"));
-                printf("  %-4lld %s%s%s\n", (long long)json_integer_value(json_object_get(v, "id")),
+                const json_t *next = json_object_get(v, "next_probe_s");
+                printf("  %-4lld %s%s%s", (long long)json_integer_value(json_object_get(v, "id")),
                        json_string_value(json_object_get(v, "state")), reason ? ": " : "",
                        reason ? reason : "");
+                if (next)
+                        printf(" (probed again %s%lld s)",
+                               json_integer_value(next) ? "in " : "now, ",
+                               (long long)json_integer_value(next));
+                printf("\n");
         }
         json_array_foreach(json_object_get(status, "running"), i, v)
             printf("  running item %lld on device %lld: %s (%lld s)\n",

@@ -47,6 +47,23 @@ struct running {
         char stop_reason[256];
 };
 
+/*
+ * A quarantined device is probed again later, with a pause that doubles
+ * after each failure (DEVICE_RECHECK_FIRST_S, at most DEVICE_RECHECK_MAX_S):
+ * a device that wedged once comes back without a restart.
+ */
+#define DEVICE_RECHECK_FIRST_S 60
+#define DEVICE_RECHECK_MAX_S   3600
+
+struct device_recheck {
+        struct daemon *daemon;
+        struct event *timer;
+        struct child *probe;
+        unsigned failures; /* re-probes failed since the quarantine */
+        time_t next_at;    /* when the timer fires; 0 while none is set */
+        char dir[4096];    /* the probe's scratch directory */
+};
+
 struct daemon {
         struct event_base *base;
         struct config *config;
@@ -68,6 +85,7 @@ struct daemon {
         char *llm_model;        /* the models the client was made with */
         char *llm_embedding_model;
         struct running running[64];
+        struct device_recheck rechecks[64]; /* by device slot */
         bool paused;
         bool stopping;
         time_t started;
@@ -137,6 +155,12 @@ bool scheduler_cancel(struct daemon *d, uint64_t item_id);
 
 /* [{item, device, op_dir, repo, running_s}] for status. */
 json_t *scheduler_status(struct daemon *d);
+
+/* Adds "next_probe_s" to each quarantined device of a device_pool_status() list. */
+void scheduler_annotate_devices(struct daemon *d, json_t *devices);
+
+/* Stops the re-probes of quarantined devices (the daemon is stopping); frees their timers. */
+void scheduler_stop_rechecks(struct daemon *d);
 
 /* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
 int daemon_reload(struct daemon *d, char *err, size_t err_size);

@@ -180,6 +180,7 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
                         episode_stop(d->running[i].episode);
                 child_cancel(d->running[i].probe);
         }
+        scheduler_stop_rechecks(d);
         daemon_episode_ended(d);
 }
 
@@ -333,6 +334,7 @@ static void daemon_release(struct daemon *d)
                 event_free(d->watchdog);
         if (d->device_retry)
                 event_free(d->device_retry);
+        scheduler_stop_rechecks(d);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->evaluator = npu_evaluator_free(d->evaluator);
@@ -648,7 +650,9 @@ json_t *daemon_status(struct daemon *d)
         json_object_set_new(status, "episodes_done", json_integer((json_int_t)d->episodes_done));
         json_object_set_new(status, "episodes_failed",
                             json_integer((json_int_t)d->episodes_failed));
-        json_object_set_new(status, "devices", device_pool_status(d->devices));
+        json_t *devices = device_pool_status(d->devices);
+        scheduler_annotate_devices(d, devices);
+        json_object_set_new(status, "devices", devices);
         json_object_set_new(status, "running", scheduler_status(d));
         json_object_set_new(status, "repos", repos);
         {

@@ -44,18 +44,164 @@ static void release(struct running *run)
         memset(run, 0, sizeof(*run));
 }
 
+/* The health probe: a trivial sandboxed job within 10 s, or $ASCENDOPT_DEVICE_PROBE. */
+static int start_probe(struct daemon *d, const char *sandbox_dir, child_done_fn done,
+                       void *userdata, struct child **ret_child)
+{
+        const char *command = getenv("ASCENDOPT_DEVICE_PROBE");
+        const char *argv[] = { "sh", "-c", command && *command ? command : "exit 0", NULL };
+        struct child_spec spec = {
+                .argv = argv,
+                .timeout_s = 10,
+                .output_cap = 4096,
+                .sandbox_dir = sandbox_dir,
+        };
+
+        return child_start(d->runner, &spec, done, userdata, ret_child);
+}
+
+/* Why a probe failed, in one line. */
+static void probe_failure(const struct child_result *result, const char *when, char *reason,
+                          size_t size)
+{
+        char what[128];
+
+        snprintf(reason, size, "health probe failed %s: %s%s%.200s", when,
+                 child_result_describe(result, what, sizeof(what)), result->err.len ? ": " : "",
+                 result->err.data ? result->err.data : "");
+        reason[strcspn(reason, "\n")] = '\0';
+}
+
+static void schedule_recheck(struct daemon *d, size_t slot);
+
+static void on_recheck_done(const struct child_result *result, void *userdata)
+{
+        struct device_recheck *rc = userdata;
+        struct daemon *d = rc->daemon;
+        size_t slot = (size_t)(rc - d->rechecks);
+        int id = device_pool_id(d->devices, slot);
+        char when[64], reason[512];
+
+        rc->probe = NULL;
+        if (result->cancelled)
+                return;
+        if (result->exit_code == 0 && !result->timed_out) {
+                rm_rf(rc->dir);
+                rc->failures = 0;
+                device_pool_reinstate(d->devices, slot);
+                log_notice("device %d passed its health probe again: back in service", id);
+                scheduler_kick(d);
+                return;
+        }
+        rc->failures++;
+        snprintf(when, sizeof(when), "again (%u time%s since the quarantine)", rc->failures,
+                 rc->failures == 1 ? "" : "s");
+        probe_failure(result, when, reason, sizeof(reason));
+        device_pool_quarantine(d->devices, slot, reason);
+        log_warning("device %d stays quarantined: %s", id, reason);
+        schedule_recheck(d, slot);
+}
+
+static void on_recheck_timer(evutil_socket_t fd, short what, void *userdata)
+{
+        struct device_recheck *rc = userdata;
+        struct daemon *d = rc->daemon;
+        size_t slot = (size_t)(rc - d->rechecks);
+        int r;
+
+        rc->next_at = 0;
+        if (d->stopping)
+                return;
+        r = format_path(rc->dir, sizeof(rc->dir), "%s/probes/device-%d", d->config->state_dir,
+                        device_pool_id(d->devices, slot));
+        /* kept from one re-probe to the next, removed once the device is back */
+        if (r == 0)
+                r = mkdir_p(rc->dir);
+        if (r == 0)
+                r = start_probe(d, rc->dir, on_recheck_done, rc, &rc->probe);
+        if (r < 0) {
+                log_warning("cannot probe quarantined device %d again: %s",
+                            device_pool_id(d->devices, slot), strerror(-r));
+                rc->failures++;
+                schedule_recheck(d, slot);
+        }
+}
+
+/* Arms the next re-probe of the quarantined device in slot: the pause doubles per failure. */
+static void schedule_recheck(struct daemon *d, size_t slot)
+{
+        struct device_recheck *rc = &d->rechecks[slot];
+        const char *first = getenv("ASCENDOPT_DEVICE_RECHECK_S");
+        long delay = first && atol(first) > 0 ? atol(first) : DEVICE_RECHECK_FIRST_S;
+        struct timeval tv = { 0, 0 };
+
+        for (unsigned k = 0; k < rc->failures && delay < DEVICE_RECHECK_MAX_S; k++)
+                delay *= 2;
+        if (delay > DEVICE_RECHECK_MAX_S)
+                delay = DEVICE_RECHECK_MAX_S;
+        rc->daemon = d;
+        if (!rc->timer)
+                rc->timer = evtimer_new(d->base, on_recheck_timer, rc);
+        if (!rc->timer) {
+                log_error("cannot arm the re-probe of device %d: it stays quarantined until "
+                          "the daemon restarts",
+                          device_pool_id(d->devices, slot));
+                return;
+        }
+        tv.tv_sec = delay;
+        evtimer_add(rc->timer, &tv);
+        rc->next_at = time(NULL) + delay;
+        log_info("device %d is probed again in %ld s", device_pool_id(d->devices, slot), delay);
+}
+
+void scheduler_annotate_devices(struct daemon *d, json_t *devices)
+{
+        json_t *v;
+        size_t i;
+
+        json_array_foreach(devices, i, v)
+        {
+                const struct device_recheck *rc =
+                    i < ARRAY_SIZE(d->rechecks) ? &d->rechecks[i] : NULL;
+                const char *state = json_string_value(json_object_get(v, "state"));
+                if (!rc || !state || strcmp(state, "quarantined") != 0)
+                        continue;
+                if (rc->probe)
+                        json_object_set_new(v, "next_probe_s", json_integer(0));
+                else if (rc->next_at)
+                        json_object_set_new(
+                            v, "next_probe_s",
+                            json_integer(rc->next_at > time(NULL)
+                                             ? (json_int_t)(rc->next_at - time(NULL))
+                                             : 0));
+        }
+}
+
+void scheduler_stop_rechecks(struct daemon *d)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(d->rechecks); i++) {
+                struct device_recheck *rc = &d->rechecks[i];
+                child_cancel(rc->probe);
+                if (rc->timer)
+                        event_free(rc->timer);
+                rc->timer = NULL;
+                rc->next_at = 0;
+        }
+}
+
 /*
  * A run timed out on this device: before anyone else gets it, check that
  * it still runs a trivial job within 10 s, and quarantine it when not.
  * For the simulator the device is the sandboxed child machinery itself;
- * $ASCENDOPT_DEVICE_PROBE (a shell command) replaces the trivial job.
+ * $ASCENDOPT_DEVICE_PROBE (a shell command) replaces the trivial job.  A
+ * quarantined device is probed again later (schedule_recheck).
  */
 static void on_probe_done(const struct child_result *result, void *userdata)
 {
         struct running *run = userdata;
         struct daemon *d = run->daemon;
         int id = device_pool_id(d->devices, run->slot);
-        char what[128], reason[512];
+        char reason[512];
 
         run->probe = NULL;
         if (result->cancelled) {
@@ -63,13 +209,12 @@ static void on_probe_done(const struct child_result *result, void *userdata)
         } else if (result->exit_code == 0 && !result->timed_out) {
                 log_info("device %d passed its health probe after a run timed out", id);
         } else {
-                snprintf(reason, sizeof(reason),
-                         "health probe failed after a run timed out: %s%s%.200s",
-                         child_result_describe(result, what, sizeof(what)),
-                         result->err.len ? ": " : "", result->err.data ? result->err.data : "");
-                reason[strcspn(reason, "\n")] = '\0';
+                probe_failure(result, "after a run timed out", reason, sizeof(reason));
                 device_pool_quarantine(d->devices, run->slot, reason);
                 log_warning("device %d is quarantined: %s", id, reason);
+                d->rechecks[run->slot].failures = 0;
+                if (!d->stopping)
+                        schedule_recheck(d, run->slot);
         }
         release(run);
         if (!d->stopping)
@@ -82,15 +227,7 @@ static void on_probe_done(const struct child_result *result, void *userdata)
 static bool probe_device(struct running *run)
 {
         struct daemon *d = run->daemon;
-        const char *command = getenv("ASCENDOPT_DEVICE_PROBE");
-        const char *argv[] = { "sh", "-c", command && *command ? command : "exit 0", NULL };
-        struct child_spec spec = {
-                .argv = argv,
-                .timeout_s = 10,
-                .output_cap = 4096,
-                .sandbox_dir = run->dir,
-        };
-        int r = child_start(d->runner, &spec, on_probe_done, run, &run->probe);
+        int r = start_probe(d, run->dir, on_probe_done, run, &run->probe);
 
         if (r < 0) {
                 log_warning("cannot start the health probe of device %d: %s",

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # A device whose run times out is health-probed before anyone gets it
 # again, and quarantined when the probe fails: 'status' shows it with the
-# reason, queued work waits instead of running on it, and the daemon goes on.
+# reason and when it is probed again, queued work waits instead of running
+# on it, and the daemon goes on.  Once the device answers a later probe it
+# is back in service and the waiting work runs, with no restart.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 11
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -12,8 +14,12 @@ cfg=$SCRATCH/ascendoptd.json
 log=$SCRATCH/daemon.log
 export ASCENDOPT_SOCKET=$sock
 export ASCENDOPT_LOCK_DIR=$SCRATCH/locks
-# the probe of this test fails the way a wedged device would
-export ASCENDOPT_DEVICE_PROBE='echo the device does not answer >&2; exit 1'
+# the probe of this test fails the way a wedged device would, until the
+# test leaves word in the re-probes' scratch directory (the one path of the
+# state the sandbox shows them); re-probes come after 2 s, then 4 s
+healthy=$SCRATCH/state/probes/device-0/healthy
+export ASCENDOPT_DEVICE_PROBE="test -e '$healthy' || { echo the device does not answer >&2; exit 1; }"
+export ASCENDOPT_DEVICE_RECHECK_S=2
 cli() { "$BUILD/ascendopt" "$@"; }
 
 git init -q -b main "$repo"
@@ -44,11 +50,20 @@ check "the device is quarantined after its probe fails" \
 status=$(cli status)
 contains "status shows the device quarantined" "$status" "quarantined: health probe failed"
 contains "status gives the probe's words" "$status" "the device does not answer"
+contains "status says when it is probed again" "$status" "(probed again in "
 case "$status" in *quarantined*) ;; *) tail -8 "$log" | sed 's/^/# /' ;; esac
 
 id=$(cli enqueue "$repo" ops/add --json | grep -o '"id":[0-9]*' | cut -d: -f2)
 sleep 1
 contains "queued work waits instead of running on it" "$(cli show "$id" --json)" '"state":"queued"'
+check "a failed re-probe keeps it out and doubles the pause" \
+	wait_for_file_text "$log" "device 0 is probed again in 4 s" 10
+contains "and status says how many re-probes failed" "$(cli status)" "again (1 time since the quarantine)"
+
+touch "$healthy"
+check "a re-probe that passes puts the device back in service" \
+	wait_for_file_text "$log" "device 0 passed its health probe again: back in service" 15
+check "and the waiting work runs on it" wait_for_file_text "$log" "started ops/add" 10
 kill -TERM "$pid"
 wait "$pid"
 is "the daemon stops cleanly" "$?" 0
