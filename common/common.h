@@ -290,7 +290,8 @@ const char *child_find_exec_helper(void);
  * A few threads for work that would block the event loop.  A job's work
  * function runs on a worker and may touch only what the job owns (open
  * its own git_repository; RocksDB handles are thread-safe; never share a
- * jansson value with the loop).  Its done function then runs on the loop,
+ * jansson value with the loop, though one the work builds may be handed
+ * to done whole).  Its done function then runs on the loop,
  * with 0, or with -ECANCELED (work may not have run) when the pool is
  * freed first; done owns the job's data from then on.
  */

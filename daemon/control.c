@@ -96,6 +96,104 @@ static json_t *read_body(struct evhttp_request *req)
         return json_is_object(body) ? body : (json_decref(body), NULL);
 }
 
+/*
+ * GET /v1/status.  Resolving every repo's branch tips opens each
+ * repository (about 0.7 ms a repo of 20 branches here, far more on a slow
+ * disk), so that part runs on a worker with copies of the repos; the rest
+ * is read on the loop when the worker is done.
+ */
+struct status_job {
+        struct control *control;
+        struct evhttp_request *req;
+        struct store *store;
+        struct config_repo *repos;
+        size_t n_repos;
+        char *prefix;
+        json_t *repos_status;
+};
+
+static void status_job_free(struct status_job *job)
+{
+        for (size_t i = 0; job && i < job->n_repos; i++) {
+                free(job->repos[i].path);
+                for (size_t b = 0; b < job->repos[i].n_branches; b++)
+                        free(job->repos[i].branches[b]);
+                free(job->repos[i].branches);
+        }
+        if (job) {
+                free(job->repos);
+                free(job->prefix);
+                json_decref(job->repos_status);
+        }
+        free(job);
+}
+
+static void status_work(void *data)
+{
+        struct status_job *job = data;
+
+        job->repos_status = daemon_repos_status(job->store, job->repos, job->n_repos, job->prefix);
+}
+
+static void status_done(void *data, int status)
+{
+        struct status_job *job = data;
+        json_t *answer;
+
+        if (status < 0 || !job->repos_status) {
+                reply_error(job->req, 503, "the daemon is stopping");
+        } else {
+                answer = daemon_status(job->control->daemon);
+                json_object_set(answer, "repos", job->repos_status);
+                reply(job->req, 200, answer);
+        }
+        status_job_free(job);
+}
+
+/* A copy of the config's repos (paths and branch patterns) a worker may read. */
+static int copy_repos(const struct config *config, struct status_job *job)
+{
+        job->repos = calloc(config->n_repos ? config->n_repos : 1, sizeof(*job->repos));
+        if (!job->repos)
+                return -ENOMEM;
+        for (size_t i = 0; i < config->n_repos; i++) {
+                const struct config_repo *from = &config->repos[i];
+                struct config_repo *to = &job->repos[job->n_repos++];
+                to->path = strdup(from->path);
+                to->branches = calloc(from->n_branches ? from->n_branches : 1, sizeof(char *));
+                if (!to->path || !to->branches)
+                        return -ENOMEM;
+                for (size_t b = 0; b < from->n_branches; b++) {
+                        to->branches[b] = strdup(from->branches[b]);
+                        if (!to->branches[to->n_branches++])
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static void get_status(struct control *c, struct evhttp_request *req)
+{
+        struct daemon *d = c->daemon;
+        struct status_job *job = calloc(1, sizeof(*job));
+        int r = job ? 0 : -ENOMEM;
+
+        if (job) {
+                job->control = c;
+                job->req = req;
+                job->store = d->store;
+                job->prefix = strdup(d->config->publish.prefix);
+                r = job->prefix ? copy_repos(d->config, job) : -ENOMEM;
+        }
+        if (r == 0)
+                r = worker_pool_submit(d->workers, status_work, status_done, job);
+        if (r < 0) {
+                reply_error(req, r == -EAGAIN ? 503 : 500,
+                            r == -EAGAIN ? "the daemon is busy; try again" : strerror(-r));
+                status_job_free(job);
+        }
+}
+
 static void get_queue(struct control *c, struct evhttp_request *req)
 {
         json_t *queued = NULL, *running = NULL;
@@ -499,7 +597,7 @@ static void handle(struct evhttp_request *req, void *arg)
         }
         if (method == EVHTTP_REQ_GET) {
                 if (strcmp(path, "/v1/status") == 0)
-                        reply(req, 200, daemon_status(c->daemon));
+                        get_status(c, req);
                 else if (strcmp(path, "/v1/queue") == 0)
                         get_queue(c, req);
                 else if (strcmp(path, "/v1/items") == 0)

@@ -165,8 +165,16 @@ void scheduler_stop_rechecks(struct daemon *d);
 /* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
 int daemon_reload(struct daemon *d, char *err, size_t err_size);
 
-/* The status object of 'ascendopt status'. */
+/* The status object of 'ascendopt status', all but "repos" (cheap, on the loop). */
 json_t *daemon_status(struct daemon *d);
+
+/*
+ * The "repos" of the status: each repo's branch tips and the tip last
+ * seen.  It opens every repository, so the control API calls it on a
+ * worker thread, with repos copied from the config (borrowed here).
+ */
+json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
+                            const char *prefix);
 
 /*
  * Starts the control API: HTTP+JSON on the unix socket of the config,

@@ -606,35 +606,41 @@ static int daemon_open(struct daemon *d)
         return 0;
 }
 
-json_t *daemon_status(struct daemon *d)
+json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
+                            const char *prefix)
 {
-        json_t *repos = json_array();
+        json_t *list = json_array();
 
-        for (size_t i = 0; i < d->config->n_repos; i++) {
-                const struct config_repo *repo = &d->config->repos[i];
+        for (size_t i = 0; i < n_repos; i++) {
+                const struct config_repo *repo = &repos[i];
                 struct watch_tip *tips = NULL;
                 size_t n = 0;
                 char err[512];
                 json_t *branches = json_array();
-                if (watch_list_tips(repo->path, repo->branches, repo->n_branches,
-                                    d->config->publish.prefix, &tips, &n, err, sizeof(err)) < 0) {
+                if (watch_list_tips(repo->path, repo->branches, repo->n_branches, prefix, &tips, &n,
+                                    err, sizeof(err)) < 0) {
                         json_array_append_new(
-                            repos, json_pack("{s:s, s:s}", "path", repo->path, "error", err));
+                            list, json_pack("{s:s, s:s}", "path", repo->path, "error", err));
                         json_decref(branches);
                         continue;
                 }
                 for (size_t t = 0; t < n; t++) {
                         char recorded[WATCH_OID_HEX];
                         bool known =
-                            watch_recorded_tip(d->store, repo->path, tips[t].branch, recorded) == 0;
+                            watch_recorded_tip(store, repo->path, tips[t].branch, recorded) == 0;
                         json_array_append_new(
                             branches, json_pack("{s:s, s:s, s:s?}", "branch", tips[t].branch, "tip",
                                                 tips[t].oid, "last_seen", known ? recorded : NULL));
                 }
                 watch_tips_free(tips, n);
                 json_array_append_new(
-                    repos, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
+                    list, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
         }
+        return list;
+}
+
+json_t *daemon_status(struct daemon *d)
+{
         json_t *status = json_object();
         json_object_set_new(status, "version", json_string(ASCENDOPT_VERSION));
         json_object_set_new(status, "pid", json_integer(getpid()));
@@ -654,7 +660,6 @@ json_t *daemon_status(struct daemon *d)
         scheduler_annotate_devices(d, devices);
         json_object_set_new(status, "devices", devices);
         json_object_set_new(status, "running", scheduler_status(d));
-        json_object_set_new(status, "repos", repos);
         {
                 json_t *stalled = json_array(), *v;
                 const char *ref;

@@ -15,7 +15,7 @@ ops=()
 for d in "$SRC"/examples/ops/level*/*/; do
 	grep -q '"list": *true' "$d/ascendopt.json" || ops+=("$d")
 done
-plan $((${#ops[@]} + 21))
+plan $((${#ops[@]} + 22))
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
