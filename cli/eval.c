@@ -55,6 +55,11 @@ static void eval_usage(FILE *f)
                    "  --slow-after US      stop a bench case once its simulated time passes US\n"
                    "                       microseconds (status slow), as episodes do at 3x the\n"
                    "                       best\n"
+                   "  --state-dir DIR      where the object cache lives (default as for optimize:\n"
+                   "                       $ASCENDOPT_STATE_DIR or ~/.local/state/ascendopt);\n"
+                   "                       units compiled before, by eval or an episode, are\n"
+                   "                       reused\n"
+                   "  --no-cache           compile every unit afresh\n"
                    "  --json               print exactly one JSON object\n");
 }
 
@@ -138,6 +143,8 @@ int cmd_eval(int argc, char **argv)
                 { "trace", required_argument, NULL, 'T' },
                 { "jitter", required_argument, NULL, 'J' },
                 { "slow-after", required_argument, NULL, 'W' },
+                { "state-dir", required_argument, NULL, 'd' },
+                { "no-cache", no_argument, NULL, 'N' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -148,8 +155,9 @@ int cmd_eval(int argc, char **argv)
         struct npu_sim_paths paths = { 0 };
         struct child_runner *runner = NULL;
         struct event_base *base = NULL;
-        const char *case_arg = NULL, *compare = NULL;
-        bool json_out = false;
+        const char *case_arg = NULL, *compare = NULL, *state_flag = NULL;
+        char state[PATH_MAX], cache[PATH_MAX], context[SHA256_HEX_SIZE];
+        bool json_out = false, use_cache = true;
         char err[2048], trace_path[PATH_MAX];
         int opt, ret = EX_OK, r;
 
@@ -207,6 +215,12 @@ int cmd_eval(int argc, char **argv)
                                 return cli_usage_error("eval", "--jitter wants a percentage in "
                                                                "(0, 50]");
                         break;
+                case 'd':
+                        state_flag = optarg;
+                        break;
+                case 'N':
+                        use_cache = false;
+                        break;
                 case 'W': {
                         char *end;
                         eval_options.slow_after_us = strtod(optarg, &end);
@@ -263,6 +277,15 @@ int cmd_eval(int argc, char **argv)
                                 "ascendopt-exec installed?)\n");
                 ret = EX_UNAVAILABLE;
                 goto out;
+        }
+        /* objects by content, salted like an evaluator's: shared with episodes */
+        if (use_cache &&
+            npu_sim_context(&paths, eval_options.platform ? eval_options.platform : "Ascend910B2",
+                            eval_options.jitter_pct, context, err, sizeof(err)) == 0 &&
+            format_path(cache, sizeof(cache), "%s/cache/objects",
+                        cli_state_dir(state_flag, state, sizeof(state))) == 0) {
+                eval_options.cache_dir = cache;
+                eval_options.cache_salt = context;
         }
         if (compare)
                 eval_options.keep_work_dir = true; /* outputs must outlive the runs */

@@ -108,32 +108,6 @@ static int init_error(char *err, size_t size, const char *fmt, ...)
 
 /* ------------------------------------------------------------ files */
 
-static int read_source(const char *path, char **ret_text, size_t *ret_len)
-{
-        struct stat st;
-        FILE *f = fopen(path, "re");
-        char *text;
-        size_t got;
-
-        if (!f)
-                return -errno;
-        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
-                fclose(f);
-                return -EFBIG;
-        }
-        text = malloc((size_t)st.st_size + 1);
-        if (!text) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        got = fread(text, 1, (size_t)st.st_size, f);
-        fclose(f);
-        text[got] = '\0';
-        *ret_text = text;
-        *ret_len = got;
-        return 0;
-}
-
 static int compare_names(const void *a, const void *b)
 {
         return strcmp(*(char *const *)a, *(char *const *)b);
@@ -190,7 +164,7 @@ static int source_load(struct source *src, const char *opdir, const char *rel, c
         snprintf(src->rel, sizeof(src->rel), "%s", rel);
         if (format_path(path, sizeof(path), "%s/%s", opdir, rel) < 0)
                 return init_error(err, size, "%s/%s: path too long", opdir, rel);
-        r = read_source(path, &src->text, &len);
+        r = read_text_file(path, SOURCE_MAX_BYTES, &src->text, &len);
         if (r < 0) {
                 snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
                 return r;
@@ -899,7 +873,7 @@ static int read_st_cases(const char *opdir, const struct opdef *def, struct st_s
                 size_t len = 0, i;
                 snprintf(rel, sizeof(rel), "tests/st/%s", files[f]);
                 format_path(path, sizeof(path), "%s/%s", opdir, rel);
-                r = read_source(path, &text, &len);
+                r = read_text_file(path, SOURCE_MAX_BYTES, &text, &len);
                 if (r < 0) {
                         snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
                         break;
@@ -1040,7 +1014,7 @@ static bool auto_sync_off(const char *opdir)
         bool off;
 
         format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir);
-        if (read_source(path, &text, &len) < 0)
+        if (read_text_file(path, SOURCE_MAX_BYTES, &text, &len) < 0)
                 return false;
         off = strstr(text, "--cce-auto-sync=off") != NULL;
         free(text);

@@ -143,6 +143,12 @@ void json_counter_add(json_t *object, const char *key, json_int_t n);
 /* Removes a file or a directory tree; does not follow symlinks. */
 int rm_rf(const char *path);
 
+/*
+ * Reads a whole file into a new NUL-terminated string (*ret_len bytes
+ * before the NUL).  -EFBIG when it is larger than max_bytes, else -errno.
+ */
+int read_text_file(const char *path, size_t max_bytes, char **ret_text, size_t *ret_len);
+
 /* ---------------------------------------------------------------- SHA-256 */
 
 #define SHA256_DIGEST_SIZE 32

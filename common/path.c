@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,4 +110,30 @@ void json_counter_add(json_t *object, const char *key, json_int_t n)
 {
         json_object_set_new(object, key,
                             json_integer(json_integer_value(json_object_get(object, key)) + n));
+}
+
+int read_text_file(const char *path, size_t max_bytes, char **ret_text, size_t *ret_len)
+{
+        FILE *f = fopen(path, "re");
+        struct stat st;
+        char *text;
+        size_t got;
+
+        if (!f)
+                return -errno;
+        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > max_bytes) {
+                fclose(f);
+                return -EFBIG;
+        }
+        text = malloc((size_t)st.st_size + 1);
+        if (!text) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        got = fread(text, 1, (size_t)st.st_size, f);
+        fclose(f);
+        text[got] = '\0';
+        *ret_text = text;
+        *ret_len = got;
+        return 0;
 }

@@ -108,32 +108,6 @@ struct npu_evaluation {
 
 /* ------------------------------------------------------------ reading */
 
-static int read_file(const char *path, char **ret, size_t *ret_len)
-{
-        struct stat st;
-        char *text;
-        size_t got;
-        FILE *f = fopen(path, "re");
-
-        if (!f)
-                return -errno;
-        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > FILE_MAX_BYTES) {
-                fclose(f);
-                return -EFBIG;
-        }
-        text = malloc((size_t)st.st_size + 1);
-        if (!text) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        got = fread(text, 1, (size_t)st.st_size, f);
-        fclose(f);
-        text[got] = '\0';
-        *ret = text;
-        *ret_len = got;
-        return 0;
-}
-
 static void hash_file(struct sha256 *s, const char *path)
 {
         uint8_t buf[65536];
@@ -302,15 +276,59 @@ out:
         return r;
 }
 
+int npu_sim_context(const struct npu_sim_paths *paths, const char *platform, double jitter_pct,
+                    char ret_context[SHA256_HEX_SIZE], char *err, size_t err_size)
+{
+        char platform_path[PATH_MAX], version[128];
+        struct sha256 s;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct stat st;
+        int r;
+
+        format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
+                    platform);
+        if (stat(platform_path, &st) < 0) {
+                snprintf(err, err_size, "platform %s: no %s; known platforms live in %s", platform,
+                         platform_path, paths->platforms_dir);
+                return -ENOENT;
+        }
+        r = compiler_version(version, sizeof(version));
+        if (r < 0) {
+                snprintf(err, err_size, "cannot run %s to learn its version: %s",
+                         npu_sim_compile_flags[0], strerror(-r));
+                return r;
+        }
+
+        /* Everything a result depends on besides the operator's own files. */
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt-evaluator", 20);
+        snprintf(version + strlen(version), sizeof(version) - strlen(version), " v%d sim %s",
+                 NPU_EVALUATOR_VERSION, gnu_get_libc_version());
+        sha256_update(&s, version, strlen(version) + 1);
+        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
+                sha256_update(&s, npu_sim_compile_flags[i], strlen(npu_sim_compile_flags[i]) + 1);
+        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
+                sha256_update(&s, npu_sim_host_compile_flags[i],
+                              strlen(npu_sim_host_compile_flags[i]) + 1);
+        sha256_update(&s, npu_sim_kernel_flag, strlen(npu_sim_kernel_flag) + 1);
+        hash_file(&s, platform_path);
+        hash_file(&s, paths->library);
+        hash_tree(&s, paths->include_dir, "");
+        if (jitter_pct > 0) {
+                char jitter[64];
+                snprintf(jitter, sizeof(jitter), "jitter %.6g", jitter_pct);
+                sha256_update(&s, jitter, strlen(jitter) + 1);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, ret_context);
+        return 0;
+}
+
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
                       struct store *store, const struct npu_evaluator_options *options,
                       struct npu_evaluator **ret_evaluator, char *err, size_t err_size)
 {
         struct npu_evaluator *e;
-        char platform_path[PATH_MAX], version[128];
-        struct sha256 s;
-        uint8_t digest[SHA256_DIGEST_SIZE];
-        struct stat st;
         int r;
 
         if (!runner || !store || !options || !options->base || !options->scratch_dir)
@@ -379,43 +397,9 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                 *ret_evaluator = e;
                 return 0;
         }
-        format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
-                    e->platform);
-        if (stat(platform_path, &st) < 0) {
-                snprintf(err, err_size, "platform %s: no %s; known platforms live in %s",
-                         e->platform, platform_path, paths->platforms_dir);
-                r = -ENOENT;
+        r = npu_sim_context(paths, e->platform, options->jitter_pct, e->context, err, err_size);
+        if (r < 0)
                 goto fail;
-        }
-        r = compiler_version(version, sizeof(version));
-        if (r < 0) {
-                snprintf(err, err_size, "cannot run %s to learn its version: %s",
-                         npu_sim_compile_flags[0], strerror(-r));
-                goto fail;
-        }
-
-        /* Everything a result depends on besides the operator's own files. */
-        sha256_init(&s);
-        sha256_update(&s, "ascendopt-evaluator", 20);
-        snprintf(version + strlen(version), sizeof(version) - strlen(version), " v%d sim %s",
-                 NPU_EVALUATOR_VERSION, gnu_get_libc_version());
-        sha256_update(&s, version, strlen(version) + 1);
-        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
-                sha256_update(&s, npu_sim_compile_flags[i], strlen(npu_sim_compile_flags[i]) + 1);
-        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
-                sha256_update(&s, npu_sim_host_compile_flags[i],
-                              strlen(npu_sim_host_compile_flags[i]) + 1);
-        sha256_update(&s, npu_sim_kernel_flag, strlen(npu_sim_kernel_flag) + 1);
-        hash_file(&s, platform_path);
-        hash_file(&s, paths->library);
-        hash_tree(&s, paths->include_dir, "");
-        if (options->jitter_pct > 0) {
-                char jitter[64];
-                snprintf(jitter, sizeof(jitter), "jitter %.6g", options->jitter_pct);
-                sha256_update(&s, jitter, strlen(jitter) + 1);
-        }
-        sha256_final(&s, digest);
-        sha256_hex(digest, e->context);
         *ret_evaluator = e;
         return 0;
 fail:
@@ -494,7 +478,7 @@ static int add_base_files(struct candidate *c, const char *root, const char *sub
                 f = &c->files[c->n];
                 r = format_path(f->path, sizeof(f->path), "%s/%s", sub, names[i]);
                 if (r == 0)
-                        r = read_file(full, &f->text, &f->len);
+                        r = read_text_file(full, FILE_MAX_BYTES, &f->text, &f->len);
                 if (r == 0)
                         c->n++;
                 free(names[i]);
@@ -522,7 +506,7 @@ static int candidate_load(const struct npu_request *req, struct candidate *c)
         if (r == 0 && format_path(manifest, sizeof(manifest), "%s/ascendopt.json", root) == 0) {
                 struct candidate_file *f = &c->files[c->n];
                 snprintf(f->path, sizeof(f->path), "ascendopt.json");
-                r = read_file(manifest, &f->text, &f->len);
+                r = read_text_file(manifest, FILE_MAX_BYTES, &f->text, &f->len);
                 c->n += r == 0;
         }
         for (size_t i = 0; r == 0 && i < req->n_overrides; i++) {

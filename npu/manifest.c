@@ -415,38 +415,19 @@ static int check_ranges(struct npu_manifest *m, char *err, size_t size)
 static int read_manifest_text(const char *path, char **ret_text, size_t *ret_len, char *err,
                               size_t size)
 {
-        struct stat st;
-        FILE *f = fopen(path, "re");
-        char *text;
-        size_t got;
+        int r = read_text_file(path, MANIFEST_MAX_BYTES, ret_text, ret_len);
 
-        if (!f) {
-                int r = -errno;
-                if (r == -ENOENT)
-                        snprintf(err, size,
-                                 "%s: no manifest; draft one with 'ascendopt init' (README, "
-                                 "\"The operator manifest\")",
-                                 path);
-                else
-                        snprintf(err, size, "%s: cannot open: %s", path, strerror(-r));
-                return r;
-        }
-        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > MANIFEST_MAX_BYTES) {
-                fclose(f);
-                return manifest_error(err, size, "%s: not a manifest (larger than %u bytes)", path,
-                                      MANIFEST_MAX_BYTES);
-        }
-        text = malloc((size_t)st.st_size + 1);
-        if (!text) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        got = fread(text, 1, (size_t)st.st_size, f);
-        fclose(f);
-        text[got] = '\0';
-        *ret_text = text;
-        *ret_len = got;
-        return 0;
+        if (r == -ENOENT)
+                snprintf(err, size,
+                         "%s: no manifest; draft one with 'ascendopt init' (README, \"The "
+                         "operator manifest\")",
+                         path);
+        else if (r == -EFBIG)
+                snprintf(err, size, "%s: not a manifest (larger than %u bytes)", path,
+                         MANIFEST_MAX_BYTES);
+        else if (r < 0)
+                snprintf(err, size, "%s: cannot open: %s", path, strerror(-r));
+        return r == -EFBIG ? -EINVAL : r;
 }
 
 /* Fills m from its parsed document m->doc and checks it against the operator's files. */

@@ -378,6 +378,16 @@ const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
 /* The digest of everything but the operator's own files that a result depends on. */
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
 
+/*
+ * The sim's evaluation context: a digest of everything a result depends
+ * on besides the operator's files (compiler and flags, the simulator's
+ * headers and library, the platform file, the evaluator's version, the
+ * jitter).  It is the salt of the object cache, so 'ascendopt eval' shares
+ * objects with episodes.  -ENOENT (and err) for an unknown platform.
+ */
+int npu_sim_context(const struct npu_sim_paths *paths, const char *platform, double jitter_pct,
+                    char ret_context[SHA256_HEX_SIZE], char *err, size_t err_size);
+
 /* One file of a candidate that differs from the base operator. */
 struct npu_override {
         const char *path; /* relative to the operator directory, e.g. op_host/add_tiling.h */

@@ -344,32 +344,6 @@ static int compare_names(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_text(const char *path, char **ret, size_t *ret_len)
-{
-        FILE *f = fopen(path, "re");
-        struct stat st;
-        char *text;
-        size_t got;
-
-        if (!f)
-                return -errno;
-        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > FILE_MAX_BYTES) {
-                fclose(f);
-                return -EFBIG;
-        }
-        text = malloc((size_t)st.st_size + 1);
-        if (!text) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        got = fread(text, 1, (size_t)st.st_size, f);
-        fclose(f);
-        text[got] = '\0';
-        *ret = text;
-        *ret_len = got;
-        return 0;
-}
-
 static bool is_source_name(const char *name)
 {
         const char *dot = strrchr(name, '.');
@@ -409,7 +383,7 @@ int genes_find(const char *opdir, struct gene **ret_genes, size_t *ret_n, char *
                         r = -ENAMETOOLONG;
                         break;
                 }
-                r = read_text(path, &text, &len);
+                r = read_text_file(path, FILE_MAX_BYTES, &text, &len);
                 if (r < 0) {
                         snprintf(err, err_size, "%s: cannot read: %s", path, strerror(-r));
                         break;

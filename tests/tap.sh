@@ -8,6 +8,9 @@ BUILD=${ASCENDOPT_BUILD:-$SRC/build}
 export ASCENDOPT_EXEC_HELPER=${ASCENDOPT_EXEC_HELPER:-$BUILD/ascendopt-exec}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-test.XXXXXX")
 trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
+# commands that default to the user's state directory (eval's object cache,
+# optimize's store) keep to the scratch directory instead
+export ASCENDOPT_STATE_DIR=${ASCENDOPT_STATE_DIR:-$SCRATCH/state}
 
 tap_count=0
 tap_failed=0
