@@ -34,10 +34,13 @@
 #define MAX_BODY_BYTES (64 * 1024)
 #define LIST_LIMIT     500
 
+struct status_job;
+
 struct control {
         struct daemon *daemon;
         struct evhttp *http;
         char *path;
+        struct status_job *status_in_flight; /* the status being answered, or NULL */
 };
 
 static void reply(struct evhttp_request *req, int code, json_t *body)
@@ -100,11 +103,16 @@ static json_t *read_body(struct evhttp_request *req)
  * GET /v1/status.  Resolving every repo's branch tips opens each
  * repository (about 0.7 ms a repo of 20 branches here, far more on a slow
  * disk), so that part runs on a worker with copies of the repos; the rest
- * is read on the loop when the worker is done.
+ * is read on the loop when the worker is done.  Requests that come while
+ * one is being answered wait for it and get the same answer, so clients
+ * polling status take one worker at most from exports and publishing.
  */
+#define STATUS_WAITERS_MAX 64
+
 struct status_job {
         struct control *control;
-        struct evhttp_request *req;
+        struct evhttp_request *reqs[STATUS_WAITERS_MAX];
+        size_t n_reqs;
         struct store *store;
         struct config_repo *repos;
         size_t n_repos;
@@ -138,15 +146,21 @@ static void status_work(void *data)
 static void status_done(void *data, int status)
 {
         struct status_job *job = data;
-        json_t *answer;
+        json_t *answer = NULL;
 
-        if (status < 0 || !job->repos_status) {
-                reply_error(job->req, 503, "the daemon is stopping");
-        } else {
+        if (job->control->status_in_flight == job)
+                job->control->status_in_flight = NULL;
+        if (status == 0 && job->repos_status) {
                 answer = daemon_status(job->control->daemon);
                 json_object_set(answer, "repos", job->repos_status);
-                reply(job->req, 200, answer);
         }
+        for (size_t i = 0; i < job->n_reqs; i++) {
+                if (answer)
+                        reply(job->reqs[i], 200, json_incref(answer));
+                else
+                        reply_error(job->reqs[i], 503, "the daemon is stopping");
+        }
+        json_decref(answer);
         status_job_free(job);
 }
 
@@ -175,12 +189,22 @@ static int copy_repos(const struct config *config, struct status_job *job)
 static void get_status(struct control *c, struct evhttp_request *req)
 {
         struct daemon *d = c->daemon;
-        struct status_job *job = calloc(1, sizeof(*job));
-        int r = job ? 0 : -ENOMEM;
+        struct status_job *job;
+        int r;
 
+        if (c->status_in_flight) {
+                if (c->status_in_flight->n_reqs == STATUS_WAITERS_MAX) {
+                        reply_error(req, 503, "the daemon is busy; try again");
+                        return;
+                }
+                c->status_in_flight->reqs[c->status_in_flight->n_reqs++] = req;
+                return;
+        }
+        job = calloc(1, sizeof(*job));
+        r = job ? 0 : -ENOMEM;
         if (job) {
                 job->control = c;
-                job->req = req;
+                job->reqs[job->n_reqs++] = req;
                 job->store = d->store;
                 job->prefix = strdup(d->config->publish.prefix);
                 r = job->prefix ? copy_repos(d->config, job) : -ENOMEM;
@@ -191,7 +215,9 @@ static void get_status(struct control *c, struct evhttp_request *req)
                 reply_error(req, r == -EAGAIN ? 503 : 500,
                             r == -EAGAIN ? "the daemon is busy; try again" : strerror(-r));
                 status_job_free(job);
+                return;
         }
+        c->status_in_flight = job;
 }
 
 static void get_queue(struct control *c, struct evhttp_request *req)

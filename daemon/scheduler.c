@@ -83,7 +83,7 @@ static void on_recheck_done(const struct child_result *result, void *userdata)
         char when[64], reason[512];
 
         rc->probe = NULL;
-        if (result->cancelled)
+        if (result->cancelled || d->stopping)
                 return;
         if (result->exit_code == 0 && !result->timed_out) {
                 rm_rf(rc->dir);

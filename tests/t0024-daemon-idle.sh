@@ -4,7 +4,7 @@
 # none of its threads is scheduled (no timer, no polling), it used no CPU
 # ticks, and a commit to one repo still wakes it.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 7
 
 sock=$SCRATCH/ascendoptd.sock
 cfg=$SCRATCH/ascendoptd.json
@@ -55,6 +55,20 @@ t1=$(cpu_ticks) s1=$(switches)
 echo "# idle for 5 s: $((t1 - t0)) CPU ticks, $((s1 - s0)) context switches"
 is "no CPU ticks while idle" "$((t1 - t0))" 0
 is "no thread wakes up while idle" "$((s1 - s0))" 0
+
+# status reads the 100 repos on a worker; requests that arrive meanwhile
+# share its answer, so many clients at once are all answered in full
+asking=()
+for i in $(seq 20); do
+	cli status --json >"$SCRATCH/status-$i.json" 2>&1 &
+	asking+=($!)
+done
+wait "${asking[@]}"
+full=0
+for i in $(seq 20); do
+	[ "$(grep -o '"branches":' "$SCRATCH/status-$i.json" | wc -l)" = 100 ] && full=$((full + 1))
+done
+is "20 status requests at once are all answered with the 100 repos" "$full" 20
 
 git -C "$SCRATCH/repos/r57" -c user.email=t@example.com -c user.name=T commit -q --allow-empty -m poke
 check "a commit still wakes it" wait_for_file_text "$SCRATCH/daemon.log" "r57] branch main moved" 10
