@@ -1021,6 +1021,132 @@ static bool auto_sync_off(const char *opdir)
         return off;
 }
 
+/*
+ * The OpDef's dtype column: the one whose inputs have the msOpSt cases'
+ * types, else --variant, else the first the simulator has.
+ */
+static int choose_variant(const struct init_options *o, const struct opdef *def,
+                          const struct st_state *st, size_t *ret_variant, struct notes *notes,
+                          char *err, size_t size)
+{
+        size_t n_variants = variant_count(def), variant = 0;
+
+        if (o->variant >= 0) {
+                if ((size_t)o->variant >= n_variants || !variant_supported(def, (size_t)o->variant))
+                        return init_error(err, size,
+                                          "--variant %ld: the OpDef lists %zu dtype combination%s "
+                                          "(0 to %zu)%s",
+                                          o->variant, n_variants, n_variants == 1 ? "" : "s",
+                                          n_variants - 1,
+                                          (size_t)o->variant < n_variants
+                                              ? " and this one has a dtype the simulator lacks"
+                                              : "");
+                variant = (size_t)o->variant;
+        } else {
+                while (variant < n_variants && !variant_supported(def, variant))
+                        variant++;
+                if (variant == n_variants)
+                        return init_error(err, size,
+                                          "%s: .inputs: no dtype combination of the OpDef is one "
+                                          "the simulator has (float16, float32, bfloat16, the "
+                                          "integers up to 64 bits, bool)",
+                                          o->opdir);
+        }
+        if (st->have_dtypes) {
+                for (size_t v = 0; v < n_variants; v++) {
+                        bool same = true;
+                        for (size_t k = 0; k < def->n_inputs; k++) {
+                                const char *dtype = param_dtype(&def->inputs[k], v);
+                                same &= !st->dtypes[k][0] ||
+                                        (dtype && strcmp(dtype, st->dtypes[k]) == 0);
+                        }
+                        if (same) {
+                                variant = v;
+                                break;
+                        }
+                }
+                note(notes, "dtypes from the msOpSt cases");
+        } else if (n_variants > 1) {
+                note(notes,
+                     "dtypes: combination %zu of the %zu the OpDef lists (--variant picks "
+                     "another)",
+                     variant, n_variants);
+        }
+        *ret_variant = variant;
+        return 0;
+}
+
+/* Marks the largest case (by input elements) as the timed one. */
+static void mark_bench_case(json_t *cases, struct notes *notes)
+{
+        size_t bench = 0;
+
+        for (size_t i = 1; i < json_array_size(cases); i++)
+                if (case_elements(json_array_get(cases, i)) >
+                    case_elements(json_array_get(cases, bench)))
+                        bench = i;
+        for (size_t i = 0; i < json_array_size(cases); i++)
+                json_object_set_new(json_array_get(cases, i), "bench", json_boolean(i == bench));
+        note(notes, "case %s is timed (the largest); the others check correctness",
+             json_string_value(json_object_get(json_array_get(cases, bench), "name")));
+}
+
+/* The default tolerance of every floating dtype among the tensors of doc, written out. */
+static json_t *draft_tolerance(const json_t *doc)
+{
+        json_t *tolerance = json_object(), *t;
+        size_t i;
+
+        for (size_t k = 0; k < 2; k++) {
+                json_array_foreach(json_object_get(doc, k ? "outputs" : "inputs"), i, t)
+                {
+                        const char *name = json_string_value(json_object_get(t, "dtype"));
+                        const struct npu_tolerance *tol;
+                        enum npu_dtype dtype;
+                        if (npu_dtype_from_name(name, &dtype) < 0 || !npu_dtype_is_float(dtype) ||
+                            json_object_get(tolerance, name))
+                                continue;
+                        tol = npu_default_tolerance(dtype);
+                        json_object_set_new(tolerance, name,
+                                            json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol",
+                                                      tol->rtol, "max_mismatch_fraction",
+                                                      tol->max_mismatch_fraction));
+                }
+        }
+        return tolerance;
+}
+
+/* The cases: msOpSt's, then --case's; at least one, at most NPU_MAX_CASES. */
+static int draft_cases(const struct init_options *o, const struct opdef *def, struct st_state *st,
+                       struct notes *notes, char *err, size_t size)
+{
+        int r = read_st_cases(o->opdir, def, st, err, size);
+
+        if (r < 0)
+                return r;
+        if (st->files)
+                note(notes, "%zu case%s from %zu msOpSt file%s in tests/st/%s",
+                     json_array_size(st->cases), json_array_size(st->cases) == 1 ? "" : "s",
+                     st->files, st->files == 1 ? "" : "s",
+                     st->skipped ? " (some left out: another op, other inputs or past the limit)"
+                                 : "");
+        for (size_t f = 0; f < o->n_flag_cases; f++) {
+                r = parse_flag_case(o->flag_cases[f], def, st->cases, err, size);
+                if (r < 0)
+                        return r;
+        }
+        if (json_array_size(st->cases) == 0)
+                return init_error(err, size,
+                                  "%s: .cases: no msOpSt case in tests/st/ to take shapes "
+                                  "from; give one with --case, e.g. --case %s=4096x4096",
+                                  o->opdir, def->inputs[0].name);
+        if (json_array_size(st->cases) > NPU_MAX_CASES)
+                return init_error(err, size, "%s: .cases: more than %d cases", o->opdir,
+                                  NPU_MAX_CASES);
+        mark_bench_case(st->cases, notes);
+        return 0;
+}
+
 static int draft(const struct init_options *o, struct sim_session *s, json_t **ret_doc,
                  struct notes *notes, char *err, size_t size)
 {
@@ -1028,16 +1154,14 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         struct st_state st = { .cases = json_array(),
                                .ranges = json_object(),
                                .attrs = json_object() };
-        json_t *doc = NULL, *attrs = NULL, *tolerance = json_object(), *c;
+        json_t *doc = NULL, *attrs = NULL;
         char kernel[320];
-        size_t variant = 0, n_variants, bench = 0, i;
-        int r;
+        size_t variant = 0;
+        bool sync_off = auto_sync_off(o->opdir);
+        int r = def ? 0 : -ENOMEM;
 
-        if (!def) {
-                r = -ENOMEM;
-                goto out;
-        }
-        r = find_opdef(o, s, def, err, size);
+        if (r == 0)
+                r = find_opdef(o, s, def, err, size);
         if (r < 0)
                 goto out;
         note(notes,
@@ -1045,95 +1169,14 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
              "registers",
              def->type, def->n_inputs, def->n_outputs, def->n_attrs);
         r = choose_kernel(o, def, kernel, sizeof(kernel), notes, err, size);
+        if (r == 0)
+                r = draft_cases(o, def, &st, notes, err, size);
+        if (r == 0)
+                r = choose_variant(o, def, &st, &variant, notes, err, size);
+        if (r == 0)
+                r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
         if (r < 0)
                 goto out;
-        r = read_st_cases(o->opdir, def, &st, err, size);
-        if (r < 0)
-                goto out;
-        if (st.files)
-                note(notes, "%zu case%s from %zu msOpSt file%s in tests/st/%s",
-                     json_array_size(st.cases), json_array_size(st.cases) == 1 ? "" : "s", st.files,
-                     st.files == 1 ? "" : "s",
-                     st.skipped ? " (some left out: another op, other inputs or past the limit)"
-                                : "");
-        for (size_t f = 0; f < o->n_flag_cases; f++) {
-                r = parse_flag_case(o->flag_cases[f], def, st.cases, err, size);
-                if (r < 0)
-                        goto out;
-        }
-        if (json_array_size(st.cases) == 0) {
-                r = init_error(err, size,
-                               "%s: .cases: no msOpSt case in tests/st/ to take shapes "
-                               "from; give one with --case, e.g. --case %s=4096x4096",
-                               o->opdir, def->inputs[0].name);
-                goto out;
-        }
-        if (json_array_size(st.cases) > NPU_MAX_CASES) {
-                r = init_error(err, size, "%s: .cases: more than %d cases", o->opdir,
-                               NPU_MAX_CASES);
-                goto out;
-        }
-
-        /* dtypes: the msOpSt cases' types, else --variant, else the first the simulator has */
-        n_variants = variant_count(def);
-        if (o->variant >= 0) {
-                if ((size_t)o->variant >= n_variants ||
-                    !variant_supported(def, (size_t)o->variant)) {
-                        r = init_error(err, size,
-                                       "--variant %ld: the OpDef lists %zu dtype combination%s "
-                                       "(0 to %zu)%s",
-                                       o->variant, n_variants, n_variants == 1 ? "" : "s",
-                                       n_variants - 1,
-                                       (size_t)o->variant < n_variants
-                                           ? " and this one has a dtype the simulator lacks"
-                                           : "");
-                        goto out;
-                }
-                variant = (size_t)o->variant;
-        } else {
-                while (variant < n_variants && !variant_supported(def, variant))
-                        variant++;
-                if (variant == n_variants) {
-                        r = init_error(err, size,
-                                       "%s: .inputs: no dtype combination of the OpDef is one "
-                                       "the simulator has (float16, float32, bfloat16, the "
-                                       "integers up to 64 bits, bool)",
-                                       o->opdir);
-                        goto out;
-                }
-        }
-        if (st.have_dtypes) {
-                /* the OpDef's column that has the msOpSt inputs' dtypes gives the outputs' */
-                for (size_t v = 0; v < n_variants; v++) {
-                        bool same = true;
-                        for (size_t k = 0; k < def->n_inputs; k++)
-                                same &= !st.dtypes[k][0] || (param_dtype(&def->inputs[k], v) &&
-                                                             strcmp(param_dtype(&def->inputs[k], v),
-                                                                    st.dtypes[k]) == 0);
-                        if (same) {
-                                variant = v;
-                                break;
-                        }
-                }
-                note(notes, "dtypes from the msOpSt cases");
-        } else if (n_variants > 1)
-                note(notes,
-                     "dtypes: combination %zu of the %zu the OpDef lists (--variant picks "
-                     "another)",
-                     variant, n_variants);
-
-        r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
-        if (r < 0)
-                goto out;
-
-        /* the largest case is timed; the others check correctness */
-        json_array_foreach(st.cases, i,
-                           c) if (case_elements(c) > case_elements(json_array_get(st.cases, bench)))
-            bench = i;
-        json_array_foreach(st.cases, i, c)
-            json_object_set_new(c, "bench", json_boolean(i == bench));
-        note(notes, "case %s is timed (the largest); the others check correctness",
-             json_string_value(json_object_get(json_array_get(st.cases, bench), "name")));
 
         doc = json_object();
         json_object_set_new(doc, "name", json_string(def->type));
@@ -1152,35 +1195,19 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         json_object_set(doc, "cases", st.cases);
         if (json_object_size(st.ranges))
                 json_object_set(doc, "input_ranges", st.ranges);
-        for (size_t k = 0; k < 2; k++) {
-                json_t *list = json_object_get(doc, k ? "outputs" : "inputs"), *t;
-                json_array_foreach(list, i, t)
-                {
-                        const char *name = json_string_value(json_object_get(t, "dtype"));
-                        enum npu_dtype dtype;
-                        const struct npu_tolerance *tol;
-                        if (npu_dtype_from_name(name, &dtype) < 0 || !npu_dtype_is_float(dtype) ||
-                            json_object_get(tolerance, name))
-                                continue;
-                        tol = npu_default_tolerance(dtype);
-                        json_object_set_new(tolerance, name,
-                                            json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol",
-                                                      tol->rtol, "max_mismatch_fraction",
-                                                      tol->max_mismatch_fraction));
-                }
-        }
+        json_t *tolerance = draft_tolerance(doc);
         if (json_object_size(tolerance))
                 json_object_set(doc, "tolerance", tolerance);
+        json_decref(tolerance);
         json_object_set_new(doc, "level", json_integer(o->level));
-        json_object_set_new(doc, "auto_sync", json_boolean(!auto_sync_off(o->opdir)));
-        if (auto_sync_off(o->opdir))
+        json_object_set_new(doc, "auto_sync", json_boolean(!sync_off));
+        if (sync_off)
                 note(notes, "auto_sync false: CMakeLists.txt builds with --cce-auto-sync=off");
         *ret_doc = doc;
         doc = NULL;
 out:
         json_decref(doc);
         json_decref(attrs);
-        json_decref(tolerance);
         json_decref(st.cases);
         json_decref(st.ranges);
         json_decref(st.attrs);
