@@ -488,30 +488,13 @@ out:
 static int read_small_file(const char *path, char **ret, size_t *ret_len, char *err,
                            size_t err_size)
 {
-        FILE *f = fopen(path, "re");
-        struct stat st;
-        char *text;
-        size_t got;
+        int r = read_text_file(path, CSV_MAX_BYTES, ret, ret_len);
 
-        if (!f)
-                return csv_error(err, err_size, -errno, "%s: cannot open: %s", path,
-                                 strerror(errno));
-        if (fstat(fileno(f), &st) < 0 || (uint64_t)st.st_size > CSV_MAX_BYTES) {
-                fclose(f);
-                return csv_error(err, err_size, -EFBIG, "%s: larger than %u bytes", path,
-                                 CSV_MAX_BYTES);
-        }
-        text = malloc((size_t)st.st_size + 1);
-        if (!text) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        got = fread(text, 1, (size_t)st.st_size, f);
-        fclose(f);
-        text[got] = '\0';
-        *ret = text;
-        *ret_len = got;
-        return 0;
+        if (r == -EFBIG)
+                return csv_error(err, err_size, r, "%s: larger than %u bytes", path, CSV_MAX_BYTES);
+        if (r < 0 && r != -ENOMEM)
+                return csv_error(err, err_size, r, "%s: cannot open: %s", path, strerror(-r));
+        return r;
 }
 
 /* "OpBasicInfo.csv" or "OpBasicInfo_<anything>.csv". */

@@ -517,30 +517,30 @@ static int manifest_new(const char *opdir, const char *source_name, struct npu_m
 int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
                       size_t err_size)
 {
-        struct npu_manifest *m = NULL;
-        char *text = NULL;
+        char *dir = realpath(opdir, NULL), path[PATH_MAX], *text = NULL;
+        json_t *doc = NULL;
         size_t len = 0;
         int r;
 
-        r = manifest_new(opdir, "ascendopt.json", &m, err, err_size);
-        if (r < 0)
-                goto out;
-        r = read_manifest_text(m->source, &text, &len, err, err_size);
-        if (r < 0)
-                goto out;
-        r = json_parse_text(text, len, m->source, &m->doc, err, err_size);
-        if (r < 0)
-                goto out;
-        r = manifest_build(m, err, err_size);
-        if (r < 0)
-                goto out;
-        *ret_manifest = m;
-        m = NULL;
-out:
-        if (r == -ENOMEM && err && err_size)
-                snprintf(err, err_size, "%s: out of memory", opdir);
+        if (!dir) {
+                r = -errno;
+                snprintf(err, err_size, "%s: not an operator directory: %s", opdir, strerror(-r));
+                return r;
+        }
+        r = format_path(path, sizeof(path), "%s/ascendopt.json", dir);
+        free(dir);
+        if (r == 0)
+                r = read_manifest_text(path, &text, &len, err, err_size);
+        if (r == 0)
+                r = json_parse_text(text, len, path, &doc, err, err_size);
+        /* the same checks as a draft that is not on disk yet */
+        if (r == 0)
+                r = npu_manifest_from_json(opdir, doc, "ascendopt.json", ret_manifest, err,
+                                           err_size);
+        else if (r == -ENOMEM || r == -ENAMETOOLONG)
+                snprintf(err, err_size, "%s: %s", opdir, strerror(-r));
         free(text);
-        npu_manifest_free(m);
+        json_decref(doc);
         return r;
 }
 
