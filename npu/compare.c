@@ -12,23 +12,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ge_value: the type's ge::DataType number (graph/types.h in CANN's public API). */
 static const struct {
         const char *name;
         const char *kernel_type;
         size_t size;
         bool is_float;
+        int ge_value;
 } dtypes[NPU_DTYPE_COUNT] = {
-        [NPU_FLOAT16] = { "float16", "half", 2, true },
-        [NPU_FLOAT32] = { "float32", "float", 4, true },
-        [NPU_BFLOAT16] = { "bfloat16", "bfloat16_t", 2, true },
-        [NPU_INT8] = { "int8", "int8_t", 1, false },
-        [NPU_INT16] = { "int16", "int16_t", 2, false },
-        [NPU_INT32] = { "int32", "int32_t", 4, false },
-        [NPU_INT64] = { "int64", "int64_t", 8, false },
-        [NPU_UINT8] = { "uint8", "uint8_t", 1, false },
-        [NPU_UINT16] = { "uint16", "uint16_t", 2, false },
-        [NPU_UINT32] = { "uint32", "uint32_t", 4, false },
-        [NPU_BOOL] = { "bool", "bool", 1, false },
+        [NPU_FLOAT16] = { "float16", "half", 2, true, 1 },
+        [NPU_FLOAT32] = { "float32", "float", 4, true, 0 },
+        [NPU_BFLOAT16] = { "bfloat16", "bfloat16_t", 2, true, 27 },
+        [NPU_INT8] = { "int8", "int8_t", 1, false, 2 },
+        [NPU_INT16] = { "int16", "int16_t", 2, false, 6 },
+        [NPU_INT32] = { "int32", "int32_t", 4, false, 3 },
+        [NPU_INT64] = { "int64", "int64_t", 8, false, 9 },
+        [NPU_UINT8] = { "uint8", "uint8_t", 1, false, 4 },
+        [NPU_UINT16] = { "uint16", "uint16_t", 2, false, 7 },
+        [NPU_UINT32] = { "uint32", "uint32_t", 4, false, 8 },
+        [NPU_BOOL] = { "bool", "bool", 1, false, 12 },
 };
 
 int npu_dtype_from_name(const char *name, enum npu_dtype *ret)
@@ -50,6 +52,11 @@ const char *npu_dtype_name(enum npu_dtype dtype)
 const char *npu_dtype_kernel_type(enum npu_dtype dtype)
 {
         return dtype < NPU_DTYPE_COUNT ? dtypes[dtype].kernel_type : "?";
+}
+
+int npu_dtype_ge_value(enum npu_dtype dtype)
+{
+        return dtype < NPU_DTYPE_COUNT ? dtypes[dtype].ge_value : -1;
 }
 
 size_t npu_dtype_size(enum npu_dtype dtype)

@@ -49,6 +49,8 @@ int npu_dtype_from_name(const char *name, enum npu_dtype *ret);
 const char *npu_dtype_name(enum npu_dtype dtype);
 /* The C++ type the kernel sees, for DTYPE_<NAME> macros: "half", "float"... */
 const char *npu_dtype_kernel_type(enum npu_dtype dtype);
+/* Its ge::DataType value, for ORIG_DTYPE_<NAME> macros: DT_FLOAT is 0, DT_FLOAT16 1... */
+int npu_dtype_ge_value(enum npu_dtype dtype);
 size_t npu_dtype_size(enum npu_dtype dtype);
 bool npu_dtype_is_float(enum npu_dtype dtype);
 
@@ -114,6 +116,67 @@ const struct npu_tolerance *npu_default_tolerance(enum npu_dtype dtype);
 
 /* The default kernel entry for an OpDef name: AddCustom -> add_custom. */
 char *npu_snake_case(const char *name);
+
+/* ------------------------------------------------------- operator layout */
+
+/*
+ * An operator is a folder inside its repository: the top of the git work
+ * tree, or of a tree ascendopt exported (marked by this file at its root).
+ */
+#define NPU_EXPORT_MARKER ".ascendopt-export"
+
+/* Limits on what one operator's build may name. */
+#define NPU_LAYOUT_MAX_UNITS 64   /* host C++ units */
+#define NPU_LAYOUT_MAX_DIRS  32   /* include folders of each kind */
+#define NPU_LAYOUT_MAX_FILES 2048 /* files its #include lines reach */
+
+/*
+ * What compiles an operator, read from the repository around it
+ * (npu/oplayout.c): the host units that define the OpDef, the tiling
+ * function and InferShape, with the aclnn and opdev wrappers left out; the
+ * include folders the repository's CMake declares for them (or, without
+ * CMake, every inc or include folder under a folder named common); and the
+ * repository files outside the operator's folder that its sources include,
+ * which are part of a candidate's identity and travel with it.
+ */
+struct npu_op_layout {
+        char *repo_root;  /* absolute; the operator's folder itself when it has no repository */
+        char *op_dir;     /* absolute */
+        char *op_relpath; /* op_dir below repo_root; "" when they are the same */
+        bool from_cmake;  /* the repository's CMake named the host units */
+        char **host_units; /* absolute paths, in build order */
+        size_t n_host_units;
+        char **host_includes; /* absolute folders searched after op_host/, op_kernel/ and op_dir */
+        size_t n_host_includes;
+        char **kernel_includes; /* absolute folders the kernel's compile options add */
+        size_t n_kernel_includes;
+        char **kernel_defines; /* -DNAME[=VALUE] from the kernel's compile options */
+        size_t n_kernel_defines;
+        char **tiling_headers; /* absolute: headers defining tiling data, forced into the kernel */
+        size_t n_tiling_headers;
+        char **shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
+        size_t n_shared_files;
+};
+
+/*
+ * The repository root above op_dir (op_dir included): the nearest folder
+ * holding .git or NPU_EXPORT_MARKER.  -ENOENT when there is none.
+ */
+int npu_find_repo_root(const char *op_dir, char *buf, size_t size);
+
+/*
+ * Reads the layout of the operator in op_dir.  repo_root NULL: found with
+ * npu_find_repo_root, else the operator stands alone.  Only paths inside
+ * the repository are ever used.  Errors name the operator and what is
+ * wrong (no host source, a limit passed).
+ */
+int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_layout **ret,
+                       char *err, size_t err_size);
+struct npu_op_layout *npu_op_layout_free(struct npu_op_layout *layout);
+
+/* The same layout for a copy of the repository's files at new_root. */
+int npu_op_layout_rebase(const struct npu_op_layout *layout, const char *new_root,
+                         struct npu_op_layout **ret);
 
 /* ------------------------------------------------------------- comparison */
 
@@ -249,6 +312,8 @@ struct npu_eval_options {
         /* build the precompiled host prelude in cache_dir when it is not there
          * (an evaluation always uses one that is) */
         bool build_prelude;
+        /* where the sources are (borrowed); NULL: read from the manifest's folder */
+        const struct npu_op_layout *layout;
 };
 
 /*

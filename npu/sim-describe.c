@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_HOST_UNITS 64
-#define MAX_ARGS       48
+#define MAX_ARGS (16 + NPU_LAYOUT_MAX_DIRS)
 
 enum describe_step { DESCRIBE_COMPILE, DESCRIBE_LINK, DESCRIBE_RUN };
 
@@ -28,8 +27,8 @@ struct npu_describe {
         char opdir[PATH_MAX];
         char work_dir[PATH_MAX];
         double timeout_s;
-        char *units[MAX_HOST_UNITS];
-        size_t n_units, next_unit;
+        struct npu_op_layout *layout;
+        size_t next_unit;
         enum describe_step step;
         npu_describe_done_fn done;
         void *userdata;
@@ -37,9 +36,21 @@ struct npu_describe {
 
 static void describe_free(struct npu_describe *d)
 {
-        for (size_t i = 0; i < d->n_units; i++)
-                free(d->units[i]);
+        npu_op_layout_free(d->layout);
         free(d);
+}
+
+/* A unit's name for messages: relative to the operator, else to its repository. */
+static const char *unit_name(const struct npu_describe *d, size_t u)
+{
+        const char *path = d->layout->host_units[u];
+        size_t n = strlen(d->layout->op_dir), m = strlen(d->layout->repo_root);
+
+        if (strncmp(path, d->layout->op_dir, n) == 0 && path[n] == '/')
+                return path + n + 1;
+        if (strncmp(path, d->layout->repo_root, m) == 0 && path[m] == '/')
+                return path + m + 1;
+        return path;
 }
 
 static void finish(struct npu_describe *d, json_t *description, const char *fmt, ...)
@@ -78,9 +89,9 @@ static int start(struct npu_describe *d, const char *const *argv)
 /* Compiles the next op_host unit as the evaluator does, with the host prelude forced in. */
 static int start_compile(struct npu_describe *d)
 {
-        char include[4][PATH_MAX], source[PATH_MAX], object[PATH_MAX];
+        char include[4 + NPU_LAYOUT_MAX_DIRS][PATH_MAX + 2], source[PATH_MAX], object[PATH_MAX];
         const char *argv[MAX_ARGS];
-        size_t n = 0, u = d->next_unit++;
+        size_t n = 0, u = d->next_unit++, inc = 4;
 
         for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
                 argv[n++] = npu_sim_host_compile_flags[i];
@@ -89,11 +100,13 @@ static int start_compile(struct npu_describe *d)
             format_path(include[2], PATH_MAX, "-I%s/op_kernel", d->opdir) < 0 ||
             format_path(include[3], PATH_MAX, "-I%s", d->opdir) < 0)
                 return -ENAMETOOLONG;
-        for (size_t i = 0; i < 4; i++)
+        for (size_t i = 0; i < d->layout->n_host_includes; i++)
+                snprintf(include[inc++], sizeof(include[0]), "-I%s", d->layout->host_includes[i]);
+        for (size_t i = 0; i < inc; i++)
                 argv[n++] = include[i];
         argv[n++] = "-include";
         argv[n++] = "ascendsim/host_prelude.h";
-        if (format_path(source, sizeof(source), "%s/op_host/%s", d->opdir, d->units[u]) < 0 ||
+        if (format_path(source, sizeof(source), "%s", d->layout->host_units[u]) < 0 ||
             format_path(object, sizeof(object), "%s/host_%zu.o", d->work_dir, u) < 0)
                 return -ENAMETOOLONG;
         argv[n++] = "-c";
@@ -106,12 +119,12 @@ static int start_compile(struct npu_describe *d)
 
 static int start_link(struct npu_describe *d)
 {
-        char objects[MAX_HOST_UNITS][PATH_MAX], libdir[PATH_MAX], program[PATH_MAX];
-        const char *argv[MAX_HOST_UNITS + 12];
+        char objects[NPU_LAYOUT_MAX_UNITS][PATH_MAX], libdir[PATH_MAX], program[PATH_MAX];
+        const char *argv[NPU_LAYOUT_MAX_UNITS + 12];
         size_t n = 0;
 
         argv[n++] = "g++";
-        for (size_t u = 0; u < d->n_units; u++) {
+        for (size_t u = 0; u < d->layout->n_host_units; u++) {
                 format_path(objects[u], PATH_MAX, "%s/host_%zu.o", d->work_dir, u);
                 argv[n++] = objects[u];
         }
@@ -162,8 +175,8 @@ static void on_child_done(const struct child_result *r, void *userdata)
         }
         if (r->exit_code != 0 || r->timed_out) {
                 if (d->step == DESCRIBE_COMPILE)
-                        finish(d, NULL, "op_host/%s does not compile for the simulator: %s",
-                               d->units[d->next_unit - 1], first_error(r, why, sizeof(why)));
+                        finish(d, NULL, "%s does not compile for the simulator: %s",
+                               unit_name(d, d->next_unit - 1), first_error(r, why, sizeof(why)));
                 else if (d->step == DESCRIBE_LINK)
                         finish(d, NULL, "op_host does not link with the simulator's runtime: %s",
                                first_error(r, why, sizeof(why)));
@@ -176,7 +189,7 @@ static void on_child_done(const struct child_result *r, void *userdata)
         }
         switch (d->step) {
         case DESCRIBE_COMPILE:
-                if (d->next_unit < d->n_units) {
+                if (d->next_unit < d->layout->n_host_units) {
                         rc = start_compile(d);
                 } else {
                         d->step = DESCRIBE_LINK;
@@ -202,43 +215,6 @@ static void on_child_done(const struct child_result *r, void *userdata)
                 finish(d, NULL, "cannot start the next step: %s", strerror(-rc));
 }
 
-static int compare_units(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* op_host's C++ sources, sorted. */
-static int list_units(struct npu_describe *d)
-{
-        char dir[PATH_MAX];
-        struct dirent *e;
-        DIR *h;
-
-        if (format_path(dir, sizeof(dir), "%s/op_host", d->opdir) < 0)
-                return -ENAMETOOLONG;
-        h = opendir(dir);
-        if (!h)
-                return -errno;
-        while ((e = readdir(h))) {
-                size_t len = strlen(e->d_name);
-                if (len < 5 || (strcmp(e->d_name + len - 4, ".cpp") != 0 &&
-                                strcmp(e->d_name + len - 3, ".cc") != 0))
-                        continue;
-                if (d->n_units == MAX_HOST_UNITS) {
-                        closedir(h);
-                        return -E2BIG;
-                }
-                d->units[d->n_units] = strdup(e->d_name);
-                if (!d->units[d->n_units++]) {
-                        closedir(h);
-                        return -ENOMEM;
-                }
-        }
-        closedir(h);
-        qsort(d->units, d->n_units, sizeof(*d->units), compare_units);
-        return d->n_units ? 0 : -ENOENT;
-}
-
 int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,
                            const char *opdir, const char *work_dir, double timeout_s,
                            npu_describe_done_fn done, void *userdata)
@@ -259,7 +235,7 @@ int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_pat
                 describe_free(d);
                 return r;
         }
-        r = list_units(d);
+        r = npu_op_layout_read(d->opdir, NULL, &d->layout, NULL, 0);
         if (r == 0)
                 r = start_compile(d);
         if (r < 0)

@@ -9,6 +9,7 @@
 #include "npu.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -216,10 +217,9 @@ struct npu_eval {
 
         char work_dir[PATH_MAX];
         bool work_dir_is_temporary;
-        char *host_sources[MAX_HOST_SOURCES];
+        const struct npu_op_layout *layout; /* the options', else own_layout */
+        struct npu_op_layout *own_layout;
         size_t n_host_sources;
-        char *tiling_headers[MAX_HOST_SOURCES];
-        size_t n_tiling_headers;
         size_t compiles_pending;
         char unit_keys[MAX_HOST_SOURCES + 1][SHA256_HEX_SIZE];
         char pch_dir[PATH_MAX];    /* holds ascendsim/host_prelude.h.gch; "" for none */
@@ -239,10 +239,7 @@ static void eval_free(struct npu_eval *e)
 {
         if (!e)
                 return;
-        for (size_t i = 0; i < e->n_host_sources; i++)
-                free(e->host_sources[i]);
-        for (size_t i = 0; i < e->n_tiling_headers; i++)
-                free(e->tiling_headers[i]);
+        npu_op_layout_free(e->own_layout);
         if (e->work_dir_is_temporary && !e->options.keep_work_dir && e->work_dir[0])
                 rm_rf(e->work_dir);
         json_decref(e->result);
@@ -366,6 +363,12 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         eval_free(e);
 }
 
+/* Whether the build reads anything of the repository outside the operator's folder. */
+static bool layout_uses_repo(const struct npu_op_layout *l)
+{
+        return l->n_shared_files > 0 || l->n_host_includes > 0 || l->n_kernel_includes > 0;
+}
+
 static void advance(struct npu_eval *e);
 static int start_compiles(struct npu_eval *e);
 static void on_precompile_done(struct npu_eval *e, const struct child_result *r);
@@ -374,7 +377,9 @@ static void on_step_done(const struct child_result *r, void *userdata);
 
 static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed, size_t slot)
 {
-        const char *ro_paths[] = { e->manifest->dir,
+        /* the whole repository only when the build reads files outside the operator */
+        const char *ro_paths[] = { layout_uses_repo(e->layout) ? e->layout->repo_root
+                                                               : e->manifest->dir,
                                    e->paths->root,
                                    e->paths->include_dir,
                                    e->paths->platforms_dir,
@@ -400,34 +405,57 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
 
 /* Storage for the arguments of one compile; argv points into it. */
 struct compile_args {
-        char prefix_map[PATH_MAX + 32];
+        char prefix_map[2][PATH_MAX + 32];
         char pch_include[PATH_MAX + 2];
-        char includes[4][PATH_MAX];
+        char includes[4 + 2 * NPU_LAYOUT_MAX_DIRS][PATH_MAX + 2];
         char defines[2 * NPU_MAX_TENSORS][192];
-        char forced[MAX_HOST_SOURCES][PATH_MAX];
+        char forced[NPU_LAYOUT_MAX_UNITS][PATH_MAX];
 };
 
+/*
+ * What every unit is compiled with: the simulator's headers first, then
+ * the operator's folders, then the folders its repository's build adds
+ * (the kernel's own compile options, then the host's, which the tiling
+ * headers forced into the kernel need), and the per-variant macros a
+ * real build defines: DTYPE_<NAME> is the C++ type and ORIG_DTYPE_<NAME>
+ * the ge::DataType value, an integer that works in #if against the DT_*
+ * macros of the kernel prelude.
+ */
 static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
-                                    const char *const *flags, const char **argv, size_t *n)
+                                    const char *const *flags, bool kernel, const char **argv,
+                                    size_t *n)
 {
         const struct npu_manifest *m = e->manifest;
-        size_t d = 0;
+        const struct npu_op_layout *l = e->layout;
+        size_t d = 0, inc = 0;
 
-        snprintf(a->includes[0], PATH_MAX, "-I%s", e->paths->include_dir);
-        snprintf(a->includes[1], PATH_MAX, "-I%s/op_host", m->dir);
-        snprintf(a->includes[2], PATH_MAX, "-I%s/op_kernel", m->dir);
-        snprintf(a->includes[3], PATH_MAX, "-I%s", m->dir);
+        snprintf(a->includes[inc++], PATH_MAX, "-I%s", e->paths->include_dir);
+        snprintf(a->includes[inc++], PATH_MAX, "-I%s/op_host", m->dir);
+        snprintf(a->includes[inc++], PATH_MAX, "-I%s/op_kernel", m->dir);
+        snprintf(a->includes[inc++], PATH_MAX, "-I%s", m->dir);
+        for (size_t i = 0; kernel && i < l->n_kernel_includes; i++)
+                snprintf(a->includes[inc++], PATH_MAX + 2, "-I%s", l->kernel_includes[i]);
+        for (size_t i = 0; i < l->n_host_includes; i++)
+                snprintf(a->includes[inc++], PATH_MAX + 2, "-I%s", l->host_includes[i]);
         for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
                 argv[(*n)++] = flags[i];
         /* file names in diagnostics and the runtime's errors are relative to
-         * the operator, which also keeps objects independent of where a
-         * candidate was materialised */
-        snprintf(a->prefix_map, sizeof(a->prefix_map), "-fmacro-prefix-map=%s/=", m->dir);
-        argv[(*n)++] = a->prefix_map;
+         * the operator (and to the repository for its shared files), which
+         * also keeps objects independent of where a candidate was materialised */
+        if (layout_uses_repo(l)) {
+                /* GCC tries the last map given first: the operator's wins inside it */
+                snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]), "-fmacro-prefix-map=%s/=",
+                         l->repo_root);
+                argv[(*n)++] = a->prefix_map[1];
+        }
+        snprintf(a->prefix_map[0], sizeof(a->prefix_map[0]), "-fmacro-prefix-map=%s/=", m->dir);
+        argv[(*n)++] = a->prefix_map[0];
         if (a->pch_include[0])
                 argv[(*n)++] = a->pch_include;
-        for (size_t i = 0; i < ARRAY_SIZE(a->includes); i++)
+        for (size_t i = 0; i < inc; i++)
                 argv[(*n)++] = a->includes[i];
+        for (size_t i = 0; kernel && i < l->n_kernel_defines; i++)
+                argv[(*n)++] = l->kernel_defines[i];
         for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
                 const struct npu_tensor *t =
                     i < m->n_inputs ? &m->inputs[i] : &m->outputs[i - m->n_inputs];
@@ -436,8 +464,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
                 snprintf(a->defines[d], sizeof(a->defines[d]), "-DDTYPE_%s=%s", name,
                          npu_dtype_kernel_type(t->dtype));
                 argv[(*n)++] = a->defines[d++];
-                snprintf(a->defines[d], sizeof(a->defines[d]), "-DORIG_DTYPE_%s=%s", name,
-                         npu_dtype_kernel_type(t->dtype));
+                snprintf(a->defines[d], sizeof(a->defines[d]), "-DORIG_DTYPE_%s=%d", name,
+                         npu_dtype_ge_value(t->dtype));
                 argv[(*n)++] = a->defines[d++];
         }
 }
@@ -465,19 +493,31 @@ static void hash_operator_file(struct sha256 *s, const char *dir, const char *re
         fclose(f);
 }
 
-/* Hashes every file of one operator subdirectory whose name ends in one of suffixes. */
-static void hash_operator_dir(struct sha256 *s, const char *dir, const char *sub,
-                              const char *const *suffixes)
+/*
+ * Hashes every file of one operator subdirectory whose name ends in one of
+ * suffixes; with depth >= 0, its subfolders' too (kernels keep headers in
+ * them).  A folder's own files come first, as they always did.
+ */
+static void hash_operator_tree(struct sha256 *s, const char *dir, const char *sub,
+                               const char *const *suffixes, int depth)
 {
-        char path[PATH_MAX], *names[256], rel[PATH_MAX];
+        char path[PATH_MAX], *names[256], *subdirs[64], rel[PATH_MAX];
         struct dirent *entry;
-        size_t n = 0;
+        size_t n = 0, n_subdirs = 0;
         DIR *d;
 
         if (format_path(path, sizeof(path), "%s/%s", dir, sub) < 0 || !(d = opendir(path)))
                 return;
         while ((entry = readdir(d)) && n < ARRAY_SIZE(names)) {
                 size_t len = strlen(entry->d_name);
+                if (entry->d_name[0] == '.')
+                        continue;
+                if (entry->d_type == DT_DIR) {
+                        if (depth >= 0 && depth < 6 && n_subdirs < ARRAY_SIZE(subdirs) &&
+                            (subdirs[n_subdirs] = strdup(entry->d_name)))
+                                n_subdirs++;
+                        continue;
+                }
                 for (const char *const *x = suffixes; *x; x++) {
                         size_t xl = strlen(*x);
                         if (len > xl && strcmp(entry->d_name + len - xl, *x) == 0) {
@@ -494,47 +534,80 @@ static void hash_operator_dir(struct sha256 *s, const char *dir, const char *sub
                         hash_operator_file(s, dir, rel);
                 free(names[i]);
         }
+        sort_names(subdirs, n_subdirs);
+        for (size_t i = 0; i < n_subdirs; i++) {
+                if (format_path(rel, sizeof(rel), "%s/%s", sub, subdirs[i]) == 0) {
+                        sha256_update(s, rel, strlen(rel) + 1);
+                        hash_operator_tree(s, dir, rel, suffixes, depth + 1);
+                }
+                free(subdirs[i]);
+        }
+}
+
+static void hash_operator_dir(struct sha256 *s, const char *dir, const char *sub,
+                              const char *const *suffixes)
+{
+        hash_operator_tree(s, dir, sub, suffixes, -1);
+}
+
+static bool path_inside(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+
+        return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* Hashes one argument with the given place taken out of it, if it holds it. */
+static bool hash_arg_without(struct sha256 *s, const char *arg, const char *place, const char *tag)
+{
+        const char *p = strstr(arg, place);
+        size_t len = strlen(place);
+
+        if (!p)
+                return false;
+        sha256_update(s, arg, (size_t)(p - arg));
+        sha256_update(s, tag, strlen(tag));
+        sha256_update(s, p + len, strlen(p + len) + 1);
+        return true;
 }
 
 /*
- * The cache key of one unit: the salt, its arguments with the operator's
- * and the work directory's paths taken out, and the operator files it can
- * see.  slot MAX_HOST_SOURCES is the kernel unit.
+ * The cache key of one unit: the salt, its arguments with the operator's,
+ * the repository's and the work directory's paths taken out, and the
+ * files it can see: the operator's, and the repository's that its build
+ * reads.  slot MAX_HOST_SOURCES is the kernel unit.
  */
 static void unit_key(struct npu_eval *e, const char *const *argv, size_t slot,
                      char hex[SHA256_HEX_SIZE])
 {
         static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc", NULL };
         static const char *const everything[] = { "", NULL };
-        size_t dir_len = strlen(e->manifest->dir), work_len = strlen(e->work_dir);
+        const struct npu_op_layout *l = e->layout;
         uint8_t digest[SHA256_DIGEST_SIZE];
         struct sha256 s;
 
         sha256_init(&s);
         sha256_update(&s, e->options.cache_salt ? e->options.cache_salt : "",
                       1 + (e->options.cache_salt ? strlen(e->options.cache_salt) : 0));
-        for (const char *const *a = argv; *a; a++) {
-                const char *p = strstr(*a, e->manifest->dir);
-                const char *w = strstr(*a, e->work_dir);
-                if (p)
-                        sha256_update(&s, *a, (size_t)(p - *a)), sha256_update(&s, "@OP@", 4),
-                            sha256_update(&s, p + dir_len, strlen(p + dir_len) + 1);
-                else if (w)
-                        sha256_update(&s, *a, (size_t)(w - *a)), sha256_update(&s, "@WORK@", 6),
-                            sha256_update(&s, w + work_len, strlen(w + work_len) + 1);
-                else
+        for (const char *const *a = argv; *a; a++)
+                if (!hash_arg_without(&s, *a, e->manifest->dir, "@OP@") &&
+                    !hash_arg_without(&s, *a, e->work_dir, "@WORK@") &&
+                    !hash_arg_without(&s, *a, l->repo_root, "@REPO@"))
                         sha256_update(&s, *a, strlen(*a) + 1);
-        }
         hash_operator_dir(&s, e->manifest->dir, "op_host", headers);
         if (slot == MAX_HOST_SOURCES) {
                 sha256_update(&s, e->manifest->kernel, strlen(e->manifest->kernel) + 1);
                 sha256_update(&s, e->manifest->kernel_source,
                               strlen(e->manifest->kernel_source) + 1);
-                hash_operator_dir(&s, e->manifest->dir, "op_kernel", everything);
-        } else {
-                char rel[PATH_MAX];
-                if (format_path(rel, sizeof(rel), "op_host/%s", e->host_sources[slot]) == 0)
-                        hash_operator_file(&s, e->manifest->dir, rel);
+                hash_operator_tree(&s, e->manifest->dir, "op_kernel", everything, 0);
+        } else if (path_inside(l->host_units[slot], e->manifest->dir)) {
+                hash_operator_file(&s, e->manifest->dir,
+                                   l->host_units[slot] + strlen(e->manifest->dir) + 1);
+        }
+        /* the repository's files the build reads, a host unit outside the operator among them */
+        for (size_t i = 0; i < l->n_shared_files; i++) {
+                sha256_update(&s, "@REPO@/", 7);
+                hash_operator_file(&s, l->repo_root, l->shared_files[i]);
         }
         sha256_final(&s, digest);
         sha256_hex(digest, hex);
@@ -619,11 +692,10 @@ static int start_compile_host(struct npu_eval *e, size_t index)
         /* the precompiled prelude is found first, ahead of the header itself */
         if (e->pch_dir[0])
                 snprintf(args->pch_include, sizeof(args->pch_include), "-I%s", e->pch_dir);
-        add_common_compile_args(e, args, npu_sim_host_compile_flags, argv, &n);
+        add_common_compile_args(e, args, npu_sim_host_compile_flags, false, argv, &n);
         argv[n++] = "-include";
         argv[n++] = HOST_PRELUDE;
-        format_path(source, sizeof(source), "%s/op_host/%s", e->manifest->dir,
-                    e->host_sources[index]);
+        format_path(source, sizeof(source), "%s", e->layout->host_units[index]);
         format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, index);
         argv[n++] = "-c";
         argv[n++] = source;
@@ -640,20 +712,46 @@ static int start_compile_host(struct npu_eval *e, size_t index)
         return r;
 }
 
+/*
+ * A kernel entry named like a function of the C library (real operators
+ * have entries called cos, sin, gcd...) would be linked in place of that
+ * function, and clash with its declaration: the glue renames the entry's
+ * symbol, with the kernel's headers and the C++ library already read so
+ * that only the operator's own text sees the macro.  Whether a name is
+ * taken is asked of the C library this program runs with.
+ */
+static void entry_rename(const char *entry, char *buf, size_t size)
+{
+        char name[128];
+        size_t n = 0;
+
+        buf[0] = '\0';
+        while (entry[n] && entry[n] != '<' && entry[n] != ' ' && n + 1 < sizeof(name)) {
+                name[n] = entry[n];
+                n++;
+        }
+        name[n] = '\0';
+        if (n && dlsym(RTLD_DEFAULT, name))
+                snprintf(buf, size, "#define %s ascendsim_entry_%s\n", name, name);
+}
+
 static int start_compile_kernel(struct npu_eval *e)
 {
         struct compile_args *args = NULL;
-        char glue[PATH_MAX], object[PATH_MAX], *text = NULL;
+        char glue[PATH_MAX], object[PATH_MAX], *text = NULL, rename[320];
         const char *argv[MAX_ARGS];
         size_t n = 0;
         int r;
 
         format_path(glue, sizeof(glue), "%s/glue.cpp", e->work_dir);
+        entry_rename(e->manifest->kernel, rename, sizeof(rename));
         if (asprintf(&text,
                      "// Generated by ascendopt: the kernel translation unit and its entry.\n"
+                     "#include \"kernel_operator.h\"\n"
+                     "%s"
                      "#include \"%s/%s\"\n"
                      "ASCENDSIM_KERNEL_ENTRY(%s);\n",
-                     e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel) < 0)
+                     rename, e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel) < 0)
                 return -ENOMEM;
         r = write_text(glue, text);
         free(text);
@@ -662,17 +760,19 @@ static int start_compile_kernel(struct npu_eval *e)
         args = calloc(1, sizeof(*args));
         if (!args)
                 return -ENOMEM;
-        add_common_compile_args(e, args, npu_sim_compile_flags, argv, &n);
+        add_common_compile_args(e, args, npu_sim_compile_flags, true, argv, &n);
         /* The real build generates the tiling structs the kernel sees; we
          * force-include the operator's tiling headers and a prelude instead. */
-        for (size_t i = 0; i < e->n_tiling_headers; i++) {
-                format_path(args->forced[i], PATH_MAX, "%s/op_host/%s", e->manifest->dir,
-                            e->tiling_headers[i]);
+        for (size_t i = 0; i < e->layout->n_tiling_headers; i++) {
+                format_path(args->forced[i], PATH_MAX, "%s", e->layout->tiling_headers[i]);
                 argv[n++] = "-include";
                 argv[n++] = args->forced[i];
         }
         argv[n++] = "-include";
         argv[n++] = "ascendsim/kernel_prelude.h";
+        /* what CANN's CPU debug build defines: kernels leave their <<<>>> launch stubs out */
+        argv[n++] = "-DASCENDC_CPU_DEBUG=1";
+        argv[n++] = "-D__CCE_KT_TEST__=1";
         /* plain C++ in the kernel costs scalar time: the runtime counts its basic blocks */
         argv[n++] = npu_sim_kernel_flag;
         format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
@@ -1066,17 +1166,6 @@ static void advance(struct npu_eval *e)
         }
 }
 
-static int add_name(char **list, size_t *n, const char *name)
-{
-        if (*n == MAX_HOST_SOURCES)
-                return -E2BIG;
-        list[*n] = strdup(name);
-        if (!list[*n])
-                return -ENOMEM;
-        (*n)++;
-        return 0;
-}
-
 static void sort_names(char **list, size_t n)
 {
         /* readdir order is arbitrary; the build must not be */
@@ -1088,32 +1177,29 @@ static void sort_names(char **list, size_t n)
                 }
 }
 
-/* op_host's .cpp units, and its tiling headers that the kernel unit must see. */
-static int list_host_sources(struct npu_eval *e)
+/*
+ * The operator's layout: the options' (an episode's candidate, laid out
+ * like its base), else read from the manifest's folder and its repository.
+ */
+static int find_layout(struct npu_eval *e, char *err, size_t err_size)
 {
-        char path[PATH_MAX];
-        struct dirent *entry;
-        DIR *d;
-        int r = 0;
+        int r;
 
-        format_path(path, sizeof(path), "%s/op_host", e->manifest->dir);
-        d = opendir(path);
-        if (!d)
-                return -errno;
-        while (r == 0 && (entry = readdir(d))) {
-                size_t len = strlen(entry->d_name);
-                if (len > 4 && strcmp(entry->d_name + len - 4, ".cpp") == 0)
-                        r = add_name(e->host_sources, &e->n_host_sources, entry->d_name);
-                else if (len > 2 && strcmp(entry->d_name + len - 2, ".h") == 0 &&
-                         strstr(entry->d_name, "tiling"))
-                        r = add_name(e->tiling_headers, &e->n_tiling_headers, entry->d_name);
+        if (e->options.layout) {
+                e->layout = e->options.layout;
+        } else {
+                r = npu_op_layout_read(e->manifest->dir, NULL, &e->own_layout, err, err_size);
+                if (r < 0)
+                        return r;
+                e->layout = e->own_layout;
         }
-        closedir(d);
-        if (r < 0)
-                return r;
-        sort_names(e->host_sources, e->n_host_sources);
-        sort_names(e->tiling_headers, e->n_tiling_headers);
-        return e->n_host_sources ? 0 : -ENOENT;
+        if (e->layout->n_host_units > MAX_HOST_SOURCES) {
+                snprintf(err, err_size, "%s: %zu host units, more than the limit of %d",
+                         e->manifest->dir, e->layout->n_host_units, MAX_HOST_SOURCES);
+                return -E2BIG;
+        }
+        e->n_host_sources = e->layout->n_host_units;
+        return 0;
 }
 
 /*
@@ -1290,7 +1376,7 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
         }
         if (r < 0)
                 goto fail;
-        r = list_host_sources(e);
+        r = find_layout(e, NULL, 0);
         if (r < 0)
                 goto fail;
         r = start_precompile(e);
