@@ -434,10 +434,19 @@ static struct iface_lib *find_iface(struct cmake_result *res, const char *name, 
         return &res->ifaces[res->n_ifaces++];
 }
 
-/* Runs one command of a file; the operator's own file (op_file) declares its build. */
-static int run_command(struct cmake *c, const struct cmake_command *cmd, bool op_file,
+/*
+ * Which file is read: the repository's root file declares the host targets
+ * and what they link (targets are global in CMake), a folder it adds only
+ * its interface libraries, and the operator's own file its sources too.
+ */
+enum cmake_file { CMAKE_ROOT, CMAKE_SUBDIR, CMAKE_OPERATOR };
+
+/* Runs one command of a file. */
+static int run_command(struct cmake *c, const struct cmake_command *cmd, enum cmake_file file,
                        struct cmake_result *res, struct list *subdirs)
 {
+        bool targets = file != CMAKE_SUBDIR, op_file = file == CMAKE_OPERATOR;
+
         char path[PATH_MAX];
         int r = 0;
 
@@ -468,10 +477,29 @@ static int run_command(struct cmake *c, const struct cmake_command *cmd, bool op
                                 continue;
                         if (iface && (lib = find_iface(res, cmd->args[0], true)))
                                 r = list_add(&lib->dirs, path);
-                        if (op_file && !api && r == 0)
+                        if (targets && !api && r == 0)
                                 r = list_add(&res->host_includes, path);
                 }
                 return r;
+        }
+        if (strcmp(cmd->name, "include_directories") == 0 && targets) {
+                for (size_t i = 0; i < cmd->n_args && r == 0; i++)
+                        if (!is_scope_keyword(cmd->args[i]) &&
+                            resolve_in_repo(c, cmd->args[i], true, path, sizeof(path)))
+                                r = list_add(&res->host_includes, path);
+                return r;
+        }
+        if (strcmp(cmd->name, "target_link_libraries") == 0 && targets) {
+                if (is_api_target(cmd->args[0]))
+                        return 0;
+                for (size_t i = 1; i < cmd->n_args && r == 0; i++)
+                        if (!is_scope_keyword(cmd->args[i])) {
+                                char lib[PATH_MAX];
+                                /* $<BUILD_INTERFACE:name> names a library too */
+                                if (cmake_expand(c, cmd->args[i], lib, sizeof(lib), 0))
+                                        r = list_add(&res->libs_used, lib);
+                        }
+                return r == -E2BIG ? 0 : r;
         }
         if (!op_file)
                 return 0;
@@ -485,14 +513,6 @@ static int run_command(struct cmake *c, const struct cmake_command *cmd, bool op
                             resolve_in_repo(c, cmd->args[i], false, path, sizeof(path)))
                                 r = list_add(&res->host_units, path);
                 return r;
-        }
-        if (strcmp(cmd->name, "target_link_libraries") == 0) {
-                if (is_api_target(cmd->args[0]))
-                        return 0;
-                for (size_t i = 1; i < cmd->n_args && r == 0; i++)
-                        if (!is_scope_keyword(cmd->args[i]))
-                                r = list_add(&res->libs_used, cmd->args[i]);
-                return r == -E2BIG ? 0 : r;
         }
         if (strcmp(cmd->name, "add_ops_compile_options") == 0) {
                 /* the kernel's compile options: -I folders and -D definitions */
@@ -523,8 +543,8 @@ static int run_command(struct cmake *c, const struct cmake_command *cmd, bool op
         return 0;
 }
 
-static int read_cmake_file(struct cmake *c, const char *dir, bool op_file, struct cmake_result *res,
-                           struct list *subdirs, bool *ret_found)
+static int read_cmake_file(struct cmake *c, const char *dir, enum cmake_file file,
+                           struct cmake_result *res, struct list *subdirs, bool *ret_found)
 {
         struct cmake_command cmd = { 0 };
         char path[PATH_MAX], *text = NULL;
@@ -544,7 +564,7 @@ static int read_cmake_file(struct cmake *c, const char *dir, bool op_file, struc
         c->current = dir;
         pos = text;
         while (r == 0 && next_command(&pos, &cmd)) {
-                r = run_command(c, &cmd, op_file, res, subdirs);
+                r = run_command(c, &cmd, file, res, subdirs);
                 command_release(&cmd);
         }
         command_release(&cmd);
@@ -566,13 +586,13 @@ static int read_cmake(const char *root, const char *op_dir, struct cmake_result 
         bool found;
         int r;
 
-        r = read_cmake_file(&c, root, false, res, &subdirs, &found);
+        r = read_cmake_file(&c, root, CMAKE_ROOT, res, &subdirs, &found);
         for (size_t i = 0; r == 0 && i < subdirs.n; i++)
                 if (strcmp(subdirs.items[i], op_dir) != 0 && !path_within(op_dir, subdirs.items[i]))
-                        r = read_cmake_file(&c, subdirs.items[i], false, res, NULL, &found);
+                        r = read_cmake_file(&c, subdirs.items[i], CMAKE_SUBDIR, res, NULL, &found);
         /* the root's variables hold in the operator's file; CMAKE_CURRENT_* move to it */
         if (r == 0)
-                r = read_cmake_file(&c, op_dir, true, res, NULL, ret_found);
+                r = read_cmake_file(&c, op_dir, CMAKE_OPERATOR, res, NULL, ret_found);
         for (size_t i = 0; r == 0 && i < res->libs_used.n; i++) {
                 struct iface_lib *lib = find_iface(res, res->libs_used.items[i], false);
                 for (size_t j = 0; lib && r == 0 && j < lib->dirs.n; j++)

@@ -1199,6 +1199,8 @@ int harness_main(int argc, char **argv)
 		gert::TilingParseContext pctx;
 		pctx.compile_info_ = compile_info;
 		pctx.platform_ = &g_platform.infos;
+		pctx.node_name_ = io.node_name;
+		pctx.node_type_ = io.node_type;
 		host_function = "the TilingParse function";
 		ge::graphStatus parsed = impl->parse(&pctx);
 		host_function = nullptr;

@@ -23,6 +23,12 @@ using graphStatus = uint32_t;
 constexpr graphStatus GRAPH_SUCCESS = 0;
 constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFFu;
 constexpr graphStatus GRAPH_PARAM_INVALID = 50331649u;
+constexpr graphStatus GRAPH_NOT_CHANGED = 1343242304u;
+constexpr uint32_t SUCCESS = 0;
+constexpr uint32_t FAILED = 0xFFFFFFFFu;
+constexpr int64_t UNKNOWN_DIM = -1;
+constexpr int64_t UNKNOWN_DIM_NUM = -2;
+using char_t = char;
 
 enum DataType {
 	DT_FLOAT = 0,
@@ -53,6 +59,7 @@ enum Format {
 	FORMAT_NC1HWC0 = 3,
 	FORMAT_FRACTAL_Z = 4,
 	FORMAT_HWCN = 16,
+	FORMAT_DHWCN = 25,
 	FORMAT_NDHWC = 27,
 	FORMAT_FRACTAL_NZ = 29,
 	FORMAT_NCDHW = 30,
@@ -61,6 +68,12 @@ enum Format {
 	FORMAT_ALL = 41,
 	FORMAT_NULL = 42,
 };
+
+// The format without its sub-format and C0 bits (the low byte holds it).
+inline Format GetPrimaryFormat(int32_t format)
+{
+	return static_cast<Format>(format & 0xff);
+}
 
 // Bytes per element; 0 for types the simulator does not know.
 inline int GetSizeByDataType(DataType dt)
@@ -91,13 +104,62 @@ public:
 	const char *GetName() const { return ""; }
 };
 
+// A graph-level shape: a list of dims, -1 for an unknown one.
+class Shape {
+public:
+	Shape() = default;
+	explicit Shape(const std::vector<int64_t> &dims) : dims_(dims) {}
+	size_t GetDimNum() const { return dims_.size(); }
+	int64_t GetDim(size_t idx) const { return idx < dims_.size() ? dims_[idx] : 0; }
+	graphStatus SetDim(size_t idx, int64_t v)
+	{
+		if (idx >= dims_.size())
+			return GRAPH_FAILED;
+		dims_[idx] = v;
+		return GRAPH_SUCCESS;
+	}
+	std::vector<int64_t> GetDims() const { return dims_; }
+	// Product of the dims; 0 for no dims, -1 if any is unknown.
+	int64_t GetShapeSize() const
+	{
+		int64_t n = dims_.empty() ? 0 : 1;
+		for (int64_t d : dims_) {
+			if (d < 0)
+				return -1;
+			n *= d;
+		}
+		return n;
+	}
+
+private:
+	std::vector<int64_t> dims_;
+};
+
 } // namespace ge
 
 namespace fe {
 
+enum class LocalMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, RESERVED };
+
 // The platform profile the harness loads from npu/sim/platforms/<soc>.json.
 class PlatFormInfos {
 public:
+	// Vector cores on the split 910B architecture, as PlatformAscendC::GetCoreNum.
+	uint32_t GetCoreNum() const { return aiv_cores; }
+	void GetLocalMemSize(const LocalMemType &type, uint64_t &size) const
+	{
+		switch (type) {
+		case LocalMemType::UB: size = ub_reported; break;
+		case LocalMemType::L1: size = l1; break;
+		case LocalMemType::L0_A: size = l0a; break;
+		case LocalMemType::L0_B: size = l0b; break;
+		case LocalMemType::L0_C: size = l0c; break;
+		case LocalMemType::L2: size = l2; break;
+		case LocalMemType::HBM: size = hbm; break;
+		default: size = 0; break;
+		}
+	}
+
 	std::string soc_version;       /* e.g. "Ascend910B2" */
 	std::string short_soc_version; /* e.g. "ascend910b", matched against AddConfig */
 	uint32_t aic_cores = 0;
@@ -418,8 +480,19 @@ public:
 	}
 	Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
 	const Tensor *GetInputTensor(size_t i) const { return i < io_->in_tensors.size() ? &io_->in_tensors[i] : nullptr; }
+	const CompileTimeTensorDesc *GetInputDesc(size_t i) const
+	{
+		return i < io_->in_desc.size() ? &io_->in_desc[i] : nullptr;
+	}
+	const CompileTimeTensorDesc *GetOutputDesc(size_t i) const
+	{
+		return i < io_->out_desc.size() ? &io_->out_desc[i] : nullptr;
+	}
 	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
 	const char *GetNodeName() const { return io_->node_name.c_str(); }
+	const char *GetNodeType() const { return io_->node_type.c_str(); }
+	size_t GetComputeNodeInputNum() const { return io_->in_ir_first.size(); }
+	size_t GetComputeNodeOutputNum() const { return io_->out_ir_first.size(); }
 
 	ascendsim::host_io *io_ = nullptr;
 	std::vector<Shape> out_;
@@ -446,6 +519,8 @@ public:
 		return ge::GRAPH_SUCCESS;
 	}
 	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
+	const char *GetNodeName() const { return io_->node_name.c_str(); }
+	const char *GetNodeType() const { return io_->node_type.c_str(); }
 
 	ascendsim::host_io *io_ = nullptr;
 	std::vector<ge::DataType> out_;
@@ -458,9 +533,12 @@ public:
 	template <class T> T *GetCompiledInfo() { return static_cast<T *>(compile_info_); }
 	fe::PlatFormInfos *GetPlatformInfo() const { return platform_; }
 	const char *GetCompiledJson() const { return "{}"; }
+	const char *GetNodeName() const { return node_name_.c_str(); }
+	const char *GetNodeType() const { return node_type_.c_str(); }
 
 	void *compile_info_ = nullptr;
 	fe::PlatFormInfos *platform_ = nullptr;
+	std::string node_name_, node_type_;
 };
 
 using TilingKernelFunc = ge::graphStatus (*)(TilingContext *);
@@ -485,6 +563,7 @@ public:
 		return set_parse(fn, [] { return (void *)new T(); }, [](void *p) { delete static_cast<T *>(p); });
 	}
 	template <class T> OpImplRegister &TilingInputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+	OpImplRegister &TilingInputsDataDependency(std::initializer_list<int32_t>) { return *this; }
 
 private:
 	OpImplRegister &set_parse(TilingParseFunc fn, void *(*make)(), void (*drop)(void *));
@@ -590,6 +669,15 @@ enum Option { IGNORE = 0, OPTIONAL = 1, REQUIRED = 2, DYNAMIC = 3, VIRTUAL = 4 }
 enum class DependScope { ALL = 0, TILING = 1, INVALID_SCOPE };
 enum class FollowType { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3, INVALID_TYPE };
 
+// An output's initial value per dtype (InitValue); outputs start zeroed in the simulator.
+enum class ScalarType { UINT64 = 0, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT32, FLOAT16, INVALID_DTYPE };
+struct ScalarVar {
+	ScalarType scalar_type = ScalarType::INVALID_DTYPE;
+	double scalar_num = 0;
+	ScalarVar() = default;
+	ScalarVar(ScalarType type, double num) : scalar_type(type), scalar_num(num) {}
+};
+
 class OpParamDef {
 public:
 	explicit OpParamDef(const char *name) : name_(name) {}
@@ -610,6 +698,8 @@ public:
 	OpParamDef &Follow(const char *) { return *this; }
 	OpParamDef &Follow(const char *, FollowType) { return *this; }
 	OpParamDef &InitValue(uint64_t) { return *this; }
+	OpParamDef &InitValue(const ScalarVar &) { return *this; }
+	OpParamDef &InitValue(const std::vector<ScalarVar> &) { return *this; }
 	OpParamDef &OutputShapeDependOnCompute() { return *this; }
 	OpParamDef &Comment(const char *) { return *this; }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
 // Forced into every op_host unit ahead of its own includes: every header of
-// the host-side API, so that one precompiled copy serves all of them, and
+// the host-side API and the parts of the C++ library that CANN's headers
+// bring in with them (operator code relies on them without including them), so that one precompiled copy serves all of them, and
 // explicit instantiation declarations of the standard containers that API
 // uses, whose code libascendsim holds once (runtime/host_instances.cpp)
 // instead of each unit compiling it again.  Host units are compiled
@@ -10,11 +11,25 @@
 #ifndef ASCENDSIM_HOST_PRELUDE_H
 #define ASCENDSIM_HOST_PRELUDE_H
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "register/op_impl_registry.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
 
 #define ASCENDSIM_HOST_CONTAINERS(X)                                                              \
 	X(std::vector<unsigned long>)                                                             \

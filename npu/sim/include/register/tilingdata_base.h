@@ -43,10 +43,12 @@
 			std::memcpy(buf, this, sizeof(*this));                                                        \
 	}                                                                                                             \
 	size_t GetDataSize() const { return sizeof(*this); }                                                          \
-	}
+	};
 
 // Register `class_name` for operator `op_type`.  The first class a
-// translation unit registers is what GET_TILING_DATA declares.
+// translation unit registers is what GET_TILING_DATA declares.  Both macros
+// end their declaration themselves: operators write them with and without
+// a semicolon after.
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                                               \
 	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);
 
