@@ -173,7 +173,30 @@ static const char runner_py[] =
     "                files[p] = os.path.getsize(p)\n"
     "    answer({\"status\": \"ok\", \"files\": files})\n"
     "\n"
-    "(run_function if job[\"mode\"] == \"function\" else run_example)()\n";
+    "def run_fuzz():\n"
+    "    # an msOpSt fuzz_impl: the shapes and attributes it draws for a case\n"
+    "    sys.path.insert(0, os.path.dirname(job[\"file\"]))\n"
+    "    try:\n"
+    "        spec = importlib.util.spec_from_file_location(\"ascendopt_fuzz_module\", "
+    "job[\"file\"])\n"
+    "        module = importlib.util.module_from_spec(spec)\n"
+    "        spec.loader.exec_module(module)\n"
+    "        drawn = getattr(module, job[\"function\"])()\n"
+    "    except ImportError as e:\n"
+    "        answer(missing_module(e))\n"
+    "    except BaseException:\n"
+    "        answer(failed(job[\"function\"]))\n"
+    "    def plain(v):\n"
+    "        return v.tolist() if hasattr(v, \"tolist\") else v\n"
+    "    out = {}\n"
+    "    for part in (\"input_desc\", \"output_desc\"):\n"
+    "        out[part] = {k: {\"shape\": [int(d) for d in plain(v.get(\"shape\", []))]}\n"
+    "                     for k, v in (drawn.get(part) or {}).items() if isinstance(v, dict)}\n"
+    "    out[\"attr\"] = {k: plain(v.get(\"value\") if isinstance(v, dict) else v)\n"
+    "                   for k, v in (drawn.get(\"attr\") or {}).items()}\n"
+    "    answer({\"status\": \"ok\", \"drawn\": out})\n"
+    "\n"
+    "{\"function\": run_function, \"example\": run_example, \"fuzz\": run_fuzz}[job[\"mode\"]]()\n";
 
 struct golden_case {
         size_t index; /* into the manifest's cases */
@@ -943,4 +966,71 @@ void npu_golden_check(struct npu_golden *g, json_t *result, npu_golden_done_fn d
         g->result = result;
         g->next = 0;
         step(g);
+}
+
+/* ------------------------------------------------------------ one job */
+
+struct one_job {
+        char dir[PATH_MAX];
+        npu_golden_job_done_fn done;
+        void *userdata;
+};
+
+static void on_one_job_done(const struct child_result *r, void *userdata)
+{
+        struct one_job *j = userdata;
+        char path[PATH_MAX], what[128], why[600];
+        json_t *answer = NULL;
+
+        if (format_path(path, sizeof(path), "%s/golden-answer.json", j->dir) == 0)
+                answer = json_load_file(path, 0, NULL);
+        if (!json_is_object(answer)) {
+                const char *err = r->err.data && r->err.len ? r->err.data : "";
+                json_decref(answer);
+                snprintf(why, sizeof(why), "python %s: %.400s",
+                         child_result_describe(r, what, sizeof(what)), err);
+                answer = json_pack("{s:s, s:s}", "status", "unavailable", "why", why);
+        }
+        j->done(answer, j->userdata);
+        free(j);
+}
+
+int npu_golden_run_job(struct child_runner *runner, const char *opdir, const char *dir,
+                       const json_t *job, bool sandbox, double timeout_s,
+                       npu_golden_job_done_fn done, void *userdata)
+{
+        struct one_job *j = calloc(1, sizeof(*j));
+        const char *ro_paths[] = { opdir, NULL };
+        char job_path[PATH_MAX], script[PATH_MAX];
+        const char *argv[] = { python_program(), "-B", script, job_path, NULL };
+        struct child_spec spec = {
+                .argv = argv,
+                .cwd = dir,
+                .timeout_s = timeout_s > 0 ? timeout_s : GOLDEN_TIMEOUT_S,
+                .output_cap = 64 * 1024,
+                .limits = { .file_size_bytes = GOLDEN_MAX_BYTES, .cpu_seconds = 1200 },
+                .sandbox_dir = sandbox ? dir : NULL,
+                .sandbox_ro_paths = ro_paths,
+                .nice = NPU_COMPILE_NICE,
+        };
+        int r;
+
+        if (!j)
+                return -ENOMEM;
+        j->done = done;
+        j->userdata = userdata;
+        snprintf(j->dir, sizeof(j->dir), "%s", dir);
+        r = mkdir_p(dir);
+        if (r == 0)
+                r = write_runner(dir);
+        if (r == 0 && (format_path(job_path, sizeof(job_path), "%s/golden-job.json", dir) < 0 ||
+                       format_path(script, sizeof(script), "%s/ascendopt_golden.py", dir) < 0))
+                r = -ENAMETOOLONG;
+        if (r == 0 && json_dump_file(job, job_path, 0) < 0)
+                r = -EIO;
+        if (r == 0)
+                r = child_start(runner, &spec, on_one_job_done, j, NULL);
+        if (r < 0)
+                free(j);
+        return r;
 }

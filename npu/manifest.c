@@ -448,10 +448,10 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         }
         json_object_foreach(json_object_get(golden, "names"), key, v)
         {
-                if (!find_tensor(m, key))
+                if (!find_tensor(m, key) && !json_object_get(m->cases[ci].attrs, key))
                         return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.names.%s: no input or "
-                                              "output is named \"%s\"",
+                                              "%s: .cases[%zu].golden.names.%s: no input, "
+                                              "output or attribute is named \"%s\"",
                                               m->source, ci, key, key);
         }
         json_object_foreach(json_object_get(golden, "inputs"), key, v)

@@ -369,6 +369,21 @@ const json_t *npu_golden_input_files(const struct npu_golden *golden);
 void npu_golden_check(struct npu_golden *golden, json_t *result, npu_golden_done_fn done,
                       void *userdata);
 
+/*
+ * Runs one job of the golden runner (the Python npu/golden.c carries) in
+ * dir (created), sandboxed with opdir readable, on the runner's loop:
+ * {"mode": "example", "example": DIR, "values": {}} runs DIR/gen_data.py and
+ * answers {"status": "ok", "files": {path: bytes}} of what it wrote;
+ * {"mode": "fuzz", "file": PY, "function": F} calls an msOpSt fuzz_impl and
+ * answers {"status": "ok", "drawn": {input_desc: {name: {shape}},
+ * output_desc: {...}, attr: {name: value}}}.  Any other outcome answers
+ * {"status": "unavailable", "why": ...}.  done owns the answer.
+ */
+typedef void (*npu_golden_job_done_fn)(json_t *answer, void *userdata);
+int npu_golden_run_job(struct child_runner *runner, const char *opdir, const char *dir,
+                       const json_t *job, bool sandbox, double timeout_s,
+                       npu_golden_job_done_fn done, void *userdata);
+
 /* ------------------------------------------------------------ the evaluator */
 
 /*
