@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAIN_MAX_BYTES   (1u << 20)
-#define MAX_VALUES       65536 /* inline host data kept as values */
-#define MAX_NAMES        512
+#define MAIN_MAX_BYTES (1u << 20)
+#define MAX_VALUES     65536 /* inline host data kept as values */
+#define MAX_NAMES      512
 
 struct reader {
         const char *text;
@@ -223,7 +223,8 @@ static bool eval_range(const struct reader *r, size_t i, size_t end, double *ret
 
 static json_t *number_json(double v, bool real)
 {
-        return !real && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : json_real(v);
+        return !real && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v)
+                                                        : json_real(v);
 }
 
 /* Whether the tokens [i, end) hold a floating literal (1.0, 2.5f, 1e-6). */
@@ -250,7 +251,9 @@ static json_t *brace_list(const struct reader *r, size_t i, bool real)
                 size_t k = j;
                 double v;
                 while (k < close && !is(r, k, ","))
-                        k = is(r, k, "(") || is(r, k, "{") || is(r, k, "[") ? nxt(r, token_match(&r->tokens, k)) : nxt(r, k);
+                        k = is(r, k, "(") || is(r, k, "{") || is(r, k, "[")
+                                ? nxt(r, token_match(&r->tokens, k))
+                                : nxt(r, k);
                 if (json_array_size(list) == MAX_VALUES || !eval_range(r, j, k, &v)) {
                         json_decref(list);
                         return NULL;
@@ -275,10 +278,11 @@ static size_t statement_end(const struct reader *r, size_t i)
         return i;
 }
 
-static const char *const scalar_types[] = { "int",    "int8_t",  "int16_t", "int32_t", "int64_t",
-                                            "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
-                                            "long",   "float",   "double",  "bool",    "auto",
-                                            "char",   "unsigned", NULL };
+static const char *const scalar_types[] = { "int",      "int8_t",  "int16_t",  "int32_t",
+                                            "int64_t",  "uint8_t", "uint16_t", "uint32_t",
+                                            "uint64_t", "size_t",  "long",     "float",
+                                            "double",   "bool",    "auto",     "char",
+                                            "unsigned", NULL };
 
 static bool scalar_type(const struct reader *r, size_t i)
 {
@@ -304,7 +308,8 @@ static void read_constant(struct reader *r, size_t i)
                 return;
         text(r, name, n, sizeof(n));
         if (eval_range(r, nxt(r, nxt(r, name)), end, &v))
-                json_object_set_new(r->constants, n, number_json(v, is(r, i, "float") || is(r, i, "double")));
+                json_object_set_new(r->constants, n,
+                                    number_json(v, is(r, i, "float") || is(r, i, "double")));
 }
 
 /* std::vector<T> NAME = {...}; NAME{...}; NAME(n[, v]); */
@@ -353,15 +358,18 @@ static void read_vector(struct reader *r, size_t i)
                 size_t close = token_match(&r->tokens, after), k = nxt(r, after), comma = k;
                 double count, value = 0;
                 while (comma < close && !is(r, comma, ","))
-                        comma = is(r, comma, "(") || is(r, comma, "[") ? nxt(r, token_match(&r->tokens, comma)) : nxt(r, comma);
+                        comma = is(r, comma, "(") || is(r, comma, "[")
+                                    ? nxt(r, token_match(&r->tokens, comma))
+                                    : nxt(r, comma);
                 if (!eval_range(r, k, comma, &count))
                         return;
                 if (comma < close && !eval_range(r, nxt(r, comma), close, &value))
                         return;
-                json_object_set_new(r->fills, n,
-                                    json_pack("{s:f, s:o}", "n", count, "value",
-                                              number_json(value, real && comma < close &&
-                                                                     has_float_literal(r, comma, close))));
+                json_object_set_new(
+                    r->fills, n,
+                    json_pack("{s:f, s:o}", "n", count, "value",
+                              number_json(value, real && comma < close &&
+                                                     has_float_literal(r, comma, close))));
         }
 }
 
@@ -394,10 +402,12 @@ static void read_tensor_array(struct reader *r, size_t i)
 static const char *acl_dtype(const char *name)
 {
         static const char *const map[][2] = {
-                { "ACL_FLOAT16", "float16" }, { "ACL_FLOAT", "float32" }, { "ACL_BF16", "bfloat16" },
-                { "ACL_INT8", "int8" },       { "ACL_INT16", "int16" },   { "ACL_INT32", "int32" },
-                { "ACL_INT64", "int64" },     { "ACL_UINT8", "uint8" },   { "ACL_UINT16", "uint16" },
-                { "ACL_UINT32", "uint32" },   { "ACL_BOOL", "bool" },
+                { "ACL_FLOAT16", "float16" }, { "ACL_FLOAT", "float32" },
+                { "ACL_BF16", "bfloat16" },   { "ACL_INT8", "int8" },
+                { "ACL_INT16", "int16" },     { "ACL_INT32", "int32" },
+                { "ACL_INT64", "int64" },     { "ACL_UINT8", "uint8" },
+                { "ACL_UINT16", "uint16" },   { "ACL_UINT32", "uint32" },
+                { "ACL_BOOL", "bool" },
         };
         for (size_t i = 0; i < ARRAY_SIZE(map); i++)
                 if (strcmp(map[i][0], name) == 0)
@@ -414,8 +424,7 @@ static size_t call_args(const struct reader *r, size_t open, size_t starts[], si
         while (j < close && n < max) {
                 size_t k = j;
                 while (k < close && !is(r, k, ",")) {
-                        if (is(r, k, "(") || is(r, k, "{") || is(r, k, "[") ||
-                            (is(r, k, "<") && 0))
+                        if (is(r, k, "(") || is(r, k, "{") || is(r, k, "[") || (is(r, k, "<") && 0))
                                 k = token_match(&r->tokens, k);
                         k = nxt(r, k);
                 }
@@ -433,9 +442,10 @@ static bool first_name(const struct reader *r, size_t i, size_t end, char *buf, 
                 if (!ident(r, i))
                         continue;
                 text(r, i, buf, size);
-                if (strcmp(buf, "void") && strcmp(buf, "static_cast") && strcmp(buf, "reinterpret_cast") &&
-                    strcmp(buf, "const") && strcmp(buf, "char") && strcmp(buf, "std") &&
-                    strcmp(buf, "string") && strcmp(buf, "data") && !scalar_type(r, i))
+                if (strcmp(buf, "void") && strcmp(buf, "static_cast") &&
+                    strcmp(buf, "reinterpret_cast") && strcmp(buf, "const") &&
+                    strcmp(buf, "char") && strcmp(buf, "std") && strcmp(buf, "string") &&
+                    strcmp(buf, "data") && !scalar_type(r, i))
                         return true;
         }
         return false;
@@ -480,7 +490,8 @@ static void scan(struct reader *r)
                 /* declarations */
                 if ((scalar_type(r, i) || is(r, i, "const") || is(r, i, "constexpr")) &&
                     (i == 0 || is(r, token_prev(&r->tokens, i), ";") ||
-                     is(r, token_prev(&r->tokens, i), "{") || is(r, token_prev(&r->tokens, i), "}")))
+                     is(r, token_prev(&r->tokens, i), "{") ||
+                     is(r, token_prev(&r->tokens, i), "}")))
                         read_constant(r, i);
                 if (is(r, i, "vector") && i > 1 && is(r, token_prev(&r->tokens, i), "::"))
                         read_vector(r, i);
@@ -506,7 +517,8 @@ static void scan(struct reader *r)
                                 json_object_set(r->lists, a, json_object_get(r->arrays, b));
                         /* scalar = aclCreateScalar(&v, ACL_X); arr = aclCreateIntArray(v.data(), n) */
                         if ((is(r, rhs, "aclCreateScalar") || is(r, rhs, "aclCreateIntArray") ||
-                             is(r, rhs, "aclCreateFloatArray") || is(r, rhs, "aclCreateBoolArray")) &&
+                             is(r, rhs, "aclCreateFloatArray") ||
+                             is(r, rhs, "aclCreateBoolArray")) &&
                             call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b))) {
                                 json_t *v = json_object_get(r->constants, b);
@@ -542,7 +554,8 @@ static void scan(struct reader *r)
                                         continue;
                                 if (k == n - 1 && is(r, starts[k], "&"))
                                         snprintf(tensor, sizeof(tensor), "%s", name);
-                                else if (!shape[0] && host[0] && json_object_get(r->vectors, name) &&
+                                else if (!shape[0] && host[0] &&
+                                         json_object_get(r->vectors, name) &&
                                          !is(r, starts[k], "&"))
                                         snprintf(shape, sizeof(shape), "%s", name);
                                 else if (!host[0] && !is(r, starts[k], "&"))
@@ -551,7 +564,8 @@ static void scan(struct reader *r)
                         if (tensor[0] && n >= 3) {
                                 json_t *t = json_pack("{s:s}", "host", host);
                                 if (json_object_get(r->vectors, shape))
-                                        json_object_set(t, "shape", json_object_get(r->vectors, shape));
+                                        json_object_set(t, "shape",
+                                                        json_object_get(r->vectors, shape));
                                 if (dt)
                                         json_object_set_new(t, "dtype", json_string(dt));
                                 json_object_set_new(r->tensors, tensor, t);
@@ -666,11 +680,13 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
                         else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
                                  (text(&r, s, var, sizeof(var)), json_object_get(r.tensors, var)))
                                 arg = tensor_arg(&r, var);
-                        else if (ident(&r, s) && nxt(&r, s) == ends[k] && json_object_get(r.lists, var)) {
+                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                 json_object_get(r.lists, var)) {
                                 json_t *items = json_array(), *t;
                                 size_t j;
                                 json_array_foreach(json_object_get(r.lists, var), j, t)
-                                    json_array_append_new(items, tensor_arg(&r, json_string_value(t)));
+                                    json_array_append_new(items,
+                                                          tensor_arg(&r, json_string_value(t)));
                                 arg = json_pack("{s:s, s:o}", "kind", "list", "items", items);
                         } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
                                    json_object_get(r.scalars, var))
