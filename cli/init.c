@@ -1600,7 +1600,8 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 outs = golden_outputs(def, out_args, written, golden_why, sizeof(golden_why));
                 json_decref(out_args);
         }
-        case_name(example, st->cases, name, sizeof(name));
+        case_name(strrchr(example, '/') ? strrchr(example, '/') + 1 : example, st->cases, name,
+                  sizeof(name));
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
         if (json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
@@ -1760,8 +1761,9 @@ static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, jso
                 size_t axis = last ? rank - 1 : 0;
                 if (!rank)
                         continue;
-                /* a broadcast operand (gamma) grows only where it shares the axis */
-                if (match && json_integer_value(json_array_get(dims, axis)) != match)
+                /* a broadcast operand (gamma) grows only where it shares the axis;
+                 * every entry of a list grows alike */
+                if (match && !is_list && json_integer_value(json_array_get(dims, axis)) != match)
                         continue;
                 json_array_set_new(
                     dims, axis,
@@ -1883,14 +1885,16 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                 return init_error(err, size, "%s: .cases: more than %d cases", o->opdir,
                                   NPU_MAX_CASES);
         if (o->bench_shape) {
+                char name[129];
+                json_t *b;
+                case_name("bench", st->cases, name, sizeof(name));
                 r = parse_flag_case(o->bench_shape, def, st->cases, err, size);
                 if (r < 0)
                         return r;
-                json_t *b = json_array_get(st->cases, json_array_size(st->cases) - 1);
-                char name[129];
-                json_object_del(b, "name");
-                case_name("bench", st->cases, name, sizeof(name));
-                json_object_set_new(b, "name", json_string(name));
+                b = json_array_get(st->cases, json_array_size(st->cases) - 1);
+                if (!strchr(o->bench_shape, ':'))
+                        json_object_set_new(b, "name", json_string(name));
+                snprintf(name, sizeof(name), "%s", json_string_value(json_object_get(b, "name")));
                 for (size_t i = 0; i < json_array_size(st->cases); i++)
                         json_object_set_new(json_array_get(st->cases, i), "bench",
                                             json_boolean(i + 1 == json_array_size(st->cases)));
