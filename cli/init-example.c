@@ -307,7 +307,11 @@ static void read_constant(struct reader *r, size_t i)
         if (!is(r, nxt(r, name), "=") || end >= r->tokens.n)
                 return;
         text(r, name, n, sizeof(n));
-        if (eval_range(r, nxt(r, nxt(r, name)), end, &v))
+        if (is(r, i, "bool") &&
+            (is(r, nxt(r, nxt(r, name)), "true") || is(r, nxt(r, nxt(r, name)), "false")))
+                json_object_set_new(r->constants, n,
+                                    json_boolean(is(r, nxt(r, nxt(r, name)), "true")));
+        else if (eval_range(r, nxt(r, nxt(r, name)), end, &v))
                 json_object_set_new(r->constants, n,
                                     number_json(v, is(r, i, "float") || is(r, i, "double")));
 }
@@ -697,6 +701,14 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
                                 text(&r, s, str, sizeof(str));
                                 str[strlen(str) - 1] = '\0';
                                 arg = json_pack("{s:s, s:s}", "kind", "value", "value", str + 1);
+                        } else if ((is(&r, s, "true") || is(&r, s, "false")) &&
+                                   nxt(&r, s) == ends[k]) {
+                                arg = json_pack("{s:s, s:b}", "kind", "value", "value",
+                                                is(&r, s, "true"));
+                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                   json_is_boolean(json_object_get(r.constants, var))) {
+                                arg = json_pack("{s:s, s:O}", "kind", "value", "value",
+                                                json_object_get(r.constants, var));
                         } else if (eval_range(&r, s, ends[k], &v)) {
                                 bool real = has_float_literal(&r, s, ends[k]);
                                 if (ident(&r, s) && nxt(&r, s) == ends[k]) {

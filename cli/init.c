@@ -375,6 +375,20 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                 at->required = json_is_true(json_object_get(a, "required"));
                 at->default_value = attr_default(a);
         }
+        /*
+         * An output named as an input is, for CANN, one tensor the operator
+         * updates in place (a ref tensor; aclnn passes it once).
+         */
+        for (size_t k = 0; k < def->n_outputs; k++)
+                for (size_t q = 0; q < def->n_inputs; q++)
+                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0)
+                                return init_error(
+                                    err, size,
+                                    "the OpDef of %s has an input and an output both named %s: "
+                                    "for CANN one tensor the operator updates in place (aclnn "
+                                    "passes it once), which a manifest, whose tensor names are "
+                                    "unique, cannot express yet",
+                                    def->type, def->outputs[k].name);
         if (!def->n_inputs || !def->n_outputs)
                 return init_error(err, size,
                                   "the OpDef of %s declares %zu inputs and %zu outputs; an "
@@ -1576,9 +1590,15 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (json_array_size(values) == def->n_attrs)
                 json_array_foreach(values, i, arg)
                 {
-                        if (arg_is(arg, "value"))
-                                json_object_set(attrs, def->attrs[i].name,
-                                                json_object_get(arg, "value"));
+                        const json_t *v = json_object_get(arg, "value");
+                        if (!arg_is(arg, "value"))
+                                continue;
+                        /* 0 or 1 for a bool attribute (its default says which type it is) */
+                        if (json_is_boolean(def->attrs[i].default_value) && json_is_integer(v))
+                                json_object_set_new(attrs, def->attrs[i].name,
+                                                    json_boolean(json_integer_value(v) != 0));
+                        else
+                                json_object_set(attrs, def->attrs[i].name, (json_t *)v);
                 }
         else if (json_array_size(values))
                 note(notes,
