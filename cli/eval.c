@@ -60,7 +60,60 @@ static void eval_usage(FILE *f)
                    "                       units compiled before, by eval or an episode, are\n"
                    "                       reused\n"
                    "  --no-cache           compile every unit afresh\n"
+                   "  --no-golden          do not check the cases' goldens (the operator's own\n"
+                   "                       msOpSt expectation function or example golden.bin;\n"
+                   "                       README, \"Goldens\"); a golden mismatch exits 1\n"
                    "  --json               print exactly one JSON object\n");
+}
+
+static void on_golden_done(void *userdata)
+{
+        *(bool *)userdata = true;
+}
+
+static void print_golden(const json_t *golden)
+{
+        size_t i;
+        json_t *c;
+
+        if (!golden)
+                return;
+        printf("  golden: %s (%lld matched, %lld mismatched, %lld unavailable)%s%s\n",
+               json_string_value(json_object_get(golden, "verdict")),
+               (long long)json_integer_value(json_object_get(golden, "matched")),
+               (long long)json_integer_value(json_object_get(golden, "mismatched")),
+               (long long)json_integer_value(json_object_get(golden, "unavailable")),
+               json_object_get(golden, "why") ? ": " : "",
+               json_string_value(json_object_get(golden, "why")) ?: "");
+        json_array_foreach(json_object_get(golden, "cases"), i, c)
+        {
+                const json_t *o;
+                size_t k;
+                printf("    case %-12s %-11s %s\n", json_string_value(json_object_get(c, "case")),
+                       json_string_value(json_object_get(c, "verdict")),
+                       json_string_value(json_object_get(c, "golden"))
+                           ?: json_string_value(json_object_get(c, "why")) ?: "");
+                json_array_foreach(json_object_get(c, "outputs"), k, o)
+                {
+                        const json_t *first = json_object_get(o, "first_mismatch");
+                        printf(
+                            "      %-10s max_abs_err %.3g  max_rel_err %.3g  mismatches %lld/%lld",
+                            json_string_value(json_object_get(o, "name")),
+                            json_number_value(json_object_get(o, "max_abs_err")),
+                            json_number_value(json_object_get(o, "max_rel_err")),
+                            (long long)json_integer_value(json_object_get(o, "mismatches")),
+                            (long long)json_integer_value(json_object_get(o, "elements")));
+                        if (first)
+                                printf(
+                                    "  first at %lld: got %.6g, want %.6g",
+                                    (long long)json_integer_value(json_object_get(first, "index")),
+                                    json_number_value(json_object_get(first, "got")),
+                                    json_number_value(json_object_get(first, "want")));
+                        printf("\n");
+                }
+                if (json_object_get(c, "outputs") && json_object_get(c, "why"))
+                        printf("      %s\n", json_string_value(json_object_get(c, "why")));
+        }
 }
 
 static void on_eval_done(json_t *result, void *userdata)
@@ -126,6 +179,7 @@ static void print_human(const json_t *result, const char *opdir)
         if (json_object_get(result, "outputs_sha256"))
                 printf("  outputs_sha256 %s\n",
                        json_string_value(json_object_get(result, "outputs_sha256")));
+        print_golden(json_object_get(result, "golden"));
 }
 
 int cmd_eval(int argc, char **argv)
@@ -145,6 +199,7 @@ int cmd_eval(int argc, char **argv)
                 { "slow-after", required_argument, NULL, 'W' },
                 { "state-dir", required_argument, NULL, 'd' },
                 { "no-cache", no_argument, NULL, 'N' },
+                { "no-golden", no_argument, NULL, 'G' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -157,7 +212,9 @@ int cmd_eval(int argc, char **argv)
         struct event_base *base = NULL;
         const char *case_arg = NULL, *compare = NULL, *state_flag = NULL;
         char state[PATH_MAX], cache[PATH_MAX], context[SHA256_HEX_SIZE];
-        bool json_out = false, use_cache = true;
+        bool json_out = false, use_cache = true, use_golden = true, golden_done = false;
+        struct npu_golden *golden = NULL;
+        char golden_work[PATH_MAX] = "";
         char err[2048], trace_path[PATH_MAX];
         int opt, ret = EX_OK, r;
 
@@ -220,6 +277,9 @@ int cmd_eval(int argc, char **argv)
                         break;
                 case 'N':
                         use_cache = false;
+                        break;
+                case 'G':
+                        use_golden = false;
                         break;
                 case 'W': {
                         char *end;
@@ -289,6 +349,43 @@ int cmd_eval(int argc, char **argv)
         }
         if (compare)
                 eval_options.keep_work_dir = true; /* outputs must outlive the runs */
+        /* goldens: the example cases' inputs first, the comparison after the run */
+        if (use_golden && !compare && npu_manifest_has_golden(session.runs[0].manifest)) {
+                struct npu_golden_options golden_options = {
+                        .only_case = eval_options.only_case,
+                        .skip_bench = eval_options.skip_bench,
+                        .sandbox = true,
+                        .timeout_s = eval_options.timeout_s > 0 ? eval_options.timeout_s * 2.5 : 0,
+                };
+                if (!eval_options.work_dir) {
+                        const char *tmp = getenv("TMPDIR");
+                        if (format_path(golden_work, sizeof(golden_work),
+                                        "%s/ascendopt-eval-XXXXXX",
+                                        tmp && *tmp ? tmp : "/tmp") < 0 ||
+                            !mkdtemp(golden_work)) {
+                                fprintf(stderr,
+                                        "ascendopt eval: cannot make a work directory: %s\n",
+                                        strerror(errno));
+                                golden_work[0] = '\0';
+                                ret = EX_OSERR;
+                                goto out;
+                        }
+                        eval_options.work_dir = golden_work;
+                        eval_options.keep_work_dir = true;
+                }
+                golden_options.work_dir = eval_options.work_dir;
+                r = npu_golden_new(runner, session.runs[0].manifest, &golden_options, &golden);
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt eval: cannot prepare the goldens: %s\n",
+                                strerror(-r));
+                        ret = EX_OSERR;
+                        goto out;
+                }
+                npu_golden_prepare(golden, on_golden_done, &golden_done);
+                while (!golden_done)
+                        event_base_loop(base, EVLOOP_ONCE);
+                eval_options.input_files = npu_golden_input_files(golden);
+        }
         for (size_t i = 0; i < session.n_runs; i++) {
                 r = npu_eval_start(runner, &paths, session.runs[i].manifest, &eval_options,
                                    on_eval_done, &session.runs[i], NULL);
@@ -319,7 +416,13 @@ int cmd_eval(int argc, char **argv)
                         ret = EX_DATAERR;
                 }
         }
-        if (compare)
+        if (golden) {
+                golden_done = false;
+                npu_golden_check(golden, session.runs[0].result, on_golden_done, &golden_done);
+                while (!golden_done)
+                        event_base_loop(base, EVLOOP_ONCE);
+        }
+        if (compare || golden_work[0])
                 json_object_del(session.runs[0].result, "work_dir"); /* removed below */
         if (json_out)
                 cli_print_json(session.runs[0].result);
@@ -328,7 +431,16 @@ int cmd_eval(int argc, char **argv)
         if (ret == EX_OK &&
             strcmp(json_string_value(json_object_get(session.runs[0].result, "status")), "ok") != 0)
                 ret = 1;
+        if (ret == EX_OK &&
+            strcmp(json_string_value(json_object_get(
+                       json_object_get(session.runs[0].result, "golden"), "verdict"))
+                       ?: "",
+                   "mismatch") == 0)
+                ret = 1;
 out:
+        npu_golden_free(golden);
+        if (golden_work[0])
+                rm_rf(golden_work);
         for (size_t i = 0; i < ARRAY_SIZE(session.runs); i++) {
                 const char *dir =
                     json_string_value(json_object_get(session.runs[i].result, "work_dir"));

@@ -15,6 +15,7 @@
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -63,8 +64,9 @@ struct opdef {
 
 struct init_options {
         const char *opdir;
-        const char *op_type; /* --op: which OpDef when op_host has several */
-        const char *kernel;  /* --kernel: the entry expression */
+        const char *op_type;     /* --op: which OpDef when op_host has several */
+        const char *kernel;      /* --kernel: the entry expression */
+        const char *bench_shape; /* --bench-shape: the timed case */
         const char *flag_cases[MAX_FLAG_CASES];
         size_t n_flag_cases;
         const char *flag_attrs[MAX_FLAG_ATTRS];
@@ -373,6 +375,20 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                 at->required = json_is_true(json_object_get(a, "required"));
                 at->default_value = attr_default(a);
         }
+        /*
+         * An output named as an input is, for CANN, one tensor the operator
+         * updates in place (a ref tensor; aclnn passes it once).
+         */
+        for (size_t k = 0; k < def->n_outputs; k++)
+                for (size_t q = 0; q < def->n_inputs; q++)
+                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0)
+                                return init_error(
+                                    err, size,
+                                    "the OpDef of %s has an input and an output both named %s: "
+                                    "for CANN one tensor the operator updates in place (aclnn "
+                                    "passes it once), which a manifest, whose tensor names are "
+                                    "unique, cannot express yet",
+                                    def->type, def->outputs[k].name);
         if (!def->n_inputs || !def->n_outputs)
                 return init_error(err, size,
                                   "the OpDef of %s declares %zu inputs and %zu outputs; an "
@@ -696,13 +712,26 @@ static int parse_flag_case(const char *spec, const struct opdef *def, json_t *ca
                                 goto bad;
                         snprintf(tensor, sizeof(tensor), "%.*s", (int)key, p);
                         input = find_input(def, tensor);
+                        for (size_t k = 0; !input && k < def->n_outputs; k++)
+                                if (strcmp(def->outputs[k].name, tensor) == 0)
+                                        input = &def->outputs[k]; /* an output's shape */
                         if (!input) {
+                                char names[512];
+                                size_t len = 0;
+                                names[0] = '\0';
+                                for (size_t k = 0;
+                                     k < def->n_inputs + def->n_outputs && len + 1 < sizeof(names);
+                                     k++)
+                                        len += (size_t)snprintf(
+                                            names + len, sizeof(names) - len, "%s%s", k ? ", " : "",
+                                            k < def->n_inputs
+                                                ? def->inputs[k].name
+                                                : def->outputs[k - def->n_inputs].name);
                                 json_decref(shapes);
                                 return init_error(err, size,
-                                                  "--case %s: %s has no input \"%s\" (its "
-                                                  "inputs: %s%s)",
-                                                  spec, def->type, tensor, def->inputs[0].name,
-                                                  def->n_inputs > 1 ? ", ..." : "");
+                                                  "--case %s: %s has no input or output \"%s\" "
+                                                  "(its inputs, then outputs: %s)",
+                                                  spec, def->type, tensor, names);
                         }
                         shape = parse_shape(p + key + 1, item - key - 1, input);
                         if (!shape)
@@ -775,43 +804,196 @@ struct st_state {
         char dtypes[NPU_MAX_TENSORS][32];     /* per input, from the first case with types */
         char out_dtypes[NPU_MAX_TENSORS][32]; /* per output, the same */
         bool have_dtypes;
-        size_t files, skipped;
+        const char *dtypes_from; /* "the msOpSt cases", "main.cpp" */
+        size_t files, skipped, goldens;
+        char skip_reason[512]; /* the first case left out, and why */
+        struct sim_session *sim;
+        const char *opdir;
 };
 
-/* One msOpSt case: its input shapes, types, ranges and attributes. */
+static void st_skip(struct st_state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void st_skip(struct st_state *st, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (st->skipped++ == 0) {
+                va_start(ap, fmt);
+                vsnprintf(st->skip_reason, sizeof(st->skip_reason), fmt, ap);
+                va_end(ap);
+        }
+}
+
+/* Names compared as msOpSt and OpDefs spell them: dstType, dst_type and DstType alike. */
+static bool same_name(const char *a, const char *b)
+{
+        for (;;) {
+                while (*a == '_')
+                        a++;
+                while (*b == '_')
+                        b++;
+                if (!*a || !*b)
+                        return !*a && !*b;
+                if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+                        return false;
+                a++;
+                b++;
+        }
+}
+
+/* A type msOpSt uses for an input that is left out (an absent optional input). */
+static bool st_absent(const json_t *desc)
+{
+        const json_t *type = json_object_get(desc, "type"),
+                     *format = json_object_get(desc, "format");
+        const json_t *t = json_is_array(type) ? json_array_get(type, 0) : type;
+        const json_t *f = json_is_array(format) ? json_array_get(format, 0) : format;
+
+        return (json_is_string(t) && strcmp(json_string_value(t), "UNDEFINED") == 0) ||
+               (json_is_string(f) && strcmp(json_string_value(f), "RESERVED") == 0);
+}
+
+struct fuzz_wait {
+        json_t *answer;
+};
+
+static void on_fuzz_done(json_t *answer, void *userdata)
+{
+        ((struct fuzz_wait *)userdata)->answer = answer;
+}
+
+/*
+ * Runs an msOpSt case's fuzz_impl ("fuzz.py:fuzz_branch_001", relative to
+ * tests/st) in the sandbox: msOpSt takes every field written "fuzz" (a
+ * shape, a value, an attribute) from what it returns.  NULL and why when
+ * it cannot be run.
+ */
+static json_t *run_fuzz(struct st_state *st, const char *impl, char *why, size_t why_size)
+{
+        const char *colon = strrchr(impl, ':');
+        char file[PATH_MAX], dir[PATH_MAX];
+        const char *tmp = getenv("TMPDIR");
+        struct fuzz_wait w = { 0 };
+        json_t *job, *drawn = NULL;
+        int r;
+
+        if (!colon ||
+            format_path(file, sizeof(file), "%s/tests/st/%.*s", st->opdir, (int)(colon - impl),
+                        impl) < 0 ||
+            access(file, R_OK) < 0) {
+                snprintf(why, why_size, "its fuzz_impl %s is not there", impl);
+                return NULL;
+        }
+        if (format_path(dir, sizeof(dir), "%s/ascendopt-fuzz.XXXXXX", tmp && *tmp ? tmp : "/tmp") <
+                0 ||
+            !mkdtemp(dir)) {
+                snprintf(why, why_size, "cannot make a scratch directory");
+                return NULL;
+        }
+        job = json_pack("{s:s, s:s, s:s}", "mode", "fuzz", "file", file, "function", colon + 1);
+        r = npu_golden_run_job(st->sim->runner, st->opdir, dir, job, true, 120, on_fuzz_done, &w);
+        json_decref(job);
+        while (r == 0 && !w.answer)
+                event_base_loop(st->sim->base, EVLOOP_ONCE);
+        if (r < 0)
+                snprintf(why, why_size, "cannot run its fuzz_impl: %s", strerror(-r));
+        else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
+                snprintf(why, why_size, "its fuzz_impl %s: %s", impl,
+                         json_string_value(json_object_get(w.answer, "why")) ?: "failed");
+        else
+                drawn = json_incref(json_object_get(w.answer, "drawn"));
+        json_decref(w.answer);
+        rm_rf(dir);
+        return drawn;
+}
+
+/* "./test_x.py:calc_expect_func" (relative to tests/st) as the manifest's golden path. */
+static int st_golden(const struct st_state *st, const json_t *c, char *buf, size_t size)
+{
+        const char *f = json_string_value(json_object_get(c, "calc_expect_func_file"));
+        char path[PATH_MAX];
+
+        if (!f)
+                return -ENOENT;
+        while (strncmp(f, "./", 2) == 0)
+                f += 2;
+        if (!strchr(f, ':') || strstr(f, "..") || f[0] == '/')
+                return -EINVAL;
+        if (format_path(buf, size, "tests/st/%s", f) < 0 ||
+            format_path(path, sizeof(path), "%s/%.*s", st->opdir, (int)(strrchr(buf, ':') - buf),
+                        buf) < 0 ||
+            access(path, R_OK) < 0)
+                return -ENOENT;
+        return 0;
+}
+
+/* One msOpSt case: its input shapes, types, ranges, attributes and golden. */
 static int read_st_case(const json_t *c, const char *file, const struct opdef *def,
                         struct st_state *st, char *err, size_t size)
 {
         const json_t *inputs = json_object_get(c, "input_desc"), *desc,
                      *op = json_object_get(c, "op");
-        json_t *shapes = json_object(), *attrs = json_object(), *a;
-        char name[129];
+        const char *cname = json_string_value(json_object_get(c, "case_name")) ?: "?";
+        json_t *shapes = json_object(), *attrs = json_object(), *names = json_object(), *a;
+        json_t *drawn = NULL, *present = json_array();
+        char name[129], why[600];
         size_t i;
 
+        (void)err;
+        (void)size;
         if (op && json_is_string(op) && strcmp(json_string_value(op), def->type) != 0) {
-                st->skipped++;
+                st_skip(st, "%s: case %s is of operator %s", file, cname, json_string_value(op));
                 goto out;
         }
-        if (!json_is_array(inputs) || json_array_size(inputs) != def->n_inputs) {
-                st->skipped++;
+        json_array_foreach(inputs, i, desc) if (!st_absent(desc))
+            json_array_append(present, (json_t *)desc);
+        if (!json_is_array(inputs) || json_array_size(present) != def->n_inputs) {
+                st_skip(st,
+                        "%s: case %s gives %zu inputs (%zu left out as UNDEFINED); the OpDef of "
+                        "%s has %zu, and a manifest gives every input a shape",
+                        file, cname, json_array_size(present),
+                        json_array_size(inputs) - json_array_size(present), def->type,
+                        def->n_inputs);
                 goto out;
         }
-        json_array_foreach(inputs, i, desc)
+        json_array_foreach(present, i, desc)
+        {
+                if (json_is_string(json_object_get(desc, "shape")) && !drawn) {
+                        const char *impl = json_string_value(json_object_get(c, "fuzz_impl"));
+                        drawn = impl ? run_fuzz(st, impl, why, sizeof(why)) : NULL;
+                        if (!drawn) {
+                                st_skip(st, "%s: case %s: input_desc[%zu].shape is \"%s\" and %s",
+                                        file, cname, i,
+                                        json_string_value(json_object_get(desc, "shape")),
+                                        impl ? why : "the case names no fuzz_impl to draw it");
+                                goto out;
+                        }
+                }
+        }
+        json_array_foreach(present, i, desc)
         {
                 const char *given = json_string_value(json_object_get(desc, "name"));
                 const struct param *p = &def->inputs[i];
                 const json_t *shape = json_object_get(desc, "shape");
                 json_t *range;
                 for (size_t k = 0; given && k < def->n_inputs; k++)
-                        if (strcmp(def->inputs[k].name, given) == 0)
+                        if (same_name(def->inputs[k].name, given))
                                 p = &def->inputs[k];
-                if (!json_is_array(shape) || json_array_size(shape) == 0) {
-                        json_decref(shapes);
-                        json_decref(attrs);
-                        return init_error(err, size, "%s: input_desc[%zu] has no \"shape\"", file,
-                                          i);
+                if (json_is_string(shape))
+                        shape = json_object_get(
+                            json_object_get(json_object_get(drawn, "input_desc"), given ?: ""),
+                            "shape");
+                /* msOpSt's [] is a scalar (rank 0); [[..], [..]] lists shapes to take in turn */
+                if (json_is_array(json_array_get(shape, 0)))
+                        shape = json_array_get(shape, 0);
+                if (!json_is_array(shape)) {
+                        st_skip(st, "%s: case %s: input_desc[%zu] gives no shape", file, cname, i);
+                        goto out;
                 }
                 json_object_set(shapes, p->name, (json_t *)shape);
+                if (given && strcmp(given, p->name) != 0)
+                        json_object_set_new(names, p->name, json_string(given));
                 if (!st->have_dtypes && st_type(json_object_get(desc, "type")))
                         snprintf(st->dtypes[p - def->inputs], sizeof(st->dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
@@ -825,8 +1007,10 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 const char *given = json_string_value(json_object_get(desc, "name"));
                 size_t k = i;
                 for (size_t o = 0; given && o < def->n_outputs; o++)
-                        if (strcmp(def->outputs[o].name, given) == 0)
+                        if (same_name(def->outputs[o].name, given))
                                 k = o;
+                if (k < def->n_outputs && given && strcmp(given, def->outputs[k].name) != 0)
+                        json_object_set_new(names, def->outputs[k].name, json_string(given));
                 if (!st->have_dtypes && k < def->n_outputs &&
                     st_type(json_object_get(desc, "type")))
                         snprintf(st->out_dtypes[k], sizeof(st->out_dtypes[0]), "%s",
@@ -834,25 +1018,49 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         }
         for (size_t k = 0; k < def->n_inputs; k++)
                 st->have_dtypes |= st->dtypes[k][0] != '\0';
+        if (st->have_dtypes)
+                st->dtypes_from = "the msOpSt cases";
         json_array_foreach(json_object_get(c, "attr"), i, a)
         {
-                const char *attr_name = json_string_value(json_object_get(a, "name"));
+                const char *given = json_string_value(json_object_get(a, "name"));
+                const char *attr_name = given;
                 json_t *value = json_object_get(a, "value");
-                if (!attr_name || !value)
+                if (!given || !value)
                         continue;
+                if (json_is_string(value) && strcmp(json_string_value(value), "fuzz") == 0)
+                        value = json_object_get(json_object_get(drawn, "attr"), given);
+                for (size_t k = 0; k < def->n_attrs; k++)
+                        if (same_name(def->attrs[k].name, given))
+                                attr_name = def->attrs[k].name;
+                if (!value)
+                        continue;
+                if (strcmp(attr_name, given) != 0)
+                        json_object_set_new(names, attr_name, json_string(given));
                 json_object_set(attrs, attr_name, value);
                 if (!json_object_get(st->attrs, attr_name))
                         json_object_set(st->attrs, attr_name, value);
         }
-        case_name(json_string_value(json_object_get(c, "case_name")), st->cases, name,
-                  sizeof(name));
+        case_name(cname, st->cases, name, sizeof(name));
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
         if (json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
+        {
+                char golden[PATH_MAX];
+                if (st_golden(st, c, golden, sizeof(golden)) == 0) {
+                        json_t *g = json_pack("{s:s}", "function", golden);
+                        if (json_object_size(names))
+                                json_object_set(g, "names", names);
+                        json_object_set_new(entry, "golden", g);
+                        st->goldens++;
+                }
+        }
         json_array_append_new(st->cases, entry);
 out:
         json_decref(shapes);
         json_decref(attrs);
+        json_decref(names);
+        json_decref(drawn);
+        json_decref(present);
         return 0;
 }
 
@@ -888,7 +1096,7 @@ static int read_st_cases(const char *opdir, const struct opdef *def, struct st_s
                 json_array_foreach(doc, i, c)
                 {
                         if (json_array_size(st->cases) == NPU_MAX_CASES) {
-                                st->skipped++;
+                                st_skip(st, "%s: more than %d cases", rel, NPU_MAX_CASES);
                                 continue;
                         }
                         r = read_st_case(c, rel, def, st, err, size);
@@ -1065,7 +1273,7 @@ static int choose_variant(const struct init_options *o, const struct opdef *def,
                                 break;
                         }
                 }
-                note(notes, "dtypes from the msOpSt cases");
+                note(notes, "dtypes from %s", st->dtypes_from ? st->dtypes_from : "the cases");
         } else if (n_variants > 1) {
                 note(notes,
                      "dtypes: combination %zu of the %zu the OpDef lists (--variant picks "
@@ -1116,20 +1324,570 @@ static json_t *draft_tolerance(const json_t *doc)
         return tolerance;
 }
 
-/* The cases: msOpSt's, then --case's; at least one, at most NPU_MAX_CASES. */
+/* ------------------------------------------------------------ example cases */
+
+struct example_wait {
+        json_t *answer;
+};
+
+static void on_example_done(json_t *answer, void *userdata)
+{
+        ((struct example_wait *)userdata)->answer = answer;
+}
+
+/* "float16" of a main.cpp tensor argument, or NULL. */
+static const char *arg_dtype(const json_t *arg)
+{
+        if (json_is_string(json_object_get(arg, "kind")) &&
+            strcmp(json_string_value(json_object_get(arg, "kind")), "list") == 0)
+                arg = json_array_get(json_object_get(arg, "items"), 0);
+        return json_string_value(json_object_get(arg, "dtype"));
+}
+
+static bool arg_is(const json_t *arg, const char *kind)
+{
+        return strcmp(json_string_value(json_object_get(arg, "kind")) ?: "", kind) == 0;
+}
+
+/* The shape of a tensor argument, or of each element of a list; NULL when unknown. */
+static json_t *arg_shape(const json_t *arg)
+{
+        json_t *items, *t, *list;
+        size_t i;
+
+        if (arg_is(arg, "tensor"))
+                return json_incref(json_object_get(arg, "shape"));
+        if (!arg_is(arg, "list"))
+                return NULL;
+        items = json_object_get(arg, "items");
+        list = json_array();
+        json_array_foreach(items, i, t)
+        {
+                if (!json_object_get(t, "shape")) {
+                        json_decref(list);
+                        return NULL;
+                }
+                json_array_append(list, json_object_get(t, "shape"));
+        }
+        return list;
+}
+
+/*
+ * The data of one input for the example's golden: {"file"}, {"files"} or
+ * {"values"}; NULL (why) when main.cpp does not say.
+ */
+static json_t *arg_data(const json_t *arg, const json_t *written, char *why, size_t why_size)
+{
+        json_t *items = arg_is(arg, "list") ? json_object_get(arg, "items") : NULL, *t;
+        json_t *files = json_array();
+        size_t i;
+
+        if (!items) {
+                const char *f = json_string_value(json_object_get(arg, "file"));
+                json_decref(files);
+                if (f && json_object_get(written, f))
+                        return json_pack("{s:s}", "file", f);
+                if (f) {
+                        snprintf(why, why_size,
+                                 "main.cpp reads %s, which gen_data.py did not write", f);
+                        return NULL;
+                }
+                if (json_object_get(arg, "values"))
+                        return json_pack("{s:O}", "values", json_object_get(arg, "values"));
+                snprintf(why, why_size, "main.cpp gives no data for %s",
+                         json_string_value(json_object_get(arg, "expr")) ?: "an input");
+                return NULL;
+        }
+        json_array_foreach(items, i, t)
+        {
+                const char *f = json_string_value(json_object_get(t, "file"));
+                if (!f || !json_object_get(written, f)) {
+                        snprintf(why, why_size, "main.cpp reads no file gen_data.py wrote for %s",
+                                 json_string_value(json_object_get(t, "var")) ?: "a list element");
+                        json_decref(files);
+                        return NULL;
+                }
+                json_array_append_new(files, json_string(f));
+        }
+        return json_pack("{s:o}", "files", files);
+}
+
+/*
+ * The golden files gen_data.py wrote for the outputs: under output/, with
+ * "golden" in the name; one output takes the only one, several take the one
+ * naming them, else the files in order.  NULL when they cannot be told.
+ */
+static json_t *golden_outputs(const struct opdef *def, const json_t *out_args,
+                              const json_t *written, char *why, size_t why_size)
+{
+        const char *path;
+        json_t *size, *golden = json_array(), *map = json_object();
+        size_t wanted = 0, used = 0;
+
+        json_object_foreach((json_t *)written, path, size)
+        {
+                if (strncmp(path, "output/", 7) == 0 && strstr(path, "golden"))
+                        json_array_append_new(golden, json_string(path));
+        }
+        /* sorted: golden_out1.bin before golden_out2.bin */
+        for (size_t i = 1; i < json_array_size(golden); i++)
+                for (size_t j = i;
+                     j > 0 && strcmp(json_string_value(json_array_get(golden, j - 1)),
+                                     json_string_value(json_array_get(golden, j))) > 0;
+                     j--) {
+                        json_t *t = json_incref(json_array_get(golden, j));
+                        json_array_set(golden, j, json_array_get(golden, j - 1));
+                        json_array_set_new(golden, j - 1, t);
+                }
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                const json_t *a = json_array_get(out_args, k);
+                wanted += arg_is(a, "list") ? json_array_size(json_object_get(a, "items")) : 1;
+        }
+        if (json_array_size(golden) == 0) {
+                snprintf(why, why_size, "gen_data.py wrote no output/*golden*.bin");
+                goto fail;
+        }
+        /* by name first: golden_<output>.bin */
+        for (size_t k = 0; k < def->n_outputs && def->n_outputs > 1; k++) {
+                for (size_t g = 0; g < json_array_size(golden); g++) {
+                        const char *f = json_string_value(json_array_get(golden, g));
+                        const char *base = strrchr(f, '/') + 1;
+                        char want[200];
+                        snprintf(want, sizeof(want), "golden_%s.bin", def->outputs[k].name);
+                        if (strcmp(base, want) == 0) {
+                                json_object_set_new(map, def->outputs[k].name, json_string(f));
+                                used++;
+                        }
+                }
+        }
+        if (used == 0 && json_array_size(golden) == wanted) {
+                size_t g = 0;
+                for (size_t k = 0; k < def->n_outputs; k++) {
+                        const json_t *a = json_array_get(out_args, k);
+                        if (arg_is(a, "list")) {
+                                json_t *files = json_array();
+                                for (size_t e = 0; e < json_array_size(json_object_get(a, "items"));
+                                     e++)
+                                        json_array_append(files, json_array_get(golden, g++));
+                                json_object_set_new(map, def->outputs[k].name, files);
+                        } else {
+                                json_object_set(map, def->outputs[k].name,
+                                                json_array_get(golden, g++));
+                        }
+                }
+        } else if (used == 0 && def->n_outputs >= 1 && json_array_size(golden) == 1 &&
+                   !arg_is(json_array_get(out_args, 0), "list")) {
+                /* one golden file: the first output's (the others unchecked) */
+                json_object_set(map, def->outputs[0].name, json_array_get(golden, 0));
+        } else if (used == 0) {
+                snprintf(why, why_size,
+                         "gen_data.py wrote %zu golden files for %zu output tensors; which is "
+                         "which cannot be told",
+                         json_array_size(golden), wanted);
+                goto fail;
+        }
+        json_decref(golden);
+        return map;
+fail:
+        json_decref(golden);
+        json_decref(map);
+        return NULL;
+}
+
+/* The files gen_data.py writes ({path: bytes}), run in the sandbox; NULL and why otherwise. */
+static json_t *run_gen_data(struct st_state *st, const char *example, char *why, size_t why_size)
+{
+        const char *tmp = getenv("TMPDIR");
+        struct example_wait w = { 0 };
+        char dir[PATH_MAX], abs[PATH_MAX];
+        json_t *job, *files = NULL;
+        int r;
+
+        if (format_path(dir, sizeof(dir), "%s/ascendopt-example.XXXXXX",
+                        tmp && *tmp ? tmp : "/tmp") < 0 ||
+            !mkdtemp(dir) || format_path(abs, sizeof(abs), "%s/%s", st->opdir, example) < 0) {
+                snprintf(why, why_size, "cannot make a scratch directory");
+                return NULL;
+        }
+        job = json_pack("{s:s, s:s, s:{}}", "mode", "example", "example", abs, "values");
+        r = npu_golden_run_job(st->sim->runner, st->opdir, dir, job, true, 300, on_example_done,
+                               &w);
+        json_decref(job);
+        while (r == 0 && !w.answer)
+                event_base_loop(st->sim->base, EVLOOP_ONCE);
+        if (r < 0)
+                snprintf(why, why_size, "cannot run gen_data.py: %s", strerror(-r));
+        else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
+                snprintf(why, why_size, "%s",
+                         json_string_value(json_object_get(w.answer, "why"))
+                             ?: "gen_data.py failed");
+        else
+                files = json_incref(json_object_get(w.answer, "files"));
+        json_decref(w.answer);
+        rm_rf(dir);
+        return files;
+}
+
+/*
+ * One example (examples/DIR with main.cpp and gen_data.py) as a case:
+ * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
+ * tensors are the OpDef's inputs then its outputs in order (attributes
+ * between them); the golden from what gen_data.py writes.  0 with the case
+ * appended, or -ENOENT and why when the example cannot be read.
+ */
+static int read_example(const struct opdef *def, const char *example, struct st_state *st,
+                        struct notes *notes, char *why, size_t why_size)
+{
+        char path[PATH_MAX], golden_why[600] = "", name[129];
+        json_t *call = NULL, *args, *arg, *tensors = json_array(), *values = json_array();
+        json_t *shapes = json_object(), *attrs = json_object(), *data = json_object();
+        json_t *written = NULL, *outs = NULL;
+        size_t i;
+        int r = -ENOENT;
+
+        format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example);
+        if (init_read_example(path, &call, why, why_size) < 0)
+                goto out;
+        args = json_object_get(call, "args");
+        json_array_foreach(args, i, arg) json_array_append(
+            arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null") ? tensors : values,
+            arg);
+        if (json_array_size(tensors) != def->n_inputs + def->n_outputs) {
+                snprintf(why, why_size,
+                         "%.200s/main.cpp: %s passes %zu tensors; the OpDef of %s has %zu inputs "
+                         "and %zu outputs",
+                         example, json_string_value(json_object_get(call, "call")),
+                         json_array_size(tensors), def->type, def->n_inputs, def->n_outputs);
+                goto out;
+        }
+        for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
+                const struct param *p =
+                    k < def->n_inputs ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                json_t *shape;
+                arg = json_array_get(tensors, k);
+                shape = arg_shape(arg);
+                if (!shape || (p->type == PARAM_DYNAMIC) != arg_is(arg, "list")) {
+                        snprintf(
+                            why, why_size,
+                            "%.200s/main.cpp: cannot tell the shape of %s %s (argument %.100s of "
+                            "%s)",
+                            example, k < def->n_inputs ? "input" : "output", p->name,
+                            json_string_value(json_object_get(arg, "expr")) ?: "?",
+                            json_string_value(json_object_get(call, "call")));
+                        json_decref(shape);
+                        goto out;
+                }
+                json_object_set_new(shapes, p->name, shape);
+                if (arg_dtype(arg) && k < def->n_inputs)
+                        snprintf(st->dtypes[k], sizeof(st->dtypes[0]), "%s", arg_dtype(arg));
+                else if (arg_dtype(arg))
+                        snprintf(st->out_dtypes[k - def->n_inputs], sizeof(st->out_dtypes[0]), "%s",
+                                 arg_dtype(arg));
+        }
+        st->have_dtypes = true;
+        st->dtypes_from = "main.cpp";
+        /* the other arguments are the attributes, in the OpDef's order */
+        if (json_array_size(values) == def->n_attrs)
+                json_array_foreach(values, i, arg)
+                {
+                        const json_t *v = json_object_get(arg, "value");
+                        if (!arg_is(arg, "value"))
+                                continue;
+                        /* 0 or 1 for a bool attribute (its default says which type it is) */
+                        if (json_is_boolean(def->attrs[i].default_value) && json_is_integer(v))
+                                json_object_set_new(attrs, def->attrs[i].name,
+                                                    json_boolean(json_integer_value(v) != 0));
+                        else
+                                json_object_set(attrs, def->attrs[i].name, (json_t *)v);
+                }
+        else if (json_array_size(values))
+                note(notes,
+                     "%s/main.cpp passes %zu non-tensor arguments for %zu attributes: "
+                     "attributes not taken from it",
+                     example, json_array_size(values), def->n_attrs);
+        /* the golden: gen_data.py's inputs and golden files */
+        written = run_gen_data(st, example, golden_why, sizeof(golden_why));
+        for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
+                json_t *d =
+                    arg_data(json_array_get(tensors, k), written, golden_why, sizeof(golden_why));
+                if (d)
+                        json_object_set_new(data, def->inputs[k].name, d);
+        }
+        if (written && !golden_why[0]) {
+                json_t *out_args = json_array();
+                for (size_t k = 0; k < def->n_outputs; k++)
+                        json_array_append(out_args, json_array_get(tensors, def->n_inputs + k));
+                outs = golden_outputs(def, out_args, written, golden_why, sizeof(golden_why));
+                json_decref(out_args);
+        }
+        case_name(strrchr(example, '/') ? strrchr(example, '/') + 1 : example, st->cases, name,
+                  sizeof(name));
+        json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
+        if (json_object_size(attrs))
+                json_object_set(entry, "attrs", attrs);
+        if (outs) {
+                json_object_set_new(entry, "golden",
+                                    json_pack("{s:s, s:O, s:O}", "example", example, "inputs", data,
+                                              "outputs", outs));
+                st->goldens++;
+                note(notes,
+                     "case %s from %s: shapes, dtypes%s from main.cpp (%s), inputs and golden "
+                     "from what gen_data.py writes",
+                     name, example, json_object_size(attrs) ? " and attributes" : "",
+                     json_string_value(json_object_get(call, "call")));
+        } else {
+                note(notes, "case %s from %s: shapes, dtypes%s from main.cpp (%s); no golden: %s",
+                     name, example, json_object_size(attrs) ? " and attributes" : "",
+                     json_string_value(json_object_get(call, "call")), golden_why);
+        }
+        json_array_append_new(st->cases, entry);
+        if (!json_object_size(st->attrs))
+                json_object_update(st->attrs, attrs);
+        r = 0;
+out:
+        json_decref(call);
+        json_decref(tensors);
+        json_decref(values);
+        json_decref(shapes);
+        json_decref(attrs);
+        json_decref(data);
+        json_decref(written);
+        json_decref(outs);
+        return r;
+}
+
+/* Cases from examples/ (each subdirectory with main.cpp and gen_data.py). */
+static int read_examples(const struct opdef *def, struct st_state *st, struct notes *notes,
+                         char *why, size_t why_size)
+{
+        char dir[PATH_MAX], *names[MAX_SOURCES];
+        size_t n = 0, taken = 0;
+        struct dirent *e;
+        DIR *d;
+
+        format_path(dir, sizeof(dir), "%s/examples", st->opdir);
+        d = opendir(dir);
+        while (d && (e = readdir(d)) && n < MAX_SOURCES) {
+                char probe[PATH_MAX];
+                if (e->d_name[0] == '.' ||
+                    format_path(probe, sizeof(probe), "%s/%s/gen_data.py", dir, e->d_name) < 0 ||
+                    access(probe, R_OK) < 0 ||
+                    format_path(probe, sizeof(probe), "%s/%s/main.cpp", dir, e->d_name) < 0 ||
+                    access(probe, R_OK) < 0)
+                        continue;
+                names[n] = strdup(e->d_name);
+                n += names[n] != NULL;
+        }
+        if (d)
+                closedir(d);
+        qsort(names, n, sizeof(*names), compare_names);
+        why[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+                char example[PATH_MAX], one[1024];
+                snprintf(example, sizeof(example), "examples/%s", names[i]);
+                if (read_example(def, example, st, notes, one, sizeof(one)) == 0)
+                        taken++;
+                else if (!why[0])
+                        snprintf(why, why_size, "%s", one);
+        }
+        free_names(names, n);
+        return taken ? 0 : -ENOENT;
+}
+
+/* "x=4096x4096,y=4096x4096": every input of the OpDef, for a hint. */
+static void case_hint(const struct opdef *def, char *buf, size_t size)
+{
+        size_t len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < def->n_inputs && len + 1 < size; i++)
+                len += (size_t)snprintf(
+                    buf + len, size - len, "%s%s=%s", i ? "," : "", def->inputs[i].name,
+                    def->inputs[i].type == PARAM_DYNAMIC ? "4096x4096;4096x4096" : "4096x4096");
+}
+
+/* ------------------------------------------------------------ the bench case */
+
+#define BENCH_MIN_ELEMENTS (8ull << 20)
+
+/* Elements of one shape (a list of dims, or for a list input the largest element). */
+static double max_item_elements(const json_t *shape)
+{
+        bool is_list = json_is_array(json_array_get(shape, 0));
+        double best = 0;
+
+        for (size_t k = 0; k < (is_list ? json_array_size(shape) : 1); k++) {
+                const json_t *dims = is_list ? json_array_get(shape, k) : shape;
+                double n = 1;
+                for (size_t d = 0; d < json_array_size(dims); d++)
+                        n *= (double)json_integer_value(json_array_get(dims, d));
+                best = n > best ? n : best;
+        }
+        return best;
+}
+
+/*
+ * Whether the operator works row by row along the last axis (norms,
+ * softmax, reductions): by its name, an attribute naming the last axis, or
+ * a lower-rank input that matches the trailing dimensions of the largest
+ * (a gamma or beta).
+ */
+static bool row_wise(const struct opdef *def, const json_t *shapes, const json_t *attrs,
+                     const char *largest)
+{
+        static const char *const words[] = { "norm",   "softmax", "reduce", "mean",      "topk",
+                                             "argmax", "argmin",  "cumsum", "logsumexp", NULL };
+        const json_t *big = json_object_get(shapes, largest), *v;
+        char lower[128];
+        const char *key;
+        size_t i;
+
+        for (i = 0; def->type[i] && i + 1 < sizeof(lower); i++)
+                lower[i] = (char)tolower((unsigned char)def->type[i]);
+        lower[i] = '\0';
+        for (const char *const *w = words; *w; w++)
+                if (strstr(lower, *w))
+                        return true;
+        json_object_foreach((json_t *)attrs, key, v)
+        {
+                if ((same_name(key, "dim") || same_name(key, "axis") || same_name(key, "axes")) &&
+                    ((json_is_integer(v) && json_integer_value(v) == -1) ||
+                     (json_is_array(v) && json_array_size(v) == 1 &&
+                      json_integer_value(json_array_get(v, 0)) == -1)))
+                        return true;
+        }
+        json_object_foreach((json_t *)shapes, key, v)
+        {
+                size_t rank = json_array_size(v), big_rank = json_array_size(big);
+                bool suffix = rank >= 1 && rank < big_rank && !json_is_array(json_array_get(v, 0));
+                for (size_t d = 0; suffix && d < rank; d++)
+                        suffix = json_integer_value(json_array_get(v, d)) ==
+                                 json_integer_value(json_array_get(big, big_rank - rank + d));
+                if (suffix && max_item_elements(v) > 1)
+                        return true;
+        }
+        return false;
+}
+
+/* dims with the axis (0 or last) multiplied by factor; a list input, every element. */
+static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, json_int_t match)
+{
+        bool is_list = json_is_array(json_array_get(shape, 0));
+        json_t *out = json_deep_copy(shape);
+
+        for (size_t k = 0; k < (is_list ? json_array_size(out) : 1); k++) {
+                json_t *dims = is_list ? json_array_get(out, k) : out;
+                size_t rank = json_array_size(dims);
+                size_t axis = last ? rank - 1 : 0;
+                if (!rank)
+                        continue;
+                /* a broadcast operand (gamma) grows only where it shares the axis;
+                 * every entry of a list grows alike */
+                if (match && !is_list && json_integer_value(json_array_get(dims, axis)) != match)
+                        continue;
+                json_array_set_new(
+                    dims, axis,
+                    json_integer(json_integer_value(json_array_get(dims, axis)) * factor));
+        }
+        return out;
+}
+
+/*
+ * When every case is small (its largest input under 8M elements), a bench
+ * case at a realistic size from the largest: every input grown along the
+ * first axis, or the last for a row-wise operator, until the largest input
+ * has at least 8M elements; list inputs grow every element alike.  Output
+ * shapes are dropped (InferShape gives them) unless they can be grown alike.
+ */
+static json_t *bench_case(const struct opdef *def, const json_t *cases, const json_t *attrs,
+                          bool *ret_last)
+{
+        const json_t *base = NULL, *c, *v;
+        const char *key, *largest = NULL;
+        double best = 0, elements = 0;
+        json_t *shapes, *out;
+        size_t i;
+        bool last;
+        json_int_t factor, match_first = 0, match_last = 0;
+
+        json_array_foreach(cases, i, c)
+        {
+                if (case_elements(c) > best) {
+                        best = case_elements(c);
+                        base = c;
+                }
+        }
+        json_object_foreach(json_object_get(base, "shapes"), key, v)
+        {
+                if (max_item_elements(v) > elements) {
+                        elements = max_item_elements(v);
+                        largest = key;
+                }
+        }
+        if (!base || !largest || elements >= (double)BENCH_MIN_ELEMENTS)
+                return NULL;
+        last = row_wise(def, json_object_get(base, "shapes"),
+                        json_object_get(base, "attrs") ?: attrs, largest);
+        factor = (json_int_t)((double)BENCH_MIN_ELEMENTS / elements);
+        factor += (double)factor * elements < (double)BENCH_MIN_ELEMENTS;
+        {
+                const json_t *big = json_object_get(json_object_get(base, "shapes"), largest);
+                if (json_is_array(json_array_get(big, 0)))
+                        big = json_array_get(big, 0);
+                if (!json_array_size(big))
+                        return NULL; /* a scalar does not grow */
+                match_first = json_integer_value(json_array_get(big, 0));
+                match_last = json_integer_value(json_array_get(big, json_array_size(big) - 1));
+        }
+        shapes = json_object();
+        json_object_foreach(json_object_get(base, "shapes"), key, v)
+        {
+                bool is_input = find_input(def, key) != NULL;
+                size_t rank =
+                    json_array_size(json_is_array(json_array_get(v, 0)) ? json_array_get(v, 0) : v);
+                size_t big_rank = json_array_size(
+                    json_is_array(json_array_get(
+                        json_object_get(json_object_get(base, "shapes"), largest), 0))
+                        ? json_array_get(json_object_get(json_object_get(base, "shapes"), largest),
+                                         0)
+                        : json_object_get(json_object_get(base, "shapes"), largest));
+                if (!is_input && last)
+                        continue; /* an output's last axis may be reduced: InferShape decides */
+                if (!last && rank < big_rank) {
+                        json_object_set(shapes, key, (json_t *)v); /* a broadcast operand */
+                        continue;
+                }
+                json_object_set_new(shapes, key,
+                                    grow_shape(v, last, factor, last ? match_last : match_first));
+        }
+        out = json_pack("{s:s, s:o}", "name", "bench", "shapes", shapes);
+        if (json_object_get(base, "attrs"))
+                json_object_set(out, "attrs", json_object_get(base, "attrs"));
+        *ret_last = last;
+        return out;
+}
+
+/* The cases: msOpSt's, else the examples', then --case's; a bench case when they are small. */
 static int draft_cases(const struct init_options *o, const struct opdef *def, struct st_state *st,
                        struct notes *notes, char *err, size_t size)
 {
+        char hint[512], why[1024] = "";
         int r = read_st_cases(o->opdir, def, st, err, size);
 
         if (r < 0)
                 return r;
+        case_hint(def, hint, sizeof(hint));
         if (st->files)
-                note(notes, "%zu case%s from %zu msOpSt file%s in tests/st/%s",
+                note(notes,
+                     "%zu case%s from %zu msOpSt file%s in tests/st/ (shapes and dtypes "
+                     "from input_desc), %zu with a golden (calc_expect_func_file)",
                      json_array_size(st->cases), json_array_size(st->cases) == 1 ? "" : "s",
-                     st->files, st->files == 1 ? "" : "s",
-                     st->skipped ? " (some left out: another op, other inputs or past the limit)"
-                                 : "");
+                     st->files, st->files == 1 ? "" : "s", st->goldens);
+        if (st->skipped)
+                note(notes, "%zu msOpSt case%s left out; the first: %s", st->skipped,
+                     st->skipped == 1 ? "" : "s", st->skip_reason);
+        if (json_array_size(st->cases) == 0 && o->n_flag_cases == 0)
+                read_examples(def, st, notes, why, sizeof(why));
         for (size_t f = 0; f < o->n_flag_cases; f++) {
                 r = parse_flag_case(o->flag_cases[f], def, st->cases, err, size);
                 if (r < 0)
@@ -1137,12 +1895,52 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
         }
         if (json_array_size(st->cases) == 0)
                 return init_error(err, size,
-                                  "%s: .cases: no msOpSt case in tests/st/ to take shapes "
-                                  "from; give one with --case, e.g. --case %s=4096x4096",
-                                  o->opdir, def->inputs[0].name);
+                                  "%s: .cases: %s%s%s%s; give one with --case, e.g. --case %s",
+                                  o->opdir,
+                                  st->skipped ? "no msOpSt case fits: "
+                                              : "no msOpSt case in tests/st/ to take shapes from",
+                                  st->skipped ? st->skip_reason : "",
+                                  why[0] ? "; and the example does not say: " : "", why, hint);
         if (json_array_size(st->cases) > NPU_MAX_CASES)
                 return init_error(err, size, "%s: .cases: more than %d cases", o->opdir,
                                   NPU_MAX_CASES);
+        if (o->bench_shape) {
+                char name[129];
+                json_t *b;
+                case_name("bench", st->cases, name, sizeof(name));
+                r = parse_flag_case(o->bench_shape, def, st->cases, err, size);
+                if (r < 0)
+                        return r;
+                b = json_array_get(st->cases, json_array_size(st->cases) - 1);
+                if (!strchr(o->bench_shape, ':'))
+                        json_object_set_new(b, "name", json_string(name));
+                snprintf(name, sizeof(name), "%s", json_string_value(json_object_get(b, "name")));
+                for (size_t i = 0; i < json_array_size(st->cases); i++)
+                        json_object_set_new(json_array_get(st->cases, i), "bench",
+                                            json_boolean(i + 1 == json_array_size(st->cases)));
+                note(notes, "case %s (--bench-shape) is timed; the others check correctness", name);
+                return 0;
+        }
+        bool last = false;
+        json_t *bench = json_array_size(st->cases) < NPU_MAX_CASES
+                            ? bench_case(def, st->cases, st->attrs, &last)
+                            : NULL;
+        if (bench) {
+                char name[129];
+                case_name("bench", st->cases, name, sizeof(name));
+                json_object_set_new(bench, "name", json_string(name));
+                json_array_append_new(st->cases, bench);
+                for (size_t i = 0; i < json_array_size(st->cases); i++)
+                        json_object_set_new(json_array_get(st->cases, i), "bench",
+                                            json_boolean(i + 1 == json_array_size(st->cases)));
+                note(notes,
+                     "case %s is timed: the largest case grown along the %s axis (%s) to at "
+                     "least 8M elements (--bench-shape gives another); the others check "
+                     "correctness",
+                     name, last ? "last" : "first",
+                     last ? "the operator works row by row" : "elementwise");
+                return 0;
+        }
         mark_bench_case(st->cases, notes);
         return 0;
 }
@@ -1153,7 +1951,9 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         struct opdef *def = calloc(1, sizeof(*def));
         struct st_state st = { .cases = json_array(),
                                .ranges = json_object(),
-                               .attrs = json_object() };
+                               .attrs = json_object(),
+                               .sim = s,
+                               .opdir = o->opdir };
         json_t *doc = NULL, *attrs = NULL;
         char kernel[320];
         size_t variant = 0;
@@ -1248,11 +2048,24 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, char
         status = json_string_value(json_object_get(result, "status"));
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *e = json_object_get(result, "error");
-                r = init_error(err, size,
-                               "the draft does not run on the simulator: case %s: %s: %s: %s",
-                               m->cases[options.only_case].name, status ? status : "?",
-                               json_string_value(json_object_get(e, "kind")) ?: "?",
-                               json_string_value(json_object_get(e, "message")) ?: "");
+                const char *kind = json_string_value(json_object_get(e, "kind"));
+                const char *message = json_string_value(json_object_get(e, "message")) ?: "";
+                int lines = 0, len = 0;
+                /* whole lines only, the first few: the first error says most */
+                for (const char *p = message; *p && lines < 6; lines++) {
+                        const char *eol = strchr(p, '\n');
+                        int n = eol ? (int)(eol - p + 1) : (int)strlen(p);
+                        if (len + n > (int)size / 2)
+                                break;
+                        len += n;
+                        p += n;
+                }
+                r = init_error(
+                    err, size, "the draft does not run on the simulator: case %s: %s%s%s%s:\n%.*s",
+                    m->cases[options.only_case].name, status ? status : "?",
+                    kind && status && strcmp(kind, status) != 0 ? " (" : "",
+                    kind && status && strcmp(kind, status) != 0 ? kind : "",
+                    kind && status && strcmp(kind, status) != 0 ? ")" : "", len, message);
         } else {
                 snprintf(summary, summary_size, "case %s ran on the simulator: ok, %.2f us",
                          m->cases[options.only_case].name,
@@ -1361,31 +2174,220 @@ static void init_usage(FILE *f)
 {
         fprintf(f,
                 "Usage: ascendopt init OPDIR [options]\n"
+                "       ascendopt init --all REPO [--force] [--no-check] [--level N]\n"
                 "\n"
                 "Drafts OPDIR/ascendopt.json from the operator's own files: the OpDef in\n"
                 "op_host/ (name, inputs, outputs, dtypes, attributes), the kernel entry in\n"
-                "op_kernel/, and shapes from msOpSt cases in OPDIR/tests/st/*.json or --case.\n"
-                "The largest case is timed.  The draft runs its smallest case on the simulator\n"
-                "before it is written.\n"
+                "op_kernel/, and the cases:\n"
+                "  - msOpSt cases (OPDIR/tests/st/*.json), with their calc_expect_func_file\n"
+                "    as the case's golden; a \"fuzz\" shape comes from the case's fuzz_impl;\n"
+                "  - else each example (OPDIR/examples/*/ with main.cpp and gen_data.py):\n"
+                "    shapes, dtypes and attributes from main.cpp's aclnn call, and gen_data.py,\n"
+                "    run in the sandbox, gives the inputs and golden.bin as the golden;\n"
+                "  - else --case, naming every input.\n"
+                "'ascendopt eval' checks the goldens.  When every case is small, a bench case\n"
+                "of at least 8M elements per input is added and timed (grown along the last\n"
+                "axis for row-wise operators, the first otherwise).  The draft runs its\n"
+                "smallest case on the simulator before it is written.  --all drafts every\n"
+                "operator below REPO and prints one line each: ok, or the reason.\n"
                 "\n"
-                "  --case [NAME:]SHAPES  a case: x=8x2048,y=8x2048, or 8x2048 for every input\n"
-                "                        (repeatable)\n"
+                "  --case [NAME:]SHAPES  a case: x=8x2048,y=8x2048, or 8x2048 for every input;\n"
+                "                        an output's shape too (y=8x2048) where the operator\n"
+                "                        has no InferShape (repeatable)\n"
+                "  --bench-shape SHAPES  the timed case, in --case's form, instead of the\n"
+                "                        grown one\n"
                 "  --attr NAME=VALUE     an attribute's value (JSON, else a string); needed for\n"
                 "                        a REQUIRED attribute with no default (repeatable)\n"
                 "  --variant N           the OpDef's Nth dtype combination (default: the first\n"
-                "                        the simulator has; msOpSt types win over both)\n"
+                "                        the simulator has; msOpSt or main.cpp types win)\n"
                 "  --kernel ENTRY        the kernel entry, e.g. my_kernel<1> for a template\n"
                 "  --op TYPE             which OpDef, when op_host/ registers several\n"
                 "  --level N             the manifest's level, 1 to 3 (default 1)\n"
                 "  --stdout              print the draft instead of writing it\n"
                 "  --force               replace an existing ascendopt.json\n"
-                "  --no-check            do not run the draft on the simulator\n");
+                "  --no-check            do not run the draft on the simulator\n"
+                "  --all                 OPDIR is a repository: draft every operator in it\n");
+}
+
+/*
+ * Drafts, checks and writes one operator's manifest.  quiet (--all): no
+ * notes, and *line gets "ok, ..." or the reason; else everything is
+ * printed.  Returns the exit status.
+ */
+static int init_one(const struct init_options *o, struct sim_session *sim, bool quiet, char *line,
+                    size_t line_size)
+{
+        struct npu_manifest *m = NULL;
+        struct notes notes = { 0 };
+        json_t *doc = NULL;
+        char err[4096], path[PATH_MAX], summary[256] = "";
+        char *text = NULL;
+        struct stat st;
+        int ret = EX_OK, r;
+
+        line[0] = '\0';
+        if (stat(o->opdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                snprintf(line, line_size, "%s: not a directory", o->opdir);
+                if (!quiet)
+                        fprintf(stderr, "ascendopt init: %s\n", line);
+                return EX_NOINPUT;
+        }
+        if (format_path(path, sizeof(path), "%s/ascendopt.json", o->opdir) < 0)
+                return cli_usage_error("init", "OPDIR is too long");
+        if (!o->to_stdout && !o->force && access(path, F_OK) == 0) {
+                snprintf(line, line_size, "ascendopt.json exists (--force replaces it)");
+                if (!quiet)
+                        fprintf(stderr,
+                                "ascendopt init: %s exists; --force replaces it, --stdout prints "
+                                "the draft\n",
+                                path);
+                return EX_CANTCREAT;
+        }
+        r = draft(o, sim, &doc, &notes, err, sizeof(err));
+        if (r < 0) {
+                snprintf(line, line_size, "%s", r == -ENOMEM ? "out of memory" : err);
+                if (!quiet)
+                        fprintf(stderr, "ascendopt init: %s\n", line);
+                ret = r == -ENOMEM ? EX_OSERR : EX_DATAERR;
+                goto out;
+        }
+        /* the same checks as any manifest, before anything is written */
+        r = npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", &m, err, sizeof(err));
+        if (r == 0 && o->check)
+                r = check_draft(sim, m, err, sizeof(err), summary, sizeof(summary));
+        if (r < 0) {
+                snprintf(line, line_size, "%.3000s (--no-check writes the draft unchecked)", err);
+                if (!quiet) {
+                        fprintf(stderr, "ascendopt init: %s\n", err);
+                        fprintf(stderr, "ascendopt init: nothing was written; --stdout shows the "
+                                        "draft, --no-check writes it unchecked\n");
+                }
+                ret = EX_DATAERR;
+                if (!o->to_stdout)
+                        goto out;
+        }
+        text = laid_out_text(doc);
+        if (!text) {
+                ret = EX_OSERR;
+                goto out;
+        }
+        if (o->to_stdout) {
+                printf("%s\n", text);
+                goto out;
+        }
+        r = write_atomically(path, text);
+        if (r < 0) {
+                snprintf(line, line_size, "cannot write %.2048s: %s", path, strerror(-r));
+                if (!quiet)
+                        fprintf(stderr, "ascendopt init: %s\n", line);
+                ret = EX_CANTCREAT;
+                goto out;
+        }
+        {
+                size_t goldens = 0, n = json_array_size(json_object_get(doc, "cases"));
+                json_t *c;
+                size_t i;
+                json_array_foreach(json_object_get(doc, "cases"), i, c) goldens +=
+                    json_object_get(c, "golden") != NULL;
+                snprintf(line, line_size, "ok, %zu case%s, %zu with a golden%s%s", n,
+                         n == 1 ? "" : "s", goldens, summary[0] ? "; " : " (not checked)", summary);
+        }
+        if (quiet)
+                goto out;
+        printf("wrote %s\n", path);
+        for (size_t i = 0; i < notes.n; i++)
+                printf("  %s\n", notes.lines[i]);
+        if (summary[0])
+                printf("  checked: %s\n", summary);
+        else
+                printf("  not checked (--no-check): run 'ascendopt eval %s'\n", o->opdir);
+out:
+        free(text);
+        json_decref(doc);
+        npu_manifest_free(m);
+        return ret;
+}
+
+/* Operator directories (holding op_host/ and op_kernel/) below root, up to depth levels. */
+static void find_operator_dirs(const char *root, int depth, char **dirs, size_t *n, size_t max)
+{
+        char probe[PATH_MAX], *names[1024];
+        size_t count = 0;
+        struct dirent *e;
+        DIR *d;
+
+        if (format_path(probe, sizeof(probe), "%s/op_host", root) == 0 &&
+            access(probe, X_OK) == 0 &&
+            format_path(probe, sizeof(probe), "%s/op_kernel", root) == 0 &&
+            access(probe, X_OK) == 0) {
+                if (*n < max && (dirs[*n] = strdup(root)))
+                        (*n)++;
+                return;
+        }
+        if (depth == 0 || !(d = opendir(root)))
+                return;
+        while ((e = readdir(d)) && count < ARRAY_SIZE(names)) {
+                struct stat st;
+                if (e->d_name[0] == '.' ||
+                    format_path(probe, sizeof(probe), "%s/%s", root, e->d_name) < 0 ||
+                    stat(probe, &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                names[count] = strdup(e->d_name);
+                count += names[count] != NULL;
+        }
+        closedir(d);
+        qsort(names, count, sizeof(*names), compare_names);
+        for (size_t i = 0; i < count; i++) {
+                if (format_path(probe, sizeof(probe), "%s/%s", root, names[i]) == 0)
+                        find_operator_dirs(probe, depth - 1, dirs, n, max);
+                free(names[i]);
+        }
+}
+
+/* --all REPO: every operator, one line each. */
+static int init_all(const struct init_options *base, const char *repo, struct sim_session *sim)
+{
+        char *dirs[4096], line[4096];
+        size_t n = 0, ok = 0;
+
+        find_operator_dirs(repo, 5, dirs, &n, ARRAY_SIZE(dirs));
+        if (n == 0) {
+                fprintf(stderr,
+                        "ascendopt init: %s holds no operator (a directory with op_host/ "
+                        "and op_kernel/)\n",
+                        repo);
+                return EX_NOINPUT;
+        }
+        for (size_t i = 0; i < n; i++) {
+                struct init_options o = *base;
+                const char *rel = dirs[i] + strlen(repo);
+                size_t skip;
+                int r;
+                while (*rel == '/')
+                        rel++;
+                o.opdir = dirs[i];
+                r = init_one(&o, sim, true, line, sizeof(line));
+                ok += r == EX_OK;
+                /* the reason names the operator directory already: once is enough */
+                skip = strncmp(line, dirs[i], strlen(dirs[i])) == 0 ? strlen(dirs[i]) : 0;
+                while (line[skip] == ':' || line[skip] == ' ')
+                        skip++;
+                /* one line: a compiler's message keeps its first line */
+                line[skip + strcspn(line + skip, "\n")] = '\0';
+                printf("%s: %s\n", *rel ? rel : ".", line + skip);
+                fflush(stdout);
+                free(dirs[i]);
+        }
+        printf("%zu of %zu operators drafted\n", ok, n);
+        return ok == n ? EX_OK : EX_DATAERR;
 }
 
 int cmd_init(int argc, char **argv)
 {
         static const struct option options[] = {
                 { "case", required_argument, NULL, 'c' },
+                { "bench-shape", required_argument, NULL, 'b' },
+                { "all", no_argument, NULL, 'A' },
                 { "attr", required_argument, NULL, 'a' },
                 { "variant", required_argument, NULL, 'v' },
                 { "kernel", required_argument, NULL, 'k' },
@@ -1398,13 +2400,9 @@ int cmd_init(int argc, char **argv)
                 { NULL, 0, NULL, 0 },
         };
         struct init_options o = { .variant = -1, .level = 1, .check = true };
-        struct npu_manifest *m = NULL;
         struct sim_session sim = { 0 };
-        struct notes notes = { 0 };
-        json_t *doc = NULL;
-        char err[2048], path[PATH_MAX], summary[256] = "";
-        char *text = NULL;
-        struct stat st;
+        char line[4096];
+        bool all = false;
         int opt, ret = EX_OK, r;
 
         optind = 1;
@@ -1429,6 +2427,12 @@ int cmd_init(int argc, char **argv)
                 }
                 case 'k':
                         o.kernel = optarg;
+                        break;
+                case 'b':
+                        o.bench_shape = optarg;
+                        break;
+                case 'A':
+                        all = true;
                         break;
                 case 'o':
                         o.op_type = optarg;
@@ -1459,66 +2463,22 @@ int cmd_init(int argc, char **argv)
                 init_usage(stderr);
                 return EX_USAGE;
         }
-        o.opdir = argv[optind];
-        if (stat(o.opdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                fprintf(stderr, "ascendopt init: %s: not a directory\n", o.opdir);
-                return EX_NOINPUT;
-        }
-        if (format_path(path, sizeof(path), "%s/ascendopt.json", o.opdir) < 0)
-                return cli_usage_error("init", "OPDIR is too long");
-        if (!o.to_stdout && !o.force && access(path, F_OK) == 0) {
-                fprintf(stderr,
-                        "ascendopt init: %s exists; --force replaces it, --stdout prints the "
-                        "draft\n",
-                        path);
-                return EX_CANTCREAT;
-        }
-        r = sim_session_open(&sim, err, sizeof(err));
-        if (r == 0)
-                r = draft(&o, &sim, &doc, &notes, err, sizeof(err));
+        if (all && (o.n_flag_cases || o.n_flag_attrs || o.kernel || o.op_type || o.variant >= 0 ||
+                    o.bench_shape || o.to_stdout))
+                return cli_usage_error("init", "--all takes no per-operator flags (--case, "
+                                               "--attr, --kernel, --op, --variant, "
+                                               "--bench-shape, --stdout)");
+        r = sim_session_open(&sim, line, sizeof(line));
         if (r < 0) {
-                fprintf(stderr, "ascendopt init: %s\n", r == -ENOMEM ? "out of memory" : err);
-                ret = r == -ENOMEM ? EX_OSERR : EX_DATAERR;
-                goto out;
+                fprintf(stderr, "ascendopt init: %s\n", line);
+                return EX_UNAVAILABLE;
         }
-        /* the same checks as any manifest, before anything is written */
-        r = npu_manifest_from_json(o.opdir, doc, "ascendopt.json (draft)", &m, err, sizeof(err));
-        if (r == 0 && o.check)
-                r = check_draft(&sim, m, err, sizeof(err), summary, sizeof(summary));
-        if (r < 0) {
-                fprintf(stderr, "ascendopt init: %s\n", err);
-                fprintf(stderr, "ascendopt init: nothing was written; --stdout shows the draft, "
-                                "--no-check writes it unchecked\n");
-                ret = EX_DATAERR;
-                if (!o.to_stdout)
-                        goto out;
+        if (all) {
+                ret = init_all(&o, argv[optind], &sim);
+        } else {
+                o.opdir = argv[optind];
+                ret = init_one(&o, &sim, false, line, sizeof(line));
         }
-        text = laid_out_text(doc);
-        if (!text) {
-                ret = EX_OSERR;
-                goto out;
-        }
-        if (o.to_stdout) {
-                printf("%s\n", text);
-                goto out;
-        }
-        r = write_atomically(path, text);
-        if (r < 0) {
-                fprintf(stderr, "ascendopt init: cannot write %s: %s\n", path, strerror(-r));
-                ret = EX_CANTCREAT;
-                goto out;
-        }
-        printf("wrote %s\n", path);
-        for (size_t i = 0; i < notes.n; i++)
-                printf("  %s\n", notes.lines[i]);
-        if (summary[0])
-                printf("  checked: %s\n", summary);
-        else
-                printf("  not checked (--no-check): run 'ascendopt eval %s'\n", o.opdir);
-out:
-        free(text);
-        json_decref(doc);
-        npu_manifest_free(m);
         sim_session_close(&sim);
         return ret;
 }

@@ -155,8 +155,11 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
 
                 if (isnan(g) || isnan(w) || isinf(g) || isinf(w)) {
                         ok = (isnan(g) && isnan(w)) || (isinf(g) && isinf(w) && g == w);
-                        if (!ok)
-                                c.mismatches++;
+                        if (!ok && c.mismatches++ == 0) {
+                                c.first_mismatch = i;
+                                c.first_got = g;
+                                c.first_want = w;
+                        }
                         continue;
                 }
                 abs_err = fabs(g - w);
@@ -166,8 +169,11 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
                 if (rel_err > c.max_rel_err && isfinite(rel_err))
                         c.max_rel_err = rel_err;
                 ok = abs_err <= tolerance->atol + tolerance->rtol * fabs(w);
-                if (!ok)
-                        c.mismatches++;
+                if (!ok && c.mismatches++ == 0) {
+                        c.first_mismatch = i;
+                        c.first_got = g;
+                        c.first_want = w;
+                }
         }
         c.mismatch_fraction = n ? (double)c.mismatches / (double)n : 0;
         c.passed = c.mismatch_fraction <= tolerance->max_mismatch_fraction;

@@ -51,12 +51,75 @@ static const struct schema shape_value = { .kinds = SCHEMA_ARRAY,
 static const struct schema shapes = { .kinds = SCHEMA_OBJECT,
                                       .values = &shape_value,
                                       .max_items = 2 * NPU_MAX_TENSORS };
+/* A path relative to the operator directory (checked to stay inside it below). */
+static const struct schema relative_path = { .kinds = SCHEMA_STRING,
+                                             .non_empty = true,
+                                             .max_length = 512 };
+static const struct schema path_list = { .kinds = SCHEMA_ARRAY,
+                                         .items = &relative_path,
+                                         .min_items = 1,
+                                         .max_items = NPU_MAX_LIST_ITEMS };
+/* Where an example input's data comes from: a file gen_data.py writes (one per
+ * list element), or values main.cpp gives inline. */
+static const struct schema example_input = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "file", &relative_path, false },
+                { "files", &path_list, false },
+                { "values",
+                  &(const struct schema){
+                      .kinds = SCHEMA_ARRAY,
+                      .items = &(const struct schema){ .kinds = SCHEMA_NUMBER | SCHEMA_BOOL },
+                      .min_items = 1,
+                      .max_items = 1 << 16 },
+                  false },
+                { NULL, NULL, false } },
+};
+static const struct schema example_output = { .kinds = SCHEMA_STRING | SCHEMA_ARRAY,
+                                              .expected = "a file or a list of files",
+                                              .items = &relative_path,
+                                              .non_empty = true,
+                                              .max_length = 512,
+                                              .max_items = NPU_MAX_LIST_ITEMS };
+/*
+ * The case's golden (npu/golden.h): an msOpSt expectation function
+ * ("function": "tests/st/test_x.py:calc_expect_func", called on the
+ * simulator's inputs, "names" mapping tensors to the names the msOpSt file
+ * gives them), or an example ("example": "examples/AclNNInvocationNaive",
+ * whose gen_data.py writes the inputs the simulator reads and the expected
+ * outputs).
+ */
+static const struct schema golden_schema = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "function", &relative_path, false },
+                { "names",
+                  &(const struct schema){ .kinds = SCHEMA_OBJECT,
+                                          .values = &name_string,
+                                          .max_items = 2 * NPU_MAX_TENSORS },
+                  false },
+                { "example", &relative_path, false },
+                { "inputs",
+                  &(const struct schema){ .kinds = SCHEMA_OBJECT,
+                                          .values = &example_input,
+                                          .max_items = NPU_MAX_TENSORS },
+                  false },
+                { "outputs",
+                  &(const struct schema){ .kinds = SCHEMA_OBJECT,
+                                          .values = &example_output,
+                                          .max_items = NPU_MAX_TENSORS },
+                  false },
+                { NULL, NULL, false } },
+};
 static const struct schema case_schema = {
         .kinds = SCHEMA_OBJECT,
         .fields = (const struct schema_field[]){ { "name", &name_string, true },
                                                  { "shapes", &shapes, true },
                                                  { "attrs", &attrs, false },
                                                  { "bench", &boolean, false },
+                                                 { "golden", &golden_schema, false },
                                                  { NULL, NULL, false } },
 };
 static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
@@ -307,6 +370,154 @@ static int check_shape(const struct npu_manifest *m, size_t ci, const char *tens
         return 0;
 }
 
+/* Whether rel stays inside the operator directory (no "..", not absolute). */
+static bool path_inside(const char *rel)
+{
+        if (rel[0] == '/')
+                return false;
+        for (const char *p = rel; *p;) {
+                size_t len = strcspn(p, "/");
+                if (len == 2 && p[0] == '.' && p[1] == '.')
+                        return false;
+                p += len + (p[len] == '/');
+        }
+        return true;
+}
+
+static int check_golden_path(const struct npu_manifest *m, size_t ci, const char *field,
+                             const char *rel, bool must_exist, char *err, size_t size)
+{
+        char path[PATH_MAX];
+
+        if (!path_inside(rel))
+                return manifest_error(err, size,
+                                      "%s: .cases[%zu].golden.%s: \"%s\" must be a path inside "
+                                      "the operator directory",
+                                      m->source, ci, field, rel);
+        if (must_exist &&
+            (format_path(path, sizeof(path), "%s/%s", m->dir, rel) < 0 || access(path, R_OK) < 0))
+                return manifest_error(err, size, "%s: .cases[%zu].golden.%s: %s does not exist",
+                                      m->source, ci, field, rel);
+        return 0;
+}
+
+static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *golden, char *err,
+                        size_t size)
+{
+        const char *function = json_string_value(json_object_get(golden, "function"));
+        const char *example = json_string_value(json_object_get(golden, "example"));
+        const char *key;
+        json_t *v;
+        char file[PATH_MAX];
+        int r = 0;
+
+        if (!function == !example)
+                return manifest_error(err, size,
+                                      "%s: .cases[%zu].golden: give either \"function\" (an "
+                                      "msOpSt expectation function) or \"example\" (a "
+                                      "directory with gen_data.py)",
+                                      m->source, ci);
+        if (function) {
+                const char *colon = strrchr(function, ':');
+                if (!colon || colon == function || !colon[1] ||
+                    (size_t)(colon - function) >= sizeof(file))
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.function: give it as "
+                                              "FILE.py:FUNCTION",
+                                              m->source, ci);
+                snprintf(file, sizeof(file), "%.*s", (int)(colon - function), function);
+                r = check_golden_path(m, ci, "function", file, true, err, size);
+                if (r < 0)
+                        return r;
+                if (json_object_get(golden, "inputs") || json_object_get(golden, "outputs"))
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden: \"inputs\" and "
+                                              "\"outputs\" belong to an \"example\" golden",
+                                              m->source, ci);
+        } else {
+                if (format_path(file, sizeof(file), "%s/gen_data.py", example) < 0)
+                        return -ENAMETOOLONG;
+                r = check_golden_path(m, ci, "example", file, true, err, size);
+                if (r < 0)
+                        return r;
+                if (json_object_get(golden, "names"))
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.names belongs to a "
+                                              "\"function\" golden",
+                                              m->source, ci);
+        }
+        json_object_foreach(json_object_get(golden, "names"), key, v)
+        {
+                if (!find_tensor(m, key) && !json_object_get(m->cases[ci].attrs, key))
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.names.%s: no input, "
+                                              "output or attribute is named \"%s\"",
+                                              m->source, ci, key, key);
+        }
+        json_object_foreach(json_object_get(golden, "inputs"), key, v)
+        {
+                const struct npu_tensor *t = find_tensor(m, key);
+                size_t given = (json_object_get(v, "file") != NULL) +
+                               (json_object_get(v, "files") != NULL) +
+                               (json_object_get(v, "values") != NULL);
+                size_t i;
+                json_t *f;
+                if (!t || t < m->inputs || t >= m->inputs + m->n_inputs)
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.inputs.%s: no input is "
+                                              "named \"%s\"",
+                                              m->source, ci, key, key);
+                if (given != 1 || (json_object_get(v, "files") && !t->is_list))
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.inputs.%s: give one of "
+                                              "\"file\", \"files\" (a list input) or "
+                                              "\"values\"",
+                                              m->source, ci, key);
+                if (json_object_get(v, "file") &&
+                    (r = check_golden_path(m, ci, "inputs",
+                                           json_string_value(json_object_get(v, "file")), false,
+                                           err, size)) < 0)
+                        return r;
+                json_array_foreach(json_object_get(v, "files"), i, f)
+                {
+                        r = check_golden_path(m, ci, "inputs", json_string_value(f), false, err,
+                                              size);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        json_object_foreach(json_object_get(golden, "outputs"), key, v)
+        {
+                const struct npu_tensor *t = find_tensor(m, key);
+                size_t i;
+                json_t *f;
+                if (!t || t < m->outputs || t >= m->outputs + m->n_outputs)
+                        return manifest_error(err, size,
+                                              "%s: .cases[%zu].golden.outputs.%s: no output is "
+                                              "named \"%s\"",
+                                              m->source, ci, key, key);
+                if (json_is_string(v))
+                        r = check_golden_path(m, ci, "outputs", json_string_value(v), false, err,
+                                              size);
+                else
+                        json_array_foreach(v, i, f)
+                        {
+                                r = check_golden_path(m, ci, "outputs", json_string_value(f), false,
+                                                      err, size);
+                                if (r < 0)
+                                        break;
+                        }
+                if (r < 0)
+                        return r;
+        }
+        if (example && !json_object_size(json_object_get(golden, "outputs")))
+                return manifest_error(err, size,
+                                      "%s: .cases[%zu].golden.outputs: name the file gen_data.py "
+                                      "writes for at least one output",
+                                      m->source, ci);
+        return 0;
+}
+
 static int load_cases(struct npu_manifest *m, char *err, size_t size)
 {
         const json_t *list = json_object_get(m->doc, "cases");
@@ -358,6 +569,13 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       "for input \"%s\"",
                                                       m->source, i, m->inputs[t].name,
                                                       m->inputs[t].name);
+                c->golden = json_object_get(obj, "golden");
+                if (c->golden) {
+                        json_incref(c->golden);
+                        r = check_golden(m, i, c->golden, err, size);
+                        if (r < 0)
+                                return r;
+                }
         }
         return 0;
 }
@@ -590,6 +808,7 @@ struct npu_manifest *npu_manifest_free(struct npu_manifest *m)
                 free(m->cases[i].name);
                 json_decref(m->cases[i].shapes);
                 json_decref(m->cases[i].attrs);
+                json_decref(m->cases[i].golden);
         }
         free(m->cases);
         free_tensors(m->inputs, m->n_inputs);

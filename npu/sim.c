@@ -861,8 +861,10 @@ static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
  * The case's tensors with dtypes and shapes, in manifest order.  An output
  * the case gives no shape keeps none: the operator's InferShape decides.
  */
-static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs)
+static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs,
+                            const json_t *input_files)
 {
+        const json_t *files = json_object_get(input_files, c->name);
         const struct npu_tensor *list = inputs ? m->inputs : m->outputs;
         size_t n = inputs ? m->n_inputs : m->n_outputs;
         json_t *out = json_array();
@@ -873,6 +875,8 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
                                       npu_dtype_name(list[i].dtype));
                 if (shape)
                         json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
+                if (inputs && json_object_get(files, list[i].name))
+                        json_object_set(t, "data_files", json_object_get(files, list[i].name));
                 json_array_append_new(out, t);
         }
         return out;
@@ -894,12 +898,12 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
         }
         for (const char *const *p = e->options.permissive; p && *p; p++)
                 json_array_append_new(permissive, json_string(*p));
-        spec =
-            json_pack("{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o}", "op", m->name,
-                      "kernel", m->kernel, "case", c->name, "inputs", case_tensors(m, c, true),
-                      "outputs", case_tensors(m, c, false), "attrs", c->attrs, "seed",
-                      (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
-                      "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
+        spec = json_pack(
+            "{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o}", "op", m->name, "kernel",
+            m->kernel, "case", c->name, "inputs", case_tensors(m, c, true, e->options.input_files),
+            "outputs", case_tensors(m, c, false, NULL), "attrs", c->attrs, "seed",
+            (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
+            "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;
         if (e->options.trace_path) {

@@ -85,6 +85,7 @@ struct tensor_inst {
 	uint64_t elems = 0, bytes = 0;
 	uint8_t *gm = nullptr;
 	std::string file;
+	std::string data_file; /* the input's bytes come from here instead of the generator */
 	bool have_range = false;
 	double lo = 0, hi = 0;
 };
@@ -462,6 +463,24 @@ void fill_input(tensor_inst &t, uint64_t seed, uint32_t k)
 	}
 }
 
+// Fills an input from its data file, which must hold exactly its bytes.
+void read_input_file(tensor_inst &t)
+{
+	FILE *f = std::fopen(t.data_file.c_str(), "rb");
+	uint64_t got = 0;
+	if (f) {
+		got = std::fread(t.gm, 1, t.bytes, f);
+		if (got == t.bytes && std::fgetc(f) != EOF)
+			got++; /* longer than the tensor */
+		std::fclose(f);
+	}
+	if (!f || got != t.bytes)
+		finish_error("runtime_error", "manifest_mismatch", "", 0,
+			     strprintf("input '%s': %s %s, not the %llu bytes of its shape", t.name.c_str(),
+				       t.data_file.c_str(), f ? "has another size" : "cannot be read",
+				       (unsigned long long)t.bytes));
+}
+
 void dump_file(const std::string &path, const void *data, uint64_t bytes)
 {
 	FILE *f = std::fopen(path.c_str(), "wb");
@@ -511,6 +530,7 @@ struct spec_tensor {
 	bool list = false;
 	bool has_shape = false;
 	std::vector<std::vector<int64_t>> shapes;
+	std::vector<std::string> data_files; /* "data_files": one per shape, or none */
 };
 
 std::vector<spec_tensor> parse_tensors(json_t *spec, const char *field, bool shape_required)
@@ -548,6 +568,21 @@ std::vector<spec_tensor> parse_tensors(json_t *spec, const char *field, bool sha
 			t.shapes.push_back(parse_shape(shape, where + ".shape"));
 		} else if (shape_required) {
 			spec_error(where + ".shape is missing");
+		}
+		// An input's data given as raw little-endian files (an operator's own
+		// example data), one per shape; the seeded generator fills the others.
+		json_t *files = json_object_get(e, "data_files");
+		if (files) {
+			size_t j;
+			json_t *f;
+			if (!json_is_array(files) || json_array_size(files) != t.shapes.size())
+				spec_error(where + ".data_files must list one file per shape");
+			json_array_foreach(files, j, f)
+			{
+				if (!json_is_string(f))
+					spec_error(where + ".data_files must be file names");
+				t.data_files.push_back(json_string_value(f));
+			}
 		}
 		v.push_back(t);
 	}
@@ -1047,6 +1082,8 @@ int harness_main(int argc, char **argv)
 				ti.shape = t.shapes[j];
 				ti.elems = shape_elems(ti.shape);
 				ti.bytes = ti.elems * dtype_size(ti.dtype);
+				if (j < t.data_files.size())
+					ti.data_file = t.data_files[j];
 				json_t *rg = ranges ? json_object_get(ranges, t.name.c_str()) : nullptr;
 				if (rg) {
 					if (!json_is_array(rg) || json_array_size(rg) != 2 ||
@@ -1123,7 +1160,10 @@ int harness_main(int argc, char **argv)
 	for (size_t k = 0; k < R.inputs.size(); k++) {
 		tensor_inst &t = R.inputs[k];
 		t.gm = gm_alloc(t.bytes, t.index >= 0 ? strprintf("%s[%d]", t.name.c_str(), t.index) : t.name);
-		fill_input(t, R.seed, (uint32_t)k);
+		if (t.data_file.empty())
+			fill_input(t, R.seed, (uint32_t)k);
+		else
+			read_input_file(t);
 		t.file = t.index >= 0 ? strprintf("in_%s_%d.bin", t.name.c_str(), t.index) : "in_" + t.name + ".bin";
 		if (dump_inputs)
 			dump_file(R.out_dir + "/" + t.file, t.gm, t.bytes);

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# 'ascendopt init' takes cases and goldens from an operator's own tests
+# (msOpSt files with calc_expect_func_file, examples with main.cpp and
+# gen_data.py), adds a bench case at a realistic size, and drafts a whole
+# repository with --all; 'ascendopt eval' checks the goldens.  The
+# operators are ours, laid out like cann-ops operators, with fixtures of our
+# own writing (tests/fixtures/init-cases).
+. "$(dirname "$0")/tap.sh"
+
+cli() { "$BUILD/ascendopt" "$@"; }
+fx=$SRC/tests/fixtures/init-cases
+py() { python3 -c "import json, sys
+m = json.load(open(sys.argv[1]))
+$1" "$2"; }
+
+plan 27
+
+# bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
+bare() {
+	mkdir -p "$SCRATCH/$2"
+	cp -r "$1/op_host" "$1/op_kernel" "$SCRATCH/$2/"
+	echo "$SCRATCH/$2"
+}
+
+# ---- an example: main.cpp and gen_data.py, no msOpSt cases
+ex=$(bare "$SRC/examples/ops/level1/add" repo/math/add_example)
+mkdir -p "$ex/examples/AclNNInvocationNaive"
+cp "$fx/main.cpp" "$fx/gen_data.py" "$ex/examples/AclNNInvocationNaive/"
+out=$(cli init "$ex" 2>&1)
+contains "cases come from the example when there are no msOpSt cases" "$out" \
+	"case AclNNInvocationNaive from examples/AclNNInvocationNaive: shapes, dtypes from main.cpp (aclnnAddCustomGetWorkspaceSize), inputs and golden from what gen_data.py writes"
+is "the example's shapes, dtypes and golden files are in the draft" \
+	"$(py 'c = m["cases"][0]
+print(c["shapes"], [t["dtype"] for t in m["inputs"]], c["golden"])' "$ex/ascendopt.json")" \
+	"{'x': [16, 300], 'y': [16, 300], 'z': [16, 300]} ['float32', 'float32'] {'example': 'examples/AclNNInvocationNaive', 'inputs': {'x': {'file': 'input/input_x.bin'}, 'y': {'file': 'input/input_y.bin'}}, 'outputs': {'z': 'output/golden.bin'}}"
+check "gen_data.py wrote nothing into the operator" test ! -e "$ex/examples/AclNNInvocationNaive/input"
+out=$(cli eval --quick --json "$ex")
+code=$?
+is "eval runs the example's inputs and matches its golden.bin" \
+	"$(echo "$out" | python3 -c 'import json, sys; g = json.load(sys.stdin)["golden"]; print(g["verdict"], g["cases"][0]["outputs"][0]["elements"])')" \
+	"match 4800"
+is "and exits 0" "$code" 0
+out=$(ASCENDOPT_TEST_GOLDEN_SCALE=2 cli eval --quick --json "$ex")
+is "a golden.bin the outputs do not match is a mismatch, and eval exits 1" \
+	"$?:$(echo "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["golden"]["verdict"])')" \
+	"1:mismatch"
+
+# ---- msOpSt cases with goldens: match, mismatch, unavailable
+st=$(bare "$SRC/examples/ops/level1/add" repo/math/add_st)
+mkdir -p "$st/tests/st"
+cp "$fx/test_add.py" "$fx/test_missing.py" "$st/tests/st/"
+cat >"$st/tests/st/AddCustom_case.json" <<'JSON'
+[
+  {"case_name": "Test_Add_001", "op": "AddCustom",
+   "calc_expect_func_file": "./test_add.py:calc_expect_func",
+   "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [8, 300]},
+                  {"name": "y", "format": ["ND"], "type": ["float"], "shape": [8, 300]}],
+   "output_desc": [{"name": "z", "format": ["ND"], "type": ["float"], "shape": [8, 300]}]},
+  {"case_name": "Test_Add_002", "op": "AddCustom",
+   "calc_expect_func_file": "./test_missing.py:calc_expect_func",
+   "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [3, 77]},
+                  {"name": "y", "format": ["ND"], "type": ["float"], "shape": [3, 77]}]},
+  {"case_name": "Test_Add_003", "op": "AddCustom",
+   "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [8]}]},
+  {"case_name": "Test_Add_004", "op": "AddCustom",
+   "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [8]},
+                  {"name": "y", "format": ["UNDEFINED"], "type": ["UNDEFINED"], "shape": []},
+                  {"name": "y", "format": ["ND"], "type": ["float"], "shape": "fuzz"}]}
+]
+JSON
+out=$(cli init --no-check "$st" 2>&1)
+contains "the msOpSt cases' expectation functions are their goldens" "$out" \
+	"2 cases from 1 msOpSt file in tests/st/ (shapes and dtypes from input_desc), 2 with a golden"
+contains "a case with another number of inputs is left out, and said" "$out" \
+	"2 msOpSt cases left out; the first: tests/st/AddCustom_case.json: case Test_Add_003 gives 1 inputs"
+is "the golden is recorded per case" \
+	"$(py 'print([c.get("golden") for c in m["cases"]])' "$st/ascendopt.json")" \
+	"[{'function': 'tests/st/test_add.py:calc_expect_func'}, {'function': 'tests/st/test_missing.py:calc_expect_func'}, None]"
+out=$(cli eval --quick --json "$st")
+code=$?
+is "eval: the function's golden matches; a golden importing a missing module is unavailable" \
+	"$(echo "$out" | python3 -c 'import json, sys
+g = json.load(sys.stdin)["golden"]
+print(g["verdict"], g["matched"], g["unavailable"], [c["verdict"] for c in g["cases"]])')" \
+	"match 1 1 ['match', 'unavailable']"
+contains "and says why" "$out" "the golden imports ascendopt_no_such_module, which is not installed"
+is "an unavailable golden is counted, not failed" "$code" 0
+python3 - "$st/ascendopt.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["cases"][0]["golden"]["function"] = "tests/st/test_add.py:wrong_expect_func"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+out=$(cli eval --quick "$st" 2>&1)
+is "a deliberately wrong golden is a mismatch: eval exits 1" "$?" 1
+contains "and the first mismatch is shown" "$out" "first at 0: got"
+out=$(cli eval --quick --no-golden "$st" 2>&1)
+is "--no-golden leaves the goldens out" "$?" 0
+
+# ---- attribute names in another case style
+lk=$(bare "$SRC/examples/ops/level1/leaky_relu" repo/activation/leaky)
+mkdir -p "$lk/tests/st"
+cp "$fx/test_leaky.py" "$lk/tests/st/"
+cat >"$lk/tests/st/LeakyRelu_case.json" <<'JSON'
+[{"case_name": "Test_Leaky_001", "calc_expect_func_file": "test_leaky.py:calc_expect_func",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float16"], "shape": [4, 512]}],
+  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float16"], "shape": [4, 512]}],
+  "attr": [{"name": "negativeSlope", "type": "float", "value": 0.25}]}]
+JSON
+cli init --no-check "$lk" >/dev/null 2>&1
+is "negativeSlope in msOpSt is the OpDef's negative_slope; the golden gets its own name" \
+	"$(py 'c = m["cases"][0]; print(c["attrs"], c["golden"]["names"])' "$lk/ascendopt.json")" \
+	"{'negative_slope': 0.25} {'negative_slope': 'negativeSlope'}"
+out=$(cli eval --quick --json "$lk")
+is "and eval matches it with that attribute" \
+	"$(echo "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["golden"]["verdict"])')" \
+	"match"
+
+# ---- the bench case
+is "elementwise: the bench case grows the first axis to at least 8M elements" \
+	"$(py 'print([(c["name"], c["shapes"], c["bench"]) for c in m["cases"]][-1])' "$ex/ascendopt.json")" \
+	"('bench', {'x': [27968, 300], 'y': [27968, 300], 'z': [27968, 300]}, True)"
+is "the original cases stay correctness cases" \
+	"$(py 'print([c["bench"] for c in m["cases"]])' "$ex/ascendopt.json")" "[False, True]"
+rms=$(bare "$SRC/examples/ops/level2/rms_norm" repo/norm/rms)
+is "row-wise (a norm): the bench case grows the last axis, gamma with it" \
+	"$(cli init --no-check --stdout "$rms" --case x=4x100,gamma=100 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][-1]["shapes"])')" \
+	"{'x': [4, 2097200], 'gamma': [2097200]}"
+fe=$(bare "$SRC/examples/ops/level2/foreach_add_list" repo/foreach/fe)
+is "a list input grows every entry" \
+	"$(cli init --no-check --stdout "$fe" --case 'x=8x100;4x100,y=8x100;4x100' 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][-1]["shapes"]["x"])')" \
+	"[[83888, 100], [41944, 100]]"
+is "--bench-shape gives the timed case instead" \
+	"$(cli init --no-check --stdout "$rms" --case x=4x100,gamma=100 --bench-shape x=64x4096,gamma=4096 2>/dev/null |
+		python3 -c 'import json, sys
+m = json.load(sys.stdin); print([(c["name"], c["bench"]) for c in m["cases"]], m["cases"][-1]["shapes"])')" \
+	"[('case1', False), ('bench', True)] {'x': [64, 4096], 'gamma': [4096]}"
+
+# ---- --case: every input in the hint, output shapes
+bare "$SRC/examples/ops/level1/add" repo/math/add_bare >/dev/null
+out=$(cli init "$SCRATCH/repo/math/add_bare" 2>&1)
+contains "the --case hint names every input" "$out" "give one with --case, e.g. --case x=4096x4096,y=4096x4096"
+is "--case gives an output's shape" \
+	"$(cli init --no-check --stdout "$SCRATCH/repo/math/add_bare" --case x=8x16,y=8x16,z=8x16 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][0]["shapes"])')" \
+	"{'x': [8, 16], 'y': [8, 16], 'z': [8, 16]}"
+
+# ---- --all over a small repository: one line per operator
+rm -f "$SCRATCH"/repo/*/*/ascendopt.json
+out=$(cli init --all --no-check "$SCRATCH/repo" 2>&1)
+is "--all prints one line per operator, and a count" "$(echo "$out" | wc -l)" 7
+contains "an operator that drafts is ok" "$out" "math/add_example: ok, 2 cases, 1 with a golden (not checked)"
+contains "one that does not says why, with the flag to give" "$out" \
+	"math/add_bare: .cases: no msOpSt case in tests/st/ to take shapes from; give one with --case"
+done_testing
