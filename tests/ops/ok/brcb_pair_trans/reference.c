@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reference for brcb_pair_trans: broadcasts, pair sums (one float
+ * rounding each), plain matrix transposes of the 16-row inputs, and for the
+ * int8 matrix q the 5HD layout: 32-byte block 16*r + e holds q[0..15][32r+e]
+ * then q[0..15][32r+16+e].
+ */
+#include "../../../sim/refutil.h"
+
+int main(int argc, char **argv)
+{
+	ref_init(argc, argv);
+	int64_t d[8];
+	ref_shape("inputs", "t", -1, d);
+	int64_t w = d[1];
+	size_t rows;
+	uint16_t *a = ref_read("in_a.bin", &rows), *h = ref_read("in_h.bin", NULL);
+	rows /= 2;
+	float *b = ref_read("in_b.bin", NULL), *t = ref_read("in_t.bin", NULL);
+	int8_t *q = ref_read("in_q.bin", NULL);
+	uint16_t *ab = malloc(rows * 32 + 2), *ab2 = calloc(rows * 32 + 1, 2);
+	float *bp = malloc(rows * 128 + 4), *tt = malloc(64 * w);
+	uint16_t *ht = malloc(32 * w), *hb = malloc(32 * w);
+	int8_t *qt = malloc(16 * w);
+	for (size_t r = 0; r < rows; r++) {
+		for (int k = 0; k < 16; k++) {
+			ab[r * 16 + k] = a[r];
+			ab2[r * 32 + k] = a[r];
+		}
+		for (int k = 0; k < 32; k++)
+			bp[r * 32 + k] = b[r * 64 + 2 * k] + b[r * 64 + 2 * k + 1];
+	}
+	for (int64_t c = 0; c < w; c++)
+		for (int i = 0; i < 16; i++) {
+			tt[c * 16 + i] = t[i * w + c];
+			ht[c * 16 + i] = h[i * w + c];
+		}
+	for (int64_t blk = 0; blk < w / 16; blk++)
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 16; j++)
+				hb[blk * 256 + i * 16 + j] = h[i * w + blk * 16 + j];
+	for (int64_t r = 0; r < w / 32; r++)
+		for (int e = 0; e < 16; e++)
+			for (int k = 0; k < 16; k++) {
+				qt[(16 * r + e) * 32 + k] = q[k * w + 32 * r + e];
+				qt[(16 * r + e) * 32 + 16 + k] = q[k * w + 32 * r + 16 + e];
+			}
+	ref_write("out_ab.bin", ab, rows * 32);
+	ref_write("out_ab2.bin", ab2, rows * 64);
+	ref_write("out_bp.bin", bp, rows * 128);
+	ref_write("out_tt.bin", tt, 64 * w);
+	ref_write("out_te.bin", tt, 64 * w);
+	ref_write("out_ht.bin", ht, 32 * w);
+	ref_write("out_hb.bin", hb, 32 * w);
+	ref_write("out_qt.bin", qt, 16 * w);
+	return 0;
+}
