@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Vector instructions that move elements around inside the Unified Buffer:
-// Gather, GatherMask, Brcb, CreateVecIndex, ArithProgression/Arange,
+// Copy (UB to UB, masked), Gather, GatherMask, Brcb, CreateVecIndex, ArithProgression/Arange,
 // PairReduceSum, TransDataTo5HD and Transpose (16x16).  Written clean-room
 // from the public AscendC API reference (asc-devkit docs/zh/api/SIMD-API,
 // pages named after each API, and the CCE intrinsic page scatter_vnchwconv
@@ -56,6 +56,19 @@ struct BrcbRepeatParams {
 	    : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
 };
 
+// Copy's strides: within a repeat between blocks, and between repeats, in
+// 32-byte blocks.
+struct CopyRepeatParams {
+	uint16_t dstStride = 1;
+	uint16_t srcStride = 1;
+	uint16_t dstRepeatSize = 8;
+	uint16_t srcRepeatSize = 8;
+	CopyRepeatParams() = default;
+	ASCENDSIM_NOCOV CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
+					 uint16_t srcRepeatSizeIn)
+	    : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn), srcRepeatSize(srcRepeatSizeIn) {}
+};
+
 constexpr int32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
 
 struct TransDataTo5HDParams {
@@ -103,21 +116,29 @@ struct TransposeParamsExt {
 
 namespace ascendsim {
 
-// What repeats 0..r-1 of one instruction wrote: repeat q wrote
-// [base + q*stride, base + q*stride + span) bytes of UB.
-struct repeat_writes {
-	uint32_t base, stride, span;
+// Exactly which bytes of a destination span earlier repeats wrote, kept
+// only when the span meets a source.  Marks are made after a repeat ends.
+struct written_map {
+	ub_span span{0, 0};
+	std::vector<uint8_t> bytes;
 
-	// Whether UB byte `a` was written by a repeat before repeat r.
-	ASCENDSIM_NOCOV bool hit(uint32_t a, uint32_t r) const
+	ASCENDSIM_NOCOV void init(ub_span s)
 	{
-		if (r == 0 || a < base)
-			return false;
-		uint64_t off = a - base;
-		if (stride < span) /* repeats' writes touch or overlap: one range */
-			return off < (uint64_t)(r - 1) * stride + span;
-		uint64_t q = off / stride;
-		return q < r && off - q * stride < span;
+		span = s;
+		bytes.assign(s.end > s.begin ? s.end - s.begin : 0, 0);
+	}
+	ASCENDSIM_NOCOV void mark(uint32_t a, uint32_t len)
+	{
+		for (uint32_t i = 0; i < len; i++)
+			if (a + i >= span.begin && a + i < span.end)
+				bytes[a + i - span.begin] = 1;
+	}
+	ASCENDSIM_NOCOV bool hit(uint32_t a, uint32_t len) const
+	{
+		for (uint32_t i = 0; i < len; i++)
+			if (a + i >= span.begin && a + i < span.end && bytes[a + i - span.begin])
+				return true;
+		return false;
 	}
 };
 
@@ -141,6 +162,89 @@ ASCENDSIM_NOCOV inline void repeat_arg(int64_t repeat, const char *api, srcloc l
 		fail("repeat_overflow", loc, "%s: repeatTimes %lld is outside 0..255 (the field is 8 bits wide)", api,
 		     (long long)repeat);
 }
+
+// ---- Copy (UB -> UB, mask forms) ----------------------------------------------------------
+
+// The masked, strided UB -> UB copy: lane k of repeat r goes from src to dst
+// unchanged (bit for bit).  Repeat sizes above 4095 blocks are outside the
+// documented range (invalid_argument).  The count form is documented for
+// the 950 only and is left out.
+template <class T, bool isSetMask>
+ASCENDSIM_NOCOV inline void copy_mask(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const uint64_t *bits,
+				      uint64_t mask, int32_t repeat, const AscendC::CopyRepeatParams &p, srcloc loc)
+{
+	const char *api = "Copy";
+	constexpr uint32_t epb = 32 / sizeof(T), lanes = 256 / sizeof(T);
+	if (p.dstRepeatSize > 4095 || p.srcRepeatSize > 4095)
+		fail("invalid_argument", loc, "Copy: dstRepeatSize %u / srcRepeatSize %u exceed 4095", p.dstRepeatSize,
+		     p.srcRepeatSize);
+	lane_plan lp = plan_lanes(lanes, isSetMask, bits, mask, repeat, api, loc);
+	uint64_t ed = lane_extent(lp, epb, p.dstStride, p.dstRepeatSize);
+	uint64_t es = lane_extent(lp, epb, p.srcStride, p.srcRepeatSize);
+	vec_operand(dst, ed, api, "dst", loc);
+	vec_operand(src, es, api, "src", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[0] = p.dstStride;
+	r.blk_stride[1] = p.srcStride;
+	r.rep_stride[0] = p.dstRepeatSize;
+	r.rep_stride[1] = p.srcRepeatSize;
+	r.dst = span_of(dst, ed);
+	r.src[0] = span_of(src, es);
+	issue(r);
+	bool overlap = spans_meet(r.dst, r.src[0]);
+	written_map wm;
+	if (overlap)
+		wm.init(r.dst);
+	T buf[lanes];
+	for (uint32_t rr = 0; rr < lp.repeats; rr++) {
+		for (uint32_t k = 0; k < lanes; k++) {
+			if (!lane_on(lp, rr, k))
+				continue;
+			const T *s = src.data_ + lane_offset(rr, k, epb, p.srcStride, p.srcRepeatSize);
+			if (overlap && wm.hit(ub_offset(s), sizeof(T)))
+				repeat_dependency(api, rr, ub_offset(s), loc);
+			buf[k] = *s;
+		}
+		for (uint32_t k = 0; k < lanes; k++)
+			if (lane_on(lp, rr, k)) {
+				T *d = dst.data_ + lane_offset(rr, k, epb, p.dstStride, p.dstRepeatSize);
+				*d = buf[k];
+				if (overlap)
+					wm.mark(ub_offset(d), sizeof(T));
+			}
+	}
+}
+
+template <class T> struct copy_types {
+	static constexpr bool ok = is_one_of<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>::value;
+};
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], const uint8_t repeatTime,
+				 const CopyRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::copy_types<T>::ok,
+		      "Copy supports int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t and float");
+	ascendsim::copy_mask<T, isSetMask>(dst, src, mask, 0, repeatTime, repeatParams, loc);
+}
+
+template <class T, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask, const uint8_t repeatTime,
+				 const CopyRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::copy_types<T>::ok,
+		      "Copy supports int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t and float");
+	ascendsim::copy_mask<T, isSetMask>(dst, src, nullptr, mask, repeatTime, repeatParams, loc);
+}
+
+} // namespace AscendC
+
+namespace ascendsim {
 
 // ---- Gather --------------------------------------------------------------------------------
 
@@ -202,7 +306,9 @@ ASCENDSIM_NOCOV inline void gather_run(const AscendC::LocalTensor<T> &dst, const
 	issue(r);
 	const uint8_t *sb = (const uint8_t *)src.data_ + base;
 	bool overlap = spans_meet(r.dst, r.src[0]) || spans_meet(r.dst, r.src[1]);
-	repeat_writes w{ub_offset(dst.data_), dst_rep_elems * (uint32_t)sizeof(T), 256};
+	written_map wm;
+	if (overlap)
+		wm.init(r.dst);
 	T buf[lanes];
 	for (uint32_t rr = 0; rr < lp.repeats; rr++) {
 		for (uint32_t k = 0; k < lanes; k++) {
@@ -210,16 +316,20 @@ ASCENDSIM_NOCOV inline void gather_run(const AscendC::LocalTensor<T> &dst, const
 				continue;
 			uint32_t i = rr * lanes + k;
 			if (overlap) {
-				if (w.hit(ub_offset(offs.data_ + i), rr))
+				if (wm.hit(ub_offset(offs.data_ + i), 4))
 					repeat_dependency(api, rr, ub_offset(offs.data_ + i), loc);
-				if (w.hit(ub_offset(sb + offs.data_[i]), rr))
+				if (wm.hit(ub_offset(sb + offs.data_[i]), sizeof(T)))
 					repeat_dependency(api, rr, ub_offset(sb + offs.data_[i]), loc);
 			}
 			std::memcpy(&buf[k], sb + offs.data_[i], sizeof(T));
 		}
 		for (uint32_t k = 0; k < lanes; k++)
-			if (lane_on(lp, rr, k))
-				dst.data_[(size_t)rr * dst_rep_elems + k] = buf[k];
+			if (lane_on(lp, rr, k)) {
+				T *d = dst.data_ + (size_t)rr * dst_rep_elems + k;
+				*d = buf[k];
+				if (overlap)
+					wm.mark(ub_offset(d), sizeof(T));
+			}
 	}
 }
 
@@ -441,26 +551,23 @@ ASCENDSIM_NOCOV inline void Brcb(const LocalTensor<T> &dst, const LocalTensor<T>
 	r.src[0] = ascendsim::span_of(src, (uint64_t)reps * 8);
 	ascendsim::issue(r);
 	bool overlap = ascendsim::spans_meet(r.dst, r.src[0]);
+	ascendsim::written_map wm;
+	if (overlap)
+		wm.init(r.dst);
 	for (uint32_t rr = 0; rr < reps; rr++) {
 		T v[8];
 		for (uint32_t j = 0; j < 8; j++) {
 			const T *s = src.data_ + (size_t)rr * 8 + j;
-			if (overlap && rr) {
-				// Earlier repeats wrote 8 blocks each: test every one.
-				uint32_t a = ascendsim::ub_offset(s);
-				for (uint32_t q = 0; q < rr; q++)
-					for (uint32_t b = 0; b < 8; b++) {
-						uint32_t w = ascendsim::ub_offset(dst.data_ + ((size_t)q * rep + (size_t)b * blk) * epb);
-						if (a >= w && a < w + 32)
-							ascendsim::repeat_dependency(api, rr, a, loc);
-					}
-			}
+			if (overlap && wm.hit(ascendsim::ub_offset(s), sizeof(T)))
+				ascendsim::repeat_dependency(api, rr, ascendsim::ub_offset(s), loc);
 			v[j] = *s;
 		}
 		for (uint32_t j = 0; j < 8; j++) {
 			T *d = dst.data_ + ((size_t)rr * rep + (size_t)j * blk) * epb;
 			for (uint32_t e = 0; e < epb; e++)
 				d[e] = v[j];
+			if (overlap)
+				wm.mark(ascendsim::ub_offset(d), 32);
 		}
 	}
 }
@@ -683,7 +790,9 @@ ASCENDSIM_NOCOV inline void pair_reduce(const AscendC::LocalTensor<T> &dst, cons
 	r.src[0] = span_of(src, es);
 	issue(r);
 	bool overlap = spans_meet(r.dst, r.src[0]);
-	repeat_writes w{ub_offset(dst.data_), (uint32_t)dstRepStride * 128, 128};
+	written_map wm;
+	if (overlap)
+		wm.init(r.dst);
 	for (uint32_t rr = 0; rr < lp.repeats; rr++) {
 		T out[half_lanes];
 		bool on[half_lanes];
@@ -695,16 +804,20 @@ ASCENDSIM_NOCOV inline void pair_reduce(const AscendC::LocalTensor<T> &dst, cons
 			const T *pa = src.data_ + lane_offset(rr, 2 * q, epb, (uint32_t)srcBlkStride, (uint32_t)srcRepStride);
 			const T *pb = src.data_ + lane_offset(rr, 2 * q + 1, epb, (uint32_t)srcBlkStride, (uint32_t)srcRepStride);
 			if (overlap) {
-				if (a && w.hit(ub_offset(pa), rr))
+				if (a && wm.hit(ub_offset(pa), sizeof(T)))
 					repeat_dependency(api, rr, ub_offset(pa), loc);
-				if (b && w.hit(ub_offset(pb), rr))
+				if (b && wm.hit(ub_offset(pb), sizeof(T)))
 					repeat_dependency(api, rr, ub_offset(pb), loc);
 			}
 			out[q] = a && b ? num<T>::store(num<T>::load(*pa) + num<T>::load(*pb)) : (a ? *pa : *pb);
 		}
 		for (uint32_t q = 0; q < half_lanes; q++)
-			if (on[q])
-				dst.data_[(size_t)rr * (uint32_t)dstRepStride * half_lanes + q] = out[q];
+			if (on[q]) {
+				T *d = dst.data_ + (size_t)rr * (uint32_t)dstRepStride * half_lanes + q;
+				*d = out[q];
+				if (overlap)
+					wm.mark(ub_offset(d), sizeof(T));
+			}
 	}
 }
 
@@ -797,21 +910,21 @@ ASCENDSIM_NOCOV inline void trans_5hd(const uint32_t dst_addr[16], const uint32_
 	issue(r);
 	uint8_t *u = g_core->ub;
 	bool overlap = spans_meet(r.dst, r.src[0]);
+	written_map wm;
+	if (overlap)
+		wm.init(r.dst);
 	for (uint32_t rr = 0; rr < reps; rr++) {
 		uint8_t in[16][32];
 		for (int k = 0; k < 16; k++) {
 			uint64_t a = src_addr[k] + moved(rr, p.srcRepStride);
-			if (overlap && rr)
-				for (int e = 0; e < 16; e++)
-					for (uint32_t q = 0; q < rr; q++) {
-						uint64_t w = dst_addr[e] + moved(q, p.dstRepStride);
-						if (a < w + 32 && w < a + 32)
-							repeat_dependency(api, rr, (uint32_t)a, loc);
-					}
+			if (overlap && wm.hit((uint32_t)a, 32))
+				repeat_dependency(api, rr, (uint32_t)a, loc);
 			std::memcpy(in[k], u + a, 32);
 		}
 		for (int e = 0; e < 16; e++) {
 			uint8_t *d = u + dst_addr[e] + moved(rr, p.dstRepStride);
+			if (overlap) /* b8 writes one half of the block */
+				wm.mark((uint32_t)(d - u) + (sizeof(T) == 1 && p.dstHighHalf ? 16 : 0), sizeof(T) == 1 ? 16 : 32);
 			if constexpr (sizeof(T) == 2) {
 				for (int k = 0; k < 16; k++)
 					std::memcpy(d + 2 * k, in[k] + 2 * e, 2);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reference for brcb_pair_trans: broadcasts, pair sums (one float
- * rounding each), plain matrix transposes of the 16-row inputs, and for the
+ * rounding each), row copies (48 lanes; even blocks), plain matrix transposes of the 16-row inputs, and for the
  * int8 matrix q the 5HD layout: 32-byte block 16*r + e holds q[0..15][32r+e]
  * then q[0..15][32r+16+e].
  */
@@ -20,6 +20,7 @@ int main(int argc, char **argv)
 	int8_t *q = ref_read("in_q.bin", NULL);
 	uint16_t *ab = malloc(rows * 32 + 2), *ab2 = calloc(rows * 32 + 1, 2);
 	float *bp = malloc(rows * 128 + 4), *tt = malloc(64 * w);
+	float *cp = calloc(rows * 64 + 1, 4), *cp2 = malloc(rows * 128 + 4);
 	uint16_t *ht = malloc(32 * w), *hb = malloc(32 * w);
 	int8_t *qt = malloc(16 * w);
 	for (size_t r = 0; r < rows; r++) {
@@ -29,6 +30,10 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < 32; k++)
 			bp[r * 32 + k] = b[r * 64 + 2 * k] + b[r * 64 + 2 * k + 1];
+		for (int k = 0; k < 48; k++)
+			cp[r * 64 + k] = b[r * 64 + k];
+		for (int k = 0; k < 32; k++)
+			cp2[r * 32 + k] = b[r * 64 + (k / 8) * 16 + k % 8];
 	}
 	for (int64_t c = 0; c < w; c++)
 		for (int i = 0; i < 16; i++) {
@@ -48,6 +53,8 @@ int main(int argc, char **argv)
 	ref_write("out_ab.bin", ab, rows * 32);
 	ref_write("out_ab2.bin", ab2, rows * 64);
 	ref_write("out_bp.bin", bp, rows * 128);
+	ref_write("out_cp.bin", cp, rows * 256);
+	ref_write("out_cp2.bin", cp2, rows * 128);
 	ref_write("out_tt.bin", tt, 64 * w);
 	ref_write("out_te.bin", tt, 64 * w);
 	ref_write("out_ht.bin", ht, 32 * w);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 //
-// Host side of brcb_pair_trans: one core runs Brcb and PairReduceSum over
-// rows, and TransDataTo5HD / Transpose over three 16-row matrices.
+// Host side of brcb_pair_trans: one core runs Brcb, PairReduceSum and a
+// masked Copy over rows, and TransDataTo5HD / Transpose over three 16-row
+// matrices.
 #include "brcb_pair_trans_tiling.h"
 #include "register/op_def_registry.h"
 
@@ -37,6 +38,8 @@ public:
 		this->Output("ab").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
 		this->Output("ab2").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
 		this->Output("bp").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+		this->Output("cp").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+		this->Output("cp2").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
 		this->Output("tt").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
 		this->Output("te").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
 		this->Output("ht").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});

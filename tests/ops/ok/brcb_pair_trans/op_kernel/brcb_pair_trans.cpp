@@ -4,6 +4,8 @@
 //   ab  Brcb of a: each value fills a 32-byte block (16 halves)
 //   ab2 Brcb with dstBlkStride 2: 16 copies, then 16 zeros, per value
 //   bp  PairReduceSum of each 64-float row of b: 32 pair sums
+//   cp  Copy of b's rows, lanes 0..47 only (mask set outside), zeros behind
+//   cp2 Copy of b's even 32-byte blocks (source block stride 2)
 //   tt  TransDataTo5HD b32 (address list): t [16, W] -> [W, 16]
 //   te  Transpose NCHW2NHWC of t as [1, 16, 1, W]: the same matrix
 //   ht  TransDataTo5HD b16 (LocalTensor list): h [16, W] -> [W, 16]
@@ -18,7 +20,7 @@ constexpr uint32_t TILE = 64;
 class KernelBrcbPairTrans {
 public:
 	__aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR t, GM_ADDR h, GM_ADDR q, GM_ADDR ab, GM_ADDR ab2,
-				    GM_ADDR bp, GM_ADDR tt, GM_ADDR te, GM_ADDR ht, GM_ADDR hb, GM_ADDR qt, uint32_t rows,
+				    GM_ADDR bp, GM_ADDR cp, GM_ADDR cp2, GM_ADDR tt, GM_ADDR te, GM_ADDR ht, GM_ADDR hb, GM_ADDR qt, uint32_t rows,
 				    uint32_t width)
 	{
 		this->rows = rows;
@@ -31,6 +33,8 @@ public:
 		abGm.SetGlobalBuffer((__gm__ half *)ab, rows * 16);
 		ab2Gm.SetGlobalBuffer((__gm__ half *)ab2, rows * 32);
 		bpGm.SetGlobalBuffer((__gm__ float *)bp, rows * 32);
+		cpGm.SetGlobalBuffer((__gm__ float *)cp, rows * 64);
+		cp2Gm.SetGlobalBuffer((__gm__ float *)cp2, rows * 32);
 		ttGm.SetGlobalBuffer((__gm__ float *)tt, 16 * width);
 		teGm.SetGlobalBuffer((__gm__ float *)te, 16 * width);
 		htGm.SetGlobalBuffer((__gm__ half *)ht, 16 * width);
@@ -69,6 +73,14 @@ private:
 		DataCopy(bin, bGm[r * 64], n * 64);
 		PairReduceSum(bout, bin, (int32_t)n, 64, 1, 1, 8);
 		DataCopy(bpGm[r * 32], bout, n * 32);
+		LocalTensor<float> cout = dstBuf.Get<float>();
+		Duplicate(cout, 0.0f, (int32_t)(n * 64));
+		SetVectorMask<float>(0, (1ULL << 48) - 1);
+		Copy<float, false>(cout, bin, MASK_PLACEHOLDER, (uint8_t)n, {1, 1, 8, 8});
+		ResetMask();
+		DataCopy(cpGm[r * 64], cout, n * 64);
+		Copy(cout, bin, 32, (uint8_t)n, {1, 2, 4, 8});
+		DataCopy(cp2Gm[r * 32], cout, n * 32);
 	}
 
 	__aicore__ inline void Transposes()
@@ -124,17 +136,18 @@ private:
 	TPipe pipe;
 	TBuf<QuePosition::VECCALC> inBuf, outBuf, srcBuf, dstBuf, tmpBuf, listBuf;
 	GlobalTensor<half> aGm, hGm, abGm, ab2Gm, htGm, hbGm;
-	GlobalTensor<float> bGm, tGm, bpGm, ttGm, teGm;
+	GlobalTensor<float> bGm, tGm, bpGm, cpGm, cp2Gm, ttGm, teGm;
 	GlobalTensor<int8_t> qGm, qtGm;
 	uint32_t rows, width;
 };
 
 extern "C" __global__ __aicore__ void brcb_pair_trans(GM_ADDR a, GM_ADDR b, GM_ADDR t, GM_ADDR h, GM_ADDR q, GM_ADDR ab,
-						      GM_ADDR ab2, GM_ADDR bp, GM_ADDR tt, GM_ADDR te, GM_ADDR ht,
+						      GM_ADDR ab2, GM_ADDR bp, GM_ADDR cp, GM_ADDR cp2, GM_ADDR tt, GM_ADDR te,
+						      GM_ADDR ht,
 						      GM_ADDR hb, GM_ADDR qt, GM_ADDR workspace, GM_ADDR tiling)
 {
 	GET_TILING_DATA(td, tiling);
 	KernelBrcbPairTrans op;
-	op.Init(a, b, t, h, q, ab, ab2, bp, tt, te, ht, hb, qt, td.rows, td.width);
+	op.Init(a, b, t, h, q, ab, ab2, bp, cp, cp2, tt, te, ht, hb, qt, td.rows, td.width);
 	op.Process();
 }
