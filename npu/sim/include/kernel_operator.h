@@ -13,6 +13,7 @@
 #include "ascendsim/kernel_vector.h"
 #include "ascendsim/kernel_reduce.h"
 #include "ascendsim/kernel_gather.h"
+#include "ascendsim/kernel_sort.h"
 #include "ascendsim/kernel_entry.h"
 
 namespace AscendC {
