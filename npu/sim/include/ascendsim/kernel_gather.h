@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
 // Vector instructions that move elements around inside the Unified Buffer:
-// Copy (UB to UB, masked), Gather, GatherMask, Brcb, CreateVecIndex, ArithProgression/Arange,
-// PairReduceSum, TransDataTo5HD and Transpose (16x16).  Written clean-room
-// from the public AscendC API reference (asc-devkit docs/zh/api/SIMD-API,
+// Copy (UB to UB, masked), Gather, GatherMask, Brcb, CreateVecIndex,
+// ArithProgression/Arange, PairReduceSum, TransDataTo5HD, Transpose and the
+// library BroadCast.  Written clean-room from the public AscendC API reference (asc-devkit docs/zh/api/SIMD-API,
 // pages named after each API, and the CCE intrinsic page scatter_vnchwconv
 // for TransDataTo5HD's element order); where the docs leave a choice open
 // the comment at the API says what the simulator does, and README's
@@ -1095,6 +1095,101 @@ ASCENDSIM_NOCOV inline void Transpose(const LocalTensor<T> &dst, const LocalTens
 				else
 					dst.data_[nchw] = src.data_[nhwc];
 			}
+}
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// ---- BroadCast / Broadcast ------------------------------------------------------------------
+
+// The library broadcast (high-level API "Broadcast", spelled BroadCast by
+// older code): dim 1 or 2, axis 0 or 1; srcShape[axis] is 1 (or equal to
+// dstShape[axis], a plain copy), the other dimension agrees.  dst is dense
+// [dstShape]; with dim 2 and axis 0 srcShape[1] must be a whole number of
+// 32-byte blocks (documented).  Source and destination must be apart.
+// Timing: one V record of two passes over dst (Brcb then Copy, plus the
+// GatherMask the docs add for unaligned rows), in 256-byte repeats.
+template <class T, int32_t dim, int32_t axis>
+ASCENDSIM_NOCOV inline void broadcast_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, const uint32_t *dshape,
+					  const uint32_t *sshape, const AscendC::LocalTensor<uint8_t> *tmp, srcloc loc)
+{
+	static_assert(dim == 1 || dim == 2, "BroadCast supports dim 1 and 2");
+	static_assert(axis == 0 || axis == 1, "BroadCast supports axis 0 and 1");
+	static_assert(axis < dim, "BroadCast: axis must name one of the dim dimensions");
+	const char *api = "BroadCast";
+	uint32_t rows = dim == 2 ? dshape[0] : 1, cols = dim == 2 ? dshape[1] : dshape[0];
+	uint32_t srows = dim == 2 ? sshape[0] : 1, scols = dim == 2 ? sshape[1] : sshape[0];
+	bool bad = false;
+	if (dim == 1)
+		bad = scols != 1 && scols != cols;
+	else if (axis == 0)
+		bad = (srows != 1 && srows != rows) || scols != cols;
+	else
+		bad = (scols != 1 && scols != cols) || srows != rows;
+	if (bad)
+		fail("invalid_argument", loc, "%s: srcShape [%u, %u] does not broadcast to dstShape [%u, %u] along axis %d", api,
+		     srows, scols, rows, cols, (int)axis);
+	if (dim == 2 && axis == 0 && ((uint64_t)scols * sizeof(T)) % 32 != 0)
+		fail("invalid_argument", loc, "%s: with dim 2 and axis 0 srcShape[1] = %u must fill whole 32-byte blocks", api,
+		     scols);
+	uint64_t nd = (uint64_t)rows * cols, ns = (uint64_t)srows * scols;
+	vec_operand(dst, nd, api, "dst", loc);
+	vec_operand(src, ns, api, "src", loc);
+	if (tmp)
+		vec_operand(*tmp, 1, api, "sharedTmpBuffer", loc);
+	instr r = vec_record(api, dtype_of<T>::code, nd, 2 * ((nd * sizeof(T) + 255) / 256), loc);
+	r.dst = span_of(dst, nd);
+	r.src[0] = span_of(src, ns);
+	if (tmp)
+		r.src[1] = span_of(*tmp, 1);
+	if (spans_meet(r.dst, r.src[0]))
+		fail("invalid_argument", loc, "%s: src (UB 0x%x) and dst (UB 0x%x) overlap", api, r.src[0].begin, r.dst.begin);
+	issue(r);
+	for (uint32_t i = 0; i < rows; i++)
+		for (uint32_t j = 0; j < cols; j++)
+			dst.data_[(size_t)i * cols + j] =
+			    src.data_[(size_t)(srows == 1 ? 0 : i) * scols + (scols == 1 ? 0 : j)];
+}
+
+template <class T> struct broadcast_types {
+	static constexpr bool ok = is_one_of<T, int8_t, uint8_t, half, float>::value;
+};
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void BroadCast(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t dstShape[dim],
+				      const uint32_t srcShape[dim], LocalTensor<uint8_t> &sharedTmpBuffer, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::broadcast_types<T>::ok, "BroadCast supports int8_t, uint8_t, half and float");
+	ascendsim::broadcast_run<T, dim, axis>(dstLocal, srcLocal, dstShape, srcShape, &sharedTmpBuffer, loc);
+}
+
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void BroadCast(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t dstShape[dim],
+				      const uint32_t srcShape[dim], ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::broadcast_types<T>::ok, "BroadCast supports int8_t, uint8_t, half and float");
+	ascendsim::broadcast_run<T, dim, axis>(dstLocal, srcLocal, dstShape, srcShape, nullptr, loc);
+}
+
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void Broadcast(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t dstShape[dim],
+				      const uint32_t srcShape[dim], LocalTensor<uint8_t> &sharedTmpBuffer, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::broadcast_types<T>::ok, "Broadcast supports int8_t, uint8_t, half and float");
+	ascendsim::broadcast_run<T, dim, axis>(dstLocal, srcLocal, dstShape, srcShape, &sharedTmpBuffer, loc);
+}
+
+template <class T, int32_t dim, int32_t axis, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void Broadcast(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t dstShape[dim],
+				      const uint32_t srcShape[dim], ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::broadcast_types<T>::ok, "Broadcast supports int8_t, uint8_t, half and float");
+	ascendsim::broadcast_run<T, dim, axis>(dstLocal, srcLocal, dstShape, srcShape, nullptr, loc);
 }
 
 } // namespace AscendC

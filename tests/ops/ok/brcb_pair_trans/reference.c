@@ -3,7 +3,8 @@
  * Reference for brcb_pair_trans: broadcasts, pair sums (one float
  * rounding each), row copies (48 lanes; even blocks), plain matrix transposes of the 16-row inputs, and for the
  * int8 matrix q the 5HD layout: 32-byte block 16*r + e holds q[0..15][32r+e]
- * then q[0..15][32r+16+e].
+ * then q[0..15][32r+16+e].  Broadcasts: a row-wise to 16 and 20 columns,
+ * the first b row of each 64-row tile to 4 rows, q's first element to 32.
  */
 #include "../../../sim/refutil.h"
 
@@ -22,7 +23,10 @@ int main(int argc, char **argv)
 	float *bp = malloc(rows * 128 + 4), *tt = malloc(64 * w);
 	float *cp = calloc(rows * 64 + 1, 4), *cp2 = malloc(rows * 128 + 4);
 	uint16_t *ht = malloc(32 * w), *hb = malloc(32 * w);
-	int8_t *qt = malloc(16 * w);
+	int8_t *qt = malloc(16 * w), qb[32];
+	uint16_t *bc3 = malloc(rows * 40 + 2);
+	size_t tiles = (rows + 63) / 64;
+	float *bc0 = malloc(tiles * 1024 + 4);
 	for (size_t r = 0; r < rows; r++) {
 		for (int k = 0; k < 16; k++) {
 			ab[r * 16 + k] = a[r];
@@ -30,6 +34,8 @@ int main(int argc, char **argv)
 		}
 		for (int k = 0; k < 32; k++)
 			bp[r * 32 + k] = b[r * 64 + 2 * k] + b[r * 64 + 2 * k + 1];
+		for (int k = 0; k < 20; k++)
+			bc3[r * 20 + k] = a[r];
 		for (int k = 0; k < 48; k++)
 			cp[r * 64 + k] = b[r * 64 + k];
 		for (int k = 0; k < 32; k++)
@@ -50,6 +56,15 @@ int main(int argc, char **argv)
 				qt[(16 * r + e) * 32 + k] = q[k * w + 32 * r + e];
 				qt[(16 * r + e) * 32 + 16 + k] = q[k * w + 32 * r + 16 + e];
 			}
+	for (size_t t = 0; t < tiles; t++)
+		for (int k = 0; k < 256; k++)
+			bc0[t * 256 + k] = b[t * 64 * 64 + k % 64];
+	for (int k = 0; k < 32; k++)
+		qb[k] = q[0];
+	ref_write("out_bc.bin", ab, rows * 32);
+	ref_write("out_bc3.bin", bc3, rows * 40);
+	ref_write("out_bc0.bin", bc0, tiles * 1024);
+	ref_write("out_qb.bin", qb, 32);
 	ref_write("out_ab.bin", ab, rows * 32);
 	ref_write("out_ab2.bin", ab2, rows * 64);
 	ref_write("out_bp.bin", bp, rows * 128);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Host side of brcb_pair_trans: one core runs Brcb, PairReduceSum and a
-// masked Copy over rows, and TransDataTo5HD / Transpose over three 16-row
+// masked Copy and BroadCast over rows, and TransDataTo5HD / Transpose over three 16-row
 // matrices.
 #include "brcb_pair_trans_tiling.h"
 #include "register/op_def_registry.h"
@@ -45,6 +45,10 @@ public:
 		this->Output("ht").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
 		this->Output("hb").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
 		this->Output("qt").ParamType(REQUIRED).DataType({ge::DT_INT8}).Format({ge::FORMAT_ND});
+		this->Output("bc").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+		this->Output("bc3").ParamType(REQUIRED).DataType({ge::DT_FLOAT16}).Format({ge::FORMAT_ND});
+		this->Output("bc0").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+		this->Output("qb").ParamType(REQUIRED).DataType({ge::DT_INT8}).Format({ge::FORMAT_ND});
 		this->AICore().SetTiling(optiling::TilingFunc).AddConfig("ascend910b");
 	}
 };

@@ -11,6 +11,10 @@
 //   ht  TransDataTo5HD b16 (LocalTensor list): h [16, W] -> [W, 16]
 //   hb  Transpose (16x16) of each 16-row block of ht
 //   qt  TransDataTo5HD b8 (address lists in UB), low then high halves
+//   bc  BroadCast<half, 2, 1> of a as [n, 1] to [n, 16] (ab again)
+//   bc3 BroadCast<half, 2, 1> to [n, 20], rows not 32-byte multiples
+//   bc0 BroadCast<float, 2, 0> of each tile's first b row to 4 rows
+//   qb  BroadCast<int8_t, 1, 0> of q[0][0] to 32 elements
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -20,11 +24,16 @@ constexpr uint32_t TILE = 64;
 class KernelBrcbPairTrans {
 public:
 	__aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR t, GM_ADDR h, GM_ADDR q, GM_ADDR ab, GM_ADDR ab2,
-				    GM_ADDR bp, GM_ADDR cp, GM_ADDR cp2, GM_ADDR tt, GM_ADDR te, GM_ADDR ht, GM_ADDR hb, GM_ADDR qt, uint32_t rows,
+				    GM_ADDR bp, GM_ADDR cp, GM_ADDR cp2, GM_ADDR tt, GM_ADDR te, GM_ADDR ht, GM_ADDR hb, GM_ADDR qt, GM_ADDR bc, GM_ADDR bc3,
+				    GM_ADDR bc0, GM_ADDR qb, uint32_t rows,
 				    uint32_t width)
 	{
 		this->rows = rows;
 		this->width = width;
+		bcGm.SetGlobalBuffer((__gm__ half *)bc, rows * 16);
+		bc3Gm.SetGlobalBuffer((__gm__ half *)bc3, rows * 20);
+		bc0Gm.SetGlobalBuffer((__gm__ float *)bc0, (rows + TILE - 1) / TILE * 4 * 64);
+		qbGm.SetGlobalBuffer((__gm__ int8_t *)qb, 32);
 		aGm.SetGlobalBuffer((__gm__ half *)a, rows);
 		bGm.SetGlobalBuffer((__gm__ float *)b, rows * 64);
 		tGm.SetGlobalBuffer((__gm__ float *)t, 16 * width);
@@ -62,17 +71,28 @@ private:
 	{
 		LocalTensor<half> ain = inBuf.Get<half>();
 		LocalTensor<half> aout = outBuf.Get<half>();
-		DataCopy(ain, aGm[r], (n + 15) / 16 * 16);
+		DataCopyPad(ain, aGm[r], DataCopyExtParams(1, n * sizeof(half), 0, 0, 0),
+			    DataCopyPadExtParams<half>(false, 0, 0, (half)0));
 		Brcb(aout, ain, (uint8_t)(n / 8), {1, 8});
 		DataCopy(abGm[r * 16], aout, n * 16);
 		Duplicate(aout, (half)0, (int32_t)(n * 32));
 		Brcb(aout, ain, (uint8_t)(n / 8), {2, 16});
 		DataCopy(ab2Gm[r * 32], aout, n * 32);
+		LocalTensor<uint8_t> tmp = tmpBuf.Get<uint8_t>();
+		uint32_t dshape[2] = {n, 16}, sshape[2] = {n, 1};
+		BroadCast<half, 2, 1>(aout, ain, dshape, sshape, tmp);
+		DataCopy(bcGm[r * 16], aout, n * 16);
+		uint32_t dshape3[2] = {n, 20};
+		BroadCast<half, 2, 1>(aout, ain, dshape3, sshape);
+		DataCopy(bc3Gm[r * 20], aout, n * 20);
 		LocalTensor<float> bin = inBuf.Get<float>();
 		LocalTensor<float> bout = outBuf.Get<float>();
 		DataCopy(bin, bGm[r * 64], n * 64);
 		PairReduceSum(bout, bin, (int32_t)n, 64, 1, 1, 8);
 		DataCopy(bpGm[r * 32], bout, n * 32);
+		uint32_t d0[2] = {4, 64}, s0[2] = {1, 64};
+		BroadCast<float, 2, 0>(bout, bin, d0, s0);
+		DataCopy(bc0Gm[r / TILE * 256], bout, 256);
 		LocalTensor<float> cout = dstBuf.Get<float>();
 		Duplicate(cout, 0.0f, (int32_t)(n * 64));
 		SetVectorMask<float>(0, (1ULL << 48) - 1);
@@ -131,23 +151,27 @@ private:
 		TransDataTo5HD<int8_t>(lists, lists[16], TransDataTo5HDParams(false, false, reps, ds, ss));
 		TransDataTo5HD<int8_t>(lists, lists[16], TransDataTo5HDParams(true, true, reps, ds, ss));
 		DataCopy(qtGm, qout, 16 * w);
+		uint32_t qd[1] = {32}, qs[1] = {1};
+		Broadcast<int8_t, 1, 0>(qout, qin, qd, qs);
+		DataCopy(qbGm, qout, 32);
 	}
 
 	TPipe pipe;
 	TBuf<QuePosition::VECCALC> inBuf, outBuf, srcBuf, dstBuf, tmpBuf, listBuf;
-	GlobalTensor<half> aGm, hGm, abGm, ab2Gm, htGm, hbGm;
-	GlobalTensor<float> bGm, tGm, bpGm, cpGm, cp2Gm, ttGm, teGm;
-	GlobalTensor<int8_t> qGm, qtGm;
+	GlobalTensor<half> aGm, hGm, abGm, ab2Gm, htGm, hbGm, bcGm, bc3Gm;
+	GlobalTensor<float> bGm, tGm, bpGm, cpGm, cp2Gm, ttGm, teGm, bc0Gm;
+	GlobalTensor<int8_t> qGm, qtGm, qbGm;
 	uint32_t rows, width;
 };
 
 extern "C" __global__ __aicore__ void brcb_pair_trans(GM_ADDR a, GM_ADDR b, GM_ADDR t, GM_ADDR h, GM_ADDR q, GM_ADDR ab,
 						      GM_ADDR ab2, GM_ADDR bp, GM_ADDR cp, GM_ADDR cp2, GM_ADDR tt, GM_ADDR te,
 						      GM_ADDR ht,
-						      GM_ADDR hb, GM_ADDR qt, GM_ADDR workspace, GM_ADDR tiling)
+						      GM_ADDR hb, GM_ADDR qt, GM_ADDR bc, GM_ADDR bc3, GM_ADDR bc0,
+						      GM_ADDR qb, GM_ADDR workspace, GM_ADDR tiling)
 {
 	GET_TILING_DATA(td, tiling);
 	KernelBrcbPairTrans op;
-	op.Init(a, b, t, h, q, ab, ab2, bp, cp, cp2, tt, te, ht, hb, qt, td.rows, td.width);
+	op.Init(a, b, t, h, q, ab, ab2, bp, cp, cp2, tt, te, ht, hb, qt, bc, bc3, bc0, qb, td.rows, td.width);
 	op.Process();
 }
