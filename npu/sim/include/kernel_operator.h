@@ -12,6 +12,8 @@
 #include "ascendsim/kernel_copy.h"
 #include "ascendsim/kernel_vector.h"
 #include "ascendsim/kernel_reduce.h"
+#include "ascendsim/kernel_gather.h"
+#include "ascendsim/kernel_sort.h"
 #include "ascendsim/kernel_entry.h"
 #include "ascendsim/kernel_compat.h"
 

@@ -57,6 +57,7 @@ void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim
 	c->atomic_op = 0;
 	c->atomic_dtype = 0;
 	c->tpipe = nullptr;
+	std::memset(c->mrgsort_done, 0, sizeof c->mrgsort_done);
 	c->priv = p;
 	/* UB starts as a NaN pattern so that reading unwritten UB shows up. */
 	std::memset(c->ub, 0xff, c->ub_bytes);

@@ -67,7 +67,7 @@ struct params {
 	uint32_t cores = 48;
 	/* scalar */
 	double s_issue = 4, s_queue = 12, s_flag = 2, s_barrier = 2, s_ub_read = 12, s_ub_write = 10;
-	double s_gm_read = 60, s_gm_write = 40, s_bb = 1, s_tiling_per_byte = 0.5;
+	double s_gm_read = 60, s_gm_write = 40, s_bb = 1, s_tiling_per_byte = 0.5, s_dcache_line = 4;
 	uint32_t queue_depth = 32;
 	/* vector */
 	double v_head = 22, v_gap = 4, v_cpr = 1, v_beat = 1, v_half_reduce = 1;
@@ -243,6 +243,7 @@ void timing_configure(json_t *platform)
 	p.s_gm_write = jnum(s, "gm_write_cycles");
 	p.s_bb = jnum(s, "basic_block_cycles");
 	p.s_tiling_per_byte = jnum(s, "tiling_load_cycles_per_byte");
+	p.s_dcache_line = jnum(s, "dcache_line_cycles", false, p.s_dcache_line);
 	p.queue_depth = (uint32_t)jnum(s, "issue_queue_depth");
 	if (p.queue_depth < 1 || p.queue_depth > QDEPTH_MAX)
 		config_error("scalar.issue_queue_depth must be 1..64");
@@ -966,7 +967,9 @@ void observe(const instr &r, void *)
 		s_charge(c, P.s_issue);
 		break;
 	case INSTR_CONTROL:
-		s_charge(c, P.s_issue + (r.gm ? P.s_tiling_per_byte * (double)r.bytes : 0));
+		/* `count` is the DCache lines DataCacheCleanAndInvalid cleans (0 for the rest) */
+		s_charge(c, P.s_issue + (r.gm ? P.s_tiling_per_byte * (double)r.bytes : 0) +
+				(double)r.count * P.s_dcache_line);
 		break;
 	default:
 		s_charge(c, P.s_issue);

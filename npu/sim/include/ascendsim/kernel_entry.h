@@ -138,15 +138,12 @@ private:
 		ascendsim::unsupported(ascendsim::srcloc(), "AscendC::" #NAME " is not emulated by the simulator");   \
 	}
 
-ASCENDSIM_UNSUPPORTED_API(Gather)
-ASCENDSIM_UNSUPPORTED_API(GatherMask)
-ASCENDSIM_UNSUPPORTED_API(Scatter)
-ASCENDSIM_UNSUPPORTED_API(Brcb)
-ASCENDSIM_UNSUPPORTED_API(Transpose)
-ASCENDSIM_UNSUPPORTED_API(TransDataTo5HD)
-ASCENDSIM_UNSUPPORTED_API(Sort)
-ASCENDSIM_UNSUPPORTED_API(MrgSort)
-ASCENDSIM_UNSUPPORTED_API(PairReduceSum)
+// Documented as not available on Atlas A2 (910B).
+template <class... A> ASCENDSIM_NOCOV inline void Scatter(A &&...)
+{
+	ascendsim::unsupported(ascendsim::srcloc(), "AscendC::Scatter is not available on Atlas A2 (910B)");
+}
+
 ASCENDSIM_UNSUPPORTED_API(Mmad)
 ASCENDSIM_UNSUPPORTED_API(LoadData)
 ASCENDSIM_UNSUPPORTED_API(Fixpipe)

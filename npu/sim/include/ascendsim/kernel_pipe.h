@@ -326,9 +326,58 @@ ASCENDSIM_NOCOV inline GM_ADDR GetUserWorkspace(GM_ADDR workspace)
 	return ascendsim::user_workspace(workspace);
 }
 
-template <class T, CacheLine line = CacheLine::SINGLE_CACHE_LINE, DcciDst dst = DcciDst::CACHELINE_OUT>
-ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &)
+} // namespace AscendC
+
+namespace ascendsim {
+
+// DataCacheCleanAndInvalid keeps the scalar unit's data cache coherent with
+// GM or UB.  The simulator's scalar accesses go straight to memory, so it
+// has no data effect; it is recorded as a control instruction on S that
+// flushes one 64-byte line (SINGLE_CACHE_LINE) or the whole 32 KiB DCache
+// (ENTIRE_DATA_CACHE, documented as slow): `count` carries the lines for
+// the cycle model.  CACHELINE_ATOMIC is documented as not yet supported on
+// Atlas A2, so it does not compile.
+template <AscendC::CacheLine line, AscendC::DcciDst dst>
+ASCENDSIM_NOCOV inline void dcci_record(srcloc loc)
 {
+	static_assert(dst != AscendC::DcciDst::CACHELINE_ATOMIC,
+		      "DataCacheCleanAndInvalid: CACHELINE_ATOMIC is not supported on Atlas A2");
+	instr r{};
+	r.name = "DataCacheCleanAndInvalid";
+	r.loc = loc;
+	r.kind = INSTR_CONTROL;
+	r.pipe = PIPE_ID_S;
+	r.event_id = -1;
+	r.count = line == AscendC::CacheLine::ENTIRE_DATA_CACHE ? 32 * 1024 / 64 : 1;
+	issue(r);
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, CacheLine entireType, DcciDst dcciDst>
+ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst, ascendsim::srcloc loc = {})
+{
+	if (entireType == CacheLine::SINGLE_CACHE_LINE)
+		dst.check(dst.addr_, 1, "DataCacheCleanAndInvalid", loc);
+	ascendsim::dcci_record<entireType, dcciDst>(loc);
+}
+
+template <class T, CacheLine entireType, DcciDst dcciDst>
+ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const LocalTensor<T> &dst, ascendsim::srcloc loc = {})
+{
+	if (entireType == CacheLine::SINGLE_CACHE_LINE)
+		ascendsim::ub_check(dst, 1, "DataCacheCleanAndInvalid", "dst", loc);
+	ascendsim::dcci_record<entireType, dcciDst>(loc);
+}
+
+template <class T, CacheLine entireType>
+ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst, ascendsim::srcloc loc = {})
+{
+	if (entireType == CacheLine::SINGLE_CACHE_LINE)
+		dst.check(dst.addr_, 1, "DataCacheCleanAndInvalid", loc);
+	ascendsim::dcci_record<entireType, DcciDst::CACHELINE_OUT>(loc);
 }
 
 } // namespace AscendC

@@ -106,6 +106,7 @@ struct core_state {
 	uint8_t atomic_op;    /* 0 none, 1 add, 2 max, 3 min */
 	uint8_t atomic_dtype; /* dtype_code */
 	void *tpipe;          /* the TPipe GetTPipePtr() returns */
+	uint16_t mrgsort_done[4]; /* records per list the last MrgSort gave out */
 	core_private *priv;
 };
 
