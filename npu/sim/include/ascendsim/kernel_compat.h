@@ -11,19 +11,24 @@
 
 #include "ascendsim/kernel_pipe.h"
 
-// A device build compiles these out: the expression is never evaluated,
-// so what it names need not even be declared where it is used.
+// A device build compiles these to nothing at all: the expression is never
+// evaluated, so what it names need not be declared where it is used, and
+// real kernels even rely on the empty expansion ("x = a.b ASSERT(...);"
+// with the semicolon after the macro only).
 #ifndef ASSERT
-#define ASSERT(...) ((void)0)
+#define ASSERT(...)
+#endif
+#ifndef ASSERT_MSG
+#define ASSERT_MSG(...)
 #endif
 #ifndef ASCENDC_ASSERT
-#define ASCENDC_ASSERT(...) ((void)0)
+#define ASCENDC_ASSERT(...)
 #endif
 #ifndef KERNEL_LOG
-#define KERNEL_LOG(...) ((void)0)
+#define KERNEL_LOG(...)
 #endif
 #ifndef ASCENDC_DEBUG_ASSERT
-#define ASCENDC_DEBUG_ASSERT(...) ((void)0)
+#define ASCENDC_DEBUG_ASSERT(...)
 #endif
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
