@@ -59,11 +59,16 @@ struct npu_evaluator {
  */
 #define PRELUDE_AFTER 4
 
-/* One file of a candidate: the base operator's bytes or an override. */
+/*
+ * One file of a candidate: the base operator's bytes or an override, or
+ * (shared) a file of the repository outside the operator that its build
+ * reads, named relative to the repository's root.
+ */
 struct candidate_file {
         char path[PATH_MAX];
         char *text;
         size_t len;
+        bool shared;
 };
 
 struct candidate {
@@ -78,6 +83,7 @@ struct npu_evaluation {
         char identity[SHA256_HEX_SIZE];
         char dir[PATH_MAX];
         struct npu_manifest *manifest; /* of the materialised copy */
+        struct npu_op_layout *layout;  /* the base's, then the materialised copy's */
         json_t *reference;
         json_t *memo;
         bool keep_outputs;
@@ -443,7 +449,8 @@ static void candidate_release(struct candidate *c)
         c->n = 0;
 }
 
-static int add_base_files(struct candidate *c, const char *root, const char *sub)
+/* The regular files below root/sub, op_kernel's subfolders included; links are not followed. */
+static int add_base_files(struct candidate *c, const char *root, const char *sub, int depth)
 {
         char dir[PATH_MAX];
         char *names[MAX_FILES];
@@ -466,7 +473,18 @@ static int add_base_files(struct candidate *c, const char *root, const char *sub
                 struct stat st;
                 struct candidate_file *f;
                 if (r < 0 || format_path(full, sizeof(full), "%s/%s", dir, names[i]) < 0 ||
-                    stat(full, &st) < 0 || !S_ISREG(st.st_mode)) {
+                    lstat(full, &st) < 0) {
+                        free(names[i]);
+                        continue;
+                }
+                if (S_ISDIR(st.st_mode) && depth < 4) {
+                        char deeper[PATH_MAX];
+                        if (format_path(deeper, sizeof(deeper), "%s/%s", sub, names[i]) == 0)
+                                r = add_base_files(c, root, deeper, depth + 1);
+                        free(names[i]);
+                        continue;
+                }
+                if (!S_ISREG(st.st_mode)) {
                         free(names[i]);
                         continue;
                 }
@@ -492,17 +510,23 @@ static int compare_files(const void *a, const void *b)
                       ((const struct candidate_file *)b)->path);
 }
 
-/* The base operator's files with the overrides applied, sorted by path. */
-static int candidate_load(const struct npu_request *req, struct candidate *c)
+/*
+ * The base operator's files with the overrides applied, sorted by path,
+ * then the repository's files its build reads (layout), which candidates
+ * never change.
+ */
+static int candidate_load(const struct npu_request *req, const struct npu_op_layout *layout,
+                          struct candidate *c)
 {
         const char *root = req->manifest->dir;
         char manifest[PATH_MAX];
+        size_t own;
         int r;
 
         c->n = 0;
-        r = add_base_files(c, root, "op_host");
+        r = add_base_files(c, root, "op_host", 0);
         if (r == 0)
-                r = add_base_files(c, root, "op_kernel");
+                r = add_base_files(c, root, "op_kernel", 0);
         if (r == 0 && format_path(manifest, sizeof(manifest), "%s/ascendopt.json", root) == 0) {
                 struct candidate_file *f = &c->files[c->n];
                 snprintf(f->path, sizeof(f->path), "ascendopt.json");
@@ -534,11 +558,30 @@ static int candidate_load(const struct npu_request *req, struct candidate *c)
                 if (!f->text)
                         r = -ENOMEM;
         }
+        own = c->n;
+        for (size_t i = 0; r == 0 && layout && i < layout->n_shared_files; i++) {
+                struct candidate_file *f = &c->files[c->n];
+                char full[PATH_MAX];
+                if (c->n == MAX_FILES) {
+                        r = -E2BIG;
+                        break;
+                }
+                r = format_path(full, sizeof(full), "%s/%s", layout->repo_root,
+                                layout->shared_files[i]);
+                if (r == 0)
+                        r = format_path(f->path, sizeof(f->path), "%s", layout->shared_files[i]);
+                if (r == 0)
+                        r = read_text_file(full, FILE_MAX_BYTES, &f->text, &f->len);
+                if (r == 0) {
+                        f->shared = true;
+                        c->n++;
+                }
+        }
         if (r < 0) {
                 candidate_release(c);
                 return r;
         }
-        qsort(c->files, c->n, sizeof(*c->files), compare_files);
+        qsort(c->files, own, sizeof(*c->files), compare_files);
         return 0;
 }
 
@@ -553,6 +596,9 @@ static void candidate_digest(const struct npu_evaluator *e, const struct candida
         sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
         for (size_t i = 0; i < c->n; i++) {
                 snprintf(length, sizeof(length), "%zu", c->files[i].len);
+                /* a repository file is named apart from any of the operator's */
+                if (c->files[i].shared)
+                        sha256_update(&s, "@repo/", 6);
                 sha256_update(&s, c->files[i].path, strlen(c->files[i].path) + 1);
                 sha256_update(&s, length, strlen(length) + 1);
                 sha256_update(&s, c->files[i].text, c->files[i].len);
@@ -565,26 +611,34 @@ int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_reque
                            char hex[SHA256_HEX_SIZE])
 {
         struct candidate *c = calloc(1, sizeof(*c));
+        struct npu_op_layout *layout = NULL;
         int r;
 
         if (!c)
                 return -ENOMEM;
-        r = candidate_load(req, c);
+        r = npu_op_layout_read(req->manifest->dir, NULL, &layout, NULL, 0);
+        if (r == 0)
+                r = candidate_load(req, layout, c);
         if (r == 0)
                 candidate_digest(e, c, hex);
         candidate_release(c);
         free(c);
+        npu_op_layout_free(layout);
         return r;
 }
 
-/* Writes the candidate's files under dir, creating op_host/ and op_kernel/. */
-static int candidate_write(const struct candidate *c, const char *dir)
+/*
+ * Writes the candidate's files: the operator's under op_dir, creating
+ * op_host/ and op_kernel/, and the repository's it reads under root.
+ */
+static int candidate_write(const struct candidate *c, const char *root, const char *op_dir)
 {
         for (size_t i = 0; i < c->n; i++) {
                 char path[PATH_MAX], parent[PATH_MAX];
                 char *slash;
                 FILE *f;
-                int r = format_path(path, sizeof(path), "%s/%s", dir, c->files[i].path);
+                int r = format_path(path, sizeof(path), "%s/%s", c->files[i].shared ? root : op_dir,
+                                    c->files[i].path);
                 if (r < 0)
                         return r;
                 snprintf(parent, sizeof(parent), "%s", path);
@@ -616,6 +670,7 @@ static void evaluation_free(struct npu_evaluation *ev)
                 return;
         if (!ev->keep_outputs && ev->dir[0])
                 rm_rf(ev->dir);
+        npu_op_layout_free(ev->layout);
         if (ev->later)
                 event_free(ev->later);
         npu_manifest_free(ev->manifest);
@@ -737,6 +792,9 @@ static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
         }
         for (size_t i = 0; i < c->n; i++) {
                 char hex[SHA256_HEX_SIZE];
+                /* the repository's files are part of the identity, not of the operator */
+                if (c->files[i].shared)
+                        continue;
                 store_blob_put(b, c->files[i].text, c->files[i].len, hex);
                 json_object_set_new(files, c->files[i].path, json_string(hex));
         }
@@ -939,8 +997,9 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
 {
         struct npu_eval_options options = { 0 };
         struct npu_evaluation *ev = NULL;
+        struct npu_op_layout *materialised = NULL;
         struct candidate *c = NULL;
-        char op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024];
+        char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024];
         int r;
 
         if (!e || !req || !req->manifest || !done)
@@ -961,7 +1020,9 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         ev->build_only = req->build_only;
         ev->slow_after_us = req->slow_after_us;
         ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
-        r = candidate_load(req, c);
+        r = npu_op_layout_read(req->manifest->dir, NULL, &ev->layout, err, sizeof(err));
+        if (r == 0)
+                r = candidate_load(req, ev->layout, c);
         if (r < 0)
                 goto fail;
         candidate_digest(e, c, ev->identity);
@@ -988,15 +1049,24 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 r = -EIO;
                 goto fail;
         }
+        /* the operator alone at DIR/op, or with the repository files it reads at DIR/repo */
         r = format_path(ev->dir, sizeof(ev->dir), "%s/%.16s-%llu", e->scratch_dir, ev->identity,
                         ++e->counter);
         if (r == 0)
-                r = format_path(op_dir, sizeof(op_dir), "%s/op", ev->dir);
+                r = format_path(root, sizeof(root), "%s/%s", ev->dir,
+                                npu_op_layout_uses_repo(ev->layout) ? "repo" : "op");
+        if (r == 0)
+                r = npu_op_layout_rebase(ev->layout, root, &materialised);
+        if (r == 0) {
+                npu_op_layout_free(ev->layout);
+                ev->layout = materialised;
+                r = format_path(op_dir, sizeof(op_dir), "%s", materialised->op_dir);
+        }
         if (r == 0)
                 r = format_path(work_dir, sizeof(work_dir), "%s/work", ev->dir);
         if (r == 0) {
                 rm_rf(ev->dir);
-                r = candidate_write(c, op_dir);
+                r = candidate_write(c, root, op_dir);
         }
         if (r < 0)
                 goto fail;
@@ -1032,6 +1102,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         options.cache_dir = e->cache_dir;
         options.cache_salt = e->context;
         options.build_prelude = ++e->sim_compiles > PRELUDE_AFTER;
+        options.layout = ev->layout;
         r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
                            &ev->sim);
         if (r < 0)

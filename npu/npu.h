@@ -175,7 +175,15 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                        char *err, size_t err_size);
 struct npu_op_layout *npu_op_layout_free(struct npu_op_layout *layout);
 
-/* The same layout for a copy of the repository's files at new_root. */
+/* Whether the build reads anything of the repository outside the operator's folder. */
+bool npu_op_layout_uses_repo(const struct npu_op_layout *layout);
+
+/*
+ * The same layout for a copy of the operator at new_root: of the whole
+ * repository's files it reads (the operator then lies at new_root/op_relpath)
+ * when it uses the repository, else of the operator's folder alone (which
+ * is then new_root).
+ */
 int npu_op_layout_rebase(const struct npu_op_layout *layout, const char *new_root,
                          struct npu_op_layout **ret);
 

@@ -1044,25 +1044,33 @@ static int rebase_list(char *const *in, size_t n, const char *from, const char *
         return 0;
 }
 
+bool npu_op_layout_uses_repo(const struct npu_op_layout *l)
+{
+        return l->n_shared_files > 0 || l->n_host_includes > 0 || l->n_kernel_includes > 0;
+}
+
 int npu_op_layout_rebase(const struct npu_op_layout *l, const char *new_root,
                          struct npu_op_layout **ret)
 {
         struct npu_op_layout *c = calloc(1, sizeof(*c));
+        bool repo = npu_op_layout_uses_repo(l);
+        /* an operator that reads nothing outside its folder travels alone */
+        const char *from = repo ? l->repo_root : l->op_dir, *relpath = repo ? l->op_relpath : "";
         int r = 0;
 
         if (!c)
                 return -ENOMEM;
         c->from_cmake = l->from_cmake;
         c->repo_root = strdup(new_root);
-        c->op_relpath = strdup(l->op_relpath);
+        c->op_relpath = strdup(relpath);
         if (!c->repo_root || !c->op_relpath ||
-            asprintf(&c->op_dir, "%s%s%s", new_root, l->op_relpath[0] ? "/" : "", l->op_relpath) < 0) {
+            asprintf(&c->op_dir, "%s%s%s", new_root, relpath[0] ? "/" : "", relpath) < 0) {
                 c->op_dir = NULL;
                 r = -ENOMEM;
         }
 #define REBASE(field)                                                                                 \
         if (r == 0) {                                                                                  \
-                r = rebase_list(l->field, l->n_##field, l->repo_root, new_root, &c->field);           \
+                r = rebase_list(l->field, l->n_##field, from, new_root, &c->field);                    \
                 c->n_##field = r == 0 ? l->n_##field : 0;                                              \
         }
         REBASE(host_units)

@@ -363,12 +363,6 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         eval_free(e);
 }
 
-/* Whether the build reads anything of the repository outside the operator's folder. */
-static bool layout_uses_repo(const struct npu_op_layout *l)
-{
-        return l->n_shared_files > 0 || l->n_host_includes > 0 || l->n_kernel_includes > 0;
-}
-
 static void advance(struct npu_eval *e);
 static int start_compiles(struct npu_eval *e);
 static void on_precompile_done(struct npu_eval *e, const struct child_result *r);
@@ -378,7 +372,7 @@ static void on_step_done(const struct child_result *r, void *userdata);
 static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed, size_t slot)
 {
         /* the whole repository only when the build reads files outside the operator */
-        const char *ro_paths[] = { layout_uses_repo(e->layout) ? e->layout->repo_root
+        const char *ro_paths[] = { npu_op_layout_uses_repo(e->layout) ? e->layout->repo_root
                                                                : e->manifest->dir,
                                    e->paths->root,
                                    e->paths->include_dir,
@@ -442,7 +436,7 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
         /* file names in diagnostics and the runtime's errors are relative to
          * the operator (and to the repository for its shared files), which
          * also keeps objects independent of where a candidate was materialised */
-        if (layout_uses_repo(l)) {
+        if (npu_op_layout_uses_repo(l)) {
                 /* GCC tries the last map given first: the operator's wins inside it */
                 snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]), "-fmacro-prefix-map=%s/=",
                          l->repo_root);

@@ -102,6 +102,27 @@ private:
 class Operator {
 public:
 	const char *GetName() const { return ""; }
+	graphStatus GetName(AscendString &name) const
+	{
+		name = AscendString("");
+		return GRAPH_SUCCESS;
+	}
+};
+
+// A graph-level tensor's bytes, as shape functions read constant inputs.
+class Tensor {
+public:
+	const uint8_t *GetData() const { return data_.data(); }
+	uint8_t *GetData() { return data_.data(); }
+	size_t GetSize() const { return data_.size(); }
+	graphStatus SetData(const uint8_t *data, size_t size)
+	{
+		data_.assign(data, data + size);
+		return GRAPH_SUCCESS;
+	}
+
+private:
+	std::vector<uint8_t> data_;
 };
 
 // A graph-level shape: a list of dims, -1 for an unknown one.
@@ -371,8 +392,54 @@ struct host_io {
 
 namespace gert {
 
+// Where one IR input's instances start among the flattened inputs, and how many.
+class AnchorInstanceInfo {
+public:
+	AnchorInstanceInfo() = default;
+	AnchorInstanceInfo(uint32_t start, uint32_t num) : start_(start), num_(num) {}
+	size_t GetInstanceStart() const { return start_; }
+	size_t GetInstanceNum() const { return num_; }
+
+	uint32_t start_ = 0, num_ = 0;
+};
+
+// The node a context belongs to: its names and its inputs and outputs.
+class ComputeNodeInfo {
+public:
+	const char *GetNodeName() const { return io_->node_name.c_str(); }
+	const char *GetNodeType() const { return io_->node_type.c_str(); }
+	size_t GetInputsNum() const { return io_->in_shapes.size(); }
+	size_t GetOutputsNum() const { return io_->out_shapes.size(); }
+	size_t GetIrInputsNum() const { return io_->in_ir_first.size(); }
+	size_t GetIrOutputsNum() const { return io_->out_ir_first.size(); }
+	const AnchorInstanceInfo *GetInputInstanceInfo(size_t ir) const
+	{
+		if (ir >= io_->in_ir_first.size())
+			return nullptr;
+		instance_ = AnchorInstanceInfo((uint32_t)io_->in_ir_first[ir], (uint32_t)io_->in_ir_count[ir]);
+		return &instance_;
+	}
+	const CompileTimeTensorDesc *GetInputTdInfo(size_t i) const
+	{
+		return i < io_->in_desc.size() ? &io_->in_desc[i] : nullptr;
+	}
+	const CompileTimeTensorDesc *GetOutputTdInfo(size_t i) const
+	{
+		return i < io_->out_desc.size() ? &io_->out_desc[i] : nullptr;
+	}
+	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
+
+	const ascendsim::host_io *io_ = nullptr;
+	mutable AnchorInstanceInfo instance_;
+};
+
 class TilingContext {
 public:
+	const ComputeNodeInfo *GetComputeNodeInfo() const
+	{
+		node_info_.io_ = io_;
+		return &node_info_;
+	}
 	const StorageShape *GetInputShape(size_t i) const { return at(io_->in_shapes, i); }
 	const StorageShape *GetOutputShape(size_t i) const { return at(io_->out_shapes, i); }
 	const StorageShape *GetOptionalInputShape(size_t ir) const { return ir_at(io_->in_shapes, ir, 0, true); }
@@ -449,6 +516,7 @@ public:
 	bool need_atomic_ = false;
 	TilingData raw_;
 	std::vector<size_t> workspace_;
+	mutable ComputeNodeInfo node_info_;
 
 private:
 	template <class T> const T *at(const std::vector<T> &v, size_t i) const { return i < v.size() ? &v[i] : nullptr; }
@@ -557,7 +625,7 @@ public:
 	OpImplRegister &InferDataType(InferDataTypeKernelFunc fn);
 	OpImplRegister &InferShapeRange(InferShapeRangeKernelFunc) { return *this; }
 	OpImplRegister &InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
-	OpImplRegister &PrivateAttr(const char *, int64_t) { return *this; }
+	template <class T> OpImplRegister &PrivateAttr(const char *, const T &) { return *this; }
 	template <class T> OpImplRegister &TilingParse(TilingParseFunc fn)
 	{
 		return set_parse(fn, [] { return (void *)new T(); }, [](void *p) { delete static_cast<T *>(p); });

@@ -14,6 +14,17 @@
 
 #include "ascendsim/tiling_rank.h"
 
+// Tiling code in namespace optiling names these containers without std::,
+// as CANN's own headers let it.
+#include <map>
+#include <string>
+#include <vector>
+namespace optiling {
+using std::map;
+using std::string;
+using std::vector;
+} // namespace optiling
+
 #define ASCENDSIM_CAT2(a, b) a##b
 #define ASCENDSIM_CAT(a, b) ASCENDSIM_CAT2(a, b)
 
