@@ -251,6 +251,13 @@ void last_instruction(const char **name, srcloc *loc)
 	*loc = last_loc;
 }
 
+srcloc indirect_loc()
+{
+	if (last_loc.file)
+		return last_loc;
+	return srcloc(loc_tag(), "(an API called through a function pointer)", 0);
+}
+
 void issue(const instr &r)
 {
 	last_name = r.name;
