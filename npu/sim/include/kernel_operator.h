@@ -12,6 +12,7 @@
 #include "ascendsim/kernel_copy.h"
 #include "ascendsim/kernel_vector.h"
 #include "ascendsim/kernel_reduce.h"
+#include "ascendsim/kernel_libmath.h"
 #include "ascendsim/kernel_entry.h"
 
 namespace AscendC {
