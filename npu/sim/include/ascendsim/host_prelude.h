@@ -15,6 +15,7 @@
 #include "register/op_impl_registry.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
 
 #define ASCENDSIM_HOST_CONTAINERS(X)                                                              \
 	X(std::vector<unsigned long>)                                                             \
