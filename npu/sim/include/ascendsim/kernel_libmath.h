@@ -88,9 +88,9 @@ ASCENDSIM_NOCOV inline tmp_plan plan_tmp(const char *api, const tmp_need &need, 
 		have = tmp->size_;
 		if (have < need.min)
 			fail("tmp_buffer_too_small", loc,
-			     "%s: sharedTmpBuffer holds %llu bytes; on %s it needs at least %u (the minValue of its "
-			     "GetMaxMinTmpSize host helper)",
-			     api, (unsigned long long)have, sizeof(T) == 4 ? "32-bit elements" : "half", need.min);
+			     "%s: sharedTmpBuffer holds %llu bytes; on %s it needs at least %u (the minValue "
+			     "Get%sMaxMinTmpSize reports)",
+			     api, (unsigned long long)have, dtype_name(dtype_of<T>::code), need.min, api);
 	} else {
 		AscendC::TPipe *pipe = static_cast<AscendC::TPipe *>(g_core->tpipe);
 		base = pipe ? ((uint64_t)pipe->cursor_ + 31) / 32 * 32 : 0;
@@ -98,10 +98,10 @@ ASCENDSIM_NOCOV inline tmp_plan plan_tmp(const char *api, const tmp_need &need, 
 		if (have < need.min)
 			fail("tmp_buffer_too_small", loc,
 			     "%s without a sharedTmpBuffer takes its temp space from the UB the TPipe has not handed out: "
-			     "%llu bytes are left after InitBuffer's %llu, and it needs at least %u on %s; reserve it or "
-			     "pass a sharedTmpBuffer",
+			     "%llu bytes are left after InitBuffer's %llu, and it needs at least %u on %s (the minValue "
+			     "Get%sMaxMinTmpSize reports); reserve it or pass a sharedTmpBuffer",
 			     api, (unsigned long long)have, (unsigned long long)base, need.min,
-			     sizeof(T) == 4 ? "32-bit elements" : "half");
+			     dtype_name(dtype_of<T>::code), api);
 	}
 	constexpr uint64_t block = 32 / sizeof(T);
 	uint64_t per = (have - need.extra) / ((uint64_t)need.live * sizeof(T)) / block * block;
