@@ -17,7 +17,8 @@
 // framework" form).  Either must hold the documented minimum of
 // ascendsim/libmath_tmp.h, or the call fails with tmp_buffer_too_small;
 // with less than the whole the API works in passes, and each pass is one
-// instruction record.
+// instruction record whose src[2] is the temp space, marked `scratch`
+// (written as well as read), so that each pass waits for the one before.
 //
 // Time: each pass is recorded as one vector instruction under the API's own
 // name, which the platform file's timing.vector.op_classes prices as
@@ -142,6 +143,7 @@ ASCENDSIM_NOCOV inline void libmath_run(const char *api, const tmp_need &need, b
 		if (src1)
 			r.src[1] = ub_span{s1 + lo, s1 + hi};
 		r.src[2] = tp.span;
+		r.scratch = tp.span.end > tp.span.begin;
 		issue(r);
 	}
 	T *out = dst.data_;

@@ -95,6 +95,7 @@ struct instr {
 	uint64_t gm_pitch; /* copies: GM bytes from one row's start to the next */
 	uint8_t cache_mode;  /* copies: the GlobalTensor's CacheMode (1 = NORMAL) */
 	uint8_t copy_flags;  /* COPY_PAD for DataCopyPad */
+	uint8_t scratch;     /* vector: src[2] is temp space the instruction also writes (library APIs) */
 	ub_span dst;
 	ub_span src[3];
 };
