@@ -78,10 +78,20 @@ ASCENDSIM_HOST_TMP(Floor, FLOOR)
 ASCENDSIM_HOST_TMP(Ceil, CEIL)
 ASCENDSIM_HOST_TMP(Trunc, TRUNC)
 ASCENDSIM_HOST_TMP_SIZE(Sigmoid, SIGMOID)
+ASCENDSIM_HOST_TMP_FACTOR(Exp, EXP)
 
 #undef ASCENDSIM_HOST_TMP
 #undef ASCENDSIM_HOST_TMP_FACTOR
 #undef ASCENDSIM_HOST_TMP_SIZE
+
+// The library Exp's helper returns whether it could tell (always, here).
+inline bool GetExpMaxMinTmpSize(const ge::Shape &srcShape, const uint32_t typeSize, const bool isReuseSource,
+				uint32_t &maxValue, uint32_t &minValue)
+{
+	ascendsim::host_tmp_size(ascendsim::libmath_api::EXP, srcShape.GetShapeSize(), typeSize, false, isReuseSource,
+				 maxValue, minValue);
+	return true;
+}
 
 // Power's operands are tensors unless their shape is the one-element {1}
 // (a scalar); the elements are those of the first tensor operand.

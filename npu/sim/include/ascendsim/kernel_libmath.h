@@ -2,7 +2,7 @@
 //
 // The library ("advanced") math APIs real vector operators call: Sin Cos
 // Tan Asin Acos Atan Sinh Cosh Tanh Erf Erfc, Log Log2 Log10, Power, Sign,
-// Floor Ceil Trunc and Sigmoid, each with its documented overloads (with or
+// Floor Ceil Trunc, Sigmoid and Exp<T, taylorExpandLevel>, each with its documented overloads (with or
 // without a sharedTmpBuffer, with or without calCount, the isReuseSource
 // template parameter), written clean-room from the AscendC API reference.
 //
@@ -29,7 +29,9 @@
 // reduction plus a polynomial for Sin/Cos (24 simple instructions), with a
 // Div for Tan (32) and Atan (22), a Sqrt for Asin (30) and Acos (32); two
 // Exp and three simple ones for Sinh/Cosh; a rational approximation for Erf
-// (26 + Div) and Erfc (33 + Exp + Div); Ln (+ Muls for Log2/Log10); Abs, Ln,
+// (26 + Div) and Erfc (33 + Exp + Div); Ln (+ Muls for Log2/Log10); Floor,
+// Sub, Exp, a Muls and an Adds per term (15) and a Mul for the Taylor Exp;
+// Abs, Ln,
 // Mul, Exp and about ten compare/select fix-ups for Power; two compares and
 // two selects for Sign; two casts for Floor/Ceil/Trunc.  Where the half
 // form needs more temporary space than the float one, the library computes
@@ -60,6 +62,20 @@ struct op_log10 { ASCENDSIM_NOCOV static float f(float a) { return __builtin_log
 struct op_floor { ASCENDSIM_NOCOV static float f(float a) { return __builtin_floorf(a); } };
 struct op_ceil { ASCENDSIM_NOCOV static float f(float a) { return __builtin_ceilf(a); } };
 struct op_trunc { ASCENDSIM_NOCOV static float f(float a) { return __builtin_truncf(a); } };
+// The library Exp: with taylorExpandLevel 0 plain exp; otherwise e to the
+// integer part floor(a) times the Taylor series of e to the fractional
+// part, to `level` terms past 1 (few terms are inexact, as documented).
+template <uint8_t level> struct op_exp_taylor {
+	ASCENDSIM_NOCOV static float f(float a)
+	{
+		if (level == 0)
+			return __builtin_expf(a);
+		float whole = __builtin_floorf(a), frac = a - whole, series = 1.0f;
+		for (int k = level; k >= 1; k--)
+			series = 1.0f + frac * series / (float)k;
+		return __builtin_expf(whole) * series;
+	}
+};
 // 1, -1 or 0 (either zero gives +0); NaN stays NaN.
 struct op_sign {
 	ASCENDSIM_NOCOV static float f(float a) { return a > 0 ? 1.0f : a < 0 ? -1.0f : a == 0 ? 0.0f : a; }
@@ -295,6 +311,46 @@ ASCENDSIM_LIBMATH_FORMS(Sigmoid, SIGMOID, op_sigmoid, "half and float", half, fl
 
 #undef ASCENDSIM_LIBMATH_FORMS
 #undef ASCENDSIM_LIBMATH_FORMS_NO_TMP
+
+// The library Exp, told from the basic one by its taylorExpandLevel template
+// parameter.  With the Taylor series its records are named ExpTaylor and
+// priced for the recommended 10 to 15 terms.
+#define ASCENDSIM_EXP_CHECK(T)                                                                                        \
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Exp<T, taylorExpandLevel> supports half and float")
+
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void Exp(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+				const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount, ascendsim::srcloc loc = {})
+{
+	ASCENDSIM_EXP_CHECK(T);
+	ascendsim::libmath_unary<ascendsim::op_exp_taylor<taylorExpandLevel>>(taylorExpandLevel ? "ExpTaylor" : "Exp",
+									      ascendsim::libmath_api::EXP, isReuseSource,
+									      dstLocal, srcLocal, &sharedTmpBuffer, calCount,
+									      loc);
+}
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+ASCENDSIM_NOCOV inline void Exp(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t calCount,
+				ascendsim::srcloc loc = {})
+{
+	ASCENDSIM_EXP_CHECK(T);
+	ascendsim::libmath_unary<ascendsim::op_exp_taylor<taylorExpandLevel>>(taylorExpandLevel ? "ExpTaylor" : "Exp",
+									      ascendsim::libmath_api::EXP, isReuseSource,
+									      dstLocal, srcLocal, nullptr, calCount, loc);
+}
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false, ASCENDSIM_ADDRESSABLE>
+ASCENDSIM_NOCOV inline void Exp(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal,
+				const LocalTensor<uint8_t> &sharedTmpBuffer, const uint32_t calCount, ascendsim_none...)
+{
+	Exp<T, taylorExpandLevel, isReuseSource>(dstLocal, srcLocal, sharedTmpBuffer, calCount, ascendsim::indirect_loc());
+}
+template <class T, uint8_t taylorExpandLevel, bool isReuseSource = false, ASCENDSIM_ADDRESSABLE>
+ASCENDSIM_NOCOV inline void Exp(const LocalTensor<T> &dstLocal, const LocalTensor<T> &srcLocal, const uint32_t calCount,
+				ascendsim_none...)
+{
+	Exp<T, taylorExpandLevel, isReuseSource>(dstLocal, srcLocal, calCount, ascendsim::indirect_loc());
+}
+
+#undef ASCENDSIM_EXP_CHECK
 
 // Power: tensor ^ tensor, tensor ^ scalar and scalar ^ tensor, each in the
 // four forms.  half, float and int32_t.

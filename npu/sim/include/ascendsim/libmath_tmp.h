@@ -40,6 +40,7 @@ enum class libmath_api : uint8_t {
 	CEIL,
 	TRUNC,
 	SIGMOID,
+	EXP, /* the library Exp<T, taylorExpandLevel> */
 	POWER_TENSOR_TENSOR,
 	POWER_TENSOR_SCALAR, /* and scalar ^ tensor, which needs the same */
 };
@@ -77,6 +78,8 @@ constexpr tmp_need libmath_tmp_need(libmath_api api, uint32_t type_size, bool is
 	case libmath_api::CEIL:
 	case libmath_api::TRUNC: return f32 ? tmp_need{1, 256, 0} : tmp_need{2, 512, 0};
 	case libmath_api::SIGMOID: return tmp_need{1, 256, 0};
+	case libmath_api::EXP:
+		return f32 ? (reuse ? tmp_need{2, 512, 0} : tmp_need{3, 768, 0}) : tmp_need{8, 1024, 0};
 	case libmath_api::POWER_TENSOR_TENSOR:
 		return is_int ? tmp_need{6, 1536, 0} : f32 ? tmp_need{4, 1280, 256} : tmp_need{14, 2048, 256};
 	case libmath_api::POWER_TENSOR_SCALAR:

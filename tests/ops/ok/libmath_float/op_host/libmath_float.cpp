@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Host side of libmath_float: every library math API on float, row k of the
-// output y[23, ...] being API k of x (in [-0.95, 0.95]) or of p (in
+// output y[26, ...] being API k of x (in [-0.95, 0.95]) or of p (in
 // [0.1, 8]); see the kernel for the list.  The sharedTmpBuffer is the
 // largest minValue of the APIs given one, so that they work in many
 // passes; the UB left after the buffers holds the whole temp space of the
@@ -15,7 +15,7 @@
 #include "tiling/tiling_api.h"
 
 namespace optiling {
-static constexpr uint32_t ROWS = 23;
+static constexpr uint32_t ROWS = 26;
 
 static ge::graphStatus TilingFunc(gert::TilingContext *context)
 {
@@ -48,6 +48,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	AscendC::GetPowerMaxMinTmpSize(shape, shape, false, sizeof(float), false, maxValue, minValue);
 	tmpBytes = std::max(tmpBytes, minValue);
 	AscendC::GetSigmoidMaxMinTmpSize(shape, sizeof(float), false, maxValue, minValue);
+	tmpBytes = std::max(tmpBytes, minValue);
+	AscendC::GetExpMaxMinTmpSize(shape, sizeof(float), false, maxValue, minValue);
 	tmpBytes = std::max(tmpBytes, minValue);
 	AscendC::GetSinMaxMinTmpSize(shape, sizeof(float), true, maxValue, minValue);
 	tmpBytes = std::max(tmpBytes, minValue);

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 //
-// Kernel of libmath_float: row k of y[23, n] is library math API k on float,
+// Kernel of libmath_float: row k of y[26, n] is library math API k on float,
 // through every form the APIs have: with and without a sharedTmpBuffer
 // (which is only the APIs' minimum, so they work in passes), with and
 // without calCount (the whole-tensor forms work on the tile's capacity),
-// and Sin with isReuseSource on the smaller reuse minimum, last, since it
-// may overwrite x.
+// the library Exp with 15, 0 and 3 Taylor terms, and Sin with isReuseSource
+// on the smaller reuse minimum, last, since it may overwrite x.
 #include "kernel_operator.h"
 #include "lib/math/kernel_operator_sin_intf.h"
 #include "lib/math/kernel_operator_erf_intf.h"
 #include "lib/math/kernel_operator_power_intf.h"
 #include "lib/sigmoid/kernel_operator_sigmoid_intf.h"
+#include "lib/math/kernel_operator_exp_intf.h"
 
 using namespace AscendC;
 
 constexpr int32_t BUFFER_NUM = 2;
-constexpr uint32_t ROWS = 23;
+constexpr uint32_t ROWS = 26;
 
 class KernelLibmathFloat {
 public:
@@ -88,6 +89,9 @@ private:
 		case 19: Power<float, false>(y, p, 2.5f, n); break;
 		case 20: Power(y, 2.0f, x, n); break;
 		case 21: Sigmoid(y, x, tmp, n); break;
+		case 22: Exp<float, 15, false>(y, p, tmp, n); break;
+		case 23: Exp<float, 0>(y, x, n); break;
+		case 24: Exp<float, 3>(y, q, n); break;
 		default: {
 			LocalTensor<uint8_t> small = tmp;
 			small.SetSize(512);
