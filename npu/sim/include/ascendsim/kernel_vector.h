@@ -146,11 +146,16 @@ ASCENDSIM_NOCOV inline uint32_t count_arg(int64_t n, const char *api, srcloc loc
 	return (uint32_t)n;
 }
 
-// A repeatTimes argument of any integer type, kept wide enough for the
+// A repeatTimes argument of any numeric type, kept wide enough for the
 // 0..255 check to see what the caller passed.
 template <class R> ASCENDSIM_NOCOV inline int32_t repeat_arg(R r)
 {
-	static_assert(std::is_integral<R>::value || std::is_enum<R>::value, "repeatTimes is an integer");
+	static_assert(std::is_arithmetic<R>::value || std::is_enum<R>::value, "repeatTimes is a number");
+	if constexpr (std::is_floating_point<R>::value) {
+		/* converts to the uint8_t parameter by truncation, as a float argument would */
+		if (!(r > (R)INT32_MIN && r < (R)INT32_MAX))
+			return r > 0 ? INT32_MAX : INT32_MIN;
+	}
 	int64_t v = (int64_t)r;
 	return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
