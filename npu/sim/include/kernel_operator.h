@@ -14,6 +14,7 @@
 #include "ascendsim/kernel_reduce.h"
 #include "ascendsim/kernel_gather.h"
 #include "ascendsim/kernel_sort.h"
+#include "ascendsim/kernel_libmath.h"
 #include "ascendsim/kernel_entry.h"
 #include "ascendsim/kernel_compat.h"
 

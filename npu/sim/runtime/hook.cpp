@@ -203,7 +203,8 @@ static void track(const instr &r)
 	uint32_t nblocks = (uint32_t)bl.size();
 	for (int i = 0; i < 3; i++) {
 		const ub_span &sp = r.src[i];
-		if (sp.end <= sp.begin)
+		/* a library API's temp space: it writes before it reads, with its own barriers */
+		if (sp.end <= sp.begin || (i == 2 && r.scratch))
 			continue;
 		uint32_t b0 = sp.begin / 32, b1 = (sp.end - 1) / 32;
 		if (b1 >= nblocks)
@@ -221,8 +222,10 @@ static void track(const instr &r)
 			blk.r_seq[pipe] = s;
 		}
 	}
-	const ub_span &d = r.dst;
-	if (d.end > d.begin) {
+	for (const ub_span *w : {&r.dst, r.scratch ? &r.src[2] : nullptr}) {
+		if (!w || w->end <= w->begin)
+			continue;
+		const ub_span &d = *w;
 		uint32_t b0 = d.begin / 32, b1 = (d.end - 1) / 32;
 		if (b1 >= nblocks)
 			b1 = nblocks - 1;
@@ -249,6 +252,13 @@ void last_instruction(const char **name, srcloc *loc)
 {
 	*name = last_name;
 	*loc = last_loc;
+}
+
+srcloc indirect_loc()
+{
+	if (last_loc.file)
+		return last_loc;
+	return srcloc(loc_tag(), "(an API called through a function pointer)", 0);
 }
 
 void issue(const instr &r)

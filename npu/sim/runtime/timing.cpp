@@ -532,9 +532,11 @@ hazard ub_hazards(core_timing *c, const instr &r, uint8_t pipe)
 				h.raise(u.w_done, raw_cause(pipe, u.w_pipe));
 		}
 	}
-	if (span_ok(r.dst)) {
-		uint32_t b1 = std::min((r.dst.end - 1) / 32, nb - 1);
-		for (uint32_t b = r.dst.begin / 32; b <= b1; b++) {
+	for (const ub_span *w : {&r.dst, r.scratch ? &r.src[2] : nullptr}) {
+		if (!w || !span_ok(*w))
+			continue;
+		uint32_t b1 = std::min((w->end - 1) / 32, nb - 1);
+		for (uint32_t b = w->begin / 32; b <= b1; b++) {
 			const ub_time &u = c->ub[b];
 			if (u.w_pipe != PIPE_ID_NONE && u.w_pipe != pipe)
 				h.raise(u.w_done, ST_BUFFER_FREE);
@@ -560,13 +562,15 @@ void ub_record(core_timing *c, const instr &r, uint8_t pipe, double done)
 			if (c->ub[b].r_done[pipe] < done)
 				c->ub[b].r_done[pipe] = done;
 	}
-	if (span_ok(r.dst)) {
-		uint32_t b1 = std::min((r.dst.end - 1) / 32, nb - 1);
-		for (uint32_t b = r.dst.begin / 32; b <= b1; b++) {
+	for (const ub_span *w : {&r.dst, r.scratch ? &r.src[2] : nullptr}) {
+		if (!w || !span_ok(*w))
+			continue;
+		uint32_t b1 = std::min((w->end - 1) / 32, nb - 1);
+		for (uint32_t b = w->begin / 32; b <= b1; b++) {
 			c->ub[b].w_done = done;
 			c->ub[b].w_pipe = pipe;
 		}
-		c->ub_lo = std::min(c->ub_lo, r.dst.begin / 32);
+		c->ub_lo = std::min(c->ub_lo, w->begin / 32);
 		c->ub_hi = std::max(c->ub_hi, b1 + 1);
 	}
 	for (int i = 0; i < 3; i++)

@@ -140,12 +140,15 @@ public:
 		return GRAPH_SUCCESS;
 	}
 	std::vector<int64_t> GetDims() const { return dims_; }
-	// Product of the dims; 0 for no dims, -1 if any is unknown.
+	// The product of the dims: 0 without dims, -1 if a dim is unknown
+	// (negative) or the product overflows.
 	int64_t GetShapeSize() const
 	{
-		int64_t n = dims_.empty() ? 0 : 1;
+		if (dims_.empty())
+			return 0;
+		int64_t n = 1;
 		for (int64_t d : dims_) {
-			if (d < 0)
+			if (d < 0 || (d != 0 && n > INT64_MAX / d))
 				return -1;
 			n *= d;
 		}

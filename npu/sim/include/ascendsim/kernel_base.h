@@ -32,6 +32,25 @@
 #define __check_sync_alias__
 #define GM_ADDR uint8_t *
 
+// Every API takes the caller's location as a defaulted last parameter, which
+// gives it the wrong type for code that takes its address: real kernels pass
+// APIs as template arguments of function-pointer type (the foreach headers'
+// ForeachTriangle<T, P, Sin<P, false>>).  So each API that is passed that way
+// also has an overload with exactly the documented parameters followed by an
+// empty pack, declared with this template tail:
+//
+//	template <class T, bool isReuseSource = false, ASCENDSIM_ADDRESSABLE>
+//	void Sin(const LocalTensor<T> &, const LocalTensor<T> &, const uint32_t, ascendsim_none...)
+//
+// Taking the address deduces the pack as empty, so that overload has the
+// documented type; a call matches both, and the partial ordering rule for a
+// trailing parameter pack prefers the one with the location.  The
+// addressable overload reports ascendsim::indirect_loc().  enable_if keeps
+// it out of calls with extra arguments, where its pack would otherwise be an
+// exact match ahead of the real overloads.
+#define ASCENDSIM_ADDRESSABLE                                                                                          \
+	class... ascendsim_none, typename std::enable_if<sizeof...(ascendsim_none) == 0, int>::type = 0
+
 #ifndef __CCE_AICORE__
 #define __CCE_AICORE__ 220
 #endif

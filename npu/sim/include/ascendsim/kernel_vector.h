@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Vector instructions: binary, scalar and unary elementwise ops, Duplicate,
-// Axpy, Cast, Compare/CompareScalar/Select, Sigmoid/Tanh, in the count form
+// Axpy, Cast, Compare/CompareScalar/Select, in the count form
 // and the mask/repeat form.  Every result is rounded to the destination type
 // per instruction.  One repeat is 256 bytes; strides are in 32-byte blocks.
 #ifndef ASCENDSIM_KERNEL_VECTOR_H
@@ -144,6 +144,20 @@ ASCENDSIM_NOCOV inline uint32_t count_arg(int64_t n, const char *api, srcloc loc
 	if (n < 0)
 		fail("invalid_argument", loc, "%s: count %lld is negative", api, (long long)n);
 	return (uint32_t)n;
+}
+
+// A repeatTimes argument of any numeric type, kept wide enough for the
+// 0..255 check to see what the caller passed.
+template <class R> ASCENDSIM_NOCOV inline int32_t repeat_arg(R r)
+{
+	static_assert(std::is_arithmetic<R>::value || std::is_enum<R>::value, "repeatTimes is a number");
+	if constexpr (std::is_floating_point<R>::value) {
+		/* converts to the uint8_t parameter by truncation, as a float argument would */
+		if (!(r > (R)INT32_MIN && r < (R)INT32_MAX))
+			return r > 0 ? INT32_MAX : INT32_MIN;
+	}
+	int64_t v = (int64_t)r;
+	return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
 template <class T> ASCENDSIM_NOCOV inline uint64_t count_repeats(uint64_t n)
@@ -316,14 +330,37 @@ ASCENDSIM_NOCOV inline void unary_mask(const char *api, const LocalTensor<T> &ds
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		ascendsim::binary_count<ascendsim::OP>(#NAME, dst, src0, src1, count, loc);                          \
 	}                                                                                                             \
+	template <class T, ASCENDSIM_ADDRESSABLE>                                                                     \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 const int32_t &count, ascendsim_none...)                                                     \
+	{                                                                                                             \
+		NAME(dst, src0, src1, count, ascendsim::indirect_loc());                                             \
+	}                                                                                                             \
+	/* repeatTimes is a uint8_t; any integer is taken here so that 256 and up are reported, not wrapped */       \
+	template <class T, bool isSetMask = true, class R>                                                            \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 uint64_t mask, const R repeatTimes, const BinaryRepeatParams &repeatParams,                \
+			 ascendsim::srcloc loc = {})                                                                  \
+	{                                                                                                             \
+		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
+		ascendsim::binary_mask<ascendsim::OP>(#NAME, dst, src0, src1, isSetMask, nullptr, mask,              \
+						      ascendsim::repeat_arg(repeatTimes), repeatParams, loc);        \
+	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
 	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
-			 uint64_t mask, const int32_t repeatTimes, const BinaryRepeatParams &repeatParams,          \
+			 uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &repeatParams,          \
 			 ascendsim::srcloc loc = {})                                                                  \
 	{                                                                                                             \
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		ascendsim::binary_mask<ascendsim::OP>(#NAME, dst, src0, src1, isSetMask, nullptr, mask, repeatTimes, \
 						      repeatParams, loc);                                            \
+	}                                                                                                             \
+	template <class T, bool isSetMask = true, ASCENDSIM_ADDRESSABLE>                                              \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
+			 uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams &repeatParams,          \
+			 ascendsim_none...)                                                                           \
+	{                                                                                                             \
+		NAME<T, isSetMask>(dst, src0, src1, mask, repeatTimes, repeatParams, ascendsim::indirect_loc());     \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
 	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,         \
@@ -346,6 +383,12 @@ ASCENDSIM_NOCOV inline void unary_mask(const char *api, const LocalTensor<T> &ds
 		auto s = ascendsim::num<T>::load(scalarValue);                                                       \
 		ascendsim::unary_count(#NAME, dst, src, count, [s](decltype(s) a) ASCENDSIM_NOCOV { return ascendsim::OP::f(a, s); }, \
 				       loc);                                                                           \
+	}                                                                                                             \
+	template <class T, ASCENDSIM_ADDRESSABLE>                                                                     \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,                \
+			 const int32_t &count, ascendsim_none...)                                                     \
+	{                                                                                                             \
+		NAME(dst, src, scalarValue, count, ascendsim::indirect_loc());                                       \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
 	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue, uint64_t mask, \
@@ -377,6 +420,12 @@ ASCENDSIM_NOCOV inline void unary_mask(const char *api, const LocalTensor<T> &ds
 		static_assert(ascendsim::is_one_of<T, __VA_ARGS__>::value, #NAME " supports " MSG);                  \
 		using C = typename ascendsim::num<T>::calc;                                                          \
 		ascendsim::unary_count(#NAME, dst, src, count, [](C a) ASCENDSIM_NOCOV { return (C)ascendsim::OP::f(a); }, loc);     \
+	}                                                                                                             \
+	template <class T, ASCENDSIM_ADDRESSABLE>                                                                     \
+	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count,                \
+			 ascendsim_none...)                                                                           \
+	{                                                                                                             \
+		NAME(dst, src, count, ascendsim::indirect_loc());                                                    \
 	}                                                                                                             \
 	template <class T, bool isSetMask = true>                                                                     \
 	ASCENDSIM_NOCOV inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                       \
@@ -424,37 +473,6 @@ ASCENDSIM_UNARY(Rsqrt, op_rsqrt, "half and float", half, float)
 ASCENDSIM_UNARY(Reciprocal, op_rec, "half and float", half, float)
 ASCENDSIM_UNARY(Relu, op_relu, "half, float and int32_t", half, float, int32_t)
 ASCENDSIM_UNARY(Not, op_not, "int16_t and uint16_t", int16_t, uint16_t)
-
-// Sigmoid and Tanh are library APIs built from several vector instructions;
-// the simulator evaluates them in float and records one instruction.
-template <class T>
-ASCENDSIM_NOCOV inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
-{
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
-	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_sigmoid::f(a); }, loc);
-}
-template <class T>
-ASCENDSIM_NOCOV inline void Sigmoid(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
-		    const uint32_t count, ascendsim::srcloc loc = {})
-{
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sigmoid supports half and float");
-	ascendsim::ub_check(sharedTmpBuffer, 1, "Sigmoid", "sharedTmpBuffer", loc);
-	ascendsim::unary_count("Sigmoid", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_sigmoid::f(a); }, loc);
-}
-template <class T>
-ASCENDSIM_NOCOV inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count, ascendsim::srcloc loc = {})
-{
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
-	ascendsim::unary_count("Tanh", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_tanh::f(a); }, loc);
-}
-template <class T>
-ASCENDSIM_NOCOV inline void Tanh(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint8_t> &sharedTmpBuffer,
-		 const uint32_t count, ascendsim::srcloc loc = {})
-{
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "Tanh supports half and float");
-	ascendsim::ub_check(sharedTmpBuffer, 1, "Tanh", "sharedTmpBuffer", loc);
-	ascendsim::unary_count("Tanh", dst, src, count, [](float a) ASCENDSIM_NOCOV { return ascendsim::op_tanh::f(a); }, loc);
-}
 
 // ---- Duplicate -------------------------------------------------------------
 

@@ -25,6 +25,14 @@ struct srcloc {
 	    : file(f), line(l) {}
 };
 
+// The location an API reports when it was reached through a function
+// pointer (real kernels pass library APIs as template arguments, which
+// needs the documented signature, without the location parameter): the
+// location of the instruction this core issued last, which is usually the
+// line just before the call (a PipeBarrier, a Cast), or a placeholder
+// before the first one.
+srcloc indirect_loc();
+
 // The pipes of one vector core.  S issues everything in program order.
 enum pipe_id : uint8_t {
 	PIPE_ID_S = 0,
@@ -87,6 +95,7 @@ struct instr {
 	uint64_t gm_pitch; /* copies: GM bytes from one row's start to the next */
 	uint8_t cache_mode;  /* copies: the GlobalTensor's CacheMode (1 = NORMAL) */
 	uint8_t copy_flags;  /* COPY_PAD for DataCopyPad */
+	uint8_t scratch;     /* vector: src[2] is temp space the instruction also writes (library APIs) */
 	ub_span dst;
 	ub_span src[3];
 };

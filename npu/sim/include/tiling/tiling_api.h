@@ -10,6 +10,7 @@
 #include "ascendsim/host.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "ascendsim/host_libapi_math.h"
 
 // The library APIs' host helpers live in AscendC, as on the kernel side.
 namespace AscendC {

@@ -2,11 +2,13 @@
 //
 // Host side of SigmoidCustom: y = 1 / (1 + exp(-x)), float16 or float32.
 // All vector cores; 32-byte blocks shared out with the remainder on the
-// first cores; the tile fills the UB (2 tensors x 2 buffers).
+// first cores; the tile fills the UB (2 tensors x 2 buffers) but for the
+// temp space Sigmoid takes for itself, its GetSigmoidMaxMinTmpSize minimum.
 #include "sigmoid_custom_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
 
 namespace optiling {
 constexpr uint32_t BLOCK_SIZE = 32;
@@ -29,7 +31,9 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint32_t totalBlocks = (totalLength + blockElems - 1) / blockElems;
 	if (coreNum > totalBlocks)
 		coreNum = totalBlocks;
-	uint32_t tileBlocks = (uint32_t)(ubSize / BUFFER_NUM / UB_PART_NUM / BLOCK_SIZE);
+	uint32_t tmpMax = 0, tmpMin = 0;
+	AscendC::GetSigmoidMaxMinTmpSize(ge::Shape(std::vector<int64_t>{totalLength}), typeLength, false, tmpMax, tmpMin);
+	uint32_t tileBlocks = (uint32_t)((ubSize - tmpMin) / BUFFER_NUM / UB_PART_NUM / BLOCK_SIZE);
 
 	SigmoidCustomTilingData tiling;
 	tiling.set_totalLength(totalLength);

@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+//
+// The include path real kernels use for the Ceil library API; the shim
+// declares it with the other library math APIs in ascendsim/kernel_libmath.h.
+#include "kernel_operator.h"

@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: MIT
+//
+// The include path real kernels use for the library Exp (the one with a
+// taylorExpandLevel); the shim declares it with the other library math
+// APIs in ascendsim/kernel_libmath.h.
+#include "kernel_operator.h"
