@@ -616,7 +616,11 @@ static void cmake_result_release(struct cmake_result *res)
 
 /* ------------------------------------------------------------ the folder's own layout */
 
-/* Whether a source includes the aclnn or opdev runtime: a wrapper, not host code. */
+/*
+ * Whether a source includes the operator-API runtime (opdev/, aclnn_kernels/,
+ * aclnnop/, aclnn/aclnn_base.h), as every aclnn and level-0 wrapper in
+ * cann-ops does: a wrapper, not host code.
+ */
 static bool includes_api_runtime(const char *path)
 {
         char *text = NULL;
@@ -631,8 +635,10 @@ static bool includes_api_runtime(const char *path)
                         q++;
                 if (*q == '"' || *q == '<') {
                         q++;
-                        if (strncmp(q, "aclnn/", 6) == 0 || strncmp(q, "opdev/", 6) == 0 ||
-                            strncmp(q, "aclnn_kernels/", 14) == 0) {
+                        /* (aclnn/opdev/op_log.h is only logging: host code includes it too) */
+                        if (strncmp(q, "opdev/", 6) == 0 || strncmp(q, "aclnn_kernels/", 14) == 0 ||
+                            strncmp(q, "aclnnop/", 8) == 0 ||
+                            strncmp(q, "aclnn/aclnn_base.h", 18) == 0) {
                                 found = true;
                                 break;
                         }
@@ -967,7 +973,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                                  r == -E2BIG ? "more files than the limit" : strerror(-r));
                 goto out;
         }
-        /* op_host tiling headers (named so), as before, then shared ones that define tiling data */
+        /* op_host's headers named for tiling, as before */
         {
                 struct list tiling = { .max = NPU_LAYOUT_MAX_UNITS };
                 DIR *d;
@@ -984,9 +990,9 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 for (size_t i = 0; r == 0 && i < names.n; i++)
                         if (format_path(path, sizeof(path), "%s/op_host/%s", real_op, names.items[i]) == 0)
                                 r = list_add(&tiling, path);
+                /* then every other header the build reads that defines tiling data */
                 for (size_t i = 0; r == 0 && i < s.tiling.n; i++)
-                        if (!path_within(s.tiling.items[i], real_op))
-                                r = list_add(&tiling, s.tiling.items[i]);
+                        r = list_add(&tiling, s.tiling.items[i]);
                 list_release(&names);
                 list_take(&tiling, &l->tiling_headers, &l->n_tiling_headers);
                 list_release(&tiling);

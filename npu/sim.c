@@ -732,7 +732,7 @@ static void entry_rename(const char *entry, char *buf, size_t size)
 static int start_compile_kernel(struct npu_eval *e)
 {
         struct compile_args *args = NULL;
-        char glue[PATH_MAX], object[PATH_MAX], *text = NULL, rename[320];
+        char glue[PATH_MAX], object[PATH_MAX], *text = NULL, rename[320], op_type[192];
         const char *argv[MAX_ARGS];
         size_t n = 0;
         int r;
@@ -767,6 +767,9 @@ static int start_compile_kernel(struct npu_eval *e)
         /* what CANN's CPU debug build defines: kernels leave their <<<>>> launch stubs out */
         argv[n++] = "-DASCENDC_CPU_DEBUG=1";
         argv[n++] = "-D__CCE_KT_TEST__=1";
+        /* GET_TILING_DATA takes the class registered under the operator's own type */
+        snprintf(op_type, sizeof(op_type), "-DASCENDSIM_OP_TYPE=%s", e->manifest->name);
+        argv[n++] = op_type;
         /* plain C++ in the kernel costs scalar time: the runtime counts its basic blocks */
         argv[n++] = npu_sim_kernel_flag;
         format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);

@@ -61,8 +61,19 @@ template <class T> ASCENDSIM_NOCOV inline void load_tiling_into(T *dst, const ui
 #define REGISTER_TILING_DEFAULT(T) T ascendsim_pick_tiling(::ascendsim::tiling_rank<0>)
 #define REGISTER_TILING_FOR_TILINGKEY(cond, T)
 
+#ifdef ASCENDSIM_OP_TYPE
+#define ASCENDSIM_STR2(x) #x
+#define ASCENDSIM_STR(x) ASCENDSIM_STR2(x)
+#define ASCENDSIM_TILING_CLASS                                                                                        \
+	::ascendsim::tiling_choice<decltype(ascendsim_tiling_named(                                                   \
+					::ascendsim::op_name<::ascendsim::op_hash(ASCENDSIM_STR(ASCENDSIM_OP_TYPE))>{})), \
+				   decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))>::type
+#else
+#define ASCENDSIM_TILING_CLASS decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))
+#endif
+
 #define GET_TILING_DATA(var, tiling)                                                                                  \
-	decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{})) var;                                           \
+	ASCENDSIM_TILING_CLASS var;                                                                                   \
 	::ascendsim::load_tiling_into(&var, (const uint8_t *)(tiling), ::ascendsim::srcloc())
 
 #define GET_TILING_DATA_WITH_STRUCT(T, var, tiling)                                                                   \

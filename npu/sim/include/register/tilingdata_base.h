@@ -14,8 +14,11 @@
 
 #include "ascendsim/tiling_rank.h"
 
-// Tiling code in namespace optiling names these containers without std::,
-// as CANN's own headers let it.
+// Host tiling code in namespace optiling names these containers without
+// std::, as CANN's own headers let it.  Not in a kernel unit (the CPU debug
+// build of a kernel), where optiling's names are all visible and a kernel's
+// own map or vector must not clash with them.
+#ifndef ASCENDC_CPU_DEBUG
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@ using std::map;
 using std::string;
 using std::vector;
 } // namespace optiling
+#endif
 
 #define ASCENDSIM_CAT2(a, b) a##b
 #define ASCENDSIM_CAT(a, b) ASCENDSIM_CAT2(a, b)
@@ -61,6 +65,7 @@ using std::vector;
 // end their declaration themselves: operators write them with and without
 // a semicolon after.
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                                               \
-	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);
+	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);       \
+	class_name ascendsim_tiling_named(::ascendsim::op_name<::ascendsim::op_hash(#op_type)>);
 
 #endif
