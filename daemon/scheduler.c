@@ -392,7 +392,7 @@ static void start_episode(struct running *run)
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        r = format_path(opdir, sizeof(opdir), "%s/op", run->dir);
+        r = format_path(opdir, sizeof(opdir), "%s/repo/%s", run->dir, run->op_dir);
         if (r == 0) {
                 options.id = id;
                 options.seed = 1;
@@ -437,6 +437,20 @@ struct export_job {
         char err[2048];
 };
 
+/* The export's root is its operators' repository root (npu_find_repo_root). */
+static int mark_export_root(const char *dest, char *err, size_t err_size)
+{
+        char path[4300];
+        FILE *f;
+
+        if (format_path(path, sizeof(path), "%s/" NPU_EXPORT_MARKER, dest) < 0 || !(f = fopen(path, "we"))) {
+                snprintf(err, err_size, "%s: cannot mark the export's root", dest);
+                return -EIO;
+        }
+        fputs("exported by ascendoptd\n", f);
+        return fclose(f) == 0 ? 0 : -EIO;
+}
+
 static void export_work(void *data)
 {
         struct export_job *job = data;
@@ -444,6 +458,8 @@ static void export_work(void *data)
         rm_rf(job->dir); /* what an earlier start left */
         job->result = watch_export_operator(job->repo, job->commit, job->op_dir, job->dest,
                                             job->err, sizeof(job->err));
+        if (job->result == 0)
+                job->result = mark_export_root(job->dest, job->err, sizeof(job->err));
 }
 
 static void export_done(void *data, int status)
@@ -500,7 +516,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
         snprintf(job->commit, sizeof(job->commit), "%s", run->commit);
         snprintf(job->op_dir, sizeof(job->op_dir), "%s", run->op_dir);
         snprintf(job->dir, sizeof(job->dir), "%s", run->dir);
-        if (format_path(job->dest, sizeof(job->dest), "%s/op", run->dir) < 0) {
+        if (format_path(job->dest, sizeof(job->dest), "%s/repo", run->dir) < 0) {
                 free(job);
                 fail_start(run, "state_dir is too long");
                 return;

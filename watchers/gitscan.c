@@ -238,10 +238,16 @@ static bool tree_has_dir(git_tree *tree, const char *dir, size_t len, const char
         return found;
 }
 
-/* Maps one changed file to its operator directory, if it belongs to one. */
+/*
+ * Maps one changed file to its operator directory, if it belongs to one;
+ * a file outside every operator goes to shared (when given), for
+ * add_dependents.
+ */
 static int classify_path(const char *path, git_tree *new_tree, char *const *globs, size_t n_globs,
-                         struct dir_set *set)
+                         struct dir_set *set, struct dir_set *shared)
 {
+        int r;
+
         if (n_globs) {
                 /* the shortest leading directory that matches a glob */
                 for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
@@ -272,7 +278,226 @@ static int classify_path(const char *path, git_tree *new_tree, char *const *glob
                         return dir_set_add(set, path, (size_t)(hit - path));
                 return 0;
         }
+        if (!shared)
+                return 0;
+        /* past the limit, the rest of a huge commit's shared files go unsearched */
+        r = dir_set_add(shared, path, strlen(path));
+        return r == -E2BIG ? 0 : r;
+}
+
+/* ------------------------------------------------------------ shared files */
+
+/*
+ * A commit that changes a file outside every operator, a shared header or
+ * a shared tiling source, changes the operators whose build reads it.
+ * Which ones is read from the commit's tree alone: the files that #include
+ * a changed file (by the name they include it with, which the changed
+ * path must end with), then the files including those, to a fixpoint; an
+ * operator counts when one of its files includes one, or when its
+ * CMakeLists.txt names a changed source.  The include folders are not
+ * resolved, so an operator including a header of the same name elsewhere
+ * is queued too: a spare episode, never a missed one.
+ */
+#define SHARED_SCAN_MAX_FILES 32768
+#define SHARED_SCAN_MAX_BYTES (64u << 20)
+#define SHARED_SCAN_FILE_MAX  (1u << 20)
+
+struct scanned_file {
+        char *path;
+        char *op_dir; /* the operator it belongs to, or NULL */
+        char *text;
+        bool affected;
+};
+
+struct shared_scan {
+        git_repository *repo;
+        git_tree *tree;
+        struct scanned_file *files;
+        size_t n, cap;
+        uint64_t bytes;
+        char *op_dir; /* the operator the walk is in, or NULL */
+        size_t op_len;
+        int r;
+};
+
+static bool is_source_name(const char *name)
+{
+        static const char *const suffixes[] = { ".h", ".hpp", ".hh", ".inc", ".cpp", ".cc", ".cxx" };
+        size_t n = strlen(name);
+
+        if (strcmp(name, "CMakeLists.txt") == 0)
+                return true;
+        for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+                size_t m = strlen(suffixes[i]);
+                if (n > m && strcmp(name + n - m, suffixes[i]) == 0)
+                        return true;
+        }
+        return false;
+}
+
+static int scan_entry(const char *root, const git_tree_entry *entry, void *payload)
+{
+        struct shared_scan *sc = payload;
+        char path[4096];
+        git_blob *blob = NULL;
+        struct scanned_file *f;
+        size_t size;
+
+        if (format_path(path, sizeof(path), "%s%s", root, git_tree_entry_name(entry)) < 0)
+                return 1;
+        if (sc->op_dir && strncmp(path, sc->op_dir, sc->op_len) != 0) {
+                free(sc->op_dir); /* the walk has left the operator */
+                sc->op_dir = NULL;
+        }
+        if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+                if (!sc->op_dir && tree_has_dir(sc->tree, path, strlen(path), "op_host") &&
+                    tree_has_dir(sc->tree, path, strlen(path), "op_kernel")) {
+                        if (asprintf(&sc->op_dir, "%s/", path) < 0) {
+                                sc->op_dir = NULL;
+                                sc->r = -ENOMEM;
+                                return -1;
+                        }
+                        sc->op_len = strlen(sc->op_dir);
+                }
+                return 0;
+        }
+        if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || !is_source_name(git_tree_entry_name(entry)))
+                return 0;
+        if (sc->n == SHARED_SCAN_MAX_FILES || sc->bytes > SHARED_SCAN_MAX_BYTES) {
+                sc->r = -E2BIG;
+                return -1;
+        }
+        if (git_blob_lookup(&blob, sc->repo, git_tree_entry_id(entry)) < 0)
+                return 0;
+        size = (size_t)git_blob_rawsize(blob);
+        if (size > SHARED_SCAN_FILE_MAX || git_blob_is_binary(blob)) {
+                git_blob_free(blob);
+                return 0;
+        }
+        if (sc->n == sc->cap) {
+                size_t cap = sc->cap ? 2 * sc->cap : 256;
+                struct scanned_file *grown = realloc(sc->files, cap * sizeof(*grown));
+                if (!grown) {
+                        git_blob_free(blob);
+                        sc->r = -ENOMEM;
+                        return -1;
+                }
+                sc->files = grown;
+                sc->cap = cap;
+        }
+        f = &sc->files[sc->n];
+        memset(f, 0, sizeof(*f));
+        f->path = strdup(path);
+        f->op_dir = sc->op_dir ? strndup(sc->op_dir, sc->op_len - 1) : NULL;
+        f->text = strndup(git_blob_rawcontent(blob), size);
+        git_blob_free(blob);
+        if (!f->path || !f->text || (sc->op_dir && !f->op_dir)) {
+                free(f->path);
+                free(f->op_dir);
+                free(f->text);
+                sc->r = -ENOMEM;
+                return -1;
+        }
+        sc->n++;
+        sc->bytes += size;
         return 0;
+}
+
+/* Whether path is name, or ends with "/" name. */
+static bool names_path(const char *name, size_t len, const char *path)
+{
+        size_t n = strlen(path);
+
+        if (len == 0 || len > n || strncmp(path + n - len, name, len) != 0)
+                return false;
+        return len == n || path[n - len - 1] == '/';
+}
+
+/* Whether text #includes an affected file of the scan. */
+static bool includes_affected(const char *text, const struct shared_scan *sc)
+{
+        for (const char *p = strstr(text, "include"); p; p = strstr(p + 7, "include")) {
+                const char *q = p + 7, *line = p;
+                char close;
+                size_t len = 0;
+                while (line > text && line[-1] != '\n')
+                        line--;
+                while (*line == ' ' || *line == '\t')
+                        line++;
+                if (*line != '#')
+                        continue;
+                while (*q == ' ' || *q == '\t')
+                        q++;
+                if (*q != '"' && *q != '<')
+                        continue;
+                close = *q == '"' ? '"' : '>';
+                q++;
+                while (q[len] && q[len] != close && q[len] != '\n')
+                        len++;
+                for (size_t i = 0; i < sc->n; i++)
+                        if (sc->files[i].affected && !sc->files[i].op_dir &&
+                            names_path(q, len, sc->files[i].path))
+                                return true;
+        }
+        return false;
+}
+
+/* Whether a CMakeLists.txt names an affected source by its last two path components. */
+static bool cmake_names_affected(const char *text, const struct shared_scan *sc)
+{
+        for (size_t i = 0; i < sc->n; i++) {
+                const char *path = sc->files[i].path, *tail = path + strlen(path);
+                int slashes = 0;
+                if (!sc->files[i].affected || sc->files[i].op_dir)
+                        continue;
+                while (tail > path && slashes < 2)
+                        if (*--tail == '/')
+                                slashes++;
+                if (*tail == '/')
+                        tail++;
+                if (strstr(text, tail))
+                        return true;
+        }
+        return false;
+}
+
+static int add_dependents(git_repository *repo, git_tree *tree, const struct dir_set *changed,
+                          struct dir_set *set)
+{
+        struct shared_scan sc = { .repo = repo, .tree = tree };
+        bool grew = true;
+        int r = 0;
+
+        git_tree_walk(tree, GIT_TREEWALK_PRE, scan_entry, &sc);
+        free(sc.op_dir);
+        r = sc.r;
+        for (size_t i = 0; r == 0 && i < sc.n; i++)
+                for (size_t j = 0; j < changed->n && !sc.files[i].affected; j++)
+                        sc.files[i].affected = !sc.files[i].op_dir &&
+                                               strcmp(sc.files[i].path, changed->dirs[j]) == 0;
+        while (r == 0 && grew) {
+                grew = false;
+                for (size_t i = 0; i < sc.n; i++)
+                        if (!sc.files[i].affected && !sc.files[i].op_dir &&
+                            includes_affected(sc.files[i].text, &sc))
+                                sc.files[i].affected = grew = true;
+        }
+        for (size_t i = 0; r == 0 && i < sc.n; i++) {
+                const struct scanned_file *f = &sc.files[i];
+                const char *base = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
+                if (!f->op_dir)
+                        continue;
+                if (includes_affected(f->text, &sc) ||
+                    (strcmp(base, "CMakeLists.txt") == 0 && cmake_names_affected(f->text, &sc)))
+                        r = dir_set_add(set, f->op_dir, strlen(f->op_dir));
+        }
+        for (size_t i = 0; i < sc.n; i++) {
+                free(sc.files[i].path);
+                free(sc.files[i].op_dir);
+                free(sc.files[i].text);
+        }
+        free(sc.files);
+        return r;
 }
 
 static int lookup_tree(git_repository *repo, const char *hex, git_tree **ret, char *err,
@@ -298,7 +523,7 @@ int watch_changed_operators(const char *repo_path, const char *old_oid, const ch
         git_repository *repo = NULL;
         git_tree *old_tree = NULL, *new_tree = NULL;
         git_diff *diff = NULL;
-        struct dir_set set = { 0 };
+        struct dir_set set = { 0 }, shared = { 0 };
         int code, r;
 
         git_libgit2_init();
@@ -319,10 +544,21 @@ int watch_changed_operators(const char *repo_path, const char *old_oid, const ch
         }
         for (size_t i = 0; i < git_diff_num_deltas(diff) && r == 0; i++) {
                 const git_diff_delta *d = git_diff_get_delta(diff, i);
-                r = classify_path(d->new_file.path, new_tree, operator_globs, n_globs, &set);
+                r = classify_path(d->new_file.path, new_tree, operator_globs, n_globs, &set,
+                                  n_globs ? NULL : &shared);
                 if (r == 0 && d->old_file.path && strcmp(d->old_file.path, d->new_file.path))
                         r = classify_path(d->old_file.path, new_tree, operator_globs, n_globs,
-                                          &set);
+                                          &set, n_globs ? NULL : &shared);
+        }
+        if (r == 0 && shared.n) {
+                r = add_dependents(repo, new_tree, &shared, &set);
+                if (r == -E2BIG)
+                        snprintf(err, err_size,
+                                 "%s: %.12s changes shared files, and the repository has more "
+                                 "than %d source files or %d MiB to search for what includes "
+                                 "them",
+                                 repo_path, new_oid, SHARED_SCAN_MAX_FILES,
+                                 SHARED_SCAN_MAX_BYTES >> 20);
         }
         if (r == -E2BIG)
                 snprintf(err, err_size, "%s: more than %d operators changed in %.12s..%.12s",
@@ -338,6 +574,7 @@ done:
         set.n = 0;
 out:
         watch_dirs_free(set.dirs, set.n);
+        watch_dirs_free(shared.dirs, shared.n);
         git_diff_free(diff);
         git_tree_free(old_tree);
         git_tree_free(new_tree);
@@ -403,34 +640,74 @@ void watch_record_tip(struct store_batch *batch, const char *repo_path, const ch
 struct export_state {
         git_repository *repo;
         const char *dest;
+        const char *op_dir; /* the operator exported; other operators' folders are left out */
         size_t files;
+        uint64_t bytes;
         int r;
         char *err;
         size_t err_size;
 };
 
+/* Whether a tree is an operator's folder: it holds op_host/ and op_kernel/. */
+static bool is_operator_tree(git_repository *repo, const git_tree_entry *entry)
+{
+        git_tree *tree = NULL;
+        bool found = false;
+
+        if (git_tree_lookup(&tree, repo, git_tree_entry_id(entry)) == 0) {
+                const git_tree_entry *h = git_tree_entry_byname(tree, "op_host");
+                const git_tree_entry *k = git_tree_entry_byname(tree, "op_kernel");
+                found = h && k && git_tree_entry_type(h) == GIT_OBJECT_TREE &&
+                        git_tree_entry_type(k) == GIT_OBJECT_TREE;
+        }
+        git_tree_free(tree);
+        return found;
+}
+
 static int export_entry(const char *root, const git_tree_entry *entry, void *payload)
 {
         struct export_state *st = payload;
-        char path[4096], parent[4096];
+        char path[4096], parent[4096], rel[4096];
         git_blob *blob = NULL;
         FILE *f;
         char *slash;
 
+        if (format_path(rel, sizeof(rel), "%s%s", root, git_tree_entry_name(entry)) < 0) {
+                snprintf(st->err, st->err_size, "a path in the repository is too long: %s", root);
+                st->r = -ENAMETOOLONG;
+                return -1;
+        }
+        if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+                size_t n = strlen(rel);
+                /* the operator itself, and the folders on the way to it */
+                if (strncmp(st->op_dir, rel, n) == 0 && (st->op_dir[n] == '\0' || st->op_dir[n] == '/'))
+                        return 0;
+                return is_operator_tree(st->repo, entry) ? 1 : 0; /* 1: skip the subtree */
+        }
         if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
                 return 0;
         if (++st->files > WATCH_MAX_EXPORT_FILES) {
-                snprintf(st->err, st->err_size, "the operator has more than %d files",
+                snprintf(st->err, st->err_size,
+                         "the operator and the repository files it travels with are more than "
+                         "%d files",
                          WATCH_MAX_EXPORT_FILES);
                 st->r = -E2BIG;
                 return -1;
         }
-        if (format_path(path, sizeof(path), "%s/%s%s", st->dest, root, git_tree_entry_name(entry)) <
-                0 ||
+        if (format_path(path, sizeof(path), "%s/%s", st->dest, rel) < 0 ||
             git_blob_lookup(&blob, st->repo, git_tree_entry_id(entry)) < 0) {
                 st->r = -EIO;
-                snprintf(st->err, st->err_size, "cannot read %s%s", root,
-                         git_tree_entry_name(entry));
+                snprintf(st->err, st->err_size, "cannot read %s", rel);
+                return -1;
+        }
+        st->bytes += (uint64_t)git_blob_rawsize(blob);
+        if (st->bytes > WATCH_MAX_EXPORT_BYTES) {
+                snprintf(st->err, st->err_size,
+                         "the operator and the repository files it travels with are more than "
+                         "%d MiB (at %s)",
+                         (int)(WATCH_MAX_EXPORT_BYTES >> 20), rel);
+                git_blob_free(blob);
+                st->r = -EFBIG;
                 return -1;
         }
         snprintf(parent, sizeof(parent), "%s", path);
@@ -454,9 +731,9 @@ int watch_export_operator(const char *repo_path, const char *commit, const char 
                           const char *dest, char *err, size_t err_size)
 {
         git_repository *repo = NULL;
-        git_tree *root = NULL, *sub = NULL;
+        git_tree *root = NULL;
         git_tree_entry *entry = NULL;
-        struct export_state st = { .dest = dest, .err = err, .err_size = err_size };
+        struct export_state st = { .dest = dest, .op_dir = op_dir, .err = err, .err_size = err_size };
         int code, r;
 
         git_libgit2_init();
@@ -473,22 +750,16 @@ int watch_export_operator(const char *repo_path, const char *commit, const char 
                 r = -ENOENT;
                 goto out;
         }
-        code = git_tree_lookup(&sub, repo, git_tree_entry_id(entry));
-        if (code < 0) {
-                r = scan_error(err, err_size, code, "%s: %s", repo_path, op_dir);
-                goto out;
-        }
         r = mkdir_p(dest);
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", dest, strerror(-r));
                 goto out;
         }
         st.repo = repo;
-        git_tree_walk(sub, GIT_TREEWALK_PRE, export_entry, &st);
+        git_tree_walk(root, GIT_TREEWALK_PRE, export_entry, &st);
         r = st.r;
 out:
         git_tree_entry_free(entry);
-        git_tree_free(sub);
         git_tree_free(root);
         git_repository_free(repo);
         git_libgit2_shutdown();

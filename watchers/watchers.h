@@ -47,8 +47,12 @@ void watch_tips_free(struct watch_tip *tips, size_t n);
  * glob (FNM_PATHNAME) counts when any file below it changed.  Without, a
  * directory counts when a file under its op_host/ or op_kernel/, or its
  * ascendopt.json, changed and it still has both op_host/ and op_kernel/ in
- * new_oid.  old_oid may be NULL for a branch seen for the first time; the
- * list is then empty.
+ * new_oid, and also when a changed file outside every operator (a shared
+ * header, a shared tiling source) is one its build reads: one of its files
+ * includes it, directly or through other shared files, or its
+ * CMakeLists.txt names it (matched by the name used, not resolved against
+ * include folders, so a namesake may queue a spare episode).  old_oid may
+ * be NULL for a branch seen for the first time; the list is then empty.
  */
 int watch_changed_operators(const char *repo_path, const char *old_oid, const char *new_oid,
                             char *const *operator_globs, size_t n_globs, char ***ret_dirs,
@@ -135,12 +139,17 @@ double watch_rescan_delay_s(unsigned n);
 /* ------------------------------------------------------------ exports */
 
 /*
- * Writes the files under op_dir as they are at commit into dest (created),
- * reading blobs straight from the object database: the work tree, the
- * index and HEAD are never touched.  At most WATCH_MAX_EXPORT_FILES files.
- * -ENOENT when op_dir is not in that commit.
+ * Writes the repository as it is at commit into dest (created), less the
+ * folders of every other operator (a folder holding op_host/ and
+ * op_kernel/): the operator lies at dest/op_dir with the shared folders,
+ * the CMake files and whatever else its build may read around it.  Blobs
+ * are read straight from the object database: the work tree, the index
+ * and HEAD are never touched.  At most WATCH_MAX_EXPORT_FILES files and
+ * WATCH_MAX_EXPORT_BYTES bytes (-E2BIG, -EFBIG, with err naming the
+ * limit).  -ENOENT when op_dir is not in that commit.
  */
 #define WATCH_MAX_EXPORT_FILES 4096
+#define WATCH_MAX_EXPORT_BYTES (64ull << 20)
 int watch_export_operator(const char *repo_path, const char *commit, const char *op_dir,
                           const char *dest, char *err, size_t err_size);
 

@@ -252,6 +252,40 @@ static void test_recorded_tips_roundtrip(void **state)
         store_close(s);
 }
 
+/* A changed shared file queues the operators whose build reads it, and only those. */
+static void test_shared_files_queue_their_operators(void **state)
+{
+        char a[64], b[64], c[64], d[64], got[512];
+
+        make_repo();
+        sh("mkdir -p src/common/inc/family src/common/src src/nn/gelu/op_host src/nn/gelu/op_kernel && "
+           "echo '#define BASE 1' > src/common/inc/family/base.h && "
+           "printf '#include \"family/base.h\"\\n' > src/common/inc/family/derived.h && "
+           "echo '// tiling' > src/common/src/shared_tiling.cpp && "
+           "printf '  #  include <family/derived.h>\\n' > src/math/add/op_kernel/add_impl.h && "
+           "echo 'target_sources(optiling PRIVATE ${COMMON}/src/shared_tiling.cpp)' > "
+           "src/nn/gelu/CMakeLists.txt && "
+           "echo h > src/nn/gelu/op_host/gelu.cpp && echo k > src/nn/gelu/op_kernel/gelu.cpp && "
+           "git add -A && git commit -qm shared");
+        capture(a, sizeof(a), "git rev-parse HEAD");
+        /* base.h reaches add through derived.h; relu and gelu include neither */
+        sh("echo '#define BASE 2' > src/common/inc/family/base.h && git commit -qam base");
+        capture(b, sizeof(b), "git rev-parse HEAD");
+        changed(a, b, NULL, 0, got, sizeof(got));
+        assert_string_equal(got, "src/math/add");
+        /* a shared source named by an operator's CMakeLists.txt */
+        sh("echo '// tiling 2' > src/common/src/shared_tiling.cpp && git commit -qam tiling");
+        capture(c, sizeof(c), "git rev-parse HEAD");
+        changed(b, c, NULL, 0, got, sizeof(got));
+        assert_string_equal(got, "src/nn/gelu");
+        /* a shared file nothing reads queues nothing */
+        sh("mkdir -p src/common/inc/other && echo x > src/common/inc/other/unused.h && "
+           "git add -A && git commit -qm unused");
+        capture(d, sizeof(d), "git rev-parse HEAD");
+        changed(c, d, NULL, 0, got, sizeof(got));
+        assert_string_equal(got, "");
+}
+
 static void test_export_operator_from_a_commit(void **state)
 {
         char first[64], dest[160], err[512], text[256];
@@ -265,12 +299,18 @@ static void test_export_operator_from_a_commit(void **state)
         snprintf(dest, sizeof(dest), "%s/export", root);
         if (watch_export_operator(repo, first, "src/math/add", dest, err, sizeof(err)) < 0)
                 fail_msg("%s", err);
-        snprintf(text, sizeof(text), "%s/op_kernel/add.cpp", dest);
+        /* the operator at its place in the repository */
+        snprintf(text, sizeof(text), "%s/src/math/add/op_kernel/add.cpp", dest);
         f = fopen(text, "r");
         assert_non_null(f);
         assert_non_null(fgets(text, sizeof(text), f));
         fclose(f);
         assert_string_equal(text, "k\n");
+        /* with the repository's other files, but no other operator's */
+        snprintf(text, sizeof(text), "%s/README.md", dest);
+        assert_int_equal(access(text, R_OK), 0);
+        snprintf(text, sizeof(text), "%s/src/nn", dest);
+        assert_int_equal(access(text, F_OK), -1);
         assert_int_equal(watch_export_operator(repo, first, "src/nope", dest, err, sizeof(err)),
                          -ENOENT);
         assert_non_null(strstr(err, "src/nope is not a directory"));
@@ -285,6 +325,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_reftable_is_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_repo_is_named, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_recorded_tips_roundtrip, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_shared_files_queue_their_operators, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_export_operator_from_a_commit, setup,
                                                 teardown),
         };
