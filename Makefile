@@ -135,6 +135,7 @@ bench-run: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec ASCENDOPT_SIM_DIR=$(abspath $(BUILD))/sim $$b || exit 1; done
 	@BUILD=$(BUILD) bash bench/bench_daemon.sh
 	@BUILD=$(BUILD) bash bench/bench_control.sh
+	@BUILD=$(BUILD) bash bench/realops.sh
 
 fuzzers: $(FUZZ_BINS)
 

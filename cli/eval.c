@@ -303,6 +303,8 @@ int cmd_eval(int argc, char **argv)
         }
         eval_options.permissive = permissive;
         eval_options.jitter_seed = eval_options.seed;
+        /* the operator's code is compiled and run like a candidate's: sandboxed */
+        eval_options.sandbox = true;
         if (compare && eval_options.work_dir)
                 return cli_usage_error("eval", "--work-dir cannot be combined with --compare");
 

@@ -2029,7 +2029,7 @@ static void on_check_done(json_t *result, void *userdata)
 static int check_draft(struct sim_session *s, const struct npu_manifest *m, char *err, size_t size,
                        char *summary, size_t summary_size)
 {
-        struct npu_eval_options options = { .seed = 1, .only_case = 0 };
+        struct npu_eval_options options = { .seed = 1, .only_case = 0, .sandbox = true };
         json_t *result = NULL;
         const char *status;
         int r;

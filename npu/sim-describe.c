@@ -74,9 +74,16 @@ static void on_child_done(const struct child_result *r, void *userdata);
 
 static int start(struct npu_describe *d, const char *const *argv)
 {
+        /* the operator's code runs sandboxed, seeing its repository and the simulator read-only */
+        const char *ro_paths[] = { npu_op_layout_uses_repo(d->layout) ? d->layout->repo_root
+                                                                     : d->layout->op_dir,
+                                   d->paths->root, d->paths->include_dir, d->paths->platforms_dir,
+                                   NULL };
         struct child_spec spec = {
                 .argv = argv,
                 .cwd = d->work_dir,
+                .sandbox_dir = d->work_dir,
+                .sandbox_ro_paths = ro_paths,
                 .timeout_s = d->timeout_s,
                 .output_cap = 256 * 1024,
                 .throttled = d->step != DESCRIBE_RUN,
