@@ -23,7 +23,7 @@ def read(path):
 
 def normalise(text):
     """A blocker's words without what differs between operators."""
-    text = re.sub(r"/[^\s:'\"‘’]*/", "", text)  # paths, down to the file name
+    text = re.sub(r"(?<![\w.])/[^\s:'\"‘’]*/", "", text)  # absolute paths, down to the file name
     text = re.sub(r"\b\d+\b", "N", text)
     text = re.sub(r"case [A-Za-z0-9_]+", "case X", text)
     return text.strip()[:150]

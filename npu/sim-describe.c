@@ -139,6 +139,10 @@ static int start_link(struct npu_describe *d)
                 return -ENAMETOOLONG;
         argv[n++] = libdir;
         argv[n++] = "-lascendsim";
+        /* a real build links the OpDef, tiling and proto units into separate
+         * libraries, so a non-inline function defined in a header they share
+         * is no conflict there; here they are one program */
+        argv[n++] = "-Wl,--allow-multiple-definition";
         argv[n++] = "-ljansson";
         argv[n++] = "-lm";
         format_path(program, sizeof(program), "%s/describe", d->work_dir);
@@ -157,11 +161,20 @@ static int start_run(struct npu_describe *d)
         return start(d, argv);
 }
 
-/* The first lines of a compiler's complaint, for one line of message. */
+/*
+ * The first line of a compiler's complaint, for one line of message; of a
+ * linker's, the first symbol it could not resolve or found twice (its
+ * "error:" line only says that it failed).
+ */
 static const char *first_error(const struct child_result *r, char *buf, size_t size)
 {
         const char *text = r->err.data ? r->err.data : "";
-        const char *e = strstr(text, "error:");
+        const char *e = strstr(text, "undefined reference");
+
+        if (!e)
+                e = strstr(text, "multiple definition");
+        if (!e)
+                e = strstr(text, "error:");
 
         snprintf(buf, size, "%.400s", e ? e : text);
         buf[strcspn(buf, "\n")] = '\0';

@@ -295,11 +295,24 @@ private:
 	Shape origin_, storage_;
 };
 
+// A tensor's origin and storage formats (the simulator lays out both as given).
+class StorageFormat {
+public:
+	StorageFormat() = default;
+	explicit StorageFormat(ge::Format f) : origin_(f), storage_(f) {}
+	ge::Format GetOriginFormat() const { return origin_; }
+	ge::Format GetStorageFormat() const { return storage_; }
+
+private:
+	ge::Format origin_ = ge::FORMAT_ND, storage_ = ge::FORMAT_ND;
+};
+
 class CompileTimeTensorDesc {
 public:
 	ge::DataType GetDataType() const { return dtype_; }
 	ge::Format GetStorageFormat() const { return format_; }
 	ge::Format GetOriginFormat() const { return format_; }
+	StorageFormat GetFormat() const { return StorageFormat(format_); }
 	void SetDataType(ge::DataType dt) { dtype_ = dt; }
 
 	ge::DataType dtype_ = ge::DT_FLOAT;
@@ -314,6 +327,8 @@ public:
 	int64_t GetShapeSize() const { return shape_.GetStorageShape().GetShapeSize(); }
 	ge::DataType GetDataType() const { return dtype_; }
 	ge::Format GetStorageFormat() const { return ge::FORMAT_ND; }
+	ge::Format GetOriginFormat() const { return ge::FORMAT_ND; }
+	StorageFormat GetFormat() const { return StorageFormat(ge::FORMAT_ND); }
 	template <class T> const T *GetData() const { return static_cast<const T *>(data_); }
 	const void *GetAddr() const { return data_; }
 	size_t GetSize() const { return size_; }
@@ -597,7 +612,30 @@ public:
 	std::vector<ge::DataType> out_;
 };
 
-class InferShapeRangeContext {};
+// A shape range (the simulator runs known shapes: inference of ranges is
+// compiled, never called).
+template <class T> class Range {
+public:
+	Range() = default;
+	Range(T *min, T *max) : min_(min), max_(max) {}
+	const T *GetMin() const { return min_; }
+	const T *GetMax() const { return max_; }
+	T *GetMin() { return min_; }
+	T *GetMax() { return max_; }
+
+private:
+	T *min_ = nullptr, *max_ = nullptr;
+};
+
+class InferShapeRangeContext {
+public:
+	const Range<Shape> *GetInputShapeRange(size_t) const { return nullptr; }
+	const Range<Shape> *GetOptionalInputShapeRange(size_t) const { return nullptr; }
+	Range<Shape> *GetOutputShapeRange(size_t) { return nullptr; }
+	const RuntimeAttrs *GetAttrs() const { return nullptr; }
+	const char *GetNodeName() const { return ""; }
+	const char *GetNodeType() const { return ""; }
+};
 
 class TilingParseContext {
 public:

@@ -36,11 +36,6 @@ inline int AlogCheckDebugLevel(int module_id, int level)
 	return level == DLOG_ERROR || level == DLOG_WARN;
 }
 
-inline int CheckLogLevel(int module_id, int level)
-{
-	return AlogCheckDebugLevel(module_id, level);
-}
-
 inline void AlogRecord(int module_id, int log_type, int level, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
