@@ -58,6 +58,14 @@ void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim
 	c->atomic_dtype = 0;
 	c->tpipe = nullptr;
 	std::memset(c->mrgsort_done, 0, sizeof c->mrgsort_done);
+	c->acc_val = 0;
+	c->acc_dtype = 0;
+	c->max_min_dtype = 0;
+	c->max_min_exact = 0;
+	c->max_min_counter = 0;
+	c->max_min_val = c->max_min_idx = 0;
+	c->deq_scale = 0;
+	c->deq_set = false;
 	c->priv = p;
 	/* UB starts as a NaN pattern so that reading unwritten UB shows up. */
 	std::memset(c->ub, 0xff, c->ub_bytes);

@@ -107,6 +107,20 @@ struct core_state {
 	uint8_t atomic_dtype; /* dtype_code */
 	void *tpipe;          /* the TPipe GetTPipePtr() returns */
 	uint16_t mrgsort_done[4]; /* records per list the last MrgSort gave out */
+	/* The reduction registers scalar code reads after a V_S flag: ACC_VAL,
+	 * which an accumulating sum (vcadd mode 1, ReduceSum's count form)
+	 * leaves, and MAX_MIN_CNT, the extreme and its index a WholeReduceMax/
+	 * Min or ReduceMax/Min leaves.  Bits of the value in the reduction's
+	 * type; `*_dtype` is 0 until something wrote the register. */
+	uint64_t acc_val;
+	uint8_t acc_dtype;
+	uint8_t max_min_dtype;
+	uint8_t max_min_exact;   /* index exact: a WholeReduce over a continuous layout */
+	uint8_t max_min_counter; /* written in counter mode */
+	uint32_t max_min_val;
+	uint32_t max_min_idx;
+	uint16_t deq_scale;   /* DEQSCALE as SetDeqScale(half) left it (half bits) */
+	bool deq_set;
 	core_private *priv;
 };
 
