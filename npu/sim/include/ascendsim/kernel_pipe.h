@@ -33,9 +33,40 @@ ASCENDSIM_NOCOV inline void flag_record(bool set, AscendC::HardEvent evt, int64_
 
 namespace AscendC {
 
+// What a TQue's `mask` template argument may point to instead of an int.
+// bufferLen/bufferNumber, when not 0, must match InitBuffer; the ND/NZ
+// conversions exist only on Atlas inference AI Cores.
+struct TQueConfig {
+	bool nd2nz = false;
+	bool nz2nd = false;
+	bool scmBlockGroup = false;
+	uint32_t bufferLen = 0;
+	uint32_t bufferNumber = 0;
+	uint32_t consumerSize = 0;
+	TPosition consumer[8] = {};
+	bool enableStaticEvtId = false;
+	bool enableLoopQueue = false;
+};
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind {
 public:
 	ASCENDSIM_NOCOV TQueBind() { ascendsim::queue_setup(&q_, (int)src, (int)dst, depth); }
+
+	// The TQueConfig the queue was declared with, if any.
+	static constexpr const TQueConfig *config()
+	{
+		if constexpr (std::is_pointer<decltype(mask)>::value) {
+			static_assert(std::is_convertible<decltype(mask), const TQueConfig *>::value,
+				      "TQue: a pointer mask must point to a TQueConfig");
+			static_assert(!mask->nd2nz && !mask->nz2nd,
+				      "TQueConfig: nd2nz/nz2nd are not available on Atlas A2 vector cores");
+			return mask;
+		} else {
+			static_assert(std::is_integral<decltype(mask)>::value, "TQue: mask is an int or a const TQueConfig *");
+			static_assert(mask == 0, "TQue: the ND/NZ mask bits are not available on Atlas A2 vector cores");
+			return nullptr;
+		}
+	}
 
 	template <class T> ASCENDSIM_NOCOV LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {})
 	{
@@ -147,6 +178,14 @@ public:
 	template <class Q> ASCENDSIM_NOCOV bool InitBuffer(Q &que, uint8_t num, uint32_t len, ascendsim::srcloc loc = {})
 	{
 		ascendsim::queue_state *q = &que.q_;
+		if constexpr (Q::config() != nullptr) {
+			constexpr const TQueConfig *c = Q::config();
+			if ((c->bufferNumber && c->bufferNumber != num) || (c->bufferLen && c->bufferLen != len))
+				ascendsim::fail("invalid_argument", loc,
+						"InitBuffer(%u, %u) does not match the queue's TQueConfig (bufferNumber %u, "
+						"bufferLen %u)",
+						num, len, c->bufferNumber, c->bufferLen);
+		}
 		if (num == 0 || num > ascendsim::QUEUE_MAX_SLOTS)
 			ascendsim::fail("invalid_argument", loc, "InitBuffer: %u buffers; a queue takes 1 to %d", num,
 					(int)ascendsim::QUEUE_MAX_SLOTS);

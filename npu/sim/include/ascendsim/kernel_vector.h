@@ -888,4 +888,158 @@ ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<
 
 } // namespace AscendC
 
+// ---- whole-tensor operators --------------------------------------------------------------------
+
+namespace ascendsim {
+
+template <class T, bool cmp> struct tensor_expr {
+	AscendC::LocalTensor<T> a, b;
+	tensor_op op;
+};
+
+// The arithmetic forms run over the destination's whole length, the
+// comparisons over src0's (whole 256-byte repeats).  Errors point here: an
+// operator cannot take the caller's line.
+template <class D, class T, bool cmp>
+ASCENDSIM_NOCOV inline void tensor_assign(const AscendC::LocalTensor<D> &dst, const tensor_expr<T, cmp> &e)
+{
+	srcloc loc;
+	if constexpr (!cmp) {
+		static_assert(std::is_same<D, T>::value, "dst = src0 OP src1: dst must have the sources' type");
+		int32_t n = (int32_t)dst.GetSize();
+		switch (e.op) {
+		case TOP_ADD: AscendC::Add(dst, e.a, e.b, n, loc); break;
+		case TOP_SUB: AscendC::Sub(dst, e.a, e.b, n, loc); break;
+		case TOP_MUL: AscendC::Mul(dst, e.a, e.b, n, loc); break;
+		default: AscendC::Div(dst, e.a, e.b, n, loc); break;
+		}
+	} else {
+		static const AscendC::CMPMODE modes[] = {AscendC::CMPMODE::LT, AscendC::CMPMODE::GT, AscendC::CMPMODE::LE,
+							 AscendC::CMPMODE::GE, AscendC::CMPMODE::EQ, AscendC::CMPMODE::NE};
+		AscendC::Compare(dst, e.a, e.b, modes[e.op - TOP_LT], e.a.GetSize(), loc);
+	}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+#define ASCENDSIM_TENSOR_OP(SYM, OP, CMP)                                                                             \
+	template <class T>                                                                                            \
+	ASCENDSIM_NOCOV inline ascendsim::tensor_expr<T, CMP> operator SYM(const LocalTensor<T> &src0,                \
+									    const LocalTensor<T> &src1)                \
+	{                                                                                                             \
+		return ascendsim::tensor_expr<T, CMP>{src0, src1, ascendsim::OP};                                     \
+	}
+ASCENDSIM_TENSOR_OP(+, TOP_ADD, false)
+ASCENDSIM_TENSOR_OP(-, TOP_SUB, false)
+ASCENDSIM_TENSOR_OP(*, TOP_MUL, false)
+ASCENDSIM_TENSOR_OP(/, TOP_DIV, false)
+ASCENDSIM_TENSOR_OP(<, TOP_LT, true)
+ASCENDSIM_TENSOR_OP(>, TOP_GT, true)
+ASCENDSIM_TENSOR_OP(<=, TOP_LE, true)
+ASCENDSIM_TENSOR_OP(>=, TOP_GE, true)
+ASCENDSIM_TENSOR_OP(==, TOP_EQ, true)
+ASCENDSIM_TENSOR_OP(!=, TOP_NE, true)
+#undef ASCENDSIM_TENSOR_OP
+
+// ---- Select with a byte mask (the library API, older name SelectWithBytesMask) ---------------
+
+struct SelectWithBytesMaskShapeInfo {
+	ASCENDSIM_NOCOV SelectWithBytesMaskShapeInfo() {}
+	uint32_t firstAxis = 0;
+	uint32_t srcLastAxis = 0;
+	uint32_t maskLastAxis = 0;
+};
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// dst[i][j] = mask[i][j] == 0 ? first : second over firstAxis rows of
+// srcLastAxis elements; the mask rows are maskLastAxis long and their tail
+// is ignored.  Recorded as one instruction of its own class (the library
+// API is a Cast, a Compare and a Select per row block).  The temporary
+// buffer's minimum (GetSelectMinTmpSize) is not documented, so only its
+// presence is checked.
+template <class T, class U, class A, class B>
+ASCENDSIM_NOCOV inline void select_bytes(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &mask,
+					 const AscendC::LocalTensor<uint8_t> &tmp, const AscendC::SelectWithBytesMaskShapeInfo &info,
+					 const AscendC::LocalTensor<T> &src, A on_zero, B on_set, srcloc loc)
+{
+	static_assert(is_one_of<T, half, float>::value, "Select (byte mask) supports half and float");
+	static_assert(is_one_of<U, bool, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>::value,
+		      "Select (byte mask): the mask is bool, int8_t, uint8_t, int16_t, uint16_t, int32_t or uint32_t");
+	const char *api = "SelectWithBytesMask";
+	uint64_t rows = info.firstAxis, sl = info.srcLastAxis, ml = info.maskLastAxis;
+	if ((sl * sizeof(T)) % 32 != 0)
+		fail("invalid_argument", loc, "%s: srcLastAxis %llu x %zu bytes is not 32-byte aligned", api,
+		     (unsigned long long)sl, sizeof(T));
+	if ((ml * sizeof(U)) % 32 != 0 || ml % 16 != 0)
+		fail("invalid_argument", loc, "%s: maskLastAxis %llu must be a multiple of 16 and 32-byte aligned", api,
+		     (unsigned long long)ml);
+	if (ml < sl)
+		fail("invalid_argument", loc, "%s: maskLastAxis %llu is shorter than srcLastAxis %llu", api,
+		     (unsigned long long)ml, (unsigned long long)sl);
+	uint64_t n = rows * sl;
+	vec_operand(dst, n, api, "dst", loc);
+	vec_operand(src, n, api, "src", loc);
+	vec_operand(mask, rows * ml, api, "mask", loc);
+	ub_check(tmp, 1, api, "sharedTmpBuffer", loc);
+	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.src_dtype = dtype_of<U>::code;
+	r.dst = span_of(dst, n);
+	r.src[0] = span_of(src, n);
+	r.src[1] = span_of(mask, rows * ml);
+	issue(r);
+	for (uint64_t i = 0; i < rows; i++)
+		for (uint64_t j = 0; j < sl; j++) {
+			U m;
+			std::memcpy(&m, mask.data_ + i * ml + j, sizeof(U));
+			dst.data_[i * sl + j] = m == (U)0 ? on_zero(i * sl + j) : on_set(i * sl + j);
+		}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<T> &src0, T src1, const LocalTensor<U> &mask,
+				   const LocalTensor<uint8_t> &sharedTmpBuffer, const SelectWithBytesMaskShapeInfo &info,
+				   ascendsim::srcloc loc = {})
+{
+	const T *a = src0.data_;
+	ascendsim::select_bytes(dst, mask, sharedTmpBuffer, info, src0, [a](uint64_t i) ASCENDSIM_NOCOV { return a[i]; },
+				[src1](uint64_t) ASCENDSIM_NOCOV { return src1; }, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, T src0, const LocalTensor<T> &src1, const LocalTensor<U> &mask,
+				   const LocalTensor<uint8_t> &sharedTmpBuffer, const SelectWithBytesMaskShapeInfo &info,
+				   ascendsim::srcloc loc = {})
+{
+	const T *b = src1.data_;
+	ascendsim::select_bytes(dst, mask, sharedTmpBuffer, info, src1, [src0](uint64_t) ASCENDSIM_NOCOV { return src0; },
+				[b](uint64_t i) ASCENDSIM_NOCOV { return b[i]; }, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void SelectWithBytesMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, T src1,
+						const LocalTensor<U> &mask, const LocalTensor<uint8_t> &sharedTmpBuffer,
+						const SelectWithBytesMaskShapeInfo &info, ascendsim::srcloc loc = {})
+{
+	Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void SelectWithBytesMask(const LocalTensor<T> &dst, T src0, const LocalTensor<T> &src1,
+						const LocalTensor<U> &mask, const LocalTensor<uint8_t> &sharedTmpBuffer,
+						const SelectWithBytesMaskShapeInfo &info, ascendsim::srcloc loc = {})
+{
+	Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info, loc);
+}
+
+} // namespace AscendC
+
 #endif
