@@ -45,6 +45,7 @@ void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim
 	std::memset(p->clock, 0, sizeof p->clock);
 	std::memset(p->barrier, 0, sizeof p->barrier);
 	p->ub_peak = 0;
+	std::memset(p->cross_pending, 0, sizeof p->cross_pending);
 	if (g_run.track_sync) {
 		ub_block fresh{};
 		fresh.w_pipe = PIPE_ID_NONE;
@@ -83,6 +84,10 @@ void core_exit_checks(core_state *c)
 					  "SetFlag<%s>(%d) is still pending when core %u exits: no WaitFlag consumed it",
 					  hard_event_name(e), id, c->block_idx);
 		}
+	for (int id = 0; id < 16; id++)
+		if (p->cross_pending[id])
+			violation("unpaired_flag", p->cross_loc[id],
+				  "CrossCoreSetFlag(%d) on core %u has no CrossCoreWaitFlag to pair with", id, c->block_idx);
 }
 
 static void core_body(int idx)

@@ -291,6 +291,19 @@ template <HardEvent evt> ASCENDSIM_NOCOV inline void WaitFlag(int32_t eventID, a
 	ascendsim::flag_record(false, evt, eventID, "WaitFlag", loc);
 }
 
+// Inter-core flags (CrossCoreSetFlag/WaitFlag): see ascendsim::cross_core_flag.
+template <uint8_t modeId, pipe_t pipe> ASCENDSIM_NOCOV inline void CrossCoreSetFlag(uint16_t flagId, ascendsim::srcloc loc = {})
+{
+	static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: the pipe may not be PIPE_S or PIPE_ALL");
+	ascendsim::cross_core_flag(modeId, flagId, true, loc);
+}
+
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+ASCENDSIM_NOCOV inline void CrossCoreWaitFlag(uint16_t flagId, ascendsim::srcloc loc = {})
+{
+	ascendsim::cross_core_flag(modeId, flagId, false, loc);
+}
+
 template <bool isAIVOnly = true> ASCENDSIM_NOCOV inline void SyncAll(ascendsim::srcloc loc = {})
 {
 	ascendsim::sync_all(loc);

@@ -225,6 +225,7 @@ void event_release(int event, int id, srcloc loc);
 int8_t event_fetch(int event, srcloc loc);
 
 void sync_all(srcloc loc);
+void cross_core_flag(int mode, int flag, bool set, srcloc loc);
 void set_task_type(int type, srcloc loc);
 void load_tiling(void *dst, const uint8_t *tiling, size_t bytes, srcloc loc);
 uint8_t *user_workspace(uint8_t *workspace);
