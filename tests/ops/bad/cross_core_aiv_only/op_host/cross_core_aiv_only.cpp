@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
 // Host side of the cross_core_aiv_only bad operator: the cross_core_mean tiling.
-// all cores' partial sums, exchanged through the user workspace (32 bytes
-// per core, after the system workspace) and a mode-0 CrossCoreSetFlag/WaitFlag.
 #include "cross_core_aiv_only_tiling.h"
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
