@@ -185,6 +185,7 @@ constexpr uint32_t BLOCK_CUBE = 16;
 constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
 constexpr uint64_t FULL_MASK = ~0ULL;
 constexpr int32_t MASK_PLACEHOLDER = 0;
+constexpr int32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / sizeof(float);
 
 ASCENDSIM_NOCOV inline int64_t GetBlockIdx()
 {

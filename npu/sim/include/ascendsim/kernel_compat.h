@@ -9,8 +9,6 @@
 #ifndef ASCENDSIM_KERNEL_COMPAT_H
 #define ASCENDSIM_KERNEL_COMPAT_H
 
-#include <cassert>
-
 #include "ascendsim/kernel_pipe.h"
 
 // A device build compiles these to nothing at all: the expression is never
@@ -32,12 +30,36 @@
 #ifndef ASCENDC_DEBUG_ASSERT
 #define ASCENDC_DEBUG_ASSERT(...)
 #endif
+// The kernel assert: assert(expr) or assert(expr, fmt, args...).  A false
+// expr stops the kernel with the condition and the formatted message (CPU
+// printf conversions), as a trap would.  <assert.h> included after this
+// header brings back the one-argument C macro.
+#undef assert
+#define assert(expr, ...) ((expr) ? (void)0 : ::ascendsim::kernel_assert(#expr, ::ascendsim::srcloc(), ##__VA_ARGS__))
+
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
 #endif
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
+
+namespace ascendsim {
+
+template <class... A>
+[[noreturn]] ASCENDSIM_NOCOV inline void kernel_assert(const char *expr, srcloc loc, const char *fmt = nullptr, A... args)
+{
+	char msg[512] = "";
+	if (fmt) {
+		if constexpr (sizeof...(A) == 0)
+			std::snprintf(msg, sizeof msg, "%s", fmt);
+		else
+			std::snprintf(msg, sizeof msg, fmt, args...);
+	}
+	fail("crash", loc, "the kernel's assert(%s) failed%s%s", expr, *msg ? ": " : "", msg);
+}
+
+} // namespace ascendsim
 
 using float16_t = half;
 using float32_t = float;

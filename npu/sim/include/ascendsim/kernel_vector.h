@@ -725,6 +725,109 @@ ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor
 			       cmpMode, count, loc);
 }
 
+} // namespace AscendC
+
+namespace ascendsim {
+
+// The mask/repeat forms of Compare and CompareScalar: on Atlas A2 the mask
+// is a reserved parameter with no effect (vcmpv has none), so every lane of
+// every repeat is compared; repeat r's bits land in dst right after repeat
+// r-1's (lanes/8 bytes on), whatever the dst strides say.
+template <class U, class T, class Get1>
+ASCENDSIM_NOCOV inline void compare_repeat(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
+					   const AscendC::LocalTensor<T> *src1, Get1 get1, AscendC::CMPMODE mode, uint8_t repeat,
+					   uint16_t s0blk, uint16_t s0rep, uint16_t s1blk, uint16_t s1rep, srcloc loc)
+{
+	if (std::is_same<T, int32_t>::value && mode != AscendC::CMPMODE::EQ)
+		fail("invalid_argument", loc, "%s: int32_t operands support only CMPMODE::EQ on Atlas A2", api);
+	constexpr uint32_t epb = 32 / sizeof(T), lanes = 256 / sizeof(T);
+	lane_plan lp{};
+	lp.lanes = lanes;
+	lp.repeats = repeat;
+	lp.bits[0] = ~0ULL;
+	lp.bits[1] = lanes > 64 ? ~0ULL : 0;
+	if (repeat == 0)
+		return;
+	uint64_t nbytes = (uint64_t)repeat * lanes / 8;
+	uint64_t e0 = lane_extent(lp, epb, s0blk, s0rep);
+	uint64_t e1 = src1 ? lane_extent(lp, epb, s1blk, s1rep) : 0;
+	vec_operand(dst, nbytes, api, "dst", loc);
+	vec_operand(src0, e0, api, "src0", loc);
+	if (src1)
+		vec_operand(*src1, e1, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[1] = s0blk;
+	r.blk_stride[2] = s1blk;
+	r.rep_stride[1] = s0rep;
+	r.rep_stride[2] = s1rep;
+	r.dst = span_of(dst, nbytes);
+	r.src[0] = span_of(src0, e0);
+	if (src1)
+		r.src[1] = span_of(*src1, e1);
+	issue(r);
+	uint8_t *bits = reinterpret_cast<uint8_t *>(dst.data_);
+	std::memset(bits, 0, nbytes);
+	for (uint32_t rr = 0; rr < repeat; rr++)
+		for (uint32_t k = 0; k < lanes; k++) {
+			auto a = num<T>::load(src0.data_[lane_offset(rr, k, epb, s0blk, s0rep)]);
+			if (compare_lanes(a, get1(lane_offset(rr, k, epb, s1blk, s1rep)), mode))
+				bits[(rr * lanes + k) >> 3] |= (uint8_t)(1u << (k & 7));
+		}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+				    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				    ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "Compare supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(ascendsim::is_one_of<U, int8_t, uint8_t>::value, "Compare writes its bit mask to an int8_t or uint8_t tensor");
+	(void)mask; /* reserved on Atlas A2 */
+	const T *b = src1.data_;
+	ascendsim::compare_repeat("Compare", dst, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
+				  cmpMode, repeatTime, repeatParams.src0BlkStride, repeatParams.src0RepStride,
+				  repeatParams.src1BlkStride, repeatParams.src1RepStride, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+				    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				    ascendsim::srcloc loc = {})
+{
+	(void)mask; /* reserved on Atlas A2 */
+	Compare<T, U, isSetMask>(dst, src0, src1, cmpMode, (uint64_t)0, repeatTime, repeatParams, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+					  const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams &repeatParams,
+					  ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "CompareScalar supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(std::is_same<U, uint8_t>::value, "CompareScalar writes its bit mask to a uint8_t tensor");
+	(void)mask; /* reserved on Atlas A2 */
+	auto s = ascendsim::num<T>::load(src1Scalar);
+	ascendsim::compare_repeat("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr,
+				  [s](uint64_t) ASCENDSIM_NOCOV { return s; }, cmpMode, repeatTime, repeatParams.srcBlkStride,
+				  repeatParams.srcRepStride, 0, 0, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+					  const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams &repeatParams,
+					  ascendsim::srcloc loc = {})
+{
+	(void)mask; /* reserved on Atlas A2 */
+	CompareScalar<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, (uint64_t)0, repeatTime, repeatParams, loc);
+}
+
 template <class T, class U>
 ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
 			  uint32_t count, ascendsim::srcloc loc = {})

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Host side of select_bytes: six [rows, 256] half results of the compare
+// Host side of select_bytes: seven [rows, 256] half results of the compare
 // and select forms real kernels use (see the kernel), from half x and y and
 // a uint8 byte mask c.
 #include "select_bytes_tiling.h"
@@ -30,7 +30,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 namespace ge {
 static graphStatus InferShape(gert::InferShapeContext *context)
 {
-	*context->GetOutputShape(0) = gert::Shape({context->GetInputShape(0)->GetDim(0), 6, 256});
+	*context->GetOutputShape(0) = gert::Shape({context->GetInputShape(0)->GetDim(0), 7, 256});
 	return GRAPH_SUCCESS;
 }
 } // namespace ge

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// Kernel of select_bytes.  Per row of 256 halves it writes six results:
+// Kernel of select_bytes.  Per row of 256 halves it writes seven results:
 //   0 Compare into an int8_t mask, then Select mode 2 in the mask/repeat form
 //     (continuous mask, 2 repeats): x < y ? x : y
 //   1 Select mode 1 with a bit-wise mask of the even lanes over a
@@ -9,6 +9,8 @@
 //   3 the whole-tensor operators: t = x * y, then t + x
 //   4 m = x < y into a uint8_t tensor, then the count-form Select: x < y ? y : x
 //   5 x * 100 rounded to int32 (CAST_RINT), back to half through SetDeqScale(1)
+//   6 Compare in the mask/repeat form (the mask has no effect on Atlas A2)
+//     with src1's repeat stride 0: x[i] < y[i % 128] ? x[i] : 0
 // The input queues are declared with a TQueConfig that fixes their two buffers.
 #include "kernel_operator.h"
 
@@ -25,11 +27,11 @@ public:
 		xGm.SetGlobalBuffer((__gm__ half *)x + row0 * 256, nrows * 256);
 		yGm.SetGlobalBuffer((__gm__ half *)y + row0 * 256, nrows * 256);
 		cGm.SetGlobalBuffer((__gm__ uint8_t *)c + row0 * 256, nrows * 256);
-		zGm.SetGlobalBuffer((__gm__ half *)z + row0 * 6 * 256, nrows * 6 * 256);
+		zGm.SetGlobalBuffer((__gm__ half *)z + row0 * 7 * 256, nrows * 7 * 256);
 		pipe.InitBuffer(xQueue, 2, 256 * sizeof(half));
 		pipe.InitBuffer(yQueue, 2, 256 * sizeof(half));
 		pipe.InitBuffer(cQueue, 2, 256);
-		pipe.InitBuffer(zQueue, 2, 6 * 256 * sizeof(half));
+		pipe.InitBuffer(zQueue, 2, 7 * 256 * sizeof(half));
 		pipe.InitBuffer(maskBuf, 256);
 		pipe.InitBuffer(tmpBuf, 1024);
 		pipe.InitBuffer(intBuf, 256 * sizeof(int32_t));
@@ -58,7 +60,7 @@ public:
 			yQueue.FreeTensor(y);
 			cQueue.FreeTensor(c);
 			z = zQueue.DeQue<half>();
-			DataCopy(zGm[r * 6 * 256], z, 6 * 256);
+			DataCopy(zGm[r * 7 * 256], z, 7 * 256);
 			zQueue.FreeTensor(z);
 		}
 	}
@@ -100,6 +102,9 @@ private:
 		Cast(n, scaled, RoundMode::CAST_RINT, 256);
 		SetDeqScale((half)1.0f);
 		Cast(z[1280], n, RoundMode::CAST_NONE, 256);
+
+		Compare(m8, x, y, CMPMODE::LT, (uint64_t)1, 2, BinaryRepeatParams(1, 1, 1, 8, 8, 0));
+		Select(z[1536], m8.ReinterpretCast<uint8_t>(), x, (half)0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 256);
 	}
 
 	TPipe pipe;
