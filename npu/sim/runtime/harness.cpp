@@ -290,6 +290,45 @@ void set_task_type(int type, srcloc loc)
 		unsupported(loc, "kernel type %d needs the cube core (AIC or MIX); the simulator runs vector cores only", type);
 }
 
+// CrossCoreSetFlag/WaitFlag.  Only mode 0 (all the launch's AIV cores)
+// exists without a cube core, and only in a MIX launch: an AIV-only kernel
+// does not enable the scheduling module it counts on.  A set counts per
+// flagId; its wait, which the kernel must pair with it, is modelled as a
+// SyncAll of all the cores (hardware lets a core that has set go on until
+// its wait, which only the timing can tell apart).
+void cross_core_flag(int mode, int flag, bool set, srcloc loc)
+{
+	const char *api = set ? "CrossCoreSetFlag" : "CrossCoreWaitFlag";
+	if (mode != 0)
+		unsupported(loc, "%s mode %d synchronises inside an AI Core (its AIV pair, or AIC with AIV); the simulator "
+				 "runs vector cores only",
+			    api, mode);
+	if (R.task_type != KERNEL_TYPE_MIX_AIV_1_0)
+		unsupported(loc, "%s needs the scheduling module, which a kernel that is not a MIX kernel does not enable "
+				 "(KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0))",
+			    api);
+	core_private *p = g_core->priv;
+	int id = flag & 15;
+	if (set) {
+		if (p->cross_pending[id] == 15)
+			fail("invalid_argument", loc, "%s(%d): the flag's counter is at its limit of 15", api, id);
+		p->cross_pending[id]++;
+		p->cross_loc[id] = loc;
+		instr r{};
+		r.name = api;
+		r.loc = loc;
+		r.kind = INSTR_CONTROL;
+		r.pipe = PIPE_ID_S;
+		r.event_id = -1;
+		issue(r);
+		return;
+	}
+	if (p->cross_pending[id] == 0)
+		fail("unpaired_flag", loc, "%s(%d) with no CrossCoreSetFlag(%d) before it on this core", api, id, id);
+	p->cross_pending[id]--;
+	sync_all(loc);
+}
+
 void load_tiling(void *dst, const uint8_t *tiling, size_t bytes, srcloc loc)
 {
 	if (bytes > g_run.tiling_bytes)

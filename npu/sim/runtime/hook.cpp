@@ -120,10 +120,14 @@ static bool flag_wait(int event, int id, uint8_t dst_pipe)
 	return true;
 }
 
-// An id for a queue's implied flag: any id nobody holds or has pending.
+// An id for a queue's implied flag: any id nobody holds or has pending,
+// the highest first, so that the reserved ids serve the queues before the
+// ones AllocEventID/FetchEventID hand out (a kernel may fetch an id while
+// its queues have six copies in flight).
 static int8_t queue_event_take(int event, const char *api, srcloc loc)
 {
-	for (int id = 0; id < (int)g_run.event_ids && id < EVENT_IDS; id++) {
+	int top = (int)g_run.event_ids < EVENT_IDS ? (int)g_run.event_ids : EVENT_IDS;
+	for (int id = top - 1; id >= 0; id--) {
 		flag_slot &f = slot(event, id);
 		if (f.owner == FLAG_FREE && f.pending == 0) {
 			f.owner = FLAG_QUEUE;

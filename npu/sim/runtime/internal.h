@@ -45,6 +45,8 @@ struct core_private {
 	uint32_t barrier[PIPE_ID_COUNT];
 	std::vector<ub_block> blocks; /* only when race tracking is on */
 	uint32_t ub_peak;
+	uint8_t cross_pending[16]; /* CrossCoreSetFlag per flagId not yet waited */
+	srcloc cross_loc[16];
 	struct core_timing *tm; /* the cycle model's per-core state (timing.cpp) */
 };
 

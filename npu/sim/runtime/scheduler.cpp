@@ -45,6 +45,7 @@ void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim
 	std::memset(p->clock, 0, sizeof p->clock);
 	std::memset(p->barrier, 0, sizeof p->barrier);
 	p->ub_peak = 0;
+	std::memset(p->cross_pending, 0, sizeof p->cross_pending);
 	if (g_run.track_sync) {
 		ub_block fresh{};
 		fresh.w_pipe = PIPE_ID_NONE;
@@ -58,6 +59,14 @@ void core_reset(core_state *c, core_private *p, uint32_t idx, uint32_t block_dim
 	c->atomic_dtype = 0;
 	c->tpipe = nullptr;
 	std::memset(c->mrgsort_done, 0, sizeof c->mrgsort_done);
+	c->acc_val = 0;
+	c->acc_dtype = 0;
+	c->max_min_dtype = 0;
+	c->max_min_exact = 0;
+	c->max_min_counter = 0;
+	c->max_min_val = c->max_min_idx = 0;
+	c->deq_scale = 0;
+	c->deq_set = false;
 	c->priv = p;
 	/* UB starts as a NaN pattern so that reading unwritten UB shows up. */
 	std::memset(c->ub, 0xff, c->ub_bytes);
@@ -75,6 +84,10 @@ void core_exit_checks(core_state *c)
 					  "SetFlag<%s>(%d) is still pending when core %u exits: no WaitFlag consumed it",
 					  hard_event_name(e), id, c->block_idx);
 		}
+	for (int id = 0; id < 16; id++)
+		if (p->cross_pending[id])
+			violation("unpaired_flag", p->cross_loc[id],
+				  "CrossCoreSetFlag(%d) on core %u has no CrossCoreWaitFlag to pair with", id, c->block_idx);
 }
 
 static void core_body(int idx)

@@ -685,7 +685,7 @@ double bank_beats(const instr &r)
 
 bool is_reduce(const char *name)
 {
-	return std::strstr(name, "Reduce") != nullptr;
+	return std::strstr(name, "Reduce") != nullptr || std::strcmp(name, "vcadd") == 0;
 }
 
 void do_vector(core_timing *c, const instr &r)

@@ -15,8 +15,6 @@
 #ifndef ASCENDSIM_CAST_RULES_H
 #define ASCENDSIM_CAST_RULES_H
 
-#include <cfloat>
-#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -190,7 +188,7 @@ template <class D, class S> ASCENDSIM_NOCOV inline D cast_value(S v, uint8_t mod
 			b.bits_ = float_to_bf16_bits((float)cast_round_format(x, 8, -126, ldexpl(255.0L, 127 - 7), mode));
 			return b;
 		} else {
-			return (D)cast_round_format(x, 24, -126, (long double)FLT_MAX, mode);
+			return (D)cast_round_format(x, 24, -126, (long double)std::numeric_limits<float>::max(), mode);
 		}
 	}
 }

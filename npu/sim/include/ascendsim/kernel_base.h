@@ -204,6 +204,7 @@ constexpr uint32_t BLOCK_CUBE = 16;
 constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
 constexpr uint64_t FULL_MASK = ~0ULL;
 constexpr int32_t MASK_PLACEHOLDER = 0;
+constexpr int32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / sizeof(float);
 
 ASCENDSIM_NOCOV inline int64_t GetBlockIdx()
 {
@@ -267,6 +268,28 @@ ASCENDSIM_NOCOV inline bool hard_event_pipes(AscendC::HardEvent e, uint8_t *src,
 }
 
 const char *hard_event_name(int e);
+
+// The HardEvent that orders pipe `dst` after pipe `src`, as TQueSync and the
+// set_flag/wait_flag intrinsics name it by two pipes; MAX for a pair with no
+// event on a vector core.
+constexpr AscendC::HardEvent hard_event_between(pipe_t src, pipe_t dst)
+{
+	using AscendC::HardEvent;
+	if (src == PIPE_MTE2 && dst == PIPE_V) return HardEvent::MTE2_V;
+	if (src == PIPE_V && dst == PIPE_MTE2) return HardEvent::V_MTE2;
+	if (src == PIPE_MTE3 && dst == PIPE_V) return HardEvent::MTE3_V;
+	if (src == PIPE_V && dst == PIPE_MTE3) return HardEvent::V_MTE3;
+	if (src == PIPE_V && dst == PIPE_V) return HardEvent::V_V;
+	if (src == PIPE_MTE3 && dst == PIPE_MTE2) return HardEvent::MTE3_MTE2;
+	if (src == PIPE_MTE2 && dst == PIPE_MTE3) return HardEvent::MTE2_MTE3;
+	if (src == PIPE_S && dst == PIPE_V) return HardEvent::S_V;
+	if (src == PIPE_V && dst == PIPE_S) return HardEvent::V_S;
+	if (src == PIPE_S && dst == PIPE_MTE2) return HardEvent::S_MTE2;
+	if (src == PIPE_MTE2 && dst == PIPE_S) return HardEvent::MTE2_S;
+	if (src == PIPE_S && dst == PIPE_MTE3) return HardEvent::S_MTE3;
+	if (src == PIPE_MTE3 && dst == PIPE_S) return HardEvent::MTE3_S;
+	return HardEvent::MAX;
+}
 
 ASCENDSIM_NOCOV inline uint8_t pipe_of(pipe_t p)
 {

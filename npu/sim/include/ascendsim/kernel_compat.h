@@ -30,12 +30,36 @@
 #ifndef ASCENDC_DEBUG_ASSERT
 #define ASCENDC_DEBUG_ASSERT(...)
 #endif
+// The kernel assert: assert(expr) or assert(expr, fmt, args...).  A false
+// expr stops the kernel with the condition and the formatted message (CPU
+// printf conversions), as a trap would.  <assert.h> included after this
+// header brings back the one-argument C macro.
+#undef assert
+#define assert(expr, ...) ((expr) ? (void)0 : ::ascendsim::kernel_assert(#expr, ::ascendsim::srcloc(), ##__VA_ARGS__))
+
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
 #endif
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
+
+namespace ascendsim {
+
+template <class... A>
+[[noreturn]] ASCENDSIM_NOCOV inline void kernel_assert(const char *expr, srcloc loc, const char *fmt = nullptr, A... args)
+{
+	char msg[512] = "";
+	if (fmt) {
+		if constexpr (sizeof...(A) == 0)
+			std::snprintf(msg, sizeof msg, "%s", fmt);
+		else
+			std::snprintf(msg, sizeof msg, fmt, args...);
+	}
+	fail("crash", loc, "the kernel's assert(%s) failed%s%s", expr, *msg ? ": " : "", msg);
+}
+
+} // namespace ascendsim
 
 using float16_t = half;
 using float32_t = float;
@@ -67,7 +91,39 @@ public:
 	template <class T> ASCENDSIM_NOCOV static void SetMaskCount() { AscendC::SetMaskCount(); }
 	template <class T> ASCENDSIM_NOCOV static void SetMaskNorm() { AscendC::SetMaskNorm(); }
 	ASCENDSIM_NOCOV static void ResetMask() { AscendC::ResetMask(); }
+	// Elements of `dtypeSize` bytes in one 32-byte block.
+	ASCENDSIM_NOCOV static uint32_t GetC0Count(const uint32_t dtypeSize, ascendsim::srcloc loc = {})
+	{
+		if (dtypeSize == 0 || dtypeSize > ONE_BLK_SIZE)
+			ascendsim::fail("invalid_argument", loc, "GetC0Count: element size %u is outside 1..32", dtypeSize);
+		return ONE_BLK_SIZE / dtypeSize;
+	}
 };
+
+// A scalar's bits, zero-extended, as DataCopyPadParams::paddingValue takes
+// them.
+template <class T> ASCENDSIM_NOCOV inline uint64_t GetScalarBitcodeValue(T scalarValue)
+{
+	static_assert(sizeof(T) <= 8, "GetScalarBitcodeValue takes a scalar of at most 8 bytes");
+	uint64_t v = 0;
+	std::memcpy(&v, &scalarValue, sizeof(T));
+	return v;
+}
+
+// The rounding helpers of the kernel utilities, on 32-bit values as
+// declared there: DivCeil rounds a / b up, AlignUp rounds a up to a multiple
+// of b.  A zero divisor is a kernel bug the device would trap on.
+ASCENDSIM_NOCOV inline uint32_t DivCeil(uint32_t a, uint32_t b, ascendsim::srcloc loc = {})
+{
+	if (b == 0)
+		ascendsim::fail("invalid_argument", loc, "DivCeil(%u, 0): division by zero", a);
+	return (a + b - 1) / b;
+}
+
+ASCENDSIM_NOCOV inline uint32_t AlignUp(uint32_t a, uint32_t b, ascendsim::srcloc loc = {})
+{
+	return DivCeil(a, b, loc) * b;
+}
 
 // The system workspace: the kernel entry hands the launch's workspace to
 // SetSysWorkspace, and library code asks for it with GetSysWorkSpacePtr.
@@ -103,23 +159,7 @@ private:
 		else
 			AscendC::WaitFlag<evt>(id, loc);
 	}
-	static constexpr HardEvent event()
-	{
-		if (src == PIPE_MTE2 && dst == PIPE_V) return HardEvent::MTE2_V;
-		if (src == PIPE_V && dst == PIPE_MTE2) return HardEvent::V_MTE2;
-		if (src == PIPE_MTE3 && dst == PIPE_V) return HardEvent::MTE3_V;
-		if (src == PIPE_V && dst == PIPE_MTE3) return HardEvent::V_MTE3;
-		if (src == PIPE_V && dst == PIPE_V) return HardEvent::V_V;
-		if (src == PIPE_MTE3 && dst == PIPE_MTE2) return HardEvent::MTE3_MTE2;
-		if (src == PIPE_MTE2 && dst == PIPE_MTE3) return HardEvent::MTE2_MTE3;
-		if (src == PIPE_S && dst == PIPE_V) return HardEvent::S_V;
-		if (src == PIPE_V && dst == PIPE_S) return HardEvent::V_S;
-		if (src == PIPE_S && dst == PIPE_MTE2) return HardEvent::S_MTE2;
-		if (src == PIPE_MTE2 && dst == PIPE_S) return HardEvent::MTE2_S;
-		if (src == PIPE_S && dst == PIPE_MTE3) return HardEvent::S_MTE3;
-		if (src == PIPE_MTE3 && dst == PIPE_S) return HardEvent::MTE3_S;
-		return HardEvent::MAX;
-	}
+	static constexpr HardEvent event() { return ascendsim::hard_event_between(src, dst); }
 };
 
 } // namespace AscendC
@@ -137,5 +177,13 @@ ASCENDSIM_NOCOV inline int64_t get_block_num()
 }
 
 using AscendC::GetTPipePtr;
+
+// block_idx and block_num, the per-core variables kernels read directly.
+struct ascendsim_block_var {
+	bool idx;
+	ASCENDSIM_NOCOV operator int64_t() const { return idx ? AscendC::GetBlockIdx() : AscendC::GetBlockNum(); }
+};
+inline constexpr ascendsim_block_var block_idx{true};
+inline constexpr ascendsim_block_var block_num{false};
 
 #endif

@@ -423,6 +423,8 @@ template <class T>
 ASCENDSIM_NOCOV inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t size, const T value,
 			     ascendsim::srcloc loc = {})
 {
+	static_assert(ascendsim::is_one_of<T, uint16_t, int16_t, half, uint32_t, int32_t, float>::value,
+		      "InitGlobalMemory supports uint16_t, int16_t, half, uint32_t, int32_t and float");
 	gmWorkspaceAddr.check(gmWorkspaceAddr.addr_, size * sizeof(T), "InitGlobalMemory", loc);
 	ascendsim::instr r = ascendsim::copy_record("InitGlobalMemory", ascendsim::INSTR_COPY_OUT,
 						    ascendsim::PIPE_ID_MTE3, ascendsim::dtype_of<T>::code, loc);
@@ -436,6 +438,13 @@ ASCENDSIM_NOCOV inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, c
 	ascendsim::issue(r);
 	for (uint64_t i = 0; i < size; i++)
 		std::memcpy(gmWorkspaceAddr.addr_ + i, &value, sizeof(T));
+}
+
+// The older name of InitGlobalMemory, with a 32-bit size and 0 by default.
+template <class T>
+ASCENDSIM_NOCOV inline void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value = 0, ascendsim::srcloc loc = {})
+{
+	InitGlobalMemory(gmWorkspaceAddr, (uint64_t)size, value, loc);
 }
 
 } // namespace AscendC

@@ -8,11 +8,65 @@
 
 #include "ascendsim/kernel_tensor.h"
 
+namespace ascendsim {
+
+// SetFlag (`set`) or WaitFlag on `evt` with `id`, whichever spelling the
+// kernel used: the template API or the set_flag/wait_flag intrinsics.
+ASCENDSIM_NOCOV inline void flag_record(bool set, AscendC::HardEvent evt, int64_t id, const char *api, srcloc loc)
+{
+	instr r{};
+	uint8_t src, dst;
+	if (!hard_event_pipes(evt, &src, &dst))
+		unsupported(loc, "%s<%s> involves a cube pipe", api, hard_event_name((int)evt));
+	r.name = api;
+	r.loc = loc;
+	r.kind = set ? INSTR_SET_FLAG : INSTR_WAIT_FLAG;
+	r.pipe = set ? src : dst;
+	r.event = (uint8_t)evt;
+	if (id < 0 || id > 7)
+		fail("invalid_argument", loc, "%s event id %lld is outside 0..7", api, (long long)id);
+	r.event_id = (int8_t)id;
+	issue(r);
+}
+
+} // namespace ascendsim
+
 namespace AscendC {
+
+// What a TQue's `mask` template argument may point to instead of an int.
+// bufferLen/bufferNumber, when not 0, must match InitBuffer; the ND/NZ
+// conversions exist only on Atlas inference AI Cores.
+struct TQueConfig {
+	bool nd2nz = false;
+	bool nz2nd = false;
+	bool scmBlockGroup = false;
+	uint32_t bufferLen = 0;
+	uint32_t bufferNumber = 0;
+	uint32_t consumerSize = 0;
+	TPosition consumer[8] = {};
+	bool enableStaticEvtId = false;
+	bool enableLoopQueue = false;
+};
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0> class TQueBind {
 public:
 	ASCENDSIM_NOCOV TQueBind() { ascendsim::queue_setup(&q_, (int)src, (int)dst, depth); }
+
+	// The TQueConfig the queue was declared with, if any.
+	static constexpr const TQueConfig *config()
+	{
+		if constexpr (std::is_pointer<decltype(mask)>::value) {
+			static_assert(std::is_convertible<decltype(mask), const TQueConfig *>::value,
+				      "TQue: a pointer mask must point to a TQueConfig");
+			static_assert(!mask->nd2nz && !mask->nz2nd,
+				      "TQueConfig: nd2nz/nz2nd are not available on Atlas A2 vector cores");
+			return mask;
+		} else {
+			static_assert(std::is_integral<decltype(mask)>::value, "TQue: mask is an int or a const TQueConfig *");
+			static_assert(mask == 0, "TQue: the ND/NZ mask bits are not available on Atlas A2 vector cores");
+			return nullptr;
+		}
+	}
 
 	template <class T> ASCENDSIM_NOCOV LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {})
 	{
@@ -89,6 +143,18 @@ public:
 		return t;
 	}
 
+	// TBuf derives from TQueBind, so AllocTensor/FreeTensor exist on it too:
+	// the one buffer, as Get() gives it, with no flags (a TBuf's tensors
+	// need no freeing).  FreeTensor checks the tensor is this buffer's.
+	template <class T> ASCENDSIM_NOCOV LocalTensor<T> AllocTensor(ascendsim::srcloc loc = {}) const { return Get<T>(loc); }
+
+	template <class T> ASCENDSIM_NOCOV void FreeTensor(LocalTensor<T> &tensor, ascendsim::srcloc loc = {}) const
+	{
+		uint8_t *p = reinterpret_cast<uint8_t *>(tensor.data_);
+		if (!ready_ || !p || p < ascendsim::g_core->ub + base_ || p >= ascendsim::g_core->ub + base_ + len_)
+			ascendsim::fail("queue_misuse", loc, "TBuf::FreeTensor of a LocalTensor this TBuf did not give out");
+	}
+
 	uint32_t base_ = 0;
 	uint32_t len_ = 0;
 	bool ready_ = false;
@@ -112,6 +178,14 @@ public:
 	template <class Q> ASCENDSIM_NOCOV bool InitBuffer(Q &que, uint8_t num, uint32_t len, ascendsim::srcloc loc = {})
 	{
 		ascendsim::queue_state *q = &que.q_;
+		if constexpr (Q::config() != nullptr) {
+			constexpr const TQueConfig *c = Q::config();
+			if ((c->bufferNumber && c->bufferNumber != num) || (c->bufferLen && c->bufferLen != len))
+				ascendsim::fail("invalid_argument", loc,
+						"InitBuffer(%u, %u) does not match the queue's TQueConfig (bufferNumber %u, "
+						"bufferLen %u)",
+						num, len, c->bufferNumber, c->bufferLen);
+		}
 		if (num == 0 || num > ascendsim::QUEUE_MAX_SLOTS)
 			ascendsim::fail("invalid_argument", loc, "InitBuffer: %u buffers; a queue takes 1 to %d", num,
 					(int)ascendsim::QUEUE_MAX_SLOTS);
@@ -173,6 +247,26 @@ ASCENDSIM_NOCOV inline TPipe *GetTPipePtr()
 	return static_cast<TPipe *>(ascendsim::g_core->tpipe);
 }
 
+// The whole UB left after the TPipe's InitBuffer calls, as a temporary
+// tensor of position `pos` (not reserved: a later InitBuffer may reuse it).
+template <class T, TPosition pos> ASCENDSIM_NOCOV inline bool PopStackBuffer(LocalTensor<T> &popLocal, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, float,
+					   half>::value,
+		      "PopStackBuffer supports 8-, 16-, 32- and 64-bit integers, half and float");
+	static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC,
+		      "PopStackBuffer: a vector core has only the UB positions VECIN, VECOUT and VECCALC");
+	TPipe *pipe = GetTPipePtr();
+	if (!pipe)
+		ascendsim::fail("invalid_argument", loc, "PopStackBuffer without a TPipe");
+	uint32_t used = (pipe->cursor_ + 31u) & ~31u;
+	uint32_t limit = ascendsim::g_run.ub_limit;
+	popLocal.data_ = reinterpret_cast<T *>(ascendsim::g_core->ub + used);
+	popLocal.size_ = popLocal.cap_ = used < limit ? (limit - used) / (uint32_t)sizeof(T) : 0;
+	popLocal.pos_ = (uint8_t)pos;
+	return popLocal.size_ > 0;
+}
+
 template <pipe_t pipe> ASCENDSIM_NOCOV inline void PipeBarrier(ascendsim::srcloc loc = {})
 {
 	ascendsim::instr r{};
@@ -189,36 +283,25 @@ template <pipe_t pipe> ASCENDSIM_NOCOV inline void PipeBarrier(ascendsim::srcloc
 
 template <HardEvent evt> ASCENDSIM_NOCOV inline void SetFlag(int32_t eventID, ascendsim::srcloc loc = {})
 {
-	ascendsim::instr r{};
-	uint8_t src, dst;
-	if (!ascendsim::hard_event_pipes(evt, &src, &dst))
-		ascendsim::unsupported(loc, "SetFlag<%s> involves a cube pipe", ascendsim::hard_event_name((int)evt));
-	r.name = "SetFlag";
-	r.loc = loc;
-	r.kind = ascendsim::INSTR_SET_FLAG;
-	r.pipe = src;
-	r.event = (uint8_t)evt;
-	r.event_id = (int8_t)eventID;
-	if (eventID < 0 || eventID > 7)
-		ascendsim::fail("invalid_argument", loc, "SetFlag event id %d is outside 0..7", (int)eventID);
-	ascendsim::issue(r);
+	ascendsim::flag_record(true, evt, eventID, "SetFlag", loc);
 }
 
 template <HardEvent evt> ASCENDSIM_NOCOV inline void WaitFlag(int32_t eventID, ascendsim::srcloc loc = {})
 {
-	ascendsim::instr r{};
-	uint8_t src, dst;
-	if (!ascendsim::hard_event_pipes(evt, &src, &dst))
-		ascendsim::unsupported(loc, "WaitFlag<%s> involves a cube pipe", ascendsim::hard_event_name((int)evt));
-	r.name = "WaitFlag";
-	r.loc = loc;
-	r.kind = ascendsim::INSTR_WAIT_FLAG;
-	r.pipe = dst;
-	r.event = (uint8_t)evt;
-	r.event_id = (int8_t)eventID;
-	if (eventID < 0 || eventID > 7)
-		ascendsim::fail("invalid_argument", loc, "WaitFlag event id %d is outside 0..7", (int)eventID);
-	ascendsim::issue(r);
+	ascendsim::flag_record(false, evt, eventID, "WaitFlag", loc);
+}
+
+// Inter-core flags (CrossCoreSetFlag/WaitFlag): see ascendsim::cross_core_flag.
+template <uint8_t modeId, pipe_t pipe> ASCENDSIM_NOCOV inline void CrossCoreSetFlag(uint16_t flagId, ascendsim::srcloc loc = {})
+{
+	static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: the pipe may not be PIPE_S or PIPE_ALL");
+	ascendsim::cross_core_flag(modeId, flagId, true, loc);
+}
+
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+ASCENDSIM_NOCOV inline void CrossCoreWaitFlag(uint16_t flagId, ascendsim::srcloc loc = {})
+{
+	ascendsim::cross_core_flag(modeId, flagId, false, loc);
 }
 
 template <bool isAIVOnly = true> ASCENDSIM_NOCOV inline void SyncAll(ascendsim::srcloc loc = {})
@@ -381,6 +464,40 @@ ASCENDSIM_NOCOV inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst,
 }
 
 } // namespace AscendC
+
+// set_flag/wait_flag(pipe, tpipe, id): the intrinsics behind SetFlag and
+// WaitFlag, naming the event by its two pipes (CCE intrinsic reference,
+// "set_flag & wait_flag").  A pair with no event on a vector core (a cube
+// pipe) is unsupported.
+ASCENDSIM_NOCOV inline void intrinsic_flag(bool set, pipe_t pipe, pipe_t tpipe, uint64_t id, ascendsim::srcloc loc)
+{
+	const char *api = set ? "set_flag" : "wait_flag";
+	AscendC::HardEvent evt = ascendsim::hard_event_between(pipe, tpipe);
+	if (evt == AscendC::HardEvent::MAX)
+		ascendsim::unsupported(loc, "%s between pipes %d and %d: no such event on a vector core", api, (int)pipe,
+				       (int)tpipe);
+	ascendsim::flag_record(set, evt, (int64_t)id, api, loc);
+}
+
+ASCENDSIM_NOCOV inline void set_flag(pipe_t pipe, pipe_t tpipe, event_t pipeID, ascendsim::srcloc loc = {})
+{
+	intrinsic_flag(true, pipe, tpipe, (uint64_t)pipeID, loc);
+}
+
+ASCENDSIM_NOCOV inline void set_flag(pipe_t pipe, pipe_t tpipe, uint64_t pipeID, ascendsim::srcloc loc = {})
+{
+	intrinsic_flag(true, pipe, tpipe, pipeID, loc);
+}
+
+ASCENDSIM_NOCOV inline void wait_flag(pipe_t pipe, pipe_t tpipe, event_t pipeID, ascendsim::srcloc loc = {})
+{
+	intrinsic_flag(false, pipe, tpipe, (uint64_t)pipeID, loc);
+}
+
+ASCENDSIM_NOCOV inline void wait_flag(pipe_t pipe, pipe_t tpipe, uint64_t pipeID, ascendsim::srcloc loc = {})
+{
+	intrinsic_flag(false, pipe, tpipe, pipeID, loc);
+}
 
 // The older intrinsic spellings some kernels still use.
 ASCENDSIM_NOCOV inline void pipe_barrier(pipe_t p, ascendsim::srcloc loc = {})

@@ -9,12 +9,35 @@
 #include "ascendsim/kernel_base.h"
 
 namespace AscendC {
+template <class T> class LocalTensor;
+}
+
+namespace ascendsim {
+
+// `dst = src0 OP src1` on whole tensors: the operator builds this, the
+// assignment runs the instruction (ascendsim/kernel_vector.h).
+enum tensor_op : uint8_t { TOP_ADD, TOP_SUB, TOP_MUL, TOP_DIV, TOP_LT, TOP_GT, TOP_LE, TOP_GE, TOP_EQ, TOP_NE };
+template <class T, bool cmp> struct tensor_expr;
+template <class D, class T, bool cmp> void tensor_assign(const AscendC::LocalTensor<D> &dst, const tensor_expr<T, cmp> &e);
+
+} // namespace ascendsim
+
+namespace AscendC {
 
 template <class T> class LocalTensor {
 public:
 	using PrimType = T;
 
 	LocalTensor() = default;
+	LocalTensor(const LocalTensor &) = default;
+	LocalTensor &operator=(const LocalTensor &) = default;
+
+	// The whole-tensor operator forms (dst = src0 * src1, dst = src0 < src1).
+	template <class U, bool cmp> ASCENDSIM_NOCOV LocalTensor &operator=(const ascendsim::tensor_expr<U, cmp> &e)
+	{
+		ascendsim::tensor_assign(*this, e);
+		return *this;
+	}
 
 	// A sub-view starting `offset` elements in.  Hardware does not check this;
 	// the simulator checks when the view is used.

@@ -559,6 +559,44 @@ ASCENDSIM_NOCOV inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U>
 
 // ---- Cast -------------------------------------------------------------------
 
+// DEQSCALE: the half scale SetDeqScale(half) leaves for the int32_t -> half
+// Cast (s322fp16), which multiplies by it and ignores its RoundMode.
+ASCENDSIM_NOCOV inline void SetDeqScale(half scale, ascendsim::srcloc loc = {})
+{
+	std::memcpy(&ascendsim::g_core->deq_scale, &scale, 2);
+	ascendsim::g_core->deq_set = true;
+	ascendsim::instr r{};
+	r.name = "SetDeqScale";
+	r.loc = loc;
+	r.kind = ascendsim::INSTR_CONTROL;
+	r.pipe = ascendsim::PIPE_ID_S;
+	r.event_id = -1;
+	ascendsim::issue(r);
+}
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// The int32_t -> half Cast: DEQSCALE must have been set, and only a scale
+// of 1 (plain conversion, nearest even) is emulated.
+template <class D, class S> ASCENDSIM_NOCOV inline uint8_t cast_mode_for(uint8_t mode, srcloc loc)
+{
+	if constexpr (std::is_same<D, half>::value && std::is_same<S, int32_t>::value) {
+		if (!g_core->deq_set)
+			violation("invalid_argument", loc,
+				  "Cast int32_t -> half multiplies by DEQSCALE, which SetDeqScale(half) never set");
+		else if (g_core->deq_scale != 0x3c00)
+			unsupported(loc, "Cast int32_t -> half with a DEQSCALE other than 1.0 is not emulated");
+		return CM_NONE;
+	}
+	return mode;
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
 template <class D, class S>
 ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S> &src, const RoundMode &roundMode, const uint32_t count,
 		 ascendsim::srcloc loc = {})
@@ -567,6 +605,7 @@ ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S>
 	uint8_t mode = (uint8_t)roundMode;
 	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
 		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+	mode = ascendsim::cast_mode_for<D, S>(mode, loc);
 	uint32_t n = count;
 	ascendsim::vec_operand(dst, n, "Cast", "dst", loc);
 	ascendsim::vec_operand(src, n, "Cast", "src", loc);
@@ -595,6 +634,7 @@ ASCENDSIM_NOCOV inline void cast_mask(const LocalTensor<D> &dst, const LocalTens
 	constexpr uint32_t epb_d = 32 / sizeof(D), epb_s = 32 / sizeof(S);
 	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
 		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+	mode = ascendsim::cast_mode_for<D, S>(mode, loc);
 	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / wide, isSetMask, bits, mask, repeat, "Cast", loc);
 	uint64_t ed = ascendsim::lane_extent(lp, epb_d, p.dstBlkStride, p.dstRepStride);
 	uint64_t es = ascendsim::lane_extent(lp, epb_s, p.srcBlkStride, p.srcRepStride);
@@ -664,7 +704,10 @@ template <class U, class T, class Get1>
 ASCENDSIM_NOCOV inline void compare_run(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
 			const AscendC::LocalTensor<T> *src1, Get1 get1, AscendC::CMPMODE mode, uint32_t n, srcloc loc)
 {
-	static_assert(std::is_same<U, uint8_t>::value, "Compare writes its bit mask to a uint8_t tensor");
+	if (std::is_same<T, int32_t>::value && mode != AscendC::CMPMODE::EQ)
+		fail("invalid_argument", loc, "%s: int32_t operands support only CMPMODE::EQ on Atlas A2", api);
+	if (n == 0)
+		return; /* a NOP on Atlas A2 */
 	compare_count_check<T>(n, api, loc);
 	uint32_t nbytes = (n + 7) / 8;
 	vec_operand(dst, nbytes, api, "dst", loc);
@@ -677,10 +720,11 @@ ASCENDSIM_NOCOV inline void compare_run(const char *api, const AscendC::LocalTen
 	if (src1)
 		r.src[1] = span_of(*src1, n);
 	issue(r);
-	std::memset(dst.data_, 0, nbytes);
+	uint8_t *bits = reinterpret_cast<uint8_t *>(dst.data_);
+	std::memset(bits, 0, nbytes);
 	for (uint32_t i = 0; i < n; i++)
 		if (compare_lanes(num<T>::load(src0.data_[i]), get1(i), mode))
-			dst.data_[i >> 3] |= (uint8_t)(1u << (i & 7));
+			bits[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
 } // namespace ascendsim
@@ -691,17 +735,124 @@ template <class T, class U>
 ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
 		    uint32_t count, ascendsim::srcloc loc = {})
 {
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "Compare supports half and float");
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "Compare supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(ascendsim::is_one_of<U, int8_t, uint8_t>::value, "Compare writes its bit mask to an int8_t or uint8_t tensor");
 	const T *b = src1.data_;
 	ascendsim::compare_run("Compare", dst, src0, &src1, [b](uint32_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
 			       cmpMode, count, loc);
+}
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// The mask/repeat forms of Compare and CompareScalar: on Atlas A2 the mask
+// is a reserved parameter with no effect (vcmpv has none), so every lane of
+// every repeat is compared; repeat r's bits land in dst right after repeat
+// r-1's (lanes/8 bytes on), whatever the dst strides say.
+template <class U, class T, class Get1>
+ASCENDSIM_NOCOV inline void compare_repeat(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0,
+					   const AscendC::LocalTensor<T> *src1, Get1 get1, AscendC::CMPMODE mode, uint8_t repeat,
+					   uint16_t s0blk, uint16_t s0rep, uint16_t s1blk, uint16_t s1rep, srcloc loc)
+{
+	if (std::is_same<T, int32_t>::value && mode != AscendC::CMPMODE::EQ)
+		fail("invalid_argument", loc, "%s: int32_t operands support only CMPMODE::EQ on Atlas A2", api);
+	constexpr uint32_t epb = 32 / sizeof(T), lanes = 256 / sizeof(T);
+	lane_plan lp{};
+	lp.lanes = lanes;
+	lp.repeats = repeat;
+	lp.bits[0] = ~0ULL;
+	lp.bits[1] = lanes > 64 ? ~0ULL : 0;
+	if (repeat == 0)
+		return;
+	uint64_t nbytes = (uint64_t)repeat * lanes / 8;
+	uint64_t e0 = lane_extent(lp, epb, s0blk, s0rep);
+	uint64_t e1 = src1 ? lane_extent(lp, epb, s1blk, s1rep) : 0;
+	vec_operand(dst, nbytes, api, "dst", loc);
+	vec_operand(src0, e0, api, "src0", loc);
+	if (src1)
+		vec_operand(*src1, e1, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[1] = s0blk;
+	r.blk_stride[2] = s1blk;
+	r.rep_stride[1] = s0rep;
+	r.rep_stride[2] = s1rep;
+	r.dst = span_of(dst, nbytes);
+	r.src[0] = span_of(src0, e0);
+	if (src1)
+		r.src[1] = span_of(*src1, e1);
+	issue(r);
+	uint8_t *bits = reinterpret_cast<uint8_t *>(dst.data_);
+	std::memset(bits, 0, nbytes);
+	for (uint32_t rr = 0; rr < repeat; rr++)
+		for (uint32_t k = 0; k < lanes; k++) {
+			auto a = num<T>::load(src0.data_[lane_offset(rr, k, epb, s0blk, s0rep)]);
+			if (compare_lanes(a, get1(lane_offset(rr, k, epb, s1blk, s1rep)), mode))
+				bits[(rr * lanes + k) >> 3] |= (uint8_t)(1u << (k & 7));
+		}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+				    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				    ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "Compare supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(ascendsim::is_one_of<U, int8_t, uint8_t>::value, "Compare writes its bit mask to an int8_t or uint8_t tensor");
+	(void)mask; /* reserved on Atlas A2 */
+	const T *b = src1.data_;
+	ascendsim::compare_repeat("Compare", dst, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
+				  cmpMode, repeatTime, repeatParams.src0BlkStride, repeatParams.src0RepStride,
+				  repeatParams.src1BlkStride, repeatParams.src1RepStride, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode,
+				    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				    ascendsim::srcloc loc = {})
+{
+	(void)mask; /* reserved on Atlas A2 */
+	Compare<T, U, isSetMask>(dst, src0, src1, cmpMode, (uint64_t)0, repeatTime, repeatParams, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+					  const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams &repeatParams,
+					  ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "CompareScalar supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(std::is_same<U, uint8_t>::value, "CompareScalar writes its bit mask to a uint8_t tensor");
+	(void)mask; /* reserved on Atlas A2 */
+	auto s = ascendsim::num<T>::load(src1Scalar);
+	ascendsim::compare_repeat("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr,
+				  [s](uint64_t) ASCENDSIM_NOCOV { return s; }, cmpMode, repeatTime, repeatParams.srcBlkStride,
+				  repeatParams.srcRepStride, 0, 0, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
+					  const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams &repeatParams,
+					  ascendsim::srcloc loc = {})
+{
+	(void)mask; /* reserved on Atlas A2 */
+	CompareScalar<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, (uint64_t)0, repeatTime, repeatParams, loc);
 }
 
 template <class T, class U>
 ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode,
 			  uint32_t count, ascendsim::srcloc loc = {})
 {
-	static_assert(ascendsim::is_one_of<T, half, float>::value, "CompareScalar supports half and float");
+	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
+		      "CompareScalar supports half and float, and int32_t with CMPMODE::EQ");
+	static_assert(std::is_same<U, uint8_t>::value, "CompareScalar writes its bit mask to a uint8_t tensor");
 	auto s = ascendsim::num<T>::load(src1Scalar);
 	ascendsim::compare_run("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr, [s](uint32_t) ASCENDSIM_NOCOV { return s; },
 			       cmpMode, count, loc);
@@ -711,37 +862,79 @@ ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const Local
 
 namespace ascendsim {
 
+// One Select over `lp`'s lanes.  Mode 0 (VSEL_CMPMASK_SPR with a selMask
+// tensor) applies the first `lanes` bits of selMask to every repeat; modes 1
+// and 2 walk on through selMask, repeat r using bits r*lanes... .  A set bit
+// takes src0, a clear one src1 (a tensor, or the scalar in mode 1); lanes
+// the mask leaves off keep dst.
+template <class T, class U, class Get1>
+ASCENDSIM_NOCOV inline void select_lanes(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &selMask,
+					 const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> *src1, Get1 get1,
+					 AscendC::SELMODE mode, const lane_plan &lp, const AscendC::BinaryRepeatParams &p,
+					 srcloc loc)
+{
+	static_assert(is_one_of<U, uint8_t, uint16_t, uint32_t, uint64_t>::value,
+		      "Select takes its mask as a uint8_t, uint16_t, uint32_t or uint64_t tensor (the documented types)");
+	constexpr uint32_t epb = 32 / sizeof(T);
+	if (src1 && mode == AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
+		fail("invalid_argument", loc, "%s with two tensors needs VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE", api);
+	if (!src1 && mode != AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
+		fail("invalid_argument", loc, "%s with a scalar needs VSEL_TENSOR_SCALAR_MODE", api);
+	bool same_bits = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR;
+	uint64_t ed = lane_extent(lp, epb, p.dstBlkStride, p.dstRepStride);
+	uint64_t e0 = lane_extent(lp, epb, p.src0BlkStride, p.src0RepStride);
+	uint64_t e1 = src1 ? lane_extent(lp, epb, p.src1BlkStride, p.src1RepStride) : 0;
+	uint64_t nbits = same_bits ? lp.lanes : (uint64_t)lp.repeats * lp.lanes;
+	if (lp.counter && !same_bits)
+		nbits = lp.total;
+	uint64_t mask_elems = (nbits + 8 * sizeof(U) - 1) / (8 * sizeof(U));
+	vec_operand(dst, ed, api, "dst", loc);
+	vec_operand(selMask, mask_elems, api, "selMask", loc);
+	vec_operand(src0, e0, api, "src0", loc);
+	if (src1)
+		vec_operand(*src1, e1, api, "src1", loc);
+	instr r = vec_record(api, dtype_of<T>::code, 0, 0, loc);
+	mask_record<T>(r, lp);
+	r.blk_stride[0] = p.dstBlkStride;
+	r.blk_stride[1] = p.src0BlkStride;
+	r.blk_stride[2] = p.src1BlkStride;
+	r.rep_stride[0] = p.dstRepStride;
+	r.rep_stride[1] = p.src0RepStride;
+	r.rep_stride[2] = p.src1RepStride;
+	r.dst = span_of(dst, ed);
+	r.src[0] = span_of(src0, e0);
+	if (src1)
+		r.src[1] = span_of(*src1, e1);
+	r.src[2] = span_of(selMask, mask_elems);
+	issue(r);
+	const uint8_t *m = reinterpret_cast<const uint8_t *>(selMask.data_);
+	for (uint32_t rr = 0; rr < lp.repeats; rr++)
+		for (uint32_t k = 0; k < lp.lanes; k++) {
+			if (!lane_on(lp, rr, k))
+				continue;
+			uint64_t bit = same_bits ? k : (uint64_t)rr * lp.lanes + k;
+			uint64_t o1 = lane_offset(rr, k, epb, p.src1BlkStride, p.src1RepStride);
+			T a = src0.data_[lane_offset(rr, k, epb, p.src0BlkStride, p.src0RepStride)];
+			dst.data_[lane_offset(rr, k, epb, p.dstBlkStride, p.dstRepStride)] =
+			    ((m[bit >> 3] >> (bit & 7)) & 1) ? a : get1(o1);
+		}
+}
+
+// The count form: whole 256-byte repeats with dense operands; the tail of
+// the last repeat is masked off.
 template <class T, class U, class Get1>
 ASCENDSIM_NOCOV inline void select_run(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &selMask,
 		       const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> *src1, Get1 get1,
 		       AscendC::SELMODE mode, uint32_t n, srcloc loc)
 {
-	static_assert(is_one_of<U, uint8_t, uint16_t, uint32_t, uint64_t>::value,
-		      "Select takes its mask as a uint8_t, uint16_t, uint32_t or uint64_t tensor");
-	if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR)
-		unsupported(loc, "Select with VSEL_CMPMASK_SPR (mask register from a preceding Compare) is not emulated");
-	if (src1 && mode != AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE)
-		fail("invalid_argument", loc, "Select with two tensors needs VSEL_TENSOR_TENSOR_MODE");
-	if (!src1 && mode != AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
-		fail("invalid_argument", loc, "Select with a scalar needs VSEL_TENSOR_SCALAR_MODE");
-	uint32_t mask_elems = (uint32_t)(((uint64_t)n + 8 * sizeof(U) - 1) / (8 * sizeof(U)));
-	vec_operand(dst, n, "Select", "dst", loc);
-	vec_operand(selMask, mask_elems, "Select", "selMask", loc);
-	vec_operand(src0, n, "Select", "src0", loc);
-	if (src1)
-		vec_operand(*src1, n, "Select", "src1", loc);
-	instr r = vec_record("Select", dtype_of<T>::code, n, count_repeats<T>(n), loc);
-	r.dst = span_of(dst, n);
-	r.src[0] = span_of(src0, n);
-	if (src1)
-		r.src[1] = span_of(*src1, n);
-	r.src[2] = span_of(selMask, mask_elems);
-	issue(r);
-	const uint8_t *m = (const uint8_t *)selMask.data_;
-	for (uint32_t i = 0; i < n; i++) {
-		T a = src0.data_[i];
-		dst.data_[i] = ((m[i >> 3] >> (i & 7)) & 1) ? a : get1(i);
-	}
+	lane_plan lp{};
+	lp.counter = true;
+	lp.lanes = 256 / sizeof(T);
+	lp.total = n;
+	lp.repeats = (n + lp.lanes - 1) / lp.lanes;
+	if (n == 0)
+		return; /* a NOP */
+	select_lanes("Select", dst, selMask, src0, src1, get1, mode, lp, AscendC::BinaryRepeatParams(), loc);
 }
 
 } // namespace ascendsim
@@ -754,7 +947,7 @@ ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
 	const T *b = src1.data_;
-	ascendsim::select_run(dst, selMask, src0, &src1, [b](uint32_t i) ASCENDSIM_NOCOV { return b[i]; }, selMode, count, loc);
+	ascendsim::select_run(dst, selMask, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return b[i]; }, selMode, count, loc);
 }
 
 template <class T, class U>
@@ -762,8 +955,210 @@ ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<
 		   SELMODE selMode, uint32_t count, ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
-	ascendsim::select_run(dst, selMask, src0, (const LocalTensor<T> *)nullptr, [src1](uint32_t) ASCENDSIM_NOCOV { return src1; },
+	ascendsim::select_run(dst, selMask, src0, (const LocalTensor<T> *)nullptr, [src1](uint64_t) ASCENDSIM_NOCOV { return src1; },
 			      selMode, count, loc);
+}
+
+// The mask/repeat forms (modes 0 and 2 with two tensors, mode 1 with a
+// scalar); the mask filters the selection, lanes it leaves off keep dst.
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+				   const LocalTensor<T> &src1, SELMODE selMode, uint64_t mask, uint8_t repeatTime,
+				   const BinaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / sizeof(T), isSetMask, nullptr, mask, repeatTime, "Select", loc);
+	const T *b = src1.data_;
+	ascendsim::select_lanes("Select", dst, selMask, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return b[i]; }, selMode, lp,
+				repeatParams, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0,
+				   const LocalTensor<T> &src1, SELMODE selMode, uint64_t mask[], uint8_t repeatTime,
+				   const BinaryRepeatParams &repeatParams, ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / sizeof(T), isSetMask, mask, 0, repeatTime, "Select", loc);
+	const T *b = src1.data_;
+	ascendsim::select_lanes("Select", dst, selMask, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return b[i]; }, selMode, lp,
+				repeatParams, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
+				   SELMODE selMode, uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				   ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / sizeof(T), isSetMask, nullptr, mask, repeatTime, "Select", loc);
+	ascendsim::select_lanes("Select", dst, selMask, src0, (const LocalTensor<T> *)nullptr,
+				[src1](uint64_t) ASCENDSIM_NOCOV { return src1; }, selMode, lp, repeatParams, loc);
+}
+
+template <class T, class U, bool isSetMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
+				   SELMODE selMode, uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams &repeatParams,
+				   ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Select supports half and float");
+	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / sizeof(T), isSetMask, mask, 0, repeatTime, "Select", loc);
+	ascendsim::select_lanes("Select", dst, selMask, src0, (const LocalTensor<T> *)nullptr,
+				[src1](uint64_t) ASCENDSIM_NOCOV { return src1; }, selMode, lp, repeatParams, loc);
+}
+
+} // namespace AscendC
+
+// ---- whole-tensor operators --------------------------------------------------------------------
+
+namespace ascendsim {
+
+template <class T, bool cmp> struct tensor_expr {
+	AscendC::LocalTensor<T> a, b;
+	tensor_op op;
+};
+
+// The arithmetic forms run over the destination's whole length, the
+// comparisons over src0's (whole 256-byte repeats).  Errors point here: an
+// operator cannot take the caller's line.
+template <class D, class T, bool cmp>
+ASCENDSIM_NOCOV inline void tensor_assign(const AscendC::LocalTensor<D> &dst, const tensor_expr<T, cmp> &e)
+{
+	srcloc loc;
+	if constexpr (!cmp) {
+		static_assert(std::is_same<D, T>::value, "dst = src0 OP src1: dst must have the sources' type");
+		int32_t n = (int32_t)dst.GetSize();
+		switch (e.op) {
+		case TOP_ADD: AscendC::Add(dst, e.a, e.b, n, loc); break;
+		case TOP_SUB: AscendC::Sub(dst, e.a, e.b, n, loc); break;
+		case TOP_MUL: AscendC::Mul(dst, e.a, e.b, n, loc); break;
+		default: AscendC::Div(dst, e.a, e.b, n, loc); break;
+		}
+	} else {
+		static const AscendC::CMPMODE modes[] = {AscendC::CMPMODE::LT, AscendC::CMPMODE::GT, AscendC::CMPMODE::LE,
+							 AscendC::CMPMODE::GE, AscendC::CMPMODE::EQ, AscendC::CMPMODE::NE};
+		AscendC::Compare(dst, e.a, e.b, modes[e.op - TOP_LT], e.a.GetSize(), loc);
+	}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+#define ASCENDSIM_TENSOR_OP(SYM, OP, CMP)                                                                             \
+	template <class T>                                                                                            \
+	ASCENDSIM_NOCOV inline ascendsim::tensor_expr<T, CMP> operator SYM(const LocalTensor<T> &src0,                \
+									    const LocalTensor<T> &src1)                \
+	{                                                                                                             \
+		return ascendsim::tensor_expr<T, CMP>{src0, src1, ascendsim::OP};                                     \
+	}
+ASCENDSIM_TENSOR_OP(+, TOP_ADD, false)
+ASCENDSIM_TENSOR_OP(-, TOP_SUB, false)
+ASCENDSIM_TENSOR_OP(*, TOP_MUL, false)
+ASCENDSIM_TENSOR_OP(/, TOP_DIV, false)
+ASCENDSIM_TENSOR_OP(<, TOP_LT, true)
+ASCENDSIM_TENSOR_OP(>, TOP_GT, true)
+ASCENDSIM_TENSOR_OP(<=, TOP_LE, true)
+ASCENDSIM_TENSOR_OP(>=, TOP_GE, true)
+ASCENDSIM_TENSOR_OP(==, TOP_EQ, true)
+ASCENDSIM_TENSOR_OP(!=, TOP_NE, true)
+#undef ASCENDSIM_TENSOR_OP
+
+// ---- Select with a byte mask (the library API, older name SelectWithBytesMask) ---------------
+
+struct SelectWithBytesMaskShapeInfo {
+	ASCENDSIM_NOCOV SelectWithBytesMaskShapeInfo() {}
+	uint32_t firstAxis = 0;
+	uint32_t srcLastAxis = 0;
+	uint32_t maskLastAxis = 0;
+};
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+// dst[i][j] = mask[i][j] == 0 ? first : second over firstAxis rows of
+// srcLastAxis elements; the mask rows are maskLastAxis long and their tail
+// is ignored.  Recorded as one instruction of its own class (the library
+// API is a Cast, a Compare and a Select per row block).  The temporary
+// buffer's minimum (GetSelectMinTmpSize) is not documented, so only its
+// presence is checked.
+template <class T, class U, class A, class B>
+ASCENDSIM_NOCOV inline void select_bytes(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<U> &mask,
+					 const AscendC::LocalTensor<uint8_t> &tmp, const AscendC::SelectWithBytesMaskShapeInfo &info,
+					 const AscendC::LocalTensor<T> &src, A on_zero, B on_set, srcloc loc)
+{
+	static_assert(is_one_of<T, half, float>::value, "Select (byte mask) supports half and float");
+	static_assert(is_one_of<U, bool, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>::value,
+		      "Select (byte mask): the mask is bool, int8_t, uint8_t, int16_t, uint16_t, int32_t or uint32_t");
+	const char *api = "SelectWithBytesMask";
+	uint64_t rows = info.firstAxis, sl = info.srcLastAxis, ml = info.maskLastAxis;
+	if ((sl * sizeof(T)) % 32 != 0)
+		fail("invalid_argument", loc, "%s: srcLastAxis %llu x %zu bytes is not 32-byte aligned", api,
+		     (unsigned long long)sl, sizeof(T));
+	if ((ml * sizeof(U)) % 32 != 0 || ml % 16 != 0)
+		fail("invalid_argument", loc, "%s: maskLastAxis %llu must be a multiple of 16 and 32-byte aligned", api,
+		     (unsigned long long)ml);
+	if (ml < sl)
+		fail("invalid_argument", loc, "%s: maskLastAxis %llu is shorter than srcLastAxis %llu", api,
+		     (unsigned long long)ml, (unsigned long long)sl);
+	uint64_t n = rows * sl;
+	vec_operand(dst, n, api, "dst", loc);
+	vec_operand(src, n, api, "src", loc);
+	vec_operand(mask, rows * ml, api, "mask", loc);
+	ub_check(tmp, 1, api, "sharedTmpBuffer", loc);
+	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
+	r.src_dtype = dtype_of<U>::code;
+	r.dst = span_of(dst, n);
+	r.src[0] = span_of(src, n);
+	r.src[1] = span_of(mask, rows * ml);
+	issue(r);
+	for (uint64_t i = 0; i < rows; i++)
+		for (uint64_t j = 0; j < sl; j++) {
+			U m;
+			std::memcpy(&m, mask.data_ + i * ml + j, sizeof(U));
+			dst.data_[i * sl + j] = m == (U)0 ? on_zero(i * sl + j) : on_set(i * sl + j);
+		}
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, const LocalTensor<T> &src0, T src1, const LocalTensor<U> &mask,
+				   const LocalTensor<uint8_t> &sharedTmpBuffer, const SelectWithBytesMaskShapeInfo &info,
+				   ascendsim::srcloc loc = {})
+{
+	const T *a = src0.data_;
+	ascendsim::select_bytes(dst, mask, sharedTmpBuffer, info, src0, [a](uint64_t i) ASCENDSIM_NOCOV { return a[i]; },
+				[src1](uint64_t) ASCENDSIM_NOCOV { return src1; }, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void Select(const LocalTensor<T> &dst, T src0, const LocalTensor<T> &src1, const LocalTensor<U> &mask,
+				   const LocalTensor<uint8_t> &sharedTmpBuffer, const SelectWithBytesMaskShapeInfo &info,
+				   ascendsim::srcloc loc = {})
+{
+	const T *b = src1.data_;
+	ascendsim::select_bytes(dst, mask, sharedTmpBuffer, info, src1, [src0](uint64_t) ASCENDSIM_NOCOV { return src0; },
+				[b](uint64_t i) ASCENDSIM_NOCOV { return b[i]; }, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void SelectWithBytesMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, T src1,
+						const LocalTensor<U> &mask, const LocalTensor<uint8_t> &sharedTmpBuffer,
+						const SelectWithBytesMaskShapeInfo &info, ascendsim::srcloc loc = {})
+{
+	Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info, loc);
+}
+
+template <class T, class U, bool isReuseMask = true>
+ASCENDSIM_NOCOV inline void SelectWithBytesMask(const LocalTensor<T> &dst, T src0, const LocalTensor<T> &src1,
+						const LocalTensor<U> &mask, const LocalTensor<uint8_t> &sharedTmpBuffer,
+						const SelectWithBytesMaskShapeInfo &info, ascendsim::srcloc loc = {})
+{
+	Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info, loc);
 }
 
 } // namespace AscendC

@@ -116,6 +116,20 @@ struct core_state {
 	uint8_t atomic_dtype; /* dtype_code */
 	void *tpipe;          /* the TPipe GetTPipePtr() returns */
 	uint16_t mrgsort_done[4]; /* records per list the last MrgSort gave out */
+	/* The reduction registers scalar code reads after a V_S flag: ACC_VAL,
+	 * which an accumulating sum (vcadd mode 1, ReduceSum's count form)
+	 * leaves, and MAX_MIN_CNT, the extreme and its index a WholeReduceMax/
+	 * Min or ReduceMax/Min leaves.  Bits of the value in the reduction's
+	 * type; `*_dtype` is 0 until something wrote the register. */
+	uint64_t acc_val;
+	uint8_t acc_dtype;
+	uint8_t max_min_dtype;
+	uint8_t max_min_exact;   /* index exact: a WholeReduce over a continuous layout */
+	uint8_t max_min_counter; /* written in counter mode */
+	uint32_t max_min_val;
+	uint32_t max_min_idx;
+	uint16_t deq_scale;   /* DEQSCALE as SetDeqScale(half) left it (half bits) */
+	bool deq_set;
 	core_private *priv;
 };
 
@@ -220,6 +234,7 @@ void event_release(int event, int id, srcloc loc);
 int8_t event_fetch(int event, srcloc loc);
 
 void sync_all(srcloc loc);
+void cross_core_flag(int mode, int flag, bool set, srcloc loc);
 void set_task_type(int type, srcloc loc);
 void load_tiling(void *dst, const uint8_t *tiling, size_t bytes, srcloc loc);
 uint8_t *user_workspace(uint8_t *workspace);

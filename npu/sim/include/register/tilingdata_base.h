@@ -4,7 +4,9 @@
 // BEGIN_TILING_DATA_DEF ... END_TILING_DATA_DEF builds one standard-layout
 // class used on both sides: the host fills it with set_<f>() and
 // SaveToBuffer(); the kernel reads the same bytes back with GET_TILING_DATA,
-// so field order and alignment are the natural C++ layout.
+// so field order and alignment are the natural C++ layout.  The host API
+// comes with it, as with CANN's header: tiling headers, which the kernel
+// unit sees too, declare their tiling functions on gert:: types.
 #ifndef ASCENDSIM_REGISTER_TILINGDATA_BASE_H
 #define ASCENDSIM_REGISTER_TILINGDATA_BASE_H
 
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ascendsim/host.h"
 #include "ascendsim/tiling_rank.h"
 
 // Host tiling code in namespace optiling names these containers without
