@@ -45,11 +45,15 @@ struct param {
         enum param_type type;
         char dtypes[MAX_VARIANTS][32]; /* the runtime's names (float16...), "" for one it lacks */
         size_t n_dtypes;
+        /* an output that is the input of its name, updated in place (a ref tensor);
+         * undeclared: the OpDef declares no outputs and the input is read back */
+        bool ref, undeclared;
 };
 
 /* An attribute as the OpDef declares it. */
 struct attr {
         char name[128];
+        char type[16]; /* the runtime's: int, float, bool, string, list_int, ... */
         bool required;
         json_t *default_value; /* NULL: none */
 };
@@ -58,6 +62,7 @@ struct opdef {
         char type[128];
         struct param inputs[NPU_MAX_TENSORS], outputs[NPU_MAX_TENSORS];
         size_t n_inputs, n_outputs;
+        size_t n_outputs_declared; /* n_outputs but for undeclared ref outputs */
         struct attr attrs[MAX_ATTRS];
         size_t n_attrs;
 };
@@ -365,6 +370,7 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                                      err, size);
         if (r < 0)
                 return r;
+        def->n_outputs_declared = def->n_outputs;
         if (json_array_size(json_object_get(j, "attrs")) > MAX_ATTRS)
                 return init_error(err, size, "the OpDef has more than %d attributes", MAX_ATTRS);
         json_array_foreach(json_object_get(j, "attrs"), i, a)
@@ -373,27 +379,41 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                 snprintf(at->name, sizeof(at->name), "%s",
                          json_string_value(json_object_get(a, "name")) ?: "");
                 at->required = json_is_true(json_object_get(a, "required"));
+                snprintf(at->type, sizeof(at->type), "%s",
+                         json_string_value(json_object_get(a, "type")) ?: "");
                 at->default_value = attr_default(a);
         }
         /*
          * An output named as an input is, for CANN, one tensor the operator
-         * updates in place (a ref tensor; aclnn passes it once).
+         * updates in place (a ref tensor; aclnn passes it once): a ref output.
          */
         for (size_t k = 0; k < def->n_outputs; k++)
                 for (size_t q = 0; q < def->n_inputs; q++)
-                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0)
-                                return init_error(
-                                    err, size,
-                                    "the OpDef of %s has an input and an output both named %s: "
-                                    "for CANN one tensor the operator updates in place (aclnn "
-                                    "passes it once), which a manifest, whose tensor names are "
-                                    "unique, cannot express yet",
-                                    def->type, def->outputs[k].name);
-        if (!def->n_inputs || !def->n_outputs)
+                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0) {
+                                if (def->inputs[q].type != def->outputs[k].type)
+                                        return init_error(err, size,
+                                                          "the OpDef of %s has an input and an "
+                                                          "output both named %s, one dynamic and "
+                                                          "one not",
+                                                          def->type, def->outputs[k].name);
+                                def->outputs[k].ref = true;
+                        }
+        if (!def->n_inputs)
                 return init_error(err, size,
-                                  "the OpDef of %s declares %zu inputs and %zu outputs; an "
-                                  "operator needs at least one of each",
-                                  def->type, def->n_inputs, def->n_outputs);
+                                  "the OpDef of %s declares no inputs; an operator needs at least "
+                                  "one",
+                                  def->type);
+        /*
+         * An operator that declares no outputs updates its inputs in place
+         * (an in-place scale, a scatter into var): every input is read back
+         * after the run as a ref output that takes no kernel argument.
+         */
+        for (size_t q = 0; q < def->n_inputs && !def->n_outputs_declared; q++) {
+                def->outputs[q] = def->inputs[q];
+                def->outputs[q].ref = def->outputs[q].undeclared = true;
+        }
+        if (!def->n_outputs_declared)
+                def->n_outputs = def->n_inputs;
         return 0;
 }
 
@@ -936,9 +956,10 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                      *op = json_object_get(c, "op");
         const char *cname = json_string_value(json_object_get(c, "case_name")) ?: "?";
         json_t *shapes = json_object(), *attrs = json_object(), *names = json_object(), *a;
-        json_t *drawn = NULL, *present = json_array();
+        json_t *drawn = NULL, *present = json_array(), *place = json_array();
         char name[129], why[600];
         size_t i;
+        bool full;
 
         (void)err;
         (void)size;
@@ -946,12 +967,40 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 st_skip(st, "%s: case %s is of operator %s", file, cname, json_string_value(op));
                 goto out;
         }
-        json_array_foreach(inputs, i, desc) if (!st_absent(desc))
-            json_array_append(present, (json_t *)desc);
-        if (!json_is_array(inputs) || json_array_size(present) != def->n_inputs) {
+        /*
+         * An input msOpSt gives as UNDEFINED is left out: with every input
+         * listed, it is the OpDef's input at its place (or of its name),
+         * which must be optional, and the case gives it null (absent).
+         */
+        full = json_is_array(inputs) && json_array_size(inputs) == def->n_inputs;
+        json_array_foreach(inputs, i, desc)
+        {
+                const char *given = json_string_value(json_object_get(desc, "name"));
+                const struct param *p = full ? &def->inputs[i] : NULL;
+                if (!st_absent(desc)) {
+                        json_array_append(present, (json_t *)desc);
+                        json_array_append_new(
+                            place, json_integer(full ? (json_int_t)i
+                                                     : (json_int_t)json_array_size(present) - 1));
+                        continue;
+                }
+                for (size_t k = 0; full && given && k < def->n_inputs; k++)
+                        if (same_name(def->inputs[k].name, given))
+                                p = &def->inputs[k];
+                if (p && p->type != PARAM_OPTIONAL) {
+                        st_skip(st,
+                                "%s: case %s leaves input %s out (UNDEFINED), which the OpDef "
+                                "of %s requires",
+                                file, cname, p->name, def->type);
+                        goto out;
+                }
+                if (p)
+                        json_object_set_new(shapes, p->name, json_null());
+        }
+        if (!json_is_array(inputs) || (!full && json_array_size(present) != def->n_inputs)) {
                 st_skip(st,
                         "%s: case %s gives %zu inputs (%zu left out as UNDEFINED); the OpDef of "
-                        "%s has %zu, and a manifest gives every input a shape",
+                        "%s has %zu",
                         file, cname, json_array_size(present),
                         json_array_size(inputs) - json_array_size(present), def->type,
                         def->n_inputs);
@@ -974,7 +1023,7 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         json_array_foreach(present, i, desc)
         {
                 const char *given = json_string_value(json_object_get(desc, "name"));
-                const struct param *p = &def->inputs[i];
+                const struct param *p = &def->inputs[json_integer_value(json_array_get(place, i))];
                 const json_t *shape = json_object_get(desc, "shape");
                 json_t *range;
                 for (size_t k = 0; given && k < def->n_inputs; k++)
@@ -1061,6 +1110,7 @@ out:
         json_decref(names);
         json_decref(drawn);
         json_decref(present);
+        json_decref(place);
         return 0;
 }
 
@@ -1209,6 +1259,8 @@ static json_t *tensor_list(const struct param *params, size_t n, size_t variant,
                                       dtype ? dtype : "float32");
                 if (params[i].type == PARAM_DYNAMIC)
                         json_object_set_new(t, "list", json_true());
+                if (params[i].ref)
+                        json_object_set_new(t, "ref", json_true());
                 json_array_append_new(list, t);
         }
         return list;
@@ -1382,6 +1434,14 @@ static json_t *arg_data(const json_t *arg, const json_t *written, char *why, siz
         json_t *files = json_array();
         size_t i;
 
+        if (arg_is(arg, "value")) {
+                /* a scalar or array main.cpp passes where the OpDef has an input tensor */
+                const json_t *v = json_object_get(arg, "value");
+                json_decref(files);
+                if (json_is_number(v) || json_is_boolean(v))
+                        return json_pack("{s:[O]}", "values", v);
+                return json_pack("{s:O}", "values", v);
+        }
         if (!items) {
                 const char *f = json_string_value(json_object_get(arg, "file"));
                 json_decref(files);
@@ -1528,6 +1588,219 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
         return files;
 }
 
+/* ------------------------------------------------------------ example arguments */
+
+/* Where each OpDef input, output and attribute comes from in main.cpp's call: an argument index or -1. */
+struct example_binding {
+        int input[NPU_MAX_TENSORS], output[NPU_MAX_TENSORS], attr[MAX_ATTRS];
+        size_t values_left; /* non-tensor arguments bound to nothing */
+};
+
+/* name lowered, without underscores, into buf */
+static void plain_name(const char *name, char *buf, size_t size)
+{
+        size_t j = 0;
+
+        for (; *name && j + 1 < size; name++)
+                if (*name != '_')
+                        buf[j++] = (char)tolower((unsigned char)*name);
+        buf[j] = '\0';
+}
+
+/*
+ * Whether main.cpp's variable var stands for the OpDef's name: the same
+ * words whatever the case style, with an input/output prefix or a Ref
+ * suffix (inputX1, outputY, varRef), or a torch-style name aclnn examples
+ * use for it (dim for axis, index for indices).
+ */
+static bool example_name_matches(const char *var, const char *name)
+{
+        static const char *const synonyms[][2] = { { "dim", "axis" }, { "index", "indices" } };
+        static const char *const prefixes[] = { "input", "output", "" };
+        static const char *const suffixes[] = { "ref", "tensor", "" };
+        char v[128], n[128];
+
+        plain_name(var, v, sizeof(v));
+        plain_name(name, n, sizeof(n));
+        if (!v[0] || !n[0])
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(synonyms); i++)
+                if (strcmp(v, synonyms[i][0]) == 0 && strcmp(n, synonyms[i][1]) == 0)
+                        return true;
+        for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++)
+                for (size_t q = 0; q < ARRAY_SIZE(suffixes); q++) {
+                        size_t lp = strlen(prefixes[p]), lq = strlen(suffixes[q]), lv = strlen(v);
+                        if (lv == lp + strlen(n) + lq && strncmp(v, prefixes[p], lp) == 0 &&
+                            strncmp(v + lp, n, strlen(n)) == 0 &&
+                            strcmp(v + lp + strlen(n), suffixes[q]) == 0)
+                                return true;
+                }
+        return false;
+}
+
+static bool tensor_like(const json_t *arg)
+{
+        return arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null");
+}
+
+/* The variable an argument names (its expression when that is one identifier). */
+static const char *arg_var(const json_t *arg)
+{
+        const char *e = json_string_value(json_object_get(arg, "expr"));
+
+        if (!e || !*e || isdigit((unsigned char)*e))
+                return NULL;
+        for (const char *p = e; *p; p++)
+                if (!isalnum((unsigned char)*p) && *p != '_')
+                        return NULL;
+        return e;
+}
+
+/*
+ * Binds main.cpp's arguments to the OpDef: first by name (a tensor to an
+ * input or output, a value to an attribute, or to an input the aclnn API
+ * takes as a scalar or int array), then the others in order: tensors to
+ * the inputs and then the outputs left (a ref output takes its input when
+ * the call passes it once), values to the attributes left when as many
+ * are left.  -EINVAL and why when the tensors do not add up.
+ */
+static int bind_example(const struct opdef *def, const json_t *args, struct example_binding *b,
+                        char *why, size_t why_size)
+{
+        size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
+        size_t values = 0, free_attrs = 0;
+        bool used[64] = { false };
+
+        for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
+                b->input[i] = b->output[i] = -1;
+        for (size_t i = 0; i < MAX_ATTRS; i++)
+                b->attr[i] = -1;
+        b->values_left = 0;
+        if (n > ARRAY_SIZE(used))
+                n = ARRAY_SIZE(used);
+        for (size_t a = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                const char *var = arg_var(arg);
+                bool tensor = tensor_like(arg);
+                if (!var)
+                        continue;
+                for (size_t k = 0; k < def->n_inputs && !used[a]; k++)
+                        if (b->input[k] < 0 && example_name_matches(var, def->inputs[k].name) &&
+                            (tensor ||
+                             (arg_is(arg, "value") && def->inputs[k].type != PARAM_DYNAMIC &&
+                              !json_is_string(json_object_get(arg, "value"))))) {
+                                b->input[k] = (int)a;
+                                used[a] = true;
+                        }
+                for (size_t k = 0; k < def->n_outputs && !used[a] && tensor; k++)
+                        if (b->output[k] < 0 && !def->outputs[k].undeclared &&
+                            example_name_matches(var, def->outputs[k].name)) {
+                                b->output[k] = (int)a;
+                                used[a] = true;
+                        }
+                for (size_t k = 0; k < def->n_attrs && !used[a] && !tensor; k++)
+                        if (b->attr[k] < 0 && example_name_matches(var, def->attrs[k].name)) {
+                                b->attr[k] = (int)a;
+                                used[a] = true;
+                        }
+        }
+        /* an attribute bound by name wins over an input of the same name */
+        for (size_t a = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                if (used[a])
+                        continue;
+                if (tensor_like(arg))
+                        tensors++;
+                else
+                        values++;
+        }
+        for (size_t k = 0; k < def->n_inputs; k++)
+                free_in += b->input[k] < 0;
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                if (b->output[k] >= 0 || def->outputs[k].undeclared)
+                        continue;
+                free_out++;
+                free_ref += def->outputs[k].ref;
+        }
+        for (size_t k = 0; k < def->n_attrs; k++)
+                free_attrs += b->attr[k] < 0;
+        if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref) {
+                snprintf(why, why_size,
+                         "it passes %zu tensors%s; the OpDef of %s has %zu inputs and %zu outputs",
+                         tensors, tensors < json_array_size(args) - values ? " more" : "",
+                         def->type, def->n_inputs, def->n_outputs_declared);
+                return -EINVAL;
+        }
+        for (size_t a = 0, k = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                bool skip_refs = tensors != free_in + free_out;
+                if (used[a] || !tensor_like(arg))
+                        continue;
+                for (; k < def->n_inputs + def->n_outputs; k++) {
+                        bool input = k < def->n_inputs;
+                        const struct param *p =
+                            input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                        int *slot = input ? &b->input[k] : &b->output[k - def->n_inputs];
+                        if (*slot >= 0 || p->undeclared || (skip_refs && !input && p->ref))
+                                continue;
+                        *slot = (int)a;
+                        used[a] = true;
+                        k++;
+                        break;
+                }
+        }
+        if (values == free_attrs)
+                for (size_t a = 0, k = 0; a < n; a++) {
+                        if (used[a] || tensor_like(json_array_get(args, a)))
+                                continue;
+                        while (k < def->n_attrs && b->attr[k] >= 0)
+                                k++;
+                        b->attr[k++] = (int)a;
+                }
+        else
+                b->values_left = values;
+        return 0;
+}
+
+/* The shape of a scalar (1) or an int array (its length) an input is given as. */
+static json_t *value_shape(const json_t *v)
+{
+        if (json_is_number(v) || json_is_boolean(v))
+                return json_pack("[i]", 1);
+        if (json_is_array(v) && json_array_size(v))
+                return json_pack("[I]", (json_int_t)json_array_size(v));
+        return NULL;
+}
+
+/* A value main.cpp passes as the attribute's type says: 0/1 for a bool, 2 for a float. */
+static json_t *attr_value(const struct attr *a, const json_t *v)
+{
+        const char *type = a->type;
+
+        if (!type[0] && a->default_value) /* an older runtime: the default says */
+                type = json_is_boolean(a->default_value) ? "bool"
+                       : json_is_real(a->default_value)  ? "float"
+                                                         : "";
+        if (strcmp(type, "bool") == 0 && json_is_integer(v))
+                return json_boolean(json_integer_value(v) != 0);
+        if (strcmp(type, "float") == 0 && json_is_integer(v))
+                return json_real((double)json_integer_value(v));
+        if (strcmp(type, "int") == 0 && json_is_real(v) &&
+            json_real_value(v) == (double)(json_int_t)json_real_value(v))
+                return json_integer((json_int_t)json_real_value(v));
+        if (strcmp(type, "list_float") == 0 && json_is_array(v)) {
+                json_t *out = json_array(), *e;
+                size_t i;
+                json_array_foreach(v, i, e)
+                    json_array_append_new(out, json_real(json_number_value(e)));
+                return out;
+        }
+        if ((strncmp(type, "list_", 5) == 0 && !json_is_array(v)) ||
+            (strcmp(type, "string") == 0 && !json_is_string(v)))
+                return NULL; /* not what the attribute takes: its default stays */
+        return json_deep_copy(v);
+}
+
 /*
  * One example (examples/DIR with main.cpp and gen_data.py) as a case:
  * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
@@ -1539,46 +1812,65 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                         struct notes *notes, char *why, size_t why_size)
 {
         char path[PATH_MAX], golden_why[600] = "", name[129];
-        json_t *call = NULL, *args, *arg, *tensors = json_array(), *values = json_array();
+        json_t *call = NULL, *args, *arg;
         json_t *shapes = json_object(), *attrs = json_object(), *data = json_object();
         json_t *written = NULL, *outs = NULL;
-        size_t i;
+        struct example_binding b;
+        char detail[400];
         int r = -ENOENT;
 
         format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example);
         if (init_read_example(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
-        json_array_foreach(args, i, arg) json_array_append(
-            arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null") ? tensors : values,
-            arg);
-        if (json_array_size(tensors) != def->n_inputs + def->n_outputs) {
-                snprintf(why, why_size,
-                         "%.200s/main.cpp: %s passes %zu tensors; the OpDef of %s has %zu inputs "
-                         "and %zu outputs",
-                         example, json_string_value(json_object_get(call, "call")),
-                         json_array_size(tensors), def->type, def->n_inputs, def->n_outputs);
+        if (bind_example(def, args, &b, detail, sizeof(detail)) < 0) {
+                snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
+                         json_string_value(json_object_get(call, "call")), detail);
                 goto out;
         }
         for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
-                const struct param *p =
-                    k < def->n_inputs ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                bool input = k < def->n_inputs;
+                const struct param *p = input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                int at = input ? b.input[k] : b.output[k - def->n_inputs];
                 json_t *shape;
-                arg = json_array_get(tensors, k);
-                shape = arg_shape(arg);
+                if (!input && (p->ref || at < 0))
+                        continue; /* the input's; or InferShape's */
+                if (at < 0) {
+                        snprintf(why, why_size,
+                                 "%.200s/main.cpp: %s passes nothing for input %s; the OpDef of %s "
+                                 "has %zu inputs and %zu outputs",
+                                 example, json_string_value(json_object_get(call, "call")), p->name,
+                                 def->type, def->n_inputs, def->n_outputs_declared);
+                        goto out;
+                }
+                arg = json_array_get(args, (size_t)at);
+                if (arg_is(arg, "null")) {
+                        if (!input || p->type != PARAM_OPTIONAL) {
+                                snprintf(why, why_size,
+                                         "%.200s/main.cpp: %s passes a null tensor for %s %s, "
+                                         "which the OpDef requires",
+                                         example, json_string_value(json_object_get(call, "call")),
+                                         input ? "input" : "output", p->name);
+                                goto out;
+                        }
+                        json_object_set_new(shapes, p->name, json_null());
+                        continue;
+                }
+                shape = arg_is(arg, "value") ? value_shape(json_object_get(arg, "value"))
+                                             : arg_shape(arg);
                 if (!shape || (p->type == PARAM_DYNAMIC) != arg_is(arg, "list")) {
                         snprintf(
                             why, why_size,
                             "%.200s/main.cpp: cannot tell the shape of %s %s (argument %.100s of "
                             "%s)",
-                            example, k < def->n_inputs ? "input" : "output", p->name,
+                            example, input ? "input" : "output", p->name,
                             json_string_value(json_object_get(arg, "expr")) ?: "?",
                             json_string_value(json_object_get(call, "call")));
                         json_decref(shape);
                         goto out;
                 }
                 json_object_set_new(shapes, p->name, shape);
-                if (arg_dtype(arg) && k < def->n_inputs)
+                if (arg_dtype(arg) && input)
                         snprintf(st->dtypes[k], sizeof(st->dtypes[0]), "%s", arg_dtype(arg));
                 else if (arg_dtype(arg))
                         snprintf(st->out_dtypes[k - def->n_inputs], sizeof(st->out_dtypes[0]), "%s",
@@ -1586,37 +1878,42 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         }
         st->have_dtypes = true;
         st->dtypes_from = "main.cpp";
-        /* the other arguments are the attributes, in the OpDef's order */
-        if (json_array_size(values) == def->n_attrs)
-                json_array_foreach(values, i, arg)
-                {
-                        const json_t *v = json_object_get(arg, "value");
-                        if (!arg_is(arg, "value"))
-                                continue;
-                        /* 0 or 1 for a bool attribute (its default says which type it is) */
-                        if (json_is_boolean(def->attrs[i].default_value) && json_is_integer(v))
-                                json_object_set_new(attrs, def->attrs[i].name,
-                                                    json_boolean(json_integer_value(v) != 0));
-                        else
-                                json_object_set(attrs, def->attrs[i].name, (json_t *)v);
-                }
-        else if (json_array_size(values))
+        /* the attributes main.cpp passes, by name or in the OpDef's order */
+        for (size_t a = 0; a < def->n_attrs; a++) {
+                json_t *v;
+                if (b.attr[a] < 0 || !arg_is(json_array_get(args, (size_t)b.attr[a]), "value"))
+                        continue;
+                v = attr_value(&def->attrs[a],
+                               json_object_get(json_array_get(args, (size_t)b.attr[a]), "value"));
+                if (v)
+                        json_object_set_new(attrs, def->attrs[a].name, v);
+        }
+        if (b.values_left)
                 note(notes,
-                     "%s/main.cpp passes %zu non-tensor arguments for %zu attributes: "
-                     "attributes not taken from it",
-                     example, json_array_size(values), def->n_attrs);
+                     "%s/main.cpp passes %zu non-tensor arguments that match no attribute of the "
+                     "OpDef by name or position: not taken",
+                     example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
         written = run_gen_data(st, example, golden_why, sizeof(golden_why));
         for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
-                json_t *d =
-                    arg_data(json_array_get(tensors, k), written, golden_why, sizeof(golden_why));
+                json_t *d;
+                if (json_is_null(json_object_get(shapes, def->inputs[k].name)))
+                        continue;
+                d = arg_data(json_array_get(args, (size_t)b.input[k]), written, golden_why,
+                             sizeof(golden_why));
                 if (d)
                         json_object_set_new(data, def->inputs[k].name, d);
         }
         if (written && !golden_why[0]) {
                 json_t *out_args = json_array();
-                for (size_t k = 0; k < def->n_outputs; k++)
-                        json_array_append(out_args, json_array_get(tensors, def->n_inputs + k));
+                for (size_t k = 0; k < def->n_outputs; k++) {
+                        int at = b.output[k];
+                        const struct param *in = find_input(def, def->outputs[k].name);
+                        if (at < 0 && def->outputs[k].ref && in)
+                                at = b.input[in - def->inputs];
+                        json_array_append(out_args,
+                                          at >= 0 ? json_array_get(args, (size_t)at) : json_null());
+                }
                 outs = golden_outputs(def, out_args, written, golden_why, sizeof(golden_why));
                 json_decref(out_args);
         }
@@ -1646,8 +1943,6 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         r = 0;
 out:
         json_decref(call);
-        json_decref(tensors);
-        json_decref(values);
         json_decref(shapes);
         json_decref(attrs);
         json_decref(data);
@@ -1843,6 +2138,10 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
         json_object_foreach(json_object_get(base, "shapes"), key, v)
         {
                 bool is_input = find_input(def, key) != NULL;
+                if (json_is_null(v)) {
+                        json_object_set_new(shapes, key, json_null()); /* absent stays absent */
+                        continue;
+                }
                 size_t rank =
                     json_array_size(json_is_array(json_array_get(v, 0)) ? json_array_get(v, 0) : v);
                 size_t big_rank = json_array_size(
@@ -1990,6 +2289,20 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         json_object_set_new(doc, "outputs",
                             tensor_list(def->outputs, def->n_outputs, variant,
                                         st.have_dtypes ? (const char(*)[32])st.out_dtypes : NULL));
+        /* a ref output is its input: the same dtype */
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                const struct param *in = find_input(def, def->outputs[k].name);
+                if (def->outputs[k].ref && in)
+                        json_object_set(
+                            json_array_get(json_object_get(doc, "outputs"), k), "dtype",
+                            json_object_get(json_array_get(json_object_get(doc, "inputs"),
+                                                           (size_t)(in - def->inputs)),
+                                            "dtype"));
+        }
+        if (def->n_outputs_declared == 0)
+                note(notes,
+                     "the OpDef declares no outputs: the kernel updates its inputs in place, so "
+                     "every input is read back after the run as a ref output");
         if (json_object_size(attrs))
                 json_object_set(doc, "attrs", attrs);
         json_object_set(doc, "cases", st.cases);
@@ -2022,30 +2335,73 @@ static void on_check_done(json_t *result, void *userdata)
         *(json_t **)userdata = result;
 }
 
+static void on_check_golden_done(void *userdata)
+{
+        *(bool *)userdata = true;
+}
+
 /*
  * Runs the draft's smallest case on the simulator: the harness refuses a
- * manifest whose tensors or attributes the OpDef does not declare.
+ * manifest whose tensors or attributes the OpDef does not declare.  A case
+ * drafted from an example runs on the example's inputs (what gen_data.py
+ * writes), as eval will run it, and its golden is checked.
  */
 static int check_draft(struct sim_session *s, const struct npu_manifest *m, char *err, size_t size,
                        char *summary, size_t summary_size)
 {
         struct npu_eval_options options = { .seed = 1, .only_case = 0 };
+        struct npu_golden *golden = NULL;
         json_t *result = NULL;
-        const char *status;
+        const char *status, *verdict;
+        char work[PATH_MAX] = "";
+        bool done = false;
         int r;
 
         for (size_t i = 1; i < m->n_cases; i++)
                 if (shapes_elements(m->cases[i].shapes) <
                     shapes_elements(m->cases[options.only_case].shapes))
                         options.only_case = (int)i;
+        if (m->cases[options.only_case].golden) {
+                const char *tmp = getenv("TMPDIR");
+                struct npu_golden_options golden_options = { .only_case = options.only_case,
+                                                             .sandbox = true };
+                if (format_path(work, sizeof(work), "%s/ascendopt-check-XXXXXX",
+                                tmp && *tmp ? tmp : "/tmp") < 0 ||
+                    !mkdtemp(work)) {
+                        snprintf(err, size, "cannot make a work directory: %s", strerror(errno));
+                        return -errno;
+                }
+                golden_options.work_dir = work;
+                options.work_dir = work;
+                options.keep_work_dir = true;
+                r = npu_golden_new(s->runner, m, &golden_options, &golden);
+                if (r < 0) {
+                        snprintf(err, size, "cannot prepare the golden: %s", strerror(-r));
+                        rm_rf(work);
+                        return r;
+                }
+                npu_golden_prepare(golden, on_check_golden_done, &done);
+                while (!done)
+                        event_base_loop(s->base, EVLOOP_ONCE);
+                options.input_files = npu_golden_input_files(golden);
+        }
         r = npu_eval_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
         if (r < 0) {
                 snprintf(err, size, "cannot start the check: %s", strerror(-r));
+                npu_golden_free(golden);
+                if (work[0])
+                        rm_rf(work);
                 return r;
         }
         while (!result)
                 event_base_loop(s->base, EVLOOP_ONCE);
         status = json_string_value(json_object_get(result, "status"));
+        if (golden && status && strcmp(status, "ok") == 0) {
+                done = false;
+                npu_golden_check(golden, result, on_check_golden_done, &done);
+                while (!done)
+                        event_base_loop(s->base, EVLOOP_ONCE);
+        }
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *e = json_object_get(result, "error");
                 const char *kind = json_string_value(json_object_get(e, "kind"));
@@ -2067,11 +2423,21 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, char
                     kind && status && strcmp(kind, status) != 0 ? kind : "",
                     kind && status && strcmp(kind, status) != 0 ? ")" : "", len, message);
         } else {
-                snprintf(summary, summary_size, "case %s ran on the simulator: ok, %.2f us",
-                         m->cases[options.only_case].name,
-                         json_number_value(json_object_get(result, "latency_us")));
+                verdict = json_string_value(
+                    json_object_get(json_object_get(result, "golden"), "verdict"));
+                snprintf(
+                    summary, summary_size, "case %s ran on the simulator: ok, %.2f us%s%s%s%s",
+                    m->cases[options.only_case].name,
+                    json_number_value(json_object_get(result, "latency_us")),
+                    verdict ? "; golden " : "", verdict ? verdict : "",
+                    json_object_get(json_object_get(result, "golden"), "why") ? ": " : "",
+                    json_string_value(json_object_get(json_object_get(result, "golden"), "why"))
+                        ?: "");
         }
         json_decref(result);
+        npu_golden_free(golden);
+        if (work[0])
+                rm_rf(work);
         return r;
 }
 
@@ -2220,7 +2586,7 @@ static int init_one(const struct init_options *o, struct sim_session *sim, bool 
         struct npu_manifest *m = NULL;
         struct notes notes = { 0 };
         json_t *doc = NULL;
-        char err[4096], path[PATH_MAX], summary[256] = "";
+        char err[4096], path[PATH_MAX], summary[768] = "";
         char *text = NULL;
         struct stat st;
         int ret = EX_OK, r;

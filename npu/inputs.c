@@ -254,6 +254,8 @@ int npu_inputs_write(const struct npu_manifest *m, size_t case_index, uint64_t s
                 double range[2];
                 bool have_range;
 
+                if (json_is_null(shape))
+                        continue; /* absent: no instance, as in the runtime */
                 r = input_range(m, t->name, range, &have_range, err, err_size);
                 if (r < 0)
                         goto fail;

@@ -35,6 +35,8 @@ static const struct schema tensor = {
                                                  { "dtype", &dtype_string, true },
                                                  /* a dynamic input: a list of tensors */
                                                  { "list", &boolean, false },
+                                                 /* an output: the input of its name, in place */
+                                                 { "ref", &boolean, false },
                                                  { NULL, NULL, false } },
 };
 static const struct schema tensor_list = {
@@ -45,8 +47,9 @@ static const struct schema attr_value = { .kinds = SCHEMA_NUMBER | SCHEMA_BOOL |
 static const struct schema attrs = { .kinds = SCHEMA_OBJECT,
                                      .values = &attr_value,
                                      .max_items = 64 };
-static const struct schema shape_value = { .kinds = SCHEMA_ARRAY,
-                                           .expected = "a list of dimensions",
+/* null: an optional input the case leaves out (the kernel gets a null address) */
+static const struct schema shape_value = { .kinds = SCHEMA_ARRAY | SCHEMA_NULL,
+                                           .expected = "a list of dimensions, or null",
                                            .max_items = NPU_MAX_LIST_ITEMS };
 static const struct schema shapes = { .kinds = SCHEMA_OBJECT,
                                       .values = &shape_value,
@@ -316,6 +319,69 @@ static int load_tensors(const json_t *list, struct npu_tensor **ret, size_t *ret
                         return -ENOMEM;
                 npu_dtype_from_name(json_string_value(json_object_get(obj, "dtype")), &t[i].dtype);
                 t[i].is_list = json_is_true(json_object_get(obj, "list"));
+                t[i].ref = json_is_true(json_object_get(obj, "ref"));
+        }
+        return 0;
+}
+
+static const struct npu_tensor *find_input(const struct npu_manifest *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_inputs; i++)
+                if (strcmp(m->inputs[i].name, name) == 0)
+                        return &m->inputs[i];
+        return NULL;
+}
+
+static const struct npu_tensor *find_output(const struct npu_manifest *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_outputs; i++)
+                if (strcmp(m->outputs[i].name, name) == 0)
+                        return &m->outputs[i];
+        return NULL;
+}
+
+/*
+ * Tensor names are unique, but for a ref output, which must name an input
+ * of its dtype and kind (it is that input, updated in place).
+ */
+static int check_tensor_names(const struct npu_manifest *m, char *err, size_t size)
+{
+        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
+                bool output = i >= m->n_inputs;
+                const struct npu_tensor *t = output ? &m->outputs[i - m->n_inputs] : &m->inputs[i];
+                const struct npu_tensor *in = output ? find_input(m, t->name) : NULL;
+                for (size_t j = 0; j < i; j++) {
+                        const struct npu_tensor *o =
+                            j < m->n_inputs ? &m->inputs[j] : &m->outputs[j - m->n_inputs];
+                        if (strcmp(t->name, o->name) != 0 || (o == in && t->ref))
+                                continue;
+                        return manifest_error(
+                            err, size,
+                            "%s: tensor name \"%s\" is used twice among inputs and outputs%s",
+                            m->source, t->name,
+                            o == in ? "; an output that is the input updated in place (CANN's "
+                                      "ref tensor) says \"ref\": true"
+                                    : "");
+                }
+                if (t->ref && !output)
+                        return manifest_error(err, size,
+                                              "%s: .inputs[%zu].ref: only an output is a ref "
+                                              "(the input of its name, updated in place)",
+                                              m->source, i);
+                if (t->ref && !in)
+                        return manifest_error(err, size,
+                                              "%s: .outputs[%zu].ref: no input is named \"%s\"; a "
+                                              "ref output is the input of its name, updated in "
+                                              "place",
+                                              m->source, i - m->n_inputs, t->name);
+                if (t->ref && (in->dtype != t->dtype || in->is_list != t->is_list))
+                        return manifest_error(err, size,
+                                              "%s: .outputs[%zu]: the ref output %s must have the "
+                                              "dtype%s of input %s (%s%s)",
+                                              m->source, i - m->n_inputs, t->name,
+                                              in->is_list != t->is_list ? " and kind" : "", t->name,
+                                              npu_dtype_name(in->dtype),
+                                              in->is_list ? ", a list" : "");
         }
         return 0;
 }
@@ -456,13 +522,13 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         }
         json_object_foreach(json_object_get(golden, "inputs"), key, v)
         {
-                const struct npu_tensor *t = find_tensor(m, key);
+                const struct npu_tensor *t = find_input(m, key);
                 size_t given = (json_object_get(v, "file") != NULL) +
                                (json_object_get(v, "files") != NULL) +
                                (json_object_get(v, "values") != NULL);
                 size_t i;
                 json_t *f;
-                if (!t || t < m->inputs || t >= m->inputs + m->n_inputs)
+                if (!t)
                         return manifest_error(err, size,
                                               "%s: .cases[%zu].golden.inputs.%s: no input is "
                                               "named \"%s\"",
@@ -488,10 +554,10 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         }
         json_object_foreach(json_object_get(golden, "outputs"), key, v)
         {
-                const struct npu_tensor *t = find_tensor(m, key);
+                const struct npu_tensor *t = find_output(m, key);
                 size_t i;
                 json_t *f;
-                if (!t || t < m->outputs || t >= m->outputs + m->n_outputs)
+                if (!t)
                         return manifest_error(err, size,
                                               "%s: .cases[%zu].golden.outputs.%s: no output is "
                                               "named \"%s\"",
@@ -553,11 +619,25 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       m->source, i, c->name, j);
                 json_object_foreach((json_t *)shp, key, value)
                 {
+                        const struct npu_tensor *out = find_output(m, key);
                         if (!find_tensor(m, key))
                                 return manifest_error(err, size,
                                                       "%s: .cases[%zu].shapes.%s: no input or "
                                                       "output is named \"%s\"",
                                                       m->source, i, key, key);
+                        if (json_is_null(value) && !find_input(m, key))
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: null (absent) is "
+                                                      "for an optional input only",
+                                                      m->source, i, key);
+                        if (json_is_null(value) && out && out->ref)
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: an input the "
+                                                      "operator updates in place (a ref output) "
+                                                      "cannot be absent",
+                                                      m->source, i, key);
+                        if (json_is_null(value))
+                                continue;
                         r = check_shape(m, i, key, value, err, size);
                         if (r < 0)
                                 return r;
@@ -566,7 +646,8 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                         if (!json_object_get(shp, m->inputs[t].name))
                                 return manifest_error(err, size,
                                                       "%s: .cases[%zu].shapes.%s: missing shape "
-                                                      "for input \"%s\"",
+                                                      "for input \"%s\" (null if the case leaves "
+                                                      "an optional input out)",
                                                       m->source, i, m->inputs[t].name,
                                                       m->inputs[t].name);
                 c->golden = json_object_get(obj, "golden");
@@ -675,19 +756,9 @@ static int manifest_build(struct npu_manifest *m, char *err, size_t err_size)
                 r = load_tensors(json_object_get(m->doc, "outputs"), &m->outputs, &m->n_outputs);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
-                const char *name =
-                    i < m->n_inputs ? m->inputs[i].name : m->outputs[i - m->n_inputs].name;
-                for (size_t j = 0; j < i; j++) {
-                        const char *other =
-                            j < m->n_inputs ? m->inputs[j].name : m->outputs[j - m->n_inputs].name;
-                        if (strcmp(name, other) == 0)
-                                return manifest_error(err, err_size,
-                                                      "%s: tensor name \"%s\" is used twice among "
-                                                      "inputs and outputs",
-                                                      path, name);
-                }
-        }
+        r = check_tensor_names(m, err, err_size);
+        if (r < 0)
+                return r;
         r = check_ranges(m, err, err_size);
         if (r == 0)
                 r = load_tolerances(m, err, err_size);

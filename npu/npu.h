@@ -66,6 +66,17 @@ struct npu_tensor {
         char *name;
         enum npu_dtype dtype;
         bool is_list; /* a dynamic input or output: its shape is a list of shapes */
+        /*
+         * An output marked "ref": the input of the same name, which the
+         * kernel updates in place (CANN's ref tensor: an OpDef input and
+         * output of one name, one GM buffer).  It has the input's dtype and
+         * shape and no shape of its own; the output is that buffer after
+         * the run.  When the OpDef declares no output of that name (an
+         * operator with no outputs at all, such as an in-place scale), the
+         * output takes no kernel argument and only says which input to
+         * read back.
+         */
+        bool ref;
 };
 
 struct npu_case {
@@ -141,10 +152,10 @@ char *npu_snake_case(const char *name);
  * which are part of a candidate's identity and travel with it.
  */
 struct npu_op_layout {
-        char *repo_root;  /* absolute; the operator's folder itself when it has no repository */
-        char *op_dir;     /* absolute */
-        char *op_relpath; /* op_dir below repo_root; "" when they are the same */
-        bool from_cmake;  /* the repository's CMake named the host units */
+        char *repo_root;   /* absolute; the operator's folder itself when it has no repository */
+        char *op_dir;      /* absolute */
+        char *op_relpath;  /* op_dir below repo_root; "" when they are the same */
+        bool from_cmake;   /* the repository's CMake named the host units */
         char **host_units; /* absolute paths, in build order */
         size_t n_host_units;
         char **host_includes; /* absolute folders searched after op_host/, op_kernel/ and op_dir */
@@ -155,7 +166,8 @@ struct npu_op_layout {
         size_t n_kernel_defines;
         char **tiling_headers; /* absolute: headers defining tiling data, forced into the kernel */
         size_t n_tiling_headers;
-        char **shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
+        char *
+            *shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
         size_t n_shared_files;
 };
 

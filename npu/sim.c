@@ -444,8 +444,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
          * also keeps objects independent of where a candidate was materialised */
         if (layout_uses_repo(l)) {
                 /* GCC tries the last map given first: the operator's wins inside it */
-                snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]), "-fmacro-prefix-map=%s/=",
-                         l->repo_root);
+                snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]),
+                         "-fmacro-prefix-map=%s/=", l->repo_root);
                 argv[(*n)++] = a->prefix_map[1];
         }
         snprintf(a->prefix_map[0], sizeof(a->prefix_map[0]), "-fmacro-prefix-map=%s/=", m->dir);
@@ -860,6 +860,8 @@ static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
 /*
  * The case's tensors with dtypes and shapes, in manifest order.  An output
  * the case gives no shape keeps none: the operator's InferShape decides.
+ * An input the case gives null is absent (left out of the spec); a ref
+ * output is the input of its name and has no shape of its own.
  */
 static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs,
                             const json_t *input_files)
@@ -871,9 +873,14 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
 
         for (size_t i = 0; i < n; i++) {
                 const json_t *shape = json_object_get(c->shapes, list[i].name);
-                json_t *t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
-                                      npu_dtype_name(list[i].dtype));
-                if (shape)
+                json_t *t;
+                if (inputs && json_is_null(shape))
+                        continue;
+                t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
+                              npu_dtype_name(list[i].dtype));
+                if (list[i].ref)
+                        json_object_set_new(t, "ref", json_true());
+                else if (shape)
                         json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
                 if (inputs && json_object_get(files, list[i].name))
                         json_object_set(t, "data_files", json_object_get(files, list[i].name));

@@ -86,6 +86,7 @@ struct tensor_inst {
 	uint8_t *gm = nullptr;
 	std::string file;
 	std::string data_file; /* the input's bytes come from here instead of the generator */
+	bool ref = false;      /* an output that is an input's buffer, updated in place */
 	bool have_range = false;
 	double lo = 0, hi = 0;
 };
@@ -529,6 +530,7 @@ struct spec_tensor {
 	uint8_t dtype = 0;
 	bool list = false;
 	bool has_shape = false;
+	bool ref = false; /* an output: the input of its name, updated in place */
 	std::vector<std::vector<int64_t>> shapes;
 	std::vector<std::string> data_files; /* "data_files": one per shape, or none */
 };
@@ -555,7 +557,17 @@ std::vector<spec_tensor> parse_tensors(json_t *spec, const char *field, bool sha
 		t.name = name;
 		json_t *list = json_object_get(e, "list");
 		json_t *shape = json_object_get(e, "shape");
-		if (list) {
+		// A ref output is CANN's ref tensor: the input of its name, which the
+		// kernel updates in place; its shapes are the input's.
+		json_t *ref = json_object_get(e, "ref");
+		if (ref && (!json_is_boolean(ref) || std::strcmp(field, "outputs") != 0))
+			spec_error(where + ".ref must be a boolean, on an output");
+		t.ref = json_is_true(ref);
+		if (t.ref && (list || shape))
+			spec_error(where + ": a ref output takes its input's shape and gives none of its own");
+		if (t.ref) {
+			t.has_shape = true;
+		} else if (list) {
 			if (!json_is_array(list))
 				spec_error(where + ".list must be an array of shapes");
 			t.list = true;
@@ -1021,7 +1033,7 @@ int harness_main(int argc, char **argv)
 					if (params[i].name != t.name)
 						continue;
 					found = true;
-					if (t.list != params[i].list)
+					if (t.list != params[i].list && !t.ref)
 						finish_error("runtime_error", "manifest_mismatch", "", 0,
 							     strprintf("%s '%s' is %s in the OpDef but %s in the spec", what,
 								       t.name.c_str(), params[i].list ? "dynamic" : "not dynamic",
@@ -1036,7 +1048,9 @@ int harness_main(int argc, char **argv)
 							     dtype_name(t.dtype));
 					}
 				}
-				if (!found)
+				// a ref output the OpDef does not declare (an operator that
+				// declares no outputs) takes no argument: its input is read back
+				if (!found && !t.ref)
 					finish_error("runtime_error", "manifest_mismatch", "", 0,
 						     strprintf("the spec names %s '%s', which the OpDef of %s does not declare", what,
 							       t.name.c_str(), R.op.c_str()));
@@ -1179,7 +1193,7 @@ int harness_main(int argc, char **argv)
 	// Output shapes: from the spec, else from the operator's InferShape.
 	bool need_infer = false;
 	for (auto &t : sout)
-		need_infer |= !t.has_shape;
+		need_infer |= !t.has_shape && !t.ref;
 	std::vector<gert::Shape> inferred;
 	if (need_infer) {
 		gert::InferShapeKernelFunc fn = def && def->infer_shape_ ? def->infer_shape_ : impl ? impl->infer_shape : nullptr;
@@ -1196,6 +1210,31 @@ int harness_main(int argc, char **argv)
 			finish_error("runtime_error", "tiling_error", "", 0, "InferShape returned a failure");
 		inferred = ictx.out_;
 	}
+	// A ref output's instances are its input's, sharing their GM buffers.
+	auto ref_instances = [&](const spec_tensor &t) {
+		const io_param *in = nullptr;
+		for (auto &q : pin)
+			if (q.name == t.name)
+				in = &q;
+		if (!in || !in->present)
+			finish_error("runtime_error", "manifest_mismatch", "", 0,
+				     strprintf("ref output '%s' names no input given in the spec (it is the input of its "
+					       "name, updated in place)",
+					       t.name.c_str()));
+		if (in->dtype != t.dtype)
+			finish_error("runtime_error", "manifest_mismatch", "", 0,
+				     strprintf("ref output '%s' is %s but its input is %s", t.name.c_str(),
+					       dtype_name(t.dtype), dtype_name(in->dtype)));
+		std::vector<int> made;
+		for (int k : in->inst) {
+			tensor_inst to = R.inputs[k];
+			to.ref = true;
+			to.data_file.clear();
+			made.push_back((int)R.outputs.size());
+			R.outputs.push_back(to);
+		}
+		return made;
+	};
 	for (size_t i = 0; i < pout.size(); i++) {
 		auto &p = pout[i];
 		io.out_ir_first.push_back((int)R.outputs.size());
@@ -1204,6 +1243,10 @@ int harness_main(int argc, char **argv)
 				continue;
 			p.present = true;
 			p.dtype = t.dtype;
+			if (t.ref) {
+				p.inst = ref_instances(t);
+				continue;
+			}
 			std::vector<std::vector<int64_t>> shapes = t.shapes;
 			if (!t.has_shape) {
 				std::vector<int64_t> s;
@@ -1230,6 +1273,14 @@ int harness_main(int argc, char **argv)
 		gert::CompileTimeTensorDesc d;
 		d.dtype_ = dtype_to_ge(to.dtype);
 		io.out_desc.push_back(d);
+	}
+	// Ref outputs the OpDef does not declare: no argument, read back after the run.
+	for (auto &t : sout) {
+		bool bound = false;
+		for (auto &p : pout)
+			bound |= p.name == t.name;
+		if (t.ref && !bound)
+			ref_instances(t);
 	}
 
 	// Compile info (IMPL_OP_OPTILING(...).TilingParse<T>).
@@ -1288,7 +1339,8 @@ int harness_main(int argc, char **argv)
 
 	// Outputs, workspace, and the argument vector.
 	for (auto &to : R.outputs) {
-		to.gm = gm_alloc(to.bytes, to.index >= 0 ? strprintf("%s[%d]", to.name.c_str(), to.index) : to.name);
+		if (!to.ref)
+			to.gm = gm_alloc(to.bytes, to.index >= 0 ? strprintf("%s[%d]", to.name.c_str(), to.index) : to.name);
 		to.file = to.index >= 0 ? strprintf("out_%s_%d.bin", to.name.c_str(), to.index) : "out_" + to.name + ".bin";
 	}
 	uint8_t *ws_gm = gm_alloc(ws, "workspace");
