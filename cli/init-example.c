@@ -306,9 +306,20 @@ static void read_constant(struct reader *r, size_t i)
         if (is(r, name, "*") || !ident(r, name))
                 return;
         end = statement_end(r, name);
+        text(r, name, n, sizeof(n));
+        /* a C array, T NAME[N] = {...}: a vector */
+        if (is(r, nxt(r, name), "[") && is(r, nxt(r, token_match(&r->tokens, nxt(r, name))), "=") &&
+            is(r, nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name)))), "{")) {
+                size_t brace = nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name))));
+                json_t *list = brace_list(r, brace,
+                                          (is(r, i, "float") || is(r, i, "double")) &&
+                                              has_float_literal(r, brace, end));
+                if (list)
+                        json_object_set_new(r->vectors, n, list);
+                return;
+        }
         if (!is(r, nxt(r, name), "=") || end >= r->tokens.n)
                 return;
-        text(r, name, n, sizeof(n));
         if (is(r, i, "bool") &&
             (is(r, nxt(r, nxt(r, name)), "true") || is(r, nxt(r, nxt(r, name)), "false")))
                 json_object_set_new(r->constants, n,
@@ -442,7 +453,8 @@ static const char *acl_dtype(const char *name)
                 { "ACL_INT16", "int16" },     { "ACL_INT32", "int32" },
                 { "ACL_INT64", "int64" },     { "ACL_UINT8", "uint8" },
                 { "ACL_UINT16", "uint16" },   { "ACL_UINT32", "uint32" },
-                { "ACL_BOOL", "bool" },
+                { "ACL_BOOL", "bool" },       { "ACL_UINT64", "uint64" },
+                { "ACL_DOUBLE", "float64" },  { "ACL_COMPLEX64", "complex64" },
         };
         for (size_t i = 0; i < ARRAY_SIZE(map); i++)
                 if (strcmp(map[i][0], name) == 0)

@@ -581,11 +581,12 @@ static int choose_kernel(const struct init_options *o, const struct opdef *def, 
 static const char *manifest_dtype(const char *name)
 {
         static const char *const map[][2] = {
-                { "FLOAT", "float32" },   { "FLOAT32", "float32" }, { "float", "float32" },
-                { "FLOAT16", "float16" }, { "BF16", "bfloat16" },   { "INT8", "int8" },
-                { "INT16", "int16" },     { "INT32", "int32" },     { "INT64", "int64" },
-                { "UINT8", "uint8" },     { "UINT16", "uint16" },   { "UINT32", "uint32" },
-                { "BOOL", "bool" },
+                { "FLOAT", "float32" },   { "FLOAT32", "float32" },     { "float", "float32" },
+                { "FLOAT16", "float16" }, { "BF16", "bfloat16" },       { "INT8", "int8" },
+                { "INT16", "int16" },     { "INT32", "int32" },         { "INT64", "int64" },
+                { "UINT8", "uint8" },     { "UINT16", "uint16" },       { "UINT32", "uint32" },
+                { "BOOL", "bool" },       { "UINT64", "uint64" },       { "DOUBLE", "float64" },
+                { "double", "float64" },  { "COMPLEX64", "complex64" },
         };
         enum npu_dtype dtype;
 
@@ -601,6 +602,16 @@ static const char *param_dtype(const struct param *p, size_t v)
         if (!p->n_dtypes)
                 return NULL;
         return manifest_dtype(p->dtypes[p->n_dtypes == 1 ? 0 : v]);
+}
+
+/* Whether p lists dtype (as the manifest names it) in any column. */
+static bool param_lists(const struct param *p, const char *dtype)
+{
+        for (size_t v = 0; v < p->n_dtypes; v++)
+                if (manifest_dtype(p->dtypes[v]) &&
+                    strcmp(manifest_dtype(p->dtypes[v]), dtype) == 0)
+                        return true;
+        return false;
 }
 
 static size_t variant_count(const struct opdef *def)
@@ -1308,8 +1319,8 @@ static int choose_variant(const struct init_options *o, const struct opdef *def,
                 if (variant == n_variants)
                         return init_error(err, size,
                                           "%s: .inputs: no dtype combination of the OpDef is one "
-                                          "the simulator has (float16, float32, bfloat16, the "
-                                          "integers up to 64 bits, bool)",
+                                          "the simulator has (float16, float32, bfloat16, "
+                                          "float64, complex64, the integers up to 64 bits, bool)",
                                           o->opdir);
         }
         if (st->have_dtypes) {
@@ -1617,7 +1628,7 @@ static bool example_name_matches(const char *var, const char *name)
 {
         static const char *const synonyms[][2] = { { "dim", "axis" }, { "index", "indices" } };
         static const char *const prefixes[] = { "input", "output", "" };
-        static const char *const suffixes[] = { "ref", "tensor", "" };
+        static const char *const suffixes[] = { "ref", "tensor", "array", "list", "" };
         char v[128], n[128];
 
         plain_name(var, v, sizeof(v));
@@ -1866,6 +1877,17 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                             example, input ? "input" : "output", p->name,
                             json_string_value(json_object_get(arg, "expr")) ?: "?",
                             json_string_value(json_object_get(call, "call")));
+                        json_decref(shape);
+                        goto out;
+                }
+                if (arg_dtype(arg) && p->n_dtypes && !param_lists(p, arg_dtype(arg))) {
+                        snprintf(why, why_size,
+                                 "%.200s/main.cpp: %s passes %s (%s) where the OpDef's %s %s "
+                                 "takes none of that dtype: the aclnn call does not map onto the "
+                                 "OpDef",
+                                 example, json_string_value(json_object_get(call, "call")),
+                                 json_string_value(json_object_get(arg, "expr")) ?: "a tensor",
+                                 arg_dtype(arg), input ? "input" : "output", p->name);
                         json_decref(shape);
                         goto out;
                 }
@@ -2244,6 +2266,68 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
         return 0;
 }
 
+/* Whether an input's name says it holds indices (indices, sorted_index, idx). */
+static bool index_like(const char *name)
+{
+        char n[128];
+
+        plain_name(name, n, sizeof(n));
+        return strstr(n, "indic") || strstr(n, "index") || strstr(n, "idx");
+}
+
+/*
+ * Seeded integers default to [-100, 100], which sends an index input out
+ * of bounds.  An integer input named as an index that no msOpSt
+ * value_range covers gets [0, n - 1], n the smallest dimension of the
+ * first other input with a floating dtype in any case: an index valid
+ * along every axis of the tensor it most likely indexes.
+ */
+static void draft_index_ranges(const struct opdef *def, struct st_state *st, size_t variant,
+                               struct notes *notes)
+{
+        for (size_t k = 0; k < def->n_inputs; k++) {
+                const char *dtype = st->have_dtypes && st->dtypes[k][0]
+                                        ? st->dtypes[k]
+                                        : param_dtype(&def->inputs[k], variant);
+                const char *data = NULL;
+                enum npu_dtype dt;
+                json_int_t smallest = 0;
+                json_t *c;
+                size_t i;
+
+                if (!index_like(def->inputs[k].name) ||
+                    json_object_get(st->ranges, def->inputs[k].name) || !dtype ||
+                    npu_dtype_from_name(dtype, &dt) < 0 || npu_dtype_is_float(dt))
+                        continue;
+                for (size_t q = 0; q < def->n_inputs && !data; q++) {
+                        const char *qt = st->have_dtypes && st->dtypes[q][0]
+                                             ? st->dtypes[q]
+                                             : param_dtype(&def->inputs[q], variant);
+                        if (q != k && qt && npu_dtype_from_name(qt, &dt) == 0 &&
+                            npu_dtype_is_float(dt) && def->inputs[q].type != PARAM_DYNAMIC)
+                                data = def->inputs[q].name;
+                }
+                json_array_foreach(st->cases, i, c)
+                {
+                        const json_t *dims = json_object_get(json_object_get(c, "shapes"), data);
+                        const json_t *d;
+                        size_t j;
+                        json_array_foreach(dims, j,
+                                           d) if (json_is_integer(d) &&
+                                                  (!smallest || json_integer_value(d) < smallest))
+                            smallest = json_integer_value(d);
+                }
+                if (!data || smallest < 1)
+                        continue;
+                json_object_set_new(st->ranges, def->inputs[k].name,
+                                    json_pack("[i, I]", 0, smallest - 1));
+                note(notes,
+                     "input_ranges.%s [0, %lld]: an index input, kept inside every axis of %s "
+                     "(seeded integers are in [-100, 100]); check it",
+                     def->inputs[k].name, (long long)(smallest - 1), data);
+        }
+}
+
 static int draft(const struct init_options *o, struct sim_session *s, json_t **ret_doc,
                  struct notes *notes, char *err, size_t size)
 {
@@ -2272,6 +2356,8 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
                 r = draft_cases(o, def, &st, notes, err, size);
         if (r == 0)
                 r = choose_variant(o, def, &st, &variant, notes, err, size);
+        if (r == 0)
+                draft_index_ranges(def, &st, variant, notes);
         if (r == 0)
                 r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
         if (r < 0)

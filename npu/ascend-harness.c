@@ -164,7 +164,8 @@ static const char *acl_dtype(enum npu_dtype dtype)
                 [NPU_INT16] = "ACL_INT16",     [NPU_INT32] = "ACL_INT32",
                 [NPU_INT64] = "ACL_INT64",     [NPU_UINT8] = "ACL_UINT8",
                 [NPU_UINT16] = "ACL_UINT16",   [NPU_UINT32] = "ACL_UINT32",
-                [NPU_BOOL] = "ACL_BOOL",
+                [NPU_BOOL] = "ACL_BOOL",       [NPU_UINT64] = "ACL_UINT64",
+                [NPU_FLOAT64] = "ACL_DOUBLE",  [NPU_COMPLEX64] = "ACL_COMPLEX64",
         };
 
         return dtype < NPU_DTYPE_COUNT ? names[dtype] : "ACL_DT_UNDEFINED";

@@ -100,6 +100,9 @@ static void int_limits(enum npu_dtype dtype, double *lo, double *hi)
         case NPU_BOOL:
                 *lo = 0, *hi = 1;
                 break;
+        case NPU_UINT64:
+                *lo = 0, *hi = 9.2e18; /* the generator's arithmetic is signed */
+                break;
         default:
                 *lo = -9.2e18, *hi = 9.2e18;
                 break;
@@ -136,11 +139,21 @@ void npu_input_generate(struct npu_input_generator *g, void *buf, size_t n)
         uint8_t *p = buf;
         size_t size = npu_dtype_size(g->dtype);
 
-        if (npu_dtype_is_float(g->dtype)) {
+        if (g->dtype == NPU_FLOAT64) {
                 for (size_t i = 0; i < n; i++) {
                         double u = (double)(splitmix64(&g->state) >> 11) * 0x1p-53;
+                        double d = g->lo + (g->hi - g->lo) * u;
+                        memcpy(p + 8 * i, &d, 8);
+                }
+                return;
+        }
+        if (npu_dtype_is_float(g->dtype)) {
+                /* complex64: the real and imaginary parts, one float32 draw each */
+                size_t parts = g->dtype == NPU_COMPLEX64 ? 2 * n : n;
+                for (size_t i = 0; i < parts; i++) {
+                        double u = (double)(splitmix64(&g->state) >> 11) * 0x1p-53;
                         float f = (float)(g->lo + (g->hi - g->lo) * u);
-                        if (g->dtype == NPU_FLOAT32) {
+                        if (g->dtype == NPU_FLOAT32 || g->dtype == NPU_COMPLEX64) {
                                 memcpy(p + 4 * i, &f, 4);
                         } else {
                                 uint16_t b = g->dtype == NPU_FLOAT16 ? float_to_half_bits(f)

@@ -24,9 +24,9 @@ static const struct schema name_string = { .kinds = SCHEMA_STRING,
                                            .max_length = 128 };
 static const struct schema dtype_string = {
         .kinds = SCHEMA_STRING,
-        .choices =
-            (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16", "int32",
-                                   "int64", "uint8", "uint16", "uint32", "bool", NULL },
+        .choices = (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16",
+                                          "int32", "int64", "uint8", "uint16", "uint32", "bool",
+                                          "uint64", "float64", "complex64", NULL },
 };
 static const struct schema boolean = { .kinds = SCHEMA_BOOL };
 static const struct schema tensor = {
@@ -201,7 +201,8 @@ static const struct npu_tolerance default_tolerance[NPU_DTYPE_COUNT] = {
         [NPU_INT16] = { 0, 0, 0 },          [NPU_INT32] = { 0, 0, 0 },
         [NPU_INT64] = { 0, 0, 0 },          [NPU_UINT8] = { 0, 0, 0 },
         [NPU_UINT16] = { 0, 0, 0 },         [NPU_UINT32] = { 0, 0, 0 },
-        [NPU_BOOL] = { 0, 0, 0 },
+        [NPU_BOOL] = { 0, 0, 0 },           [NPU_UINT64] = { 0, 0, 0 },
+        [NPU_FLOAT64] = { 1e-9, 1e-9, 0 },  [NPU_COMPLEX64] = { 1e-5, 1e-5, 0 },
 };
 
 static int manifest_error(char *err, size_t size, const char *fmt, ...)

@@ -41,6 +41,9 @@ enum npu_dtype {
         NPU_UINT16,
         NPU_UINT32,
         NPU_BOOL,
+        NPU_UINT64,
+        NPU_FLOAT64,
+        NPU_COMPLEX64, /* a float32 real and imaginary part, compared part by part */
         NPU_DTYPE_COUNT,
 };
 
@@ -52,6 +55,7 @@ const char *npu_dtype_kernel_type(enum npu_dtype dtype);
 /* Its ge::DataType value, for ORIG_DTYPE_<NAME> macros: DT_FLOAT is 0, DT_FLOAT16 1... */
 int npu_dtype_ge_value(enum npu_dtype dtype);
 size_t npu_dtype_size(enum npu_dtype dtype);
+/* float16, float32, bfloat16, float64 and complex64 (whose parts are float32) */
 bool npu_dtype_is_float(enum npu_dtype dtype);
 
 /* --------------------------------------------------------------- manifest */
@@ -208,7 +212,8 @@ struct npu_comparison {
  * Compares two buffers of n elements of one dtype: an element passes when
  * |got - want| <= atol + rtol * |want|, and NaN and Inf must sit at the same
  * positions.  The comparison passes when the failing fraction is at most
- * max_mismatch_fraction.
+ * max_mismatch_fraction.  A complex64 element is two float32 parts, each
+ * judged on its own: the comparison counts 2n elements.
  */
 void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t n,
                  const struct npu_tolerance *tolerance, struct npu_comparison *ret);
@@ -225,8 +230,10 @@ float npu_bfloat16_to_float(uint16_t bits);
  * order, each element of a list counting as one) is splitmix64 seeded with
  * seed XOR (0xD1B54A32D192ED03 * (k + 1)), one draw per element; floats
  * are lo + (hi - lo) * u in double, rounded to float and then to half or
- * bfloat16 (nearest even), default [-1, 1); integers are lo + x mod (hi -
- * lo + 1), default [-100, 100] clipped to the type, bool [0, 1].
+ * bfloat16 (nearest even), kept as a double for float64, default [-1, 1);
+ * a complex64 element takes two draws, its real then its imaginary part,
+ * each made as a float32; integers are lo + x mod (hi - lo + 1), default
+ * [-100, 100] clipped to the type (uint64 to [0, 2^63)), bool [0, 1].
  */
 struct npu_input_generator {
         enum npu_dtype dtype;

@@ -460,6 +460,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
                 const struct npu_tensor *t =
                     i < m->n_inputs ? &m->inputs[i] : &m->outputs[i - m->n_inputs];
                 char name[128];
+                if (t->ref)
+                        continue; /* its input's */
                 upper(name, sizeof(name), t->name);
                 snprintf(a->defines[d], sizeof(a->defines[d]), "-DDTYPE_%s=%s", name,
                          npu_dtype_kernel_type(t->dtype));

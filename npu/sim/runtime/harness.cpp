@@ -364,7 +364,7 @@ uint32_t dtype_size(uint8_t c)
 	switch (c) {
 	case DTYPE_F16: case DTYPE_BF16: case DTYPE_I16: case DTYPE_U16: return 2;
 	case DTYPE_F32: case DTYPE_I32: case DTYPE_U32: return 4;
-	case DTYPE_I64: case DTYPE_U64: return 8;
+	case DTYPE_I64: case DTYPE_U64: case DTYPE_F64: case DTYPE_C64: return 8;
 	default: return 1;
 	}
 }
@@ -384,13 +384,15 @@ ge::DataType dtype_to_ge(uint8_t c)
 	case DTYPE_I64: return ge::DT_INT64;
 	case DTYPE_U64: return ge::DT_UINT64;
 	case DTYPE_BOOL: return ge::DT_BOOL;
+	case DTYPE_F64: return ge::DT_DOUBLE;
+	case DTYPE_C64: return ge::DT_COMPLEX64;
 	default: return ge::DT_UNDEFINED;
 	}
 }
 
 bool dtype_is_float(uint8_t c)
 {
-	return c == DTYPE_F16 || c == DTYPE_BF16 || c == DTYPE_F32;
+	return c == DTYPE_F16 || c == DTYPE_BF16 || c == DTYPE_F32 || c == DTYPE_F64 || c == DTYPE_C64;
 }
 
 // ---- inputs ---------------------------------------------------------------------
@@ -401,7 +403,9 @@ bool dtype_is_float(uint8_t c)
 // one output x per element, in element order:
 //   floats:  u = (x >> 11) * 2^-53;  v = lo + (hi - lo) * u  in double, then
 //            rounded to float (nearest even), and from that float to half or
-//            bfloat16 (nearest even).  Default range [-1, 1).
+//            bfloat16 (nearest even); float64 keeps v.  complex64 takes two
+//            draws per element, real then imaginary, each as a float32.
+//            Default range [-1, 1).
 //   ints:    lo + (x mod (hi - lo + 1)), default [-100, 100] clipped to the
 //            type; bool defaults to [0, 1].
 // `input_ranges` in the spec overrides [lo, hi] per input name.
@@ -424,6 +428,7 @@ void int_limits(uint8_t c, double *lo, double *hi)
 	case DTYPE_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
 	case DTYPE_U32: *lo = 0; *hi = 4294967295.0; break;
 	case DTYPE_BOOL: *lo = 0; *hi = 1; break;
+	case DTYPE_U64: *lo = 0; *hi = 9.2e18; break; /* the arithmetic below is signed */
 	default: *lo = -9.2e18; *hi = 9.2e18; break;
 	}
 }
@@ -434,10 +439,14 @@ void fill_input(tensor_inst &t, uint64_t seed, uint32_t k)
 	uint8_t *p = t.gm;
 	if (dtype_is_float(t.dtype)) {
 		double lo = t.have_range ? t.lo : -1.0, hi = t.have_range ? t.hi : 1.0;
-		for (uint64_t i = 0; i < t.elems; i++) {
+		uint64_t parts = t.dtype == DTYPE_C64 ? 2 * t.elems : t.elems;
+		for (uint64_t i = 0; i < parts; i++) {
 			double u = (double)(splitmix64(s) >> 11) * 0x1p-53;
-			float f = (float)(lo + (hi - lo) * u);
-			if (t.dtype == DTYPE_F32) {
+			double d = lo + (hi - lo) * u;
+			float f = (float)d;
+			if (t.dtype == DTYPE_F64) {
+				std::memcpy(p + 8 * i, &d, 8);
+			} else if (t.dtype == DTYPE_F32 || t.dtype == DTYPE_C64) {
 				std::memcpy(p + 4 * i, &f, 4);
 			} else {
 				uint16_t b = t.dtype == DTYPE_F16 ? float_to_half_bits(f) : float_to_bf16_bits(f);
@@ -553,7 +562,7 @@ std::vector<spec_tensor> parse_tensors(json_t *spec, const char *field, bool sha
 			spec_error(where + ".name is missing");
 		if (!dt || !(t.dtype = dtype_from_string(dt)))
 			spec_error(where + ".dtype is missing or not one of float16, float32, bfloat16, int8, int16, int32, "
-					   "int64, uint8, uint16, uint32, uint64, bool");
+					   "int64, uint8, uint16, uint32, uint64, bool, float64, complex64");
 		t.name = name;
 		json_t *list = json_object_get(e, "list");
 		json_t *shape = json_object_get(e, "shape");
