@@ -1101,6 +1101,17 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         json_object_set(st->attrs, attr_name, value);
         }
         case_name(cname, st->cases, name, sizeof(name));
+        /* in the OpDef's order, an absent input at its place */
+        for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
+                const char *key =
+                    k < def->n_inputs ? def->inputs[k].name : def->outputs[k - def->n_inputs].name;
+                json_t *v = json_object_get(shapes, key);
+                if (v) {
+                        json_incref(v);
+                        json_object_del(shapes, key);
+                        json_object_set_new(shapes, key, v);
+                }
+        }
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
         if (json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
@@ -2332,11 +2343,13 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
                  struct notes *notes, char *err, size_t size)
 {
         struct opdef *def = calloc(1, sizeof(*def));
+        char abs_dir[PATH_MAX];
+        /* the sandbox binds the operator by an absolute path */
         struct st_state st = { .cases = json_array(),
                                .ranges = json_object(),
                                .attrs = json_object(),
                                .sim = s,
-                               .opdir = o->opdir };
+                               .opdir = realpath(o->opdir, abs_dir) ? abs_dir : o->opdir };
         json_t *doc = NULL, *attrs = NULL;
         char kernel[320];
         size_t variant = 0;
