@@ -366,7 +366,8 @@ static void read_vector(struct reader *r, size_t i)
         if (ident(r, j))
                 text(r, j, elem, sizeof(elem));
         while (j < r->tokens.n && !is(r, j, ">")) {
-                tensors |= is(r, j, "aclTensor");
+                /* tensors, or scalars for an aclScalarList: their names */
+                tensors |= is(r, j, "aclTensor") || is(r, j, "aclScalar");
                 j = nxt(r, j);
         }
         name = nxt(r, j);
@@ -569,6 +570,26 @@ static void scan(struct reader *r)
                             call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b)))
                                 json_object_set(r->lists, a, json_object_get(r->arrays, b));
+                        /* list = aclCreateScalarList(arr.data(), n): the scalars' values */
+                        if (is(r, rhs, "aclCreateScalarList") &&
+                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
+                            first_name(r, starts[0], ends[0], b, sizeof(b))) {
+                                json_t *values = json_array(), *item;
+                                size_t k;
+                                json_array_foreach(json_object_get(r->arrays, b), k, item)
+                                {
+                                        json_t *v =
+                                            json_object_get(r->scalars, json_string_value(item));
+                                        if (!json_is_number(v))
+                                                break;
+                                        json_array_append(values, v);
+                                }
+                                if (json_array_size(values) &&
+                                    json_array_size(values) ==
+                                        json_array_size(json_object_get(r->arrays, b)))
+                                        json_object_set(r->scalars, a, values);
+                                json_decref(values);
+                        }
                         /* scalar = aclCreateScalar(&v, ACL_X); arr = aclCreateIntArray(v.data(), n) */
                         if ((is(r, rhs, "aclCreateScalar") || is(r, rhs, "aclCreateIntArray") ||
                              is(r, rhs, "aclCreateFloatArray") ||

@@ -63,6 +63,7 @@ struct opdef {
         struct param inputs[NPU_MAX_TENSORS], outputs[NPU_MAX_TENSORS];
         size_t n_inputs, n_outputs;
         size_t n_outputs_declared; /* n_outputs but for undeclared ref outputs */
+        bool has_infer_shape;      /* it registers an InferShape (else outputs need shapes) */
         struct attr attrs[MAX_ATTRS];
         size_t n_attrs;
 };
@@ -85,6 +86,7 @@ struct init_options {
 struct notes {
         char lines[32][512];
         size_t n;
+        char grown_bench[129]; /* the bench case init grew, which the check runs too */
 };
 
 static void note(struct notes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -371,6 +373,7 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
         if (r < 0)
                 return r;
         def->n_outputs_declared = def->n_outputs;
+        def->has_infer_shape = json_is_true(json_object_get(j, "has_infer_shape"));
         if (json_array_size(json_object_get(j, "attrs")) > MAX_ATTRS)
                 return init_error(err, size, "the OpDef has more than %d attributes", MAX_ATTRS);
         json_array_foreach(json_object_get(j, "attrs"), i, a)
@@ -465,6 +468,13 @@ static int find_opdef(const struct init_options *o, struct sim_session *s, struc
                                json_array_size(defs) > 2 ? ", ..." : "");
         else
                 r = opdef_from_json(pick, def, err, size);
+        /* InferShape may come with IMPL_OP_INFERSHAPE instead of the OpDef */
+        json_array_foreach(json_object_get(description, "op_impls"), i, j)
+        {
+                if (r == 0 && json_is_true(json_object_get(j, "has_infer_shape")) &&
+                    strcmp(json_string_value(json_object_get(j, "type")) ?: "", def->type) == 0)
+                        def->has_infer_shape = true;
+        }
         json_decref(description);
         return r;
 }
@@ -602,6 +612,21 @@ static const char *param_dtype(const struct param *p, size_t v)
         if (!p->n_dtypes)
                 return NULL;
         return manifest_dtype(p->dtypes[p->n_dtypes == 1 ? 0 : v]);
+}
+
+/* Whether p lists a dtype of dtype's kind: floating, or integer and bool. */
+static bool same_kind(const struct param *p, const char *dtype)
+{
+        enum npu_dtype want, have;
+
+        if (npu_dtype_from_name(dtype, &want) < 0)
+                return false;
+        for (size_t v = 0; v < p->n_dtypes; v++)
+                if (manifest_dtype(p->dtypes[v]) &&
+                    npu_dtype_from_name(manifest_dtype(p->dtypes[v]), &have) == 0 &&
+                    npu_dtype_is_float(have) == npu_dtype_is_float(want))
+                        return true;
+        return false;
 }
 
 /* Whether p lists dtype (as the manifest names it) in any column. */
@@ -1649,6 +1674,13 @@ static bool example_name_matches(const char *var, const char *name)
         for (size_t i = 0; i < ARRAY_SIZE(synonyms); i++)
                 if (strcmp(v, synonyms[i][0]) == 0 && strcmp(n, synonyms[i][1]) == 0)
                         return true;
+        /* one plural, the other not: scalars and scalarList */
+        if (n[strlen(n) - 1] == 's')
+                n[strlen(n) - 1] = '\0';
+        if (v[strlen(v) - 1] == 's')
+                v[strlen(v) - 1] = '\0';
+        if (!v[0] || !n[0])
+                return false;
         for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++)
                 for (size_t q = 0; q < ARRAY_SIZE(suffixes); q++) {
                         size_t lp = strlen(prefixes[p]), lq = strlen(suffixes[q]), lv = strlen(v);
@@ -1658,6 +1690,23 @@ static bool example_name_matches(const char *var, const char *name)
                                 return true;
                 }
         return false;
+}
+
+/* A number or a list of numbers: what an aclScalar or aclIntArray argument holds. */
+static bool numeric_value(const json_t *arg)
+{
+        const json_t *v = json_object_get(arg, "value");
+
+        if (!arg_is(arg, "value"))
+                return false;
+        if (json_is_number(v))
+                return true;
+        if (!json_is_array(v) || !json_array_size(v))
+                return false;
+        for (size_t i = 0; i < json_array_size(v); i++)
+                if (!json_is_number(json_array_get(v, i)))
+                        return false;
+        return true;
 }
 
 static bool tensor_like(const json_t *arg)
@@ -1690,8 +1739,8 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                         char *why, size_t why_size)
 {
         size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
-        size_t values = 0, free_attrs = 0;
-        bool used[64] = { false };
+        size_t values = 0, free_attrs = 0, numeric = 0;
+        bool used[64] = { false }, with_values = false;
 
         for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
                 b->input[i] = b->output[i] = -1;
@@ -1746,17 +1795,44 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
         }
         for (size_t k = 0; k < def->n_attrs; k++)
                 free_attrs += b->attr[k] < 0;
+        /*
+         * When the tensors fall short, the numbers and number lists the call
+         * passes stand for inputs too (an aclScalar, aclScalarList or
+         * aclIntArray where the OpDef has a tensor), in their places.
+         */
+        for (size_t a = 0; a < n; a++)
+                numeric += !used[a] && numeric_value(json_array_get(args, a));
+        if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref &&
+            (tensors + numeric == free_in + free_out ||
+             tensors + numeric == free_in + free_out - free_ref)) {
+                with_values = true;
+                tensors += numeric;
+                values -= numeric;
+        }
         if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref) {
+                char left[256] = "";
+                size_t len = 0;
+                for (size_t k = 0; k < def->n_inputs + def->n_outputs && len + 1 < sizeof(left);
+                     k++) {
+                        bool input = k < def->n_inputs;
+                        const struct param *p =
+                            input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                        if ((input ? b->input[k] : b->output[k - def->n_inputs]) >= 0 ||
+                            p->undeclared)
+                                continue;
+                        len += (size_t)snprintf(left + len, sizeof(left) - len, "%s%s",
+                                                len ? ", " : "", p->name);
+                }
                 snprintf(why, why_size,
-                         "it passes %zu tensors%s; the OpDef of %s has %zu inputs and %zu outputs",
-                         tensors, tensors < json_array_size(args) - values ? " more" : "",
-                         def->type, def->n_inputs, def->n_outputs_declared);
+                         "it passes %zu tensors for the %zu inputs and outputs of %s no argument "
+                         "is named after (%s)",
+                         tensors, free_in + free_out, def->type, left);
                 return -EINVAL;
         }
         for (size_t a = 0, k = 0; a < n; a++) {
                 const json_t *arg = json_array_get(args, a);
                 bool skip_refs = tensors != free_in + free_out;
-                if (used[a] || !tensor_like(arg))
+                if (used[a] || (!tensor_like(arg) && !(with_values && numeric_value(arg))))
                         continue;
                 for (; k < def->n_inputs + def->n_outputs; k++) {
                         bool input = k < def->n_inputs;
@@ -1837,8 +1913,10 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         json_t *call = NULL, *args, *arg;
         json_t *shapes = json_object(), *attrs = json_object(), *data = json_object();
         json_t *written = NULL, *outs = NULL;
+        json_t *casted = json_array(), *v; /* tensors whose dtype aclnn casts */
         struct example_binding b;
         char detail[400];
+        size_t i;
         int r = -ENOENT;
 
         format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example);
@@ -1891,16 +1969,42 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                         json_decref(shape);
                         goto out;
                 }
+                /*
+                 * A dtype the OpDef does not list: aclnn casts between the
+                 * example's tensor and the kernel's (an output computed as
+                 * int32 and handed back as float32) -- the shape holds, the
+                 * data does not.  An integer tensor where the OpDef wants a
+                 * float input (or the reverse) is an argument bound wrongly.
+                 */
                 if (arg_dtype(arg) && p->n_dtypes && !param_lists(p, arg_dtype(arg))) {
-                        snprintf(why, why_size,
-                                 "%.200s/main.cpp: %s passes %s (%s) where the OpDef's %s %s "
-                                 "takes none of that dtype: the aclnn call does not map onto the "
-                                 "OpDef",
-                                 example, json_string_value(json_object_get(call, "call")),
-                                 json_string_value(json_object_get(arg, "expr")) ?: "a tensor",
-                                 arg_dtype(arg), input ? "input" : "output", p->name);
-                        json_decref(shape);
-                        goto out;
+                        if (input && !same_kind(p, arg_dtype(arg))) {
+                                snprintf(why, why_size,
+                                         "%.200s/main.cpp: %s passes %s (%s) where the OpDef's "
+                                         "input %s takes none of that kind of dtype: the aclnn "
+                                         "call does not map onto the OpDef",
+                                         example, json_string_value(json_object_get(call, "call")),
+                                         json_string_value(json_object_get(arg, "expr"))
+                                             ?: "a tensor",
+                                         arg_dtype(arg), p->name);
+                                json_decref(shape);
+                                goto out;
+                        }
+                        json_array_append_new(casted, json_string(p->name));
+                        if (input && !golden_why[0])
+                                snprintf(golden_why, sizeof(golden_why),
+                                         "main.cpp's %s is %s, which the kernel's input %s is "
+                                         "not (aclnn casts it), so the example's data cannot be "
+                                         "fed to it",
+                                         json_string_value(json_object_get(arg, "expr"))
+                                             ?: "tensor",
+                                         arg_dtype(arg), p->name);
+                        note(notes,
+                             "%s: main.cpp's %s is %s where the OpDef's %s %s takes other dtypes "
+                             "(aclnn casts): its shape is kept, its dtype is the OpDef's",
+                             example, json_string_value(json_object_get(arg, "expr")) ?: "tensor",
+                             arg_dtype(arg), input ? "input" : "output", p->name);
+                        json_object_set_new(shapes, p->name, shape);
+                        continue;
                 }
                 json_object_set_new(shapes, p->name, shape);
                 if (arg_dtype(arg) && input)
@@ -1927,7 +2031,8 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                      "OpDef by name or position: not taken",
                      example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
-        written = run_gen_data(st, example, golden_why, sizeof(golden_why));
+        if (!golden_why[0])
+                written = run_gen_data(st, example, golden_why, sizeof(golden_why));
         for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
                 json_t *d;
                 if (json_is_null(json_object_get(shapes, def->inputs[k].name)))
@@ -1949,6 +2054,15 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 }
                 outs = golden_outputs(def, out_args, written, golden_why, sizeof(golden_why));
                 json_decref(out_args);
+                /* an output aclnn casts is not the kernel's: its golden does not apply */
+                json_array_foreach(casted, i, v) json_object_del(outs, json_string_value(v));
+                if (outs && !json_object_size(outs)) {
+                        snprintf(golden_why, sizeof(golden_why),
+                                 "the golden files are of outputs aclnn casts from the kernel's "
+                                 "dtype");
+                        json_decref(outs);
+                        outs = NULL;
+                }
         }
         case_name(strrchr(example, '/') ? strrchr(example, '/') + 1 : example, st->cases, name,
                   sizeof(name));
@@ -1975,6 +2089,7 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 json_object_update(st->attrs, attrs);
         r = 0;
 out:
+        json_decref(casted);
         json_decref(call);
         json_decref(shapes);
         json_decref(attrs);
@@ -2183,14 +2298,39 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                         ? json_array_get(json_object_get(json_object_get(base, "shapes"), largest),
                                          0)
                         : json_object_get(json_object_get(base, "shapes"), largest));
-                if (!is_input && last)
-                        continue; /* an output's last axis may be reduced: InferShape decides */
+                if (!is_input)
+                        continue; /* below, once the inputs have grown */
                 if (!last && rank < big_rank) {
                         json_object_set(shapes, key, (json_t *)v); /* a broadcast operand */
                         continue;
                 }
                 json_object_set_new(shapes, key,
                                     grow_shape(v, last, factor, last ? match_last : match_first));
+        }
+        /*
+         * An output of an input's shape keeps it.  Another one may be
+         * reduced along the last axis: InferShape decides, when there is
+         * one; otherwise it grows as the inputs do.
+         */
+        json_object_foreach(json_object_get(base, "shapes"), key, v)
+        {
+                const char *in_key;
+                const json_t *in_v;
+                bool done = false;
+                if (find_input(def, key) || json_is_null(v))
+                        continue;
+                json_object_foreach(json_object_get(base, "shapes"), in_key, in_v)
+                {
+                        if (!done && find_input(def, in_key) && json_equal(in_v, v) &&
+                            json_object_get(shapes, in_key)) {
+                                json_object_set(shapes, key, json_object_get(shapes, in_key));
+                                done = true;
+                        }
+                }
+                if (!done && (!last || !def->has_infer_shape))
+                        json_object_set_new(
+                            shapes, key,
+                            grow_shape(v, last, factor, last ? match_last : match_first));
         }
         out = json_pack("{s:s, s:o}", "name", "bench", "shapes", shapes);
         if (json_object_get(base, "attrs"))
@@ -2262,6 +2402,7 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                 case_name("bench", st->cases, name, sizeof(name));
                 json_object_set_new(bench, "name", json_string(name));
                 json_array_append_new(st->cases, bench);
+                snprintf(notes->grown_bench, sizeof(notes->grown_bench), "%s", name);
                 for (size_t i = 0; i < json_array_size(st->cases); i++)
                         json_object_set_new(json_array_get(st->cases, i), "bench",
                                             json_boolean(i + 1 == json_array_size(st->cases)));
@@ -2445,10 +2586,10 @@ static void on_check_golden_done(void *userdata)
  * drafted from an example runs on the example's inputs (what gen_data.py
  * writes), as eval will run it, and its golden is checked.
  */
-static int check_draft(struct sim_session *s, const struct npu_manifest *m, char *err, size_t size,
-                       char *summary, size_t summary_size)
+static int check_draft(struct sim_session *s, const struct npu_manifest *m, int only_case,
+                       char *err, size_t size, char *summary, size_t summary_size)
 {
-        struct npu_eval_options options = { .seed = 1, .only_case = 0 };
+        struct npu_eval_options options = { .seed = 1, .only_case = only_case < 0 ? 0 : only_case };
         struct npu_golden *golden = NULL;
         json_t *result = NULL;
         const char *status, *verdict;
@@ -2456,7 +2597,7 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, char
         bool done = false;
         int r;
 
-        for (size_t i = 1; i < m->n_cases; i++)
+        for (size_t i = 1; only_case < 0 && i < m->n_cases; i++)
                 if (shapes_elements(m->cases[i].shapes) <
                     shapes_elements(m->cases[options.only_case].shapes))
                         options.only_case = (int)i;
@@ -2538,6 +2679,39 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, char
         if (work[0])
                 rm_rf(work);
         return r;
+}
+
+/*
+ * Runs the bench case init grew.  One that does not run (a kernel that
+ * keeps a grown axis in UB, a shape the tiling does not split) is dropped,
+ * and the largest of the operator's own cases is timed instead.
+ */
+static int check_bench(struct sim_session *s, const struct init_options *o, json_t *doc,
+                       struct npu_manifest **m, struct notes *notes, char *err, size_t size)
+{
+        json_t *cases = json_object_get(doc, "cases");
+        char why[1024], summary[768];
+        size_t bench = (size_t)-1;
+        json_t *c;
+        size_t i;
+
+        json_array_foreach(cases, i, c) if (strcmp(json_string_value(json_object_get(c, "name")),
+                                                   notes->grown_bench) == 0) bench = i;
+        if (bench == (size_t)-1 ||
+            check_draft(s, *m, (int)bench, why, sizeof(why), summary, sizeof(summary)) == 0)
+                return 0;
+        json_array_remove(cases, bench);
+        for (char *p = why; *p; p++)
+                *p = *p == '\n' ? ' ' : *p;
+        /* "the draft does not run on the simulator: case bench: " says nothing new */
+        note(notes,
+             "the grown case %s did not run (%.300s): left out, the largest case is timed "
+             "instead (--bench-shape gives one)",
+             notes->grown_bench,
+             strstr(why, ": runtime_error") ? strstr(why, ": runtime_error") + 2 : why);
+        mark_bench_case(cases, notes);
+        *m = npu_manifest_free(*m);
+        return npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", m, err, size);
 }
 
 /* ------------------------------------------------------------ the command */
@@ -2719,7 +2893,9 @@ static int init_one(const struct init_options *o, struct sim_session *sim, bool 
         /* the same checks as any manifest, before anything is written */
         r = npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", &m, err, sizeof(err));
         if (r == 0 && o->check)
-                r = check_draft(sim, m, err, sizeof(err), summary, sizeof(summary));
+                r = check_draft(sim, m, -1, err, sizeof(err), summary, sizeof(summary));
+        if (r == 0 && o->check && notes.grown_bench[0])
+                r = check_bench(sim, o, doc, &m, &notes, err, sizeof(err));
         if (r < 0) {
                 snprintf(line, line_size, "%.3000s (--no-check writes the draft unchecked)", err);
                 if (!quiet) {
