@@ -993,6 +993,7 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         const char *cname = json_string_value(json_object_get(c, "case_name")) ?: "?";
         json_t *shapes = json_object(), *attrs = json_object(), *names = json_object(), *a;
         json_t *drawn = NULL, *present = json_array(), *place = json_array();
+        json_t *case_ranges = json_object();
         char name[129], why[600];
         size_t i;
         bool full;
@@ -1076,6 +1077,18 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         st_skip(st, "%s: case %s: input_desc[%zu] gives no shape", file, cname, i);
                         goto out;
                 }
+                /* a manifest has one dtype per tensor: the first case's */
+                if (st->have_dtypes && st->dtypes[p - def->inputs][0] &&
+                    st_type(json_object_get(desc, "type")) &&
+                    strcmp(st_type(json_object_get(desc, "type")), st->dtypes[p - def->inputs]) !=
+                        0) {
+                        st_skip(st,
+                                "%s: case %s gives input %s as %s, where an earlier case has %s "
+                                "(a manifest has one dtype per tensor)",
+                                file, cname, p->name, st_type(json_object_get(desc, "type")),
+                                st->dtypes[p - def->inputs]);
+                        goto out;
+                }
                 json_object_set(shapes, p->name, (json_t *)shape);
                 if (given && strcmp(given, p->name) != 0)
                         json_object_set_new(names, p->name, json_string(given));
@@ -1083,8 +1096,11 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         snprintf(st->dtypes[p - def->inputs], sizeof(st->dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
                 range = st_range(json_object_get(desc, "value_range"));
+                /* the first case's range is the manifest's; a case with another has its own */
                 if (range && !json_object_get(st->ranges, p->name))
                         json_object_set(st->ranges, p->name, range);
+                else if (range && !json_equal(range, json_object_get(st->ranges, p->name)))
+                        json_object_set(case_ranges, p->name, range);
                 json_decref(range);
         }
         json_array_foreach(json_object_get(c, "output_desc"), i, desc)
@@ -1100,6 +1116,25 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                     st_type(json_object_get(desc, "type")))
                         snprintf(st->out_dtypes[k], sizeof(st->out_dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
+                /*
+                 * msOpSt allocates the output with the shape it gives: so does
+                 * the case (InferShape would decide otherwise, and an operator
+                 * whose InferShape reads what the simulator's host side lacks
+                 * gets it wrong).
+                 */
+                if (k < def->n_outputs && !def->outputs[k].ref &&
+                    def->outputs[k].type != PARAM_DYNAMIC) {
+                        const json_t *shape = json_object_get(desc, "shape");
+                        if (json_is_string(shape))
+                                shape = json_object_get(
+                                    json_object_get(json_object_get(drawn, "output_desc"),
+                                                    given ?: ""),
+                                    "shape");
+                        if (json_is_array(json_array_get(shape, 0)))
+                                shape = json_array_get(shape, 0);
+                        if (json_is_array(shape))
+                                json_object_set(shapes, def->outputs[k].name, (json_t *)shape);
+                }
         }
         for (size_t k = 0; k < def->n_inputs; k++)
                 st->have_dtypes |= st->dtypes[k][0] != '\0';
@@ -1140,6 +1175,8 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
         if (json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
+        if (json_object_size(case_ranges))
+                json_object_set(entry, "input_ranges", case_ranges);
         {
                 char golden[PATH_MAX];
                 if (st_golden(st, c, golden, sizeof(golden)) == 0) {
@@ -1158,6 +1195,7 @@ out:
         json_decref(drawn);
         json_decref(present);
         json_decref(place);
+        json_decref(case_ranges);
         return 0;
 }
 
@@ -2235,6 +2273,88 @@ static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, jso
         return out;
 }
 
+/* Whether an attribute's name says it holds a size: n, num_rows, length, batch_shape... */
+static bool size_like(const char *name)
+{
+        static const char *const words[] = { "num", "len", "size", "count", "shape",
+                                             "rows", "cols", "batch", NULL };
+        char n[128];
+
+        plain_name(name, n, sizeof(n));
+        if (strcmp(n, "n") == 0 || strcmp(n, "m") == 0)
+                return true;
+        for (const char *const *w = words; *w; w++)
+                if (strstr(n, *w))
+                        return true;
+        return false;
+}
+
+/*
+ * The attributes of a grown case: those that restate the grown axis grow
+ * with it, so that the case stays one operation (an element count n, a
+ * batch_shape the leading dimensions repeat).  An attribute named as a
+ * size that is an integer equal to the axis's old length or to the
+ * tensor's element count, or a list equal to the tensor's leading or
+ * trailing dimensions, is scaled by factor.  NULL when none is; the names
+ * scaled go to ret_names.
+ */
+static json_t *grow_attrs(const json_t *attrs, const json_t *dims, bool last, json_int_t factor,
+                          double elements, char *ret_names)
+{
+        size_t rank = json_array_size(dims), axis = last ? rank - 1 : 0;
+        json_int_t old = rank ? json_integer_value(json_array_get(dims, axis)) : 0;
+        json_t *out = json_deep_copy(attrs), *v;
+        const char *key;
+        bool changed = false;
+        size_t len = 0;
+
+        if (!out || !rank)
+                goto none;
+        json_object_foreach(out, key, v)
+        {
+                bool scaled = false;
+                if (!size_like(key))
+                        continue;
+                if (json_is_integer(v) &&
+                    ((old > 1 && json_integer_value(v) == old) ||
+                     (elements > 1 && (double)json_integer_value(v) == elements))) {
+                        json_object_set_new(out, key, json_integer(json_integer_value(v) * factor));
+                        scaled = true;
+                } else if (json_is_array(v) && json_array_size(v) && json_array_size(v) <= rank &&
+                           old > 1) {
+                        size_t n = json_array_size(v), at;
+                        bool lead = true, trail = true;
+                        for (size_t k = 0; k < n; k++) {
+                                json_int_t e = json_integer_value(json_array_get(v, k));
+                                lead &= json_is_integer(json_array_get(v, k)) &&
+                                        e == json_integer_value(json_array_get(dims, k));
+                                trail &=
+                                    json_is_integer(json_array_get(v, k)) &&
+                                    e == json_integer_value(json_array_get(dims, rank - n + k));
+                        }
+                        at = lead && axis < n            ? axis
+                             : trail && axis >= rank - n ? axis - (rank - n)
+                                                         : n;
+                        if (at < n) {
+                                json_array_set_new(
+                                    v, at,
+                                    json_integer(json_integer_value(json_array_get(v, at)) *
+                                                 factor));
+                                scaled = true;
+                        }
+                }
+                changed |= scaled;
+                if (scaled && len < 255)
+                        len += (size_t)snprintf(ret_names + len, 256 - len, "%s%s", len ? ", " : "",
+                                                key);
+        }
+        if (changed)
+                return out;
+none:
+        json_decref(out);
+        return NULL;
+}
+
 /*
  * When every case is small (its largest input under 8M elements), a bench
  * case at a realistic size from the largest: every input grown along the
@@ -2243,7 +2363,7 @@ static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, jso
  * shapes are dropped (InferShape gives them) unless they can be grown alike.
  */
 static json_t *bench_case(const struct opdef *def, const json_t *cases, const json_t *attrs,
-                          bool *ret_last)
+                          bool *ret_last, char *ret_grown_attrs)
 {
         const json_t *base = NULL, *c, *v;
         const char *key, *largest = NULL;
@@ -2333,8 +2453,17 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                             grow_shape(v, last, factor, last ? match_last : match_first));
         }
         out = json_pack("{s:s, s:o}", "name", "bench", "shapes", shapes);
-        if (json_object_get(base, "attrs"))
-                json_object_set(out, "attrs", json_object_get(base, "attrs"));
+        {
+                const json_t *big = json_object_get(json_object_get(base, "shapes"), largest);
+                json_t *grown =
+                    grow_attrs(json_object_get(base, "attrs") ?: attrs,
+                               json_is_array(json_array_get(big, 0)) ? json_array_get(big, 0) : big,
+                               last, factor, elements, ret_grown_attrs);
+                if (grown)
+                        json_object_set_new(out, "attrs", grown);
+                else if (json_object_get(base, "attrs"))
+                        json_object_set(out, "attrs", json_object_get(base, "attrs"));
+        }
         *ret_last = last;
         return out;
 }
@@ -2394,8 +2523,9 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                 return 0;
         }
         bool last = false;
+        char grown_attrs[256] = "";
         json_t *bench = json_array_size(st->cases) < NPU_MAX_CASES
-                            ? bench_case(def, st->cases, st->attrs, &last)
+                            ? bench_case(def, st->cases, st->attrs, &last, grown_attrs)
                             : NULL;
         if (bench) {
                 char name[129];
@@ -2412,6 +2542,10 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                      "correctness",
                      name, last ? "last" : "first",
                      last ? "the operator works row by row" : "elementwise");
+                if (grown_attrs[0])
+                        note(notes,
+                             "case %s: attributes that restate the grown axis grow with it (%s)",
+                             name, grown_attrs);
                 return 0;
         }
         mark_bench_case(st->cases, notes);
@@ -2431,7 +2565,7 @@ static bool index_like(const char *name)
  * Seeded integers default to [-100, 100], which sends an index input out
  * of bounds.  An integer input named as an index that no msOpSt
  * value_range covers gets [0, n - 1], n the smallest dimension of the
- * first other input with a floating dtype in any case: an index valid
+ * first other input that is not an index, in any case: an index valid
  * along every axis of the tensor it most likely indexes.
  */
 static void draft_index_ranges(const struct opdef *def, struct st_state *st, size_t variant,
@@ -2451,14 +2585,10 @@ static void draft_index_ranges(const struct opdef *def, struct st_state *st, siz
                     json_object_get(st->ranges, def->inputs[k].name) || !dtype ||
                     npu_dtype_from_name(dtype, &dt) < 0 || npu_dtype_is_float(dt))
                         continue;
-                for (size_t q = 0; q < def->n_inputs && !data; q++) {
-                        const char *qt = st->have_dtypes && st->dtypes[q][0]
-                                             ? st->dtypes[q]
-                                             : param_dtype(&def->inputs[q], variant);
-                        if (q != k && qt && npu_dtype_from_name(qt, &dt) == 0 &&
-                            npu_dtype_is_float(dt) && def->inputs[q].type != PARAM_DYNAMIC)
+                for (size_t q = 0; q < def->n_inputs && !data; q++)
+                        if (q != k && !index_like(def->inputs[q].name) &&
+                            def->inputs[q].type != PARAM_DYNAMIC)
                                 data = def->inputs[q].name;
-                }
                 json_array_foreach(st->cases, i, c)
                 {
                         const json_t *dims = json_object_get(json_object_get(c, "shapes"), data);

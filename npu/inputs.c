@@ -171,10 +171,10 @@ void npu_input_generate(struct npu_input_generator *g, void *buf, size_t n)
 }
 
 /* The [lo, hi] of an input from input_ranges; -EINVAL names the field when malformed. */
-static int input_range(const struct npu_manifest *m, const char *name, double range[2],
-                       bool *ret_have, char *err, size_t err_size)
+static int input_range(const struct npu_manifest *m, const struct npu_case *c, const char *name,
+                       double range[2], bool *ret_have, char *err, size_t err_size)
 {
-        const json_t *r = json_object_get(m->input_ranges, name);
+        const json_t *r = json_object_get(c->input_ranges, name);
 
         *ret_have = false;
         if (!r)
@@ -269,7 +269,7 @@ int npu_inputs_write(const struct npu_manifest *m, size_t case_index, uint64_t s
 
                 if (json_is_null(shape))
                         continue; /* absent: no instance, as in the runtime */
-                r = input_range(m, t->name, range, &have_range, err, err_size);
+                r = input_range(m, c, t->name, range, &have_range, err, err_size);
                 if (r < 0)
                         goto fail;
                 for (size_t j = 0; j < n_instances; j++, k++) {

@@ -116,6 +116,15 @@ static const struct schema golden_schema = {
                   false },
                 { NULL, NULL, false } },
 };
+static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
+static const struct schema range = { .kinds = SCHEMA_ARRAY,
+                                     .expected = "[lo, hi]",
+                                     .items = &finite_number,
+                                     .min_items = 2,
+                                     .max_items = 2 };
+static const struct schema input_ranges_schema = { .kinds = SCHEMA_OBJECT,
+                                                   .values = &range,
+                                                   .max_items = NPU_MAX_TENSORS };
 static const struct schema case_schema = {
         .kinds = SCHEMA_OBJECT,
         .fields = (const struct schema_field[]){ { "name", &name_string, true },
@@ -123,14 +132,10 @@ static const struct schema case_schema = {
                                                  { "attrs", &attrs, false },
                                                  { "bench", &boolean, false },
                                                  { "golden", &golden_schema, false },
+                                                 /* msOpSt's value_range differs per case */
+                                                 { "input_ranges", &input_ranges_schema, false },
                                                  { NULL, NULL, false } },
 };
-static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
-static const struct schema range = { .kinds = SCHEMA_ARRAY,
-                                     .expected = "[lo, hi]",
-                                     .items = &finite_number,
-                                     .min_items = 2,
-                                     .max_items = 2 };
 static const struct schema unit_fraction = {
         .kinds = SCHEMA_NUMBER, .has_min = true, .min = 0, .has_max = true, .max = 1
 };
@@ -164,10 +169,7 @@ static const struct schema manifest_schema = {
                                           .min_items = 1,
                                           .max_items = NPU_MAX_CASES },
                   true },
-                { "input_ranges",
-                  &(const struct schema){
-                      .kinds = SCHEMA_OBJECT, .values = &range, .max_items = NPU_MAX_TENSORS },
-                  false },
+                { "input_ranges", &input_ranges_schema, false },
                 { "tolerance",
                   &(const struct schema){
                       .kinds = SCHEMA_OBJECT, .values = &tolerance, .max_items = NPU_DTYPE_COUNT },
@@ -585,6 +587,34 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         return 0;
 }
 
+/* ranges: the manifest's (ci (size_t)-1) or case ci's. */
+static int check_ranges(struct npu_manifest *m, const json_t *ranges, size_t ci, char *err,
+                        size_t size)
+{
+        char where[64] = "";
+        const char *key;
+        json_t *value;
+
+        if (ci != (size_t)-1)
+                snprintf(where, sizeof(where), ".cases[%zu]", ci);
+        json_object_foreach((json_t *)ranges, key, value)
+        {
+                bool known = false;
+                for (size_t i = 0; i < m->n_inputs; i++)
+                        known |= strcmp(m->inputs[i].name, key) == 0;
+                if (!known)
+                        return manifest_error(err, size,
+                                              "%s: %s.input_ranges.%s: no input is named \"%s\"",
+                                              m->source, where, key, key);
+                if (json_number_value(json_array_get(value, 0)) >
+                    json_number_value(json_array_get(value, 1)))
+                        return manifest_error(err, size,
+                                              "%s: %s.input_ranges.%s: lo is greater than hi",
+                                              m->source, where, key);
+        }
+        return 0;
+}
+
 static int load_cases(struct npu_manifest *m, char *err, size_t size)
 {
         const json_t *list = json_object_get(m->doc, "cases");
@@ -651,6 +681,14 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       "an optional input out)",
                                                       m->source, i, m->inputs[t].name,
                                                       m->inputs[t].name);
+                c->input_ranges = json_deep_copy(m->input_ranges);
+                if (!c->input_ranges ||
+                    json_object_update(c->input_ranges,
+                                       json_object_get(obj, "input_ranges") ?: json_object()) < 0)
+                        return -ENOMEM;
+                r = check_ranges(m, json_object_get(obj, "input_ranges"), i, err, size);
+                if (r < 0)
+                        return r;
                 c->golden = json_object_get(obj, "golden");
                 if (c->golden) {
                         json_incref(c->golden);
@@ -685,29 +723,6 @@ static int load_tolerances(struct npu_manifest *m, char *err, size_t size)
                         m->tolerance[dtype].rtol = json_number_value(v);
                 if ((v = json_object_get(value, "max_mismatch_fraction")))
                         m->tolerance[dtype].max_mismatch_fraction = json_number_value(v);
-        }
-        return 0;
-}
-
-static int check_ranges(struct npu_manifest *m, char *err, size_t size)
-{
-        const char *key;
-        json_t *value;
-
-        json_object_foreach(m->input_ranges, key, value)
-        {
-                bool known = false;
-                for (size_t i = 0; i < m->n_inputs; i++)
-                        known |= strcmp(m->inputs[i].name, key) == 0;
-                if (!known)
-                        return manifest_error(err, size,
-                                              "%s: .input_ranges.%s: no input is named \"%s\"",
-                                              m->source, key, key);
-                if (json_number_value(json_array_get(value, 0)) >
-                    json_number_value(json_array_get(value, 1)))
-                        return manifest_error(err, size,
-                                              "%s: .input_ranges.%s: lo is greater than hi",
-                                              m->source, key);
         }
         return 0;
 }
@@ -760,7 +775,7 @@ static int manifest_build(struct npu_manifest *m, char *err, size_t err_size)
         r = check_tensor_names(m, err, err_size);
         if (r < 0)
                 return r;
-        r = check_ranges(m, err, err_size);
+        r = check_ranges(m, m->input_ranges, (size_t)-1, err, err_size);
         if (r == 0)
                 r = load_tolerances(m, err, err_size);
         if (r == 0)
@@ -881,6 +896,7 @@ struct npu_manifest *npu_manifest_free(struct npu_manifest *m)
                 json_decref(m->cases[i].shapes);
                 json_decref(m->cases[i].attrs);
                 json_decref(m->cases[i].golden);
+                json_decref(m->cases[i].input_ranges);
         }
         free(m->cases);
         free_tensors(m->inputs, m->n_inputs);

@@ -88,6 +88,7 @@ struct npu_case {
         json_t *shapes; /* {tensor: [dims] or [[dims], ...] for a dynamic list} */
         json_t *attrs;  /* the manifest's attrs with the case's overrides applied */
         json_t *golden; /* the case's "golden" (npu/golden.c), or NULL */
+        json_t *input_ranges; /* the manifest's input_ranges with the case's overrides applied */
         bool bench;
 };
 

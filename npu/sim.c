@@ -911,7 +911,7 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
             "{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o}", "op", m->name, "kernel",
             m->kernel, "case", c->name, "inputs", case_tensors(m, c, true, e->options.input_files),
             "outputs", case_tensors(m, c, false, NULL), "attrs", c->attrs, "seed",
-            (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
+            (json_int_t)(e->options.seed + e->next_case), "input_ranges", c->input_ranges,
             "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;

@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 41
+plan 44
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -194,12 +194,30 @@ cat >"$ob/tests/st/OptionalBias_case.json" <<'JSON'
 [{"case_name": "Test_OptionalBias_001", "op": "OptionalBias",
   "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [3, 40]},
                  {"name": "bias", "format": ["RESERVED"], "type": ["UNDEFINED"], "shape": []},
-                 {"name": "gamma", "format": ["ND"], "type": ["float"], "shape": [40]}],
-  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [3, 40]}]}]
+                 {"name": "gamma", "format": ["ND"], "type": ["float"], "shape": [40],
+                  "value_range": [[0.5, 1]]}],
+  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [3, 40]}]},
+ {"case_name": "Test_OptionalBias_002", "op": "OptionalBias",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [2, 8]},
+                 {"name": "bias", "format": ["ND"], "type": ["float"], "shape": [8]},
+                 {"name": "gamma", "format": ["ND"], "type": ["float"], "shape": [8],
+                  "value_range": [[2, 3]]}],
+  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [2, 8]}]},
+ {"case_name": "Test_OptionalBias_003", "op": "OptionalBias",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float16"], "shape": [2, 8]},
+                 {"name": "bias", "format": ["ND"], "type": ["float16"], "shape": [8]},
+                 {"name": "gamma", "format": ["ND"], "type": ["float16"], "shape": [8]}]}]
 JSON
+out=$(cli init --force "$ob" 2>&1)
 is "an msOpSt input of type UNDEFINED is the optional input left out: null" \
-	"$(cli init --force --stdout "$ob" 2>/dev/null | python3 -c 'import json, sys
-print(json.load(sys.stdin)["cases"][0]["shapes"])')" "{'x': [3, 40], 'bias': None, 'gamma': [40]}"
+	"$(py 'print(m["cases"][0]["shapes"])' "$ob/ascendopt.json")" "{'x': [3, 40], 'bias': None, 'gamma': [40], 'y': [3, 40]}"
+is "a case whose value_range differs from the first case's has its own input_ranges" \
+	"$(py 'print(m["input_ranges"], [c.get("input_ranges") for c in m["cases"]])' "$ob/ascendopt.json")" \
+	"{'gamma': [0.5, 1.0]} [None, {'gamma': [2.0, 3.0]}]"
+contains "a grown bench case that does not run (this kernel keeps a row in UB) is dropped, and said" "$out" \
+	"the grown case bench did not run (runtime_error (ub_overflow): OptionalBias"
+contains "a case with other dtypes than the first is left out, and said" "$out" \
+	"case Test_OptionalBias_003 gives input x as float16, where an earlier case has float32"
 sc=$(bare "$SRC/tests/ops/ok/scale_inplace" repo/math/scale_inplace)
 out=$(cli init --no-check --case x=1000 "$sc" 2>&1)
 contains "an OpDef without outputs updates its inputs in place, and init says so" "$out" \

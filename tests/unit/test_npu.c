@@ -227,6 +227,35 @@ static void test_manifest_absent_inputs(void **state)
             "output) cannot be absent");
 }
 
+/* A case's input_ranges override the manifest's for that case only. */
+static void test_manifest_case_ranges(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+
+        write_file("ascendopt.json",
+                   "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                   "\"int32\"}, {\"name\": \"y\", \"dtype\": \"int32\"}], \"outputs\": "
+                   "[{\"name\": \"z\", \"dtype\": \"int32\"}], \"input_ranges\": {\"x\": [1, 1], "
+                   "\"y\": [0, 9]}, \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": [], \"y\": "
+                   "[4]}}, {\"name\": \"b\", \"shapes\": {\"x\": [], \"y\": [4]}, "
+                   "\"input_ranges\": {\"x\": [5, 5]}}]}");
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[0].input_ranges, "x"), 0)) == 1);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[1].input_ranges, "x"), 0)) == 5);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[1].input_ranges, "y"), 1)) == 9);
+        npu_manifest_free(m);
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", "
+                              "\"dtype\": \"int32\"}], \"outputs\": [{\"name\": \"z\", "
+                              "\"dtype\": \"int32\"}], \"cases\": [{\"name\": \"a\", \"shapes\": "
+                              "{\"x\": [4]}, \"input_ranges\": {\"w\": [0, 1]}}]}",
+                              ".cases[0].input_ranges.w: no input is named \"w\"");
+}
+
 static void test_missing_manifest_says_what_to_do(void **state)
 {
         struct npu_manifest *m = NULL;
@@ -370,6 +399,7 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_manifest_ref_outputs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_manifest_absent_inputs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_manifest_case_ranges, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_manifest_says_what_to_do, setup,
                                                 teardown),
                 cmocka_unit_test(test_snake_case),
