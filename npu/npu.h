@@ -85,9 +85,11 @@ struct npu_tensor {
 
 struct npu_case {
         char *name;
-        json_t *shapes; /* {tensor: [dims] or [[dims], ...] for a dynamic list} */
-        json_t *attrs;  /* the manifest's attrs with the case's overrides applied */
-        json_t *golden; /* the case's "golden" (npu/golden.c), or NULL */
+        /* {tensor: [dims], [[dims], ...] for a dynamic list, or null for an optional
+         * input the case leaves out (the kernel gets a null address)} */
+        json_t *shapes;
+        json_t *attrs;        /* the manifest's attrs with the case's overrides applied */
+        json_t *golden;       /* the case's "golden" (npu/golden.c), or NULL */
         json_t *input_ranges; /* the manifest's input_ranges with the case's overrides applied */
         bool bench;
 };
@@ -113,7 +115,8 @@ struct npu_manifest {
 /*
  * Loads OPDIR/ascendopt.json and checks it against the operator's files:
  * the op_host and op_kernel sources must exist, every case must give a shape
- * to every input, and shapes stay under the limits above.  Errors name the
+ * (or null) to every input, tensor names are unique but for ref outputs,
+ * and shapes stay under the limits above.  Errors name the
  * file and field: "add/ascendopt.json: .cases[1].shapes.y: missing shape".
  */
 int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,

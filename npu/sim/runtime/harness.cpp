@@ -7,6 +7,11 @@
 // whenever result.json was written, even for errors in the operator; other
 // exits are harness failures (64 usage, 65 bad spec, 70 internal).
 // `prog --describe` prints the registered OpDefs and kernel entry as JSON.
+// An input the spec leaves out is absent (OPTIONAL ones only): a null kernel
+// argument and no instance.  An output with "ref": true is the input of its
+// name: no allocation, its argument is that input's buffer (if the OpDef
+// declares the output; else none), and out_<name>.bin is that buffer after
+// the run.
 //
 // Timing fields of an ok result (written by timing_result(), timing.cpp).
 // All times are µs at the platform clock; "per core" means the mean over the
