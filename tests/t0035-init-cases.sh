@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 44
+plan 45
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -168,6 +168,21 @@ is "the OpDef's output of an input's name is a ref output; arguments bound by na
 print(m["outputs"], c["shapes"], c["attrs"], c["golden"]["outputs"])' "$ia/ascendopt.json")" \
 	"[{'name': 'y', 'dtype': 'float32', 'ref': True}] {'y': [77], 'x': [77]} {'alpha': 0.5} {'y': 'output/golden.bin'}"
 is "eval reads the updated tensor back as the output and matches the golden" \
+	"$(cli eval --quick --json "$ia" | python3 -c 'import json, sys
+r = json.load(sys.stdin); print(r["status"], r["golden"]["verdict"])')" "ok match"
+rm -rf "$ia/examples"
+mkdir -p "$ia/tests/st"
+cp "$fx/test_inplace.py" "$ia/tests/st/"
+cat >"$ia/tests/st/InplaceAxpy_case.json" <<'JSON'
+[{"case_name": "Test_InplaceAxpy_001", "op": "InplaceAxpy",
+  "calc_expect_func_file": "test_inplace.py:calc_expect_func",
+  "input_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [5, 100]},
+                 {"name": "x", "format": ["ND"], "type": ["float"], "shape": [5, 100]}],
+  "output_desc": [{"name": "y_out", "format": ["ND"], "type": ["float"], "shape": [5, 100]}],
+  "attr": [{"name": "alpha", "type": "float", "value": 2.5}]}]
+JSON
+cli init --force --no-check "$ia" >/dev/null 2>&1
+is "an msOpSt expectation function gets the in-place tensor's value and matches its update" \
 	"$(cli eval --quick --json "$ia" | python3 -c 'import json, sys
 r = json.load(sys.stdin); print(r["status"], r["golden"]["verdict"])')" "ok match"
 u64=$(example u64_delta u64)
