@@ -37,6 +37,8 @@ struct reader {
         json_t *arrays;    /* std::vector<aclTensor*> / aclTensor *a[] -> [tensor vars] */
         json_t *scalars;   /* scalar / int-array var -> value */
         json_t *files;     /* host var -> file */
+        json_t *declared;  /* aclTensor *NAME (= nullptr); -> true */
+        json_t *strings;   /* char *NAME = "text"; std::string NAME = "text"; -> text */
 };
 
 static bool is(const struct reader *r, size_t i, const char *s)
@@ -304,9 +306,20 @@ static void read_constant(struct reader *r, size_t i)
         if (is(r, name, "*") || !ident(r, name))
                 return;
         end = statement_end(r, name);
+        text(r, name, n, sizeof(n));
+        /* a C array, T NAME[N] = {...}: a vector */
+        if (is(r, nxt(r, name), "[") && is(r, nxt(r, token_match(&r->tokens, nxt(r, name))), "=") &&
+            is(r, nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name)))), "{")) {
+                size_t brace = nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name))));
+                json_t *list = brace_list(r, brace,
+                                          (is(r, i, "float") || is(r, i, "double")) &&
+                                              has_float_literal(r, brace, end));
+                if (list)
+                        json_object_set_new(r->vectors, n, list);
+                return;
+        }
         if (!is(r, nxt(r, name), "=") || end >= r->tokens.n)
                 return;
-        text(r, name, n, sizeof(n));
         if (is(r, i, "bool") &&
             (is(r, nxt(r, nxt(r, name)), "true") || is(r, nxt(r, nxt(r, name)), "false")))
                 json_object_set_new(r->constants, n,
@@ -314,6 +327,30 @@ static void read_constant(struct reader *r, size_t i)
         else if (eval_range(r, nxt(r, nxt(r, name)), end, &v))
                 json_object_set_new(r->constants, n,
                                     number_json(v, is(r, i, "float") || is(r, i, "double")));
+}
+
+/* char *NAME = "text"; const char *NAME = "text"; std::string NAME = "text"; NAME("text") */
+static void read_string(struct reader *r, size_t i)
+{
+        size_t j = i;
+        char n[128], str[256];
+
+        while (is(r, j, "const") || is(r, j, "char") || is(r, j, "std") || is(r, j, "::") ||
+               is(r, j, "string") || is(r, j, "*"))
+                j = nxt(r, j);
+        if (j == i || !ident(r, j))
+                return;
+        text(r, j, n, sizeof(n));
+        j = nxt(r, j);
+        if (is(r, j, "=") || is(r, j, "(") || is(r, j, "{"))
+                j = nxt(r, j);
+        if (j >= r->tokens.n || kind(r, j) != TOKEN_STRING)
+                return;
+        text(r, j, str, sizeof(str));
+        if (strlen(str) < 2)
+                return;
+        str[strlen(str) - 1] = '\0';
+        json_object_set_new(r->strings, n, json_string(str + 1));
 }
 
 /* std::vector<T> NAME = {...}; NAME{...}; NAME(n[, v]); */
@@ -329,7 +366,8 @@ static void read_vector(struct reader *r, size_t i)
         if (ident(r, j))
                 text(r, j, elem, sizeof(elem));
         while (j < r->tokens.n && !is(r, j, ">")) {
-                tensors |= is(r, j, "aclTensor");
+                /* tensors, or scalars for an aclScalarList: their names */
+                tensors |= is(r, j, "aclTensor") || is(r, j, "aclScalar");
                 j = nxt(r, j);
         }
         name = nxt(r, j);
@@ -377,7 +415,7 @@ static void read_vector(struct reader *r, size_t i)
         }
 }
 
-/* aclTensor *NAME[] = {a, b}; */
+/* aclTensor *NAME[] = {a, b}; (and aclTensor *NAME = nullptr; noted as declared) */
 static void read_tensor_array(struct reader *r, size_t i)
 {
         size_t j = nxt(r, i);
@@ -385,6 +423,11 @@ static void read_tensor_array(struct reader *r, size_t i)
 
         if (is(r, j, "*"))
                 j = nxt(r, j);
+        if (ident(r, j) && (is(r, nxt(r, j), "=") || is(r, nxt(r, j), ";"))) {
+                text(r, j, n, sizeof(n));
+                json_object_set_new(r->declared, n, json_true());
+                return;
+        }
         if (!ident(r, j) || !is(r, nxt(r, j), "["))
                 return;
         text(r, j, n, sizeof(n));
@@ -411,7 +454,8 @@ static const char *acl_dtype(const char *name)
                 { "ACL_INT16", "int16" },     { "ACL_INT32", "int32" },
                 { "ACL_INT64", "int64" },     { "ACL_UINT8", "uint8" },
                 { "ACL_UINT16", "uint16" },   { "ACL_UINT32", "uint32" },
-                { "ACL_BOOL", "bool" },
+                { "ACL_BOOL", "bool" },       { "ACL_UINT64", "uint64" },
+                { "ACL_DOUBLE", "float64" },  { "ACL_COMPLEX64", "complex64" },
         };
         for (size_t i = 0; i < ARRAY_SIZE(map); i++)
                 if (strcmp(map[i][0], name) == 0)
@@ -501,6 +545,13 @@ static void scan(struct reader *r)
                         read_vector(r, i);
                 if (is(r, i, "aclTensor") && !is(r, nxt(r, i), ">"))
                         read_tensor_array(r, i);
+                if ((is(r, i, "char") || is(r, i, "string")) &&
+                    (i == 0 || !is(r, token_prev(&r->tokens, i), "(")))
+                        read_string(r, i > 1 && is(r, token_prev(&r->tokens, i), "const")
+                                           ? token_prev(&r->tokens, i)
+                                       : i > 2 && is(r, token_prev(&r->tokens, i), "::")
+                                           ? token_prev(&r->tokens, token_prev(&r->tokens, i))
+                                           : i);
                 /* NAME = EXPR aliases: "void **input1 = (void **)(&x)", "p = x.data()" */
                 if (is(r, nxt(r, i), "=") && !is(r, nxt(r, nxt(r, i)), "=")) {
                         size_t rhs = nxt(r, nxt(r, i)), end = statement_end(r, rhs);
@@ -519,6 +570,26 @@ static void scan(struct reader *r)
                             call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b)))
                                 json_object_set(r->lists, a, json_object_get(r->arrays, b));
+                        /* list = aclCreateScalarList(arr.data(), n): the scalars' values */
+                        if (is(r, rhs, "aclCreateScalarList") &&
+                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
+                            first_name(r, starts[0], ends[0], b, sizeof(b))) {
+                                json_t *values = json_array(), *item;
+                                size_t k;
+                                json_array_foreach(json_object_get(r->arrays, b), k, item)
+                                {
+                                        json_t *v =
+                                            json_object_get(r->scalars, json_string_value(item));
+                                        if (!json_is_number(v))
+                                                break;
+                                        json_array_append(values, v);
+                                }
+                                if (json_array_size(values) &&
+                                    json_array_size(values) ==
+                                        json_array_size(json_object_get(r->arrays, b)))
+                                        json_object_set(r->scalars, a, values);
+                                json_decref(values);
+                        }
                         /* scalar = aclCreateScalar(&v, ACL_X); arr = aclCreateIntArray(v.data(), n) */
                         if ((is(r, rhs, "aclCreateScalar") || is(r, rhs, "aclCreateIntArray") ||
                              is(r, rhs, "aclCreateFloatArray") ||
@@ -550,11 +621,27 @@ static void scan(struct reader *r)
                         size_t n = call_args(r, nxt(r, i), starts, ends, 16);
                         char host[128] = "", shape[128] = "", tensor[128] = "";
                         const char *dt = NULL;
+                        json_t *literal = NULL; /* a shape written in place: {1} */
+                        /* the tensor: the &NAME of a declared aclTensor, else the last &NAME */
+                        for (size_t k = 0; k < n && !tensor[0]; k++) {
+                                char name[128];
+                                if (is(r, starts[k], "&") &&
+                                    first_name(r, starts[k], ends[k], name, sizeof(name)) &&
+                                    json_object_get(r->declared, name))
+                                        snprintf(tensor, sizeof(tensor), "%s", name);
+                        }
                         for (size_t k = 0; k < n; k++) {
                                 char name[128];
+                                if (is(r, starts[k], "{")) {
+                                        if (!literal && host[0])
+                                                literal = brace_list(r, starts[k], false);
+                                        continue;
+                                }
                                 if (!first_name(r, starts[k], ends[k], name, sizeof(name)))
                                         continue;
                                 if (!dt && (dt = dtype_in(r, starts[k], ends[k])))
+                                        continue;
+                                if (tensor[0] && is(r, starts[k], "&"))
                                         continue;
                                 if (k == n - 1 && is(r, starts[k], "&"))
                                         snprintf(tensor, sizeof(tensor), "%s", name);
@@ -570,10 +657,13 @@ static void scan(struct reader *r)
                                 if (json_object_get(r->vectors, shape))
                                         json_object_set(t, "shape",
                                                         json_object_get(r->vectors, shape));
+                                else if (literal)
+                                        json_object_set(t, "shape", literal);
                                 if (dt)
                                         json_object_set_new(t, "dtype", json_string(dt));
                                 json_object_set_new(r->tensors, tensor, t);
                         }
+                        json_decref(literal);
                 }
                 /* ReadFile("../input/x.bin", size, buffer, ...) */
                 if (is(r, i, "ReadFile") && is(r, nxt(r, i), "(") &&
@@ -585,14 +675,26 @@ static void scan(struct reader *r)
                         path[strlen(path) - 1] = '\0';
                         for (p = path + 1; strncmp(p, "../", 3) == 0 || strncmp(p, "./", 2) == 0;)
                                 p += p[1] == '.' ? 3 : 2;
+                        /* the buffer: the argument that is host data (a vector or what
+                         * points into one), else the first that is not a constant */
+                        char buffer[128] = "";
                         for (size_t k = 1; k < n; k++) {
                                 char name[128];
+                                const char *to;
                                 if (!first_name(r, starts[k], ends[k], name, sizeof(name)) ||
                                     json_object_get(r->constants, name))
                                         continue;
-                                json_object_set_new(r->files, resolve(r, name), json_string(p));
-                                break;
+                                to = resolve(r, name);
+                                if (json_object_get(r->vectors, to) ||
+                                    json_object_get(r->fills, to)) {
+                                        snprintf(buffer, sizeof(buffer), "%s", to);
+                                        break;
+                                }
+                                if (!buffer[0])
+                                        snprintf(buffer, sizeof(buffer), "%s", to);
                         }
+                        if (buffer[0])
+                                json_object_set_new(r->files, buffer, json_string(p));
                 }
         }
 }
@@ -655,6 +757,8 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
         r.arrays = json_object();
         r.scalars = json_object();
         r.files = json_object();
+        r.declared = json_object();
+        r.strings = json_object();
         scan(&r);
         rc = -ENOENT;
         snprintf(err, size, "%s: no aclnn...GetWorkspaceSize call to read the arguments of", path);
@@ -684,6 +788,14 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
                         else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
                                  (text(&r, s, var, sizeof(var)), json_object_get(r.tensors, var)))
                                 arg = tensor_arg(&r, var);
+                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                 json_object_get(r.declared, var) && !json_object_get(r.lists, var))
+                                /* an aclTensor left nullptr: an absent optional input */
+                                arg = json_pack("{s:s}", "kind", "null");
+                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                 json_object_get(r.strings, var))
+                                arg = json_pack("{s:s, s:O}", "kind", "value", "value",
+                                                json_object_get(r.strings, var));
                         else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
                                  json_object_get(r.lists, var)) {
                                 json_t *items = json_array(), *t;
@@ -738,5 +850,7 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
         json_decref(r.arrays);
         json_decref(r.scalars);
         json_decref(r.files);
+        json_decref(r.declared);
+        json_decref(r.strings);
         return rc;
 }

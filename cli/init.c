@@ -45,11 +45,15 @@ struct param {
         enum param_type type;
         char dtypes[MAX_VARIANTS][32]; /* the runtime's names (float16...), "" for one it lacks */
         size_t n_dtypes;
+        /* an output that is the input of its name, updated in place (a ref tensor);
+         * undeclared: the OpDef declares no outputs and the input is read back */
+        bool ref, undeclared;
 };
 
 /* An attribute as the OpDef declares it. */
 struct attr {
         char name[128];
+        char type[16]; /* the runtime's: int, float, bool, string, list_int, ... */
         bool required;
         json_t *default_value; /* NULL: none */
 };
@@ -58,6 +62,8 @@ struct opdef {
         char type[128];
         struct param inputs[NPU_MAX_TENSORS], outputs[NPU_MAX_TENSORS];
         size_t n_inputs, n_outputs;
+        size_t n_outputs_declared; /* n_outputs but for undeclared ref outputs */
+        bool has_infer_shape;      /* it registers an InferShape (else outputs need shapes) */
         struct attr attrs[MAX_ATTRS];
         size_t n_attrs;
 };
@@ -80,6 +86,8 @@ struct init_options {
 struct notes {
         char lines[32][512];
         size_t n;
+        char grown_bench[129]; /* the bench case init grew, which the check runs too */
+        json_t *alt_bench;     /* the same grown along the other axis (owned), or NULL */
 };
 
 static void note(struct notes *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -365,6 +373,8 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                                      err, size);
         if (r < 0)
                 return r;
+        def->n_outputs_declared = def->n_outputs;
+        def->has_infer_shape = json_is_true(json_object_get(j, "has_infer_shape"));
         if (json_array_size(json_object_get(j, "attrs")) > MAX_ATTRS)
                 return init_error(err, size, "the OpDef has more than %d attributes", MAX_ATTRS);
         json_array_foreach(json_object_get(j, "attrs"), i, a)
@@ -373,27 +383,41 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                 snprintf(at->name, sizeof(at->name), "%s",
                          json_string_value(json_object_get(a, "name")) ?: "");
                 at->required = json_is_true(json_object_get(a, "required"));
+                snprintf(at->type, sizeof(at->type), "%s",
+                         json_string_value(json_object_get(a, "type")) ?: "");
                 at->default_value = attr_default(a);
         }
         /*
          * An output named as an input is, for CANN, one tensor the operator
-         * updates in place (a ref tensor; aclnn passes it once).
+         * updates in place (a ref tensor; aclnn passes it once): a ref output.
          */
         for (size_t k = 0; k < def->n_outputs; k++)
                 for (size_t q = 0; q < def->n_inputs; q++)
-                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0)
-                                return init_error(
-                                    err, size,
-                                    "the OpDef of %s has an input and an output both named %s: "
-                                    "for CANN one tensor the operator updates in place (aclnn "
-                                    "passes it once), which a manifest, whose tensor names are "
-                                    "unique, cannot express yet",
-                                    def->type, def->outputs[k].name);
-        if (!def->n_inputs || !def->n_outputs)
+                        if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0) {
+                                if (def->inputs[q].type != def->outputs[k].type)
+                                        return init_error(err, size,
+                                                          "the OpDef of %s has an input and an "
+                                                          "output both named %s, one dynamic and "
+                                                          "one not",
+                                                          def->type, def->outputs[k].name);
+                                def->outputs[k].ref = true;
+                        }
+        if (!def->n_inputs)
                 return init_error(err, size,
-                                  "the OpDef of %s declares %zu inputs and %zu outputs; an "
-                                  "operator needs at least one of each",
-                                  def->type, def->n_inputs, def->n_outputs);
+                                  "the OpDef of %s declares no inputs; an operator needs at least "
+                                  "one",
+                                  def->type);
+        /*
+         * An operator that declares no outputs updates its inputs in place
+         * (an in-place scale, a scatter into var): every input is read back
+         * after the run as a ref output that takes no kernel argument.
+         */
+        for (size_t q = 0; q < def->n_inputs && !def->n_outputs_declared; q++) {
+                def->outputs[q] = def->inputs[q];
+                def->outputs[q].ref = def->outputs[q].undeclared = true;
+        }
+        if (!def->n_outputs_declared)
+                def->n_outputs = def->n_inputs;
         return 0;
 }
 
@@ -445,6 +469,13 @@ static int find_opdef(const struct init_options *o, struct sim_session *s, struc
                                json_array_size(defs) > 2 ? ", ..." : "");
         else
                 r = opdef_from_json(pick, def, err, size);
+        /* InferShape may come with IMPL_OP_INFERSHAPE instead of the OpDef */
+        json_array_foreach(json_object_get(description, "op_impls"), i, j)
+        {
+                if (r == 0 && json_is_true(json_object_get(j, "has_infer_shape")) &&
+                    strcmp(json_string_value(json_object_get(j, "type")) ?: "", def->type) == 0)
+                        def->has_infer_shape = true;
+        }
         json_decref(description);
         return r;
 }
@@ -561,11 +592,12 @@ static int choose_kernel(const struct init_options *o, const struct opdef *def, 
 static const char *manifest_dtype(const char *name)
 {
         static const char *const map[][2] = {
-                { "FLOAT", "float32" },   { "FLOAT32", "float32" }, { "float", "float32" },
-                { "FLOAT16", "float16" }, { "BF16", "bfloat16" },   { "INT8", "int8" },
-                { "INT16", "int16" },     { "INT32", "int32" },     { "INT64", "int64" },
-                { "UINT8", "uint8" },     { "UINT16", "uint16" },   { "UINT32", "uint32" },
-                { "BOOL", "bool" },
+                { "FLOAT", "float32" },   { "FLOAT32", "float32" },     { "float", "float32" },
+                { "FLOAT16", "float16" }, { "BF16", "bfloat16" },       { "INT8", "int8" },
+                { "INT16", "int16" },     { "INT32", "int32" },         { "INT64", "int64" },
+                { "UINT8", "uint8" },     { "UINT16", "uint16" },       { "UINT32", "uint32" },
+                { "BOOL", "bool" },       { "UINT64", "uint64" },       { "DOUBLE", "float64" },
+                { "double", "float64" },  { "COMPLEX64", "complex64" },
         };
         enum npu_dtype dtype;
 
@@ -581,6 +613,31 @@ static const char *param_dtype(const struct param *p, size_t v)
         if (!p->n_dtypes)
                 return NULL;
         return manifest_dtype(p->dtypes[p->n_dtypes == 1 ? 0 : v]);
+}
+
+/* Whether p lists a dtype of dtype's kind: floating, or integer and bool. */
+static bool same_kind(const struct param *p, const char *dtype)
+{
+        enum npu_dtype want, have;
+
+        if (npu_dtype_from_name(dtype, &want) < 0)
+                return false;
+        for (size_t v = 0; v < p->n_dtypes; v++)
+                if (manifest_dtype(p->dtypes[v]) &&
+                    npu_dtype_from_name(manifest_dtype(p->dtypes[v]), &have) == 0 &&
+                    npu_dtype_is_float(have) == npu_dtype_is_float(want))
+                        return true;
+        return false;
+}
+
+/* Whether p lists dtype (as the manifest names it) in any column. */
+static bool param_lists(const struct param *p, const char *dtype)
+{
+        for (size_t v = 0; v < p->n_dtypes; v++)
+                if (manifest_dtype(p->dtypes[v]) &&
+                    strcmp(manifest_dtype(p->dtypes[v]), dtype) == 0)
+                        return true;
+        return false;
 }
 
 static size_t variant_count(const struct opdef *def)
@@ -936,9 +993,11 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                      *op = json_object_get(c, "op");
         const char *cname = json_string_value(json_object_get(c, "case_name")) ?: "?";
         json_t *shapes = json_object(), *attrs = json_object(), *names = json_object(), *a;
-        json_t *drawn = NULL, *present = json_array();
+        json_t *drawn = NULL, *present = json_array(), *place = json_array();
+        json_t *case_ranges = json_object();
         char name[129], why[600];
         size_t i;
+        bool full;
 
         (void)err;
         (void)size;
@@ -946,12 +1005,40 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 st_skip(st, "%s: case %s is of operator %s", file, cname, json_string_value(op));
                 goto out;
         }
-        json_array_foreach(inputs, i, desc) if (!st_absent(desc))
-            json_array_append(present, (json_t *)desc);
-        if (!json_is_array(inputs) || json_array_size(present) != def->n_inputs) {
+        /*
+         * An input msOpSt gives as UNDEFINED is left out: with every input
+         * listed, it is the OpDef's input at its place (or of its name),
+         * which must be optional, and the case gives it null (absent).
+         */
+        full = json_is_array(inputs) && json_array_size(inputs) == def->n_inputs;
+        json_array_foreach(inputs, i, desc)
+        {
+                const char *given = json_string_value(json_object_get(desc, "name"));
+                const struct param *p = full ? &def->inputs[i] : NULL;
+                if (!st_absent(desc)) {
+                        json_array_append(present, (json_t *)desc);
+                        json_array_append_new(
+                            place, json_integer(full ? (json_int_t)i
+                                                     : (json_int_t)json_array_size(present) - 1));
+                        continue;
+                }
+                for (size_t k = 0; full && given && k < def->n_inputs; k++)
+                        if (same_name(def->inputs[k].name, given))
+                                p = &def->inputs[k];
+                if (p && p->type != PARAM_OPTIONAL) {
+                        st_skip(st,
+                                "%s: case %s leaves input %s out (UNDEFINED), which the OpDef "
+                                "of %s requires",
+                                file, cname, p->name, def->type);
+                        goto out;
+                }
+                if (p)
+                        json_object_set_new(shapes, p->name, json_null());
+        }
+        if (!json_is_array(inputs) || (!full && json_array_size(present) != def->n_inputs)) {
                 st_skip(st,
                         "%s: case %s gives %zu inputs (%zu left out as UNDEFINED); the OpDef of "
-                        "%s has %zu, and a manifest gives every input a shape",
+                        "%s has %zu",
                         file, cname, json_array_size(present),
                         json_array_size(inputs) - json_array_size(present), def->type,
                         def->n_inputs);
@@ -974,7 +1061,7 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         json_array_foreach(present, i, desc)
         {
                 const char *given = json_string_value(json_object_get(desc, "name"));
-                const struct param *p = &def->inputs[i];
+                const struct param *p = &def->inputs[json_integer_value(json_array_get(place, i))];
                 const json_t *shape = json_object_get(desc, "shape");
                 json_t *range;
                 for (size_t k = 0; given && k < def->n_inputs; k++)
@@ -991,6 +1078,18 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         st_skip(st, "%s: case %s: input_desc[%zu] gives no shape", file, cname, i);
                         goto out;
                 }
+                /* a manifest has one dtype per tensor: the first case's */
+                if (st->have_dtypes && st->dtypes[p - def->inputs][0] &&
+                    st_type(json_object_get(desc, "type")) &&
+                    strcmp(st_type(json_object_get(desc, "type")), st->dtypes[p - def->inputs]) !=
+                        0) {
+                        st_skip(st,
+                                "%s: case %s gives input %s as %s, where an earlier case has %s "
+                                "(a manifest has one dtype per tensor)",
+                                file, cname, p->name, st_type(json_object_get(desc, "type")),
+                                st->dtypes[p - def->inputs]);
+                        goto out;
+                }
                 json_object_set(shapes, p->name, (json_t *)shape);
                 if (given && strcmp(given, p->name) != 0)
                         json_object_set_new(names, p->name, json_string(given));
@@ -998,8 +1097,11 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         snprintf(st->dtypes[p - def->inputs], sizeof(st->dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
                 range = st_range(json_object_get(desc, "value_range"));
+                /* the first case's range is the manifest's; a case with another has its own */
                 if (range && !json_object_get(st->ranges, p->name))
                         json_object_set(st->ranges, p->name, range);
+                else if (range && !json_equal(range, json_object_get(st->ranges, p->name)))
+                        json_object_set(case_ranges, p->name, range);
                 json_decref(range);
         }
         json_array_foreach(json_object_get(c, "output_desc"), i, desc)
@@ -1009,12 +1111,33 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 for (size_t o = 0; given && o < def->n_outputs; o++)
                         if (same_name(def->outputs[o].name, given))
                                 k = o;
-                if (k < def->n_outputs && given && strcmp(given, def->outputs[k].name) != 0)
+                /* a ref output's name is its input's, whose msOpSt name the golden gets */
+                if (k < def->n_outputs && given && strcmp(given, def->outputs[k].name) != 0 &&
+                    !def->outputs[k].ref)
                         json_object_set_new(names, def->outputs[k].name, json_string(given));
                 if (!st->have_dtypes && k < def->n_outputs &&
                     st_type(json_object_get(desc, "type")))
                         snprintf(st->out_dtypes[k], sizeof(st->out_dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
+                /*
+                 * msOpSt allocates the output with the shape it gives: so does
+                 * the case (InferShape would decide otherwise, and an operator
+                 * whose InferShape reads what the simulator's host side lacks
+                 * gets it wrong).
+                 */
+                if (k < def->n_outputs && !def->outputs[k].ref &&
+                    def->outputs[k].type != PARAM_DYNAMIC) {
+                        const json_t *shape = json_object_get(desc, "shape");
+                        if (json_is_string(shape))
+                                shape = json_object_get(
+                                    json_object_get(json_object_get(drawn, "output_desc"),
+                                                    given ?: ""),
+                                    "shape");
+                        if (json_is_array(json_array_get(shape, 0)))
+                                shape = json_array_get(shape, 0);
+                        if (json_is_array(shape))
+                                json_object_set(shapes, def->outputs[k].name, (json_t *)shape);
+                }
         }
         for (size_t k = 0; k < def->n_inputs; k++)
                 st->have_dtypes |= st->dtypes[k][0] != '\0';
@@ -1041,9 +1164,22 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                         json_object_set(st->attrs, attr_name, value);
         }
         case_name(cname, st->cases, name, sizeof(name));
+        /* in the OpDef's order, an absent input at its place */
+        for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
+                const char *key =
+                    k < def->n_inputs ? def->inputs[k].name : def->outputs[k - def->n_inputs].name;
+                json_t *v = json_object_get(shapes, key);
+                if (v) {
+                        json_incref(v);
+                        json_object_del(shapes, key);
+                        json_object_set_new(shapes, key, v);
+                }
+        }
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
         if (json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
+        if (json_object_size(case_ranges))
+                json_object_set(entry, "input_ranges", case_ranges);
         {
                 char golden[PATH_MAX];
                 if (st_golden(st, c, golden, sizeof(golden)) == 0) {
@@ -1061,6 +1197,8 @@ out:
         json_decref(names);
         json_decref(drawn);
         json_decref(present);
+        json_decref(place);
+        json_decref(case_ranges);
         return 0;
 }
 
@@ -1209,6 +1347,8 @@ static json_t *tensor_list(const struct param *params, size_t n, size_t variant,
                                       dtype ? dtype : "float32");
                 if (params[i].type == PARAM_DYNAMIC)
                         json_object_set_new(t, "list", json_true());
+                if (params[i].ref)
+                        json_object_set_new(t, "ref", json_true());
                 json_array_append_new(list, t);
         }
         return list;
@@ -1256,8 +1396,8 @@ static int choose_variant(const struct init_options *o, const struct opdef *def,
                 if (variant == n_variants)
                         return init_error(err, size,
                                           "%s: .inputs: no dtype combination of the OpDef is one "
-                                          "the simulator has (float16, float32, bfloat16, the "
-                                          "integers up to 64 bits, bool)",
+                                          "the simulator has (float16, float32, bfloat16, "
+                                          "float64, complex64, the integers up to 64 bits, bool)",
                                           o->opdir);
         }
         if (st->have_dtypes) {
@@ -1382,6 +1522,14 @@ static json_t *arg_data(const json_t *arg, const json_t *written, char *why, siz
         json_t *files = json_array();
         size_t i;
 
+        if (arg_is(arg, "value")) {
+                /* a scalar or array main.cpp passes where the OpDef has an input tensor */
+                const json_t *v = json_object_get(arg, "value");
+                json_decref(files);
+                if (json_is_number(v) || json_is_boolean(v))
+                        return json_pack("{s:[O]}", "values", v);
+                return json_pack("{s:O}", "values", v);
+        }
         if (!items) {
                 const char *f = json_string_value(json_object_get(arg, "file"));
                 json_decref(files);
@@ -1528,6 +1676,270 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
         return files;
 }
 
+/* ------------------------------------------------------------ example arguments */
+
+/* Where each OpDef input, output and attribute comes from in main.cpp's call: an argument index or -1. */
+struct example_binding {
+        int input[NPU_MAX_TENSORS], output[NPU_MAX_TENSORS], attr[MAX_ATTRS];
+        size_t values_left; /* non-tensor arguments bound to nothing */
+};
+
+/* name lowered, without underscores, into buf */
+static void plain_name(const char *name, char *buf, size_t size)
+{
+        size_t j = 0;
+
+        for (; *name && j + 1 < size; name++)
+                if (*name != '_')
+                        buf[j++] = (char)tolower((unsigned char)*name);
+        buf[j] = '\0';
+}
+
+/*
+ * Whether main.cpp's variable var stands for the OpDef's name: the same
+ * words whatever the case style, with an input/output prefix or a Ref
+ * suffix (inputX1, outputY, varRef), or a torch-style name aclnn examples
+ * use for it (dim for axis, index for indices).
+ */
+static bool example_name_matches(const char *var, const char *name)
+{
+        static const char *const synonyms[][2] = { { "dim", "axis" }, { "index", "indices" } };
+        static const char *const prefixes[] = { "input", "output", "" };
+        static const char *const suffixes[] = { "ref", "tensor", "array", "list", "" };
+        char v[128], n[128];
+
+        plain_name(var, v, sizeof(v));
+        plain_name(name, n, sizeof(n));
+        if (!v[0] || !n[0])
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(synonyms); i++)
+                if (strcmp(v, synonyms[i][0]) == 0 && strcmp(n, synonyms[i][1]) == 0)
+                        return true;
+        /* one plural, the other not: scalars and scalarList */
+        if (n[strlen(n) - 1] == 's')
+                n[strlen(n) - 1] = '\0';
+        if (v[strlen(v) - 1] == 's')
+                v[strlen(v) - 1] = '\0';
+        if (!v[0] || !n[0])
+                return false;
+        for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++)
+                for (size_t q = 0; q < ARRAY_SIZE(suffixes); q++) {
+                        size_t lp = strlen(prefixes[p]), lq = strlen(suffixes[q]), lv = strlen(v);
+                        if (lv == lp + strlen(n) + lq && strncmp(v, prefixes[p], lp) == 0 &&
+                            strncmp(v + lp, n, strlen(n)) == 0 &&
+                            strcmp(v + lp + strlen(n), suffixes[q]) == 0)
+                                return true;
+                }
+        return false;
+}
+
+/* A number or a list of numbers: what an aclScalar or aclIntArray argument holds. */
+static bool numeric_value(const json_t *arg)
+{
+        const json_t *v = json_object_get(arg, "value");
+
+        if (!arg_is(arg, "value"))
+                return false;
+        if (json_is_number(v))
+                return true;
+        if (!json_is_array(v) || !json_array_size(v))
+                return false;
+        for (size_t i = 0; i < json_array_size(v); i++)
+                if (!json_is_number(json_array_get(v, i)))
+                        return false;
+        return true;
+}
+
+static bool tensor_like(const json_t *arg)
+{
+        return arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null");
+}
+
+/* The variable an argument names (its expression when that is one identifier). */
+static const char *arg_var(const json_t *arg)
+{
+        const char *e = json_string_value(json_object_get(arg, "expr"));
+
+        if (!e || !*e || isdigit((unsigned char)*e))
+                return NULL;
+        for (const char *p = e; *p; p++)
+                if (!isalnum((unsigned char)*p) && *p != '_')
+                        return NULL;
+        return e;
+}
+
+/*
+ * Binds main.cpp's arguments to the OpDef: first by name (a tensor to an
+ * input or output, a value to an attribute, or to an input the aclnn API
+ * takes as a scalar or int array), then the others in order: tensors to
+ * the inputs and then the outputs left (a ref output takes its input when
+ * the call passes it once), values to the attributes left when as many
+ * are left.  -EINVAL and why when the tensors do not add up.
+ */
+static int bind_example(const struct opdef *def, const json_t *args, struct example_binding *b,
+                        char *why, size_t why_size)
+{
+        size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
+        size_t values = 0, free_attrs = 0, numeric = 0;
+        bool used[64] = { false }, with_values = false;
+
+        for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
+                b->input[i] = b->output[i] = -1;
+        for (size_t i = 0; i < MAX_ATTRS; i++)
+                b->attr[i] = -1;
+        b->values_left = 0;
+        if (n > ARRAY_SIZE(used))
+                n = ARRAY_SIZE(used);
+        for (size_t a = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                const char *var = arg_var(arg);
+                bool tensor = tensor_like(arg);
+                if (!var)
+                        continue;
+                for (size_t k = 0; k < def->n_inputs && !used[a]; k++)
+                        if (b->input[k] < 0 && example_name_matches(var, def->inputs[k].name) &&
+                            (tensor ||
+                             (arg_is(arg, "value") && def->inputs[k].type != PARAM_DYNAMIC &&
+                              !json_is_string(json_object_get(arg, "value"))))) {
+                                b->input[k] = (int)a;
+                                used[a] = true;
+                        }
+                for (size_t k = 0; k < def->n_outputs && !used[a] && tensor; k++)
+                        if (b->output[k] < 0 && !def->outputs[k].undeclared &&
+                            example_name_matches(var, def->outputs[k].name)) {
+                                b->output[k] = (int)a;
+                                used[a] = true;
+                        }
+                for (size_t k = 0; k < def->n_attrs && !used[a] && !tensor; k++)
+                        if (b->attr[k] < 0 && example_name_matches(var, def->attrs[k].name)) {
+                                b->attr[k] = (int)a;
+                                used[a] = true;
+                        }
+        }
+        /* an attribute bound by name wins over an input of the same name */
+        for (size_t a = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                if (used[a])
+                        continue;
+                if (tensor_like(arg))
+                        tensors++;
+                else
+                        values++;
+        }
+        for (size_t k = 0; k < def->n_inputs; k++)
+                free_in += b->input[k] < 0;
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                if (b->output[k] >= 0 || def->outputs[k].undeclared)
+                        continue;
+                free_out++;
+                free_ref += def->outputs[k].ref;
+        }
+        for (size_t k = 0; k < def->n_attrs; k++)
+                free_attrs += b->attr[k] < 0;
+        /*
+         * When the tensors fall short, the numbers and number lists the call
+         * passes stand for inputs too (an aclScalar, aclScalarList or
+         * aclIntArray where the OpDef has a tensor), in their places.
+         */
+        for (size_t a = 0; a < n; a++)
+                numeric += !used[a] && numeric_value(json_array_get(args, a));
+        if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref &&
+            (tensors + numeric == free_in + free_out ||
+             tensors + numeric == free_in + free_out - free_ref)) {
+                with_values = true;
+                tensors += numeric;
+                values -= numeric;
+        }
+        if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref) {
+                char left[256] = "";
+                size_t len = 0;
+                for (size_t k = 0; k < def->n_inputs + def->n_outputs && len + 1 < sizeof(left);
+                     k++) {
+                        bool input = k < def->n_inputs;
+                        const struct param *p =
+                            input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                        if ((input ? b->input[k] : b->output[k - def->n_inputs]) >= 0 ||
+                            p->undeclared)
+                                continue;
+                        len += (size_t)snprintf(left + len, sizeof(left) - len, "%s%s",
+                                                len ? ", " : "", p->name);
+                }
+                snprintf(why, why_size,
+                         "it passes %zu tensors for the %zu inputs and outputs of %s no argument "
+                         "is named after (%s)",
+                         tensors, free_in + free_out, def->type, left);
+                return -EINVAL;
+        }
+        for (size_t a = 0, k = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                bool skip_refs = tensors != free_in + free_out;
+                if (used[a] || (!tensor_like(arg) && !(with_values && numeric_value(arg))))
+                        continue;
+                for (; k < def->n_inputs + def->n_outputs; k++) {
+                        bool input = k < def->n_inputs;
+                        const struct param *p =
+                            input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                        int *slot = input ? &b->input[k] : &b->output[k - def->n_inputs];
+                        if (*slot >= 0 || p->undeclared || (skip_refs && !input && p->ref))
+                                continue;
+                        *slot = (int)a;
+                        used[a] = true;
+                        k++;
+                        break;
+                }
+        }
+        if (values == free_attrs)
+                for (size_t a = 0, k = 0; a < n; a++) {
+                        if (used[a] || tensor_like(json_array_get(args, a)))
+                                continue;
+                        while (k < def->n_attrs && b->attr[k] >= 0)
+                                k++;
+                        b->attr[k++] = (int)a;
+                }
+        else
+                b->values_left = values;
+        return 0;
+}
+
+/* The shape of a scalar (1) or an int array (its length) an input is given as. */
+static json_t *value_shape(const json_t *v)
+{
+        if (json_is_number(v) || json_is_boolean(v))
+                return json_pack("[i]", 1);
+        if (json_is_array(v) && json_array_size(v))
+                return json_pack("[I]", (json_int_t)json_array_size(v));
+        return NULL;
+}
+
+/* A value main.cpp passes as the attribute's type says: 0/1 for a bool, 2 for a float. */
+static json_t *attr_value(const struct attr *a, const json_t *v)
+{
+        const char *type = a->type;
+
+        if (!type[0] && a->default_value) /* an older runtime: the default says */
+                type = json_is_boolean(a->default_value) ? "bool"
+                       : json_is_real(a->default_value)  ? "float"
+                                                         : "";
+        if (strcmp(type, "bool") == 0 && json_is_integer(v))
+                return json_boolean(json_integer_value(v) != 0);
+        if (strcmp(type, "float") == 0 && json_is_integer(v))
+                return json_real((double)json_integer_value(v));
+        if (strcmp(type, "int") == 0 && json_is_real(v) &&
+            json_real_value(v) == (double)(json_int_t)json_real_value(v))
+                return json_integer((json_int_t)json_real_value(v));
+        if (strcmp(type, "list_float") == 0 && json_is_array(v)) {
+                json_t *out = json_array(), *e;
+                size_t i;
+                json_array_foreach(v, i, e)
+                    json_array_append_new(out, json_real(json_number_value(e)));
+                return out;
+        }
+        if ((strncmp(type, "list_", 5) == 0 && !json_is_array(v)) ||
+            (strcmp(type, "string") == 0 && !json_is_string(v)))
+                return NULL; /* not what the attribute takes: its default stays */
+        return json_deep_copy(v);
+}
+
 /*
  * One example (examples/DIR with main.cpp and gen_data.py) as a case:
  * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
@@ -1539,9 +1951,12 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                         struct notes *notes, char *why, size_t why_size)
 {
         char path[PATH_MAX], golden_why[600] = "", name[129];
-        json_t *call = NULL, *args, *arg, *tensors = json_array(), *values = json_array();
+        json_t *call = NULL, *args, *arg;
         json_t *shapes = json_object(), *attrs = json_object(), *data = json_object();
         json_t *written = NULL, *outs = NULL;
+        json_t *casted = json_array(), *v; /* tensors whose dtype aclnn casts */
+        struct example_binding b;
+        char detail[400];
         size_t i;
         int r = -ENOENT;
 
@@ -1549,36 +1964,91 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (init_read_example(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
-        json_array_foreach(args, i, arg) json_array_append(
-            arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null") ? tensors : values,
-            arg);
-        if (json_array_size(tensors) != def->n_inputs + def->n_outputs) {
-                snprintf(why, why_size,
-                         "%.200s/main.cpp: %s passes %zu tensors; the OpDef of %s has %zu inputs "
-                         "and %zu outputs",
-                         example, json_string_value(json_object_get(call, "call")),
-                         json_array_size(tensors), def->type, def->n_inputs, def->n_outputs);
+        if (bind_example(def, args, &b, detail, sizeof(detail)) < 0) {
+                snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
+                         json_string_value(json_object_get(call, "call")), detail);
                 goto out;
         }
         for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
-                const struct param *p =
-                    k < def->n_inputs ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                bool input = k < def->n_inputs;
+                const struct param *p = input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                int at = input ? b.input[k] : b.output[k - def->n_inputs];
                 json_t *shape;
-                arg = json_array_get(tensors, k);
-                shape = arg_shape(arg);
+                if (!input && (p->ref || at < 0))
+                        continue; /* the input's; or InferShape's */
+                if (at < 0) {
+                        snprintf(why, why_size,
+                                 "%.200s/main.cpp: %s passes nothing for input %s; the OpDef of %s "
+                                 "has %zu inputs and %zu outputs",
+                                 example, json_string_value(json_object_get(call, "call")), p->name,
+                                 def->type, def->n_inputs, def->n_outputs_declared);
+                        goto out;
+                }
+                arg = json_array_get(args, (size_t)at);
+                if (arg_is(arg, "null")) {
+                        if (!input || p->type != PARAM_OPTIONAL) {
+                                snprintf(why, why_size,
+                                         "%.200s/main.cpp: %s passes a null tensor for %s %s, "
+                                         "which the OpDef requires",
+                                         example, json_string_value(json_object_get(call, "call")),
+                                         input ? "input" : "output", p->name);
+                                goto out;
+                        }
+                        json_object_set_new(shapes, p->name, json_null());
+                        continue;
+                }
+                shape = arg_is(arg, "value") ? value_shape(json_object_get(arg, "value"))
+                                             : arg_shape(arg);
                 if (!shape || (p->type == PARAM_DYNAMIC) != arg_is(arg, "list")) {
                         snprintf(
                             why, why_size,
                             "%.200s/main.cpp: cannot tell the shape of %s %s (argument %.100s of "
                             "%s)",
-                            example, k < def->n_inputs ? "input" : "output", p->name,
+                            example, input ? "input" : "output", p->name,
                             json_string_value(json_object_get(arg, "expr")) ?: "?",
                             json_string_value(json_object_get(call, "call")));
                         json_decref(shape);
                         goto out;
                 }
+                /*
+                 * A dtype the OpDef does not list: aclnn casts between the
+                 * example's tensor and the kernel's (an output computed as
+                 * int32 and handed back as float32) -- the shape holds, the
+                 * data does not.  An integer tensor where the OpDef wants a
+                 * float input (or the reverse) is an argument bound wrongly.
+                 */
+                if (arg_dtype(arg) && p->n_dtypes && !param_lists(p, arg_dtype(arg))) {
+                        if (input && !same_kind(p, arg_dtype(arg))) {
+                                snprintf(why, why_size,
+                                         "%.200s/main.cpp: %s passes %s (%s) where the OpDef's "
+                                         "input %s takes none of that kind of dtype: the aclnn "
+                                         "call does not map onto the OpDef",
+                                         example, json_string_value(json_object_get(call, "call")),
+                                         json_string_value(json_object_get(arg, "expr"))
+                                             ?: "a tensor",
+                                         arg_dtype(arg), p->name);
+                                json_decref(shape);
+                                goto out;
+                        }
+                        json_array_append_new(casted, json_string(p->name));
+                        if (input && !golden_why[0])
+                                snprintf(golden_why, sizeof(golden_why),
+                                         "main.cpp's %s is %s, which the kernel's input %s is "
+                                         "not (aclnn casts it), so the example's data cannot be "
+                                         "fed to it",
+                                         json_string_value(json_object_get(arg, "expr"))
+                                             ?: "tensor",
+                                         arg_dtype(arg), p->name);
+                        note(notes,
+                             "%s: main.cpp's %s is %s where the OpDef's %s %s takes other dtypes "
+                             "(aclnn casts): its shape is kept, its dtype is the OpDef's",
+                             example, json_string_value(json_object_get(arg, "expr")) ?: "tensor",
+                             arg_dtype(arg), input ? "input" : "output", p->name);
+                        json_object_set_new(shapes, p->name, shape);
+                        continue;
+                }
                 json_object_set_new(shapes, p->name, shape);
-                if (arg_dtype(arg) && k < def->n_inputs)
+                if (arg_dtype(arg) && input)
                         snprintf(st->dtypes[k], sizeof(st->dtypes[0]), "%s", arg_dtype(arg));
                 else if (arg_dtype(arg))
                         snprintf(st->out_dtypes[k - def->n_inputs], sizeof(st->out_dtypes[0]), "%s",
@@ -1586,39 +2056,54 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         }
         st->have_dtypes = true;
         st->dtypes_from = "main.cpp";
-        /* the other arguments are the attributes, in the OpDef's order */
-        if (json_array_size(values) == def->n_attrs)
-                json_array_foreach(values, i, arg)
-                {
-                        const json_t *v = json_object_get(arg, "value");
-                        if (!arg_is(arg, "value"))
-                                continue;
-                        /* 0 or 1 for a bool attribute (its default says which type it is) */
-                        if (json_is_boolean(def->attrs[i].default_value) && json_is_integer(v))
-                                json_object_set_new(attrs, def->attrs[i].name,
-                                                    json_boolean(json_integer_value(v) != 0));
-                        else
-                                json_object_set(attrs, def->attrs[i].name, (json_t *)v);
-                }
-        else if (json_array_size(values))
+        /* the attributes main.cpp passes, by name or in the OpDef's order */
+        for (size_t a = 0; a < def->n_attrs; a++) {
+                json_t *v;
+                if (b.attr[a] < 0 || !arg_is(json_array_get(args, (size_t)b.attr[a]), "value"))
+                        continue;
+                v = attr_value(&def->attrs[a],
+                               json_object_get(json_array_get(args, (size_t)b.attr[a]), "value"));
+                if (v)
+                        json_object_set_new(attrs, def->attrs[a].name, v);
+        }
+        if (b.values_left)
                 note(notes,
-                     "%s/main.cpp passes %zu non-tensor arguments for %zu attributes: "
-                     "attributes not taken from it",
-                     example, json_array_size(values), def->n_attrs);
+                     "%s/main.cpp passes %zu non-tensor arguments that match no attribute of the "
+                     "OpDef by name or position: not taken",
+                     example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
-        written = run_gen_data(st, example, golden_why, sizeof(golden_why));
+        if (!golden_why[0])
+                written = run_gen_data(st, example, golden_why, sizeof(golden_why));
         for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
-                json_t *d =
-                    arg_data(json_array_get(tensors, k), written, golden_why, sizeof(golden_why));
+                json_t *d;
+                if (json_is_null(json_object_get(shapes, def->inputs[k].name)))
+                        continue;
+                d = arg_data(json_array_get(args, (size_t)b.input[k]), written, golden_why,
+                             sizeof(golden_why));
                 if (d)
                         json_object_set_new(data, def->inputs[k].name, d);
         }
         if (written && !golden_why[0]) {
                 json_t *out_args = json_array();
-                for (size_t k = 0; k < def->n_outputs; k++)
-                        json_array_append(out_args, json_array_get(tensors, def->n_inputs + k));
+                for (size_t k = 0; k < def->n_outputs; k++) {
+                        int at = b.output[k];
+                        const struct param *in = find_input(def, def->outputs[k].name);
+                        if (at < 0 && def->outputs[k].ref && in)
+                                at = b.input[in - def->inputs];
+                        json_array_append(out_args,
+                                          at >= 0 ? json_array_get(args, (size_t)at) : json_null());
+                }
                 outs = golden_outputs(def, out_args, written, golden_why, sizeof(golden_why));
                 json_decref(out_args);
+                /* an output aclnn casts is not the kernel's: its golden does not apply */
+                json_array_foreach(casted, i, v) json_object_del(outs, json_string_value(v));
+                if (outs && !json_object_size(outs)) {
+                        snprintf(golden_why, sizeof(golden_why),
+                                 "the golden files are of outputs aclnn casts from the kernel's "
+                                 "dtype");
+                        json_decref(outs);
+                        outs = NULL;
+                }
         }
         case_name(strrchr(example, '/') ? strrchr(example, '/') + 1 : example, st->cases, name,
                   sizeof(name));
@@ -1645,9 +2130,8 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 json_object_update(st->attrs, attrs);
         r = 0;
 out:
+        json_decref(casted);
         json_decref(call);
-        json_decref(tensors);
-        json_decref(values);
         json_decref(shapes);
         json_decref(attrs);
         json_decref(data);
@@ -1792,6 +2276,88 @@ static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, jso
         return out;
 }
 
+/* Whether an attribute's name says it holds a size: n, num_rows, length, batch_shape... */
+static bool size_like(const char *name)
+{
+        static const char *const words[] = { "num",  "len",  "size",  "count", "shape",
+                                             "rows", "cols", "batch", NULL };
+        char n[128];
+
+        plain_name(name, n, sizeof(n));
+        if (strcmp(n, "n") == 0 || strcmp(n, "m") == 0)
+                return true;
+        for (const char *const *w = words; *w; w++)
+                if (strstr(n, *w))
+                        return true;
+        return false;
+}
+
+/*
+ * The attributes of a grown case: those that restate the grown axis grow
+ * with it, so that the case stays one operation (an element count n, a
+ * batch_shape the leading dimensions repeat).  An attribute named as a
+ * size that is an integer equal to the axis's old length or to the
+ * tensor's element count, or a list equal to the tensor's leading or
+ * trailing dimensions, is scaled by factor.  NULL when none is; the names
+ * scaled go to ret_names.
+ */
+static json_t *grow_attrs(const json_t *attrs, const json_t *dims, bool last, json_int_t factor,
+                          double elements, char *ret_names)
+{
+        size_t rank = json_array_size(dims), axis = last ? rank - 1 : 0;
+        json_int_t old = rank ? json_integer_value(json_array_get(dims, axis)) : 0;
+        json_t *out = json_deep_copy(attrs), *v;
+        const char *key;
+        bool changed = false;
+        size_t len = 0;
+
+        if (!out || !rank)
+                goto none;
+        json_object_foreach(out, key, v)
+        {
+                bool scaled = false;
+                if (!size_like(key))
+                        continue;
+                if (json_is_integer(v) &&
+                    ((old > 1 && json_integer_value(v) == old) ||
+                     (elements > 1 && (double)json_integer_value(v) == elements))) {
+                        json_object_set_new(out, key, json_integer(json_integer_value(v) * factor));
+                        scaled = true;
+                } else if (json_is_array(v) && json_array_size(v) && json_array_size(v) <= rank &&
+                           old > 1) {
+                        size_t n = json_array_size(v), at;
+                        bool lead = true, trail = true;
+                        for (size_t k = 0; k < n; k++) {
+                                json_int_t e = json_integer_value(json_array_get(v, k));
+                                lead &= json_is_integer(json_array_get(v, k)) &&
+                                        e == json_integer_value(json_array_get(dims, k));
+                                trail &=
+                                    json_is_integer(json_array_get(v, k)) &&
+                                    e == json_integer_value(json_array_get(dims, rank - n + k));
+                        }
+                        at = lead && axis < n            ? axis
+                             : trail && axis >= rank - n ? axis - (rank - n)
+                                                         : n;
+                        if (at < n) {
+                                json_array_set_new(
+                                    v, at,
+                                    json_integer(json_integer_value(json_array_get(v, at)) *
+                                                 factor));
+                                scaled = true;
+                        }
+                }
+                changed |= scaled;
+                if (scaled && len < 255)
+                        len += (size_t)snprintf(ret_names + len, 256 - len, "%s%s", len ? ", " : "",
+                                                key);
+        }
+        if (changed)
+                return out;
+none:
+        json_decref(out);
+        return NULL;
+}
+
 /*
  * When every case is small (its largest input under 8M elements), a bench
  * case at a realistic size from the largest: every input grown along the
@@ -1800,7 +2366,7 @@ static json_t *grow_shape(const json_t *shape, bool last, json_int_t factor, jso
  * shapes are dropped (InferShape gives them) unless they can be grown alike.
  */
 static json_t *bench_case(const struct opdef *def, const json_t *cases, const json_t *attrs,
-                          bool *ret_last)
+                          int axis, bool *ret_last, char *ret_grown_attrs)
 {
         const json_t *base = NULL, *c, *v;
         const char *key, *largest = NULL;
@@ -1826,8 +2392,9 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
         }
         if (!base || !largest || elements >= (double)BENCH_MIN_ELEMENTS)
                 return NULL;
-        last = row_wise(def, json_object_get(base, "shapes"),
-                        json_object_get(base, "attrs") ?: attrs, largest);
+        last = axis >= 0 ? axis == 1
+                         : row_wise(def, json_object_get(base, "shapes"),
+                                    json_object_get(base, "attrs") ?: attrs, largest);
         factor = (json_int_t)((double)BENCH_MIN_ELEMENTS / elements);
         factor += (double)factor * elements < (double)BENCH_MIN_ELEMENTS;
         {
@@ -1843,6 +2410,10 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
         json_object_foreach(json_object_get(base, "shapes"), key, v)
         {
                 bool is_input = find_input(def, key) != NULL;
+                if (json_is_null(v)) {
+                        json_object_set_new(shapes, key, json_null()); /* absent stays absent */
+                        continue;
+                }
                 size_t rank =
                     json_array_size(json_is_array(json_array_get(v, 0)) ? json_array_get(v, 0) : v);
                 size_t big_rank = json_array_size(
@@ -1851,8 +2422,8 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                         ? json_array_get(json_object_get(json_object_get(base, "shapes"), largest),
                                          0)
                         : json_object_get(json_object_get(base, "shapes"), largest));
-                if (!is_input && last)
-                        continue; /* an output's last axis may be reduced: InferShape decides */
+                if (!is_input)
+                        continue; /* below, once the inputs have grown */
                 if (!last && rank < big_rank) {
                         json_object_set(shapes, key, (json_t *)v); /* a broadcast operand */
                         continue;
@@ -1860,9 +2431,43 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                 json_object_set_new(shapes, key,
                                     grow_shape(v, last, factor, last ? match_last : match_first));
         }
+        /*
+         * An output of an input's shape keeps it.  Another one may be
+         * reduced along the last axis: InferShape decides, when there is
+         * one; otherwise it grows as the inputs do.
+         */
+        json_object_foreach(json_object_get(base, "shapes"), key, v)
+        {
+                const char *in_key;
+                const json_t *in_v;
+                bool done = false;
+                if (find_input(def, key) || json_is_null(v))
+                        continue;
+                json_object_foreach(json_object_get(base, "shapes"), in_key, in_v)
+                {
+                        if (!done && find_input(def, in_key) && json_equal(in_v, v) &&
+                            json_object_get(shapes, in_key)) {
+                                json_object_set(shapes, key, json_object_get(shapes, in_key));
+                                done = true;
+                        }
+                }
+                if (!done && (!last || !def->has_infer_shape))
+                        json_object_set_new(
+                            shapes, key,
+                            grow_shape(v, last, factor, last ? match_last : match_first));
+        }
         out = json_pack("{s:s, s:o}", "name", "bench", "shapes", shapes);
-        if (json_object_get(base, "attrs"))
-                json_object_set(out, "attrs", json_object_get(base, "attrs"));
+        {
+                const json_t *big = json_object_get(json_object_get(base, "shapes"), largest);
+                json_t *grown =
+                    grow_attrs(json_object_get(base, "attrs") ?: attrs,
+                               json_is_array(json_array_get(big, 0)) ? json_array_get(big, 0) : big,
+                               last, factor, elements, ret_grown_attrs);
+                if (grown)
+                        json_object_set_new(out, "attrs", grown);
+                else if (json_object_get(base, "attrs"))
+                        json_object_set(out, "attrs", json_object_get(base, "attrs"));
+        }
         *ret_last = last;
         return out;
 }
@@ -1921,15 +2526,29 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                 note(notes, "case %s (--bench-shape) is timed; the others check correctness", name);
                 return 0;
         }
-        bool last = false;
+        bool last = false, alt_last = false;
+        char grown_attrs[256] = "", alt_attrs[256] = "";
         json_t *bench = json_array_size(st->cases) < NPU_MAX_CASES
-                            ? bench_case(def, st->cases, st->attrs, &last)
+                            ? bench_case(def, st->cases, st->attrs, -1, &last, grown_attrs)
                             : NULL;
+        /* the other axis, should the kernel not take this one (check_bench) */
+        notes->alt_bench =
+            bench ? bench_case(def, st->cases, st->attrs, !last, &alt_last, alt_attrs) : NULL;
+        if (notes->alt_bench && json_equal(json_object_get(notes->alt_bench, "shapes"),
+                                           json_object_get(bench, "shapes"))) {
+                json_decref(notes->alt_bench); /* one axis: no other to try */
+                notes->alt_bench = NULL;
+        }
         if (bench) {
                 char name[129];
                 case_name("bench", st->cases, name, sizeof(name));
                 json_object_set_new(bench, "name", json_string(name));
+                if (notes->alt_bench) {
+                        json_object_set_new(notes->alt_bench, "name", json_string(name));
+                        json_object_set_new(notes->alt_bench, "bench", json_true());
+                }
                 json_array_append_new(st->cases, bench);
+                snprintf(notes->grown_bench, sizeof(notes->grown_bench), "%s", name);
                 for (size_t i = 0; i < json_array_size(st->cases); i++)
                         json_object_set_new(json_array_get(st->cases, i), "bench",
                                             json_boolean(i + 1 == json_array_size(st->cases)));
@@ -1939,21 +2558,85 @@ static int draft_cases(const struct init_options *o, const struct opdef *def, st
                      "correctness",
                      name, last ? "last" : "first",
                      last ? "the operator works row by row" : "elementwise");
+                if (grown_attrs[0])
+                        note(notes,
+                             "case %s: attributes that restate the grown axis grow with it (%s)",
+                             name, grown_attrs);
                 return 0;
         }
         mark_bench_case(st->cases, notes);
         return 0;
 }
 
+/* Whether an input's name says it holds indices (indices, sorted_index, idx). */
+static bool index_like(const char *name)
+{
+        char n[128];
+
+        plain_name(name, n, sizeof(n));
+        return strstr(n, "indic") || strstr(n, "index") || strstr(n, "idx");
+}
+
+/*
+ * Seeded integers default to [-100, 100], which sends an index input out
+ * of bounds.  An integer input named as an index that no msOpSt
+ * value_range covers gets [0, n - 1], n the smallest dimension of the
+ * first other input that is not an index, in any case: an index valid
+ * along every axis of the tensor it most likely indexes.
+ */
+static void draft_index_ranges(const struct opdef *def, struct st_state *st, size_t variant,
+                               struct notes *notes)
+{
+        for (size_t k = 0; k < def->n_inputs; k++) {
+                const char *dtype = st->have_dtypes && st->dtypes[k][0]
+                                        ? st->dtypes[k]
+                                        : param_dtype(&def->inputs[k], variant);
+                const char *data = NULL;
+                enum npu_dtype dt;
+                json_int_t smallest = 0;
+                json_t *c;
+                size_t i;
+
+                if (!index_like(def->inputs[k].name) ||
+                    json_object_get(st->ranges, def->inputs[k].name) || !dtype ||
+                    npu_dtype_from_name(dtype, &dt) < 0 || npu_dtype_is_float(dt))
+                        continue;
+                for (size_t q = 0; q < def->n_inputs && !data; q++)
+                        if (q != k && !index_like(def->inputs[q].name) &&
+                            def->inputs[q].type != PARAM_DYNAMIC)
+                                data = def->inputs[q].name;
+                json_array_foreach(st->cases, i, c)
+                {
+                        const json_t *dims = json_object_get(json_object_get(c, "shapes"), data);
+                        const json_t *d;
+                        size_t j;
+                        json_array_foreach(dims, j,
+                                           d) if (json_is_integer(d) &&
+                                                  (!smallest || json_integer_value(d) < smallest))
+                            smallest = json_integer_value(d);
+                }
+                if (!data || smallest < 1)
+                        continue;
+                json_object_set_new(st->ranges, def->inputs[k].name,
+                                    json_pack("[i, I]", 0, smallest - 1));
+                note(notes,
+                     "input_ranges.%s [0, %lld]: an index input, kept inside every axis of %s "
+                     "(seeded integers are in [-100, 100]); check it",
+                     def->inputs[k].name, (long long)(smallest - 1), data);
+        }
+}
+
 static int draft(const struct init_options *o, struct sim_session *s, json_t **ret_doc,
                  struct notes *notes, char *err, size_t size)
 {
         struct opdef *def = calloc(1, sizeof(*def));
+        char abs_dir[PATH_MAX];
+        /* the sandbox binds the operator by an absolute path */
         struct st_state st = { .cases = json_array(),
                                .ranges = json_object(),
                                .attrs = json_object(),
                                .sim = s,
-                               .opdir = o->opdir };
+                               .opdir = realpath(o->opdir, abs_dir) ? abs_dir : o->opdir };
         json_t *doc = NULL, *attrs = NULL;
         char kernel[320];
         size_t variant = 0;
@@ -1974,6 +2657,8 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         if (r == 0)
                 r = choose_variant(o, def, &st, &variant, notes, err, size);
         if (r == 0)
+                draft_index_ranges(def, &st, variant, notes);
+        if (r == 0)
                 r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
         if (r < 0)
                 goto out;
@@ -1990,6 +2675,20 @@ static int draft(const struct init_options *o, struct sim_session *s, json_t **r
         json_object_set_new(doc, "outputs",
                             tensor_list(def->outputs, def->n_outputs, variant,
                                         st.have_dtypes ? (const char(*)[32])st.out_dtypes : NULL));
+        /* a ref output is its input: the same dtype */
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                const struct param *in = find_input(def, def->outputs[k].name);
+                if (def->outputs[k].ref && in)
+                        json_object_set(
+                            json_array_get(json_object_get(doc, "outputs"), k), "dtype",
+                            json_object_get(json_array_get(json_object_get(doc, "inputs"),
+                                                           (size_t)(in - def->inputs)),
+                                            "dtype"));
+        }
+        if (def->n_outputs_declared == 0)
+                note(notes,
+                     "the OpDef declares no outputs: the kernel updates its inputs in place, so "
+                     "every input is read back after the run as a ref output");
         if (json_object_size(attrs))
                 json_object_set(doc, "attrs", attrs);
         json_object_set(doc, "cases", st.cases);
@@ -2022,30 +2721,75 @@ static void on_check_done(json_t *result, void *userdata)
         *(json_t **)userdata = result;
 }
 
+static void on_check_golden_done(void *userdata)
+{
+        *(bool *)userdata = true;
+}
+
 /*
  * Runs the draft's smallest case on the simulator: the harness refuses a
- * manifest whose tensors or attributes the OpDef does not declare.
+ * manifest whose tensors or attributes the OpDef does not declare.  A case
+ * drafted from an example runs on the example's inputs (what gen_data.py
+ * writes), as eval will run it, and its golden is checked.
  */
-static int check_draft(struct sim_session *s, const struct npu_manifest *m, char *err, size_t size,
-                       char *summary, size_t summary_size)
+static int check_draft(struct sim_session *s, const struct npu_manifest *m, int only_case,
+                       char *err, size_t size, char *summary, size_t summary_size)
 {
-        struct npu_eval_options options = { .seed = 1, .only_case = 0, .sandbox = true };
+        struct npu_eval_options options = { .seed = 1,
+                                            .only_case = only_case < 0 ? 0 : only_case,
+                                            .sandbox = true };
+        struct npu_golden *golden = NULL;
         json_t *result = NULL;
-        const char *status;
+        const char *status, *verdict;
+        char work[PATH_MAX] = "";
+        bool done = false;
         int r;
 
-        for (size_t i = 1; i < m->n_cases; i++)
+        for (size_t i = 1; only_case < 0 && i < m->n_cases; i++)
                 if (shapes_elements(m->cases[i].shapes) <
                     shapes_elements(m->cases[options.only_case].shapes))
                         options.only_case = (int)i;
+        if (m->cases[options.only_case].golden) {
+                const char *tmp = getenv("TMPDIR");
+                struct npu_golden_options golden_options = { .only_case = options.only_case,
+                                                             .sandbox = true };
+                if (format_path(work, sizeof(work), "%s/ascendopt-check-XXXXXX",
+                                tmp && *tmp ? tmp : "/tmp") < 0 ||
+                    !mkdtemp(work)) {
+                        snprintf(err, size, "cannot make a work directory: %s", strerror(errno));
+                        return -errno;
+                }
+                golden_options.work_dir = work;
+                options.work_dir = work;
+                options.keep_work_dir = true;
+                r = npu_golden_new(s->runner, m, &golden_options, &golden);
+                if (r < 0) {
+                        snprintf(err, size, "cannot prepare the golden: %s", strerror(-r));
+                        rm_rf(work);
+                        return r;
+                }
+                npu_golden_prepare(golden, on_check_golden_done, &done);
+                while (!done)
+                        event_base_loop(s->base, EVLOOP_ONCE);
+                options.input_files = npu_golden_input_files(golden);
+        }
         r = npu_eval_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
         if (r < 0) {
                 snprintf(err, size, "cannot start the check: %s", strerror(-r));
+                npu_golden_free(golden);
+                if (work[0])
+                        rm_rf(work);
                 return r;
         }
         while (!result)
                 event_base_loop(s->base, EVLOOP_ONCE);
         status = json_string_value(json_object_get(result, "status"));
+        if (golden && status && strcmp(status, "ok") == 0) {
+                done = false;
+                npu_golden_check(golden, result, on_check_golden_done, &done);
+                while (!done)
+                        event_base_loop(s->base, EVLOOP_ONCE);
+        }
         if (!status || strcmp(status, "ok") != 0) {
                 const json_t *e = json_object_get(result, "error");
                 const char *kind = json_string_value(json_object_get(e, "kind"));
@@ -2067,12 +2811,75 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, char
                     kind && status && strcmp(kind, status) != 0 ? kind : "",
                     kind && status && strcmp(kind, status) != 0 ? ")" : "", len, message);
         } else {
-                snprintf(summary, summary_size, "case %s ran on the simulator: ok, %.2f us",
-                         m->cases[options.only_case].name,
-                         json_number_value(json_object_get(result, "latency_us")));
+                verdict = json_string_value(
+                    json_object_get(json_object_get(result, "golden"), "verdict"));
+                snprintf(
+                    summary, summary_size, "case %s ran on the simulator: ok, %.2f us%s%s%s%s",
+                    m->cases[options.only_case].name,
+                    json_number_value(json_object_get(result, "latency_us")),
+                    verdict ? "; golden " : "", verdict ? verdict : "",
+                    json_object_get(json_object_get(result, "golden"), "why") ? ": " : "",
+                    json_string_value(json_object_get(json_object_get(result, "golden"), "why"))
+                        ?: "");
         }
         json_decref(result);
+        npu_golden_free(golden);
+        if (work[0])
+                rm_rf(work);
         return r;
+}
+
+/*
+ * Runs the bench case init grew.  One that does not run (a kernel that
+ * keeps a grown axis in UB, a shape the tiling does not split) is dropped,
+ * and the largest of the operator's own cases is timed instead.
+ */
+static int check_bench(struct sim_session *s, const struct init_options *o, json_t *doc,
+                       struct npu_manifest **m, struct notes *notes, char *err, size_t size)
+{
+        json_t *cases = json_object_get(doc, "cases");
+        char why[1024], summary[768];
+        size_t bench = (size_t)-1;
+        json_t *c;
+        size_t i;
+
+        json_array_foreach(cases, i, c) if (strcmp(json_string_value(json_object_get(c, "name")),
+                                                   notes->grown_bench) == 0) bench = i;
+        if (bench == (size_t)-1 ||
+            check_draft(s, *m, (int)bench, why, sizeof(why), summary, sizeof(summary)) == 0)
+                return 0;
+        for (char *p = why; *p; p++)
+                *p = *p == '\n' ? ' ' : *p;
+        if (notes->alt_bench) {
+                struct npu_manifest *alt = NULL;
+                char ignored[1024];
+                json_array_set(cases, bench, notes->alt_bench);
+                if (npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", &alt, ignored,
+                                           sizeof(ignored)) == 0 &&
+                    check_draft(s, alt, (int)bench, ignored, sizeof(ignored), summary,
+                                sizeof(summary)) == 0) {
+                        note(notes,
+                             "the grown case %s did not run (%.300s); grown along the other "
+                             "axis instead, it runs",
+                             notes->grown_bench,
+                             strstr(why, ": runtime_error") ? strstr(why, ": runtime_error") + 2
+                                                            : why);
+                        npu_manifest_free(*m);
+                        *m = alt;
+                        return 0;
+                }
+                npu_manifest_free(alt);
+        }
+        json_array_remove(cases, bench);
+        /* "the draft does not run on the simulator: case bench: " says nothing new */
+        note(notes,
+             "the grown case %s did not run (%.300s), nor along the other axis: left out, the "
+             "largest case is timed instead (--bench-shape gives one)",
+             notes->grown_bench,
+             strstr(why, ": runtime_error") ? strstr(why, ": runtime_error") + 2 : why);
+        mark_bench_case(cases, notes);
+        *m = npu_manifest_free(*m);
+        return npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", m, err, size);
 }
 
 /* ------------------------------------------------------------ the command */
@@ -2220,7 +3027,7 @@ static int init_one(const struct init_options *o, struct sim_session *sim, bool 
         struct npu_manifest *m = NULL;
         struct notes notes = { 0 };
         json_t *doc = NULL;
-        char err[4096], path[PATH_MAX], summary[256] = "";
+        char err[4096], path[PATH_MAX], summary[768] = "";
         char *text = NULL;
         struct stat st;
         int ret = EX_OK, r;
@@ -2254,7 +3061,9 @@ static int init_one(const struct init_options *o, struct sim_session *sim, bool 
         /* the same checks as any manifest, before anything is written */
         r = npu_manifest_from_json(o->opdir, doc, "ascendopt.json (draft)", &m, err, sizeof(err));
         if (r == 0 && o->check)
-                r = check_draft(sim, m, err, sizeof(err), summary, sizeof(summary));
+                r = check_draft(sim, m, -1, err, sizeof(err), summary, sizeof(summary));
+        if (r == 0 && o->check && notes.grown_bench[0])
+                r = check_bench(sim, o, doc, &m, &notes, err, sizeof(err));
         if (r < 0) {
                 snprintf(line, line_size, "%.3000s (--no-check writes the draft unchecked)", err);
                 if (!quiet) {
@@ -2304,6 +3113,7 @@ static int init_one(const struct init_options *o, struct sim_session *sim, bool 
 out:
         free(text);
         json_decref(doc);
+        json_decref(notes.alt_bench);
         npu_manifest_free(m);
         return ret;
 }

@@ -31,6 +31,10 @@ static const struct {
         [NPU_UINT16] = { "uint16", "uint16_t", 2, false, 7 },
         [NPU_UINT32] = { "uint32", "uint32_t", 4, false, 8 },
         [NPU_BOOL] = { "bool", "bool", 1, false, 12 },
+        [NPU_UINT64] = { "uint64", "uint64_t", 8, false, 10 },
+        [NPU_FLOAT64] = { "float64", "double", 8, true, 11 },
+        /* AscendC's built-in complex64 (b64); the kernels of Atlas A2 read it as float pairs */
+        [NPU_COMPLEX64] = { "complex64", "complex64", 8, true, 16 },
 };
 
 int npu_dtype_from_name(const char *name, enum npu_dtype *ret)
@@ -112,6 +116,8 @@ static double element(enum npu_dtype dtype, const void *data, size_t i)
                 int64_t i64;
                 uint8_t u8;
                 uint32_t u32;
+                uint64_t u64;
+                double f64;
         } v;
 
         memcpy(&v, p, npu_dtype_size(dtype));
@@ -137,6 +143,10 @@ static double element(enum npu_dtype dtype, const void *data, size_t i)
                 return v.u16;
         case NPU_UINT32:
                 return v.u32;
+        case NPU_UINT64:
+                return (double)v.u64;
+        case NPU_FLOAT64:
+                return v.f64;
         default:
                 return 0;
         }
@@ -147,6 +157,10 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
 {
         struct npu_comparison c = { .elements = n };
 
+        if (dtype == NPU_COMPLEX64) {
+                npu_compare(NPU_FLOAT32, got, want, 2 * n, tolerance, ret);
+                return;
+        }
         for (size_t i = 0; i < n; i++) {
                 double g = element(dtype, got, i);
                 double w = element(dtype, want, i);

@@ -54,7 +54,8 @@ static const char runner_py[] =
     "\"int16\",\n"
     "      \"int32\": \"int32\", \"int64\": \"int64\", \"uint8\": \"uint8\", \"uint16\": "
     "\"uint16\",\n"
-    "      \"uint32\": \"uint32\", \"bool\": \"bool\"}\n"
+    "      \"uint32\": \"uint32\", \"bool\": \"bool\", \"uint64\": \"uint64\",\n"
+    "      \"float64\": \"float64\", \"complex64\": \"complex64\"}\n"
     "\n"
     "def to_bf16_bits(a):\n"
     "    # float32 to bfloat16, rounding to nearest even; NaN stays NaN\n"
@@ -103,6 +104,9 @@ static const char runner_py[] =
     "(os.path.basename(path), name)})\n"
     "    given = {}\n"
     "    for t in job[\"inputs\"]:\n"
+    "        if t.get(\"absent\"):  # an optional input the case leaves out\n"
+    "            given[t[\"arg\"]] = None\n"
+    "            continue\n"
     "        value = [read(f, t[\"dtype\"], s) for f, s in zip(t[\"files\"], t[\"shapes\"])]\n"
     "        value = value if t.get(\"list\") else value[0]\n"
     "        given[t[\"arg\"]] = {\"value\": value, \"dtype\": t[\"dtype\"], \"shape\": "
@@ -111,11 +115,12 @@ static const char runner_py[] =
     "\"ori_format\": \"ND\",\n"
     "                           \"param_type\": \"input\"}\n"
     "    for t in job[\"outputs\"]:\n"
-    "        given[t[\"arg\"]] = {\"value\": None, \"dtype\": t[\"dtype\"], \"shape\": "
+    "        # a ref output is its input, which keeps its value\n"
+    "        given.setdefault(t[\"arg\"], {\"value\": None, \"dtype\": t[\"dtype\"], \"shape\": "
     "t[\"shapes\"][0],\n"
     "                           \"ori_shape\": t[\"shapes\"][0], \"format\": \"ND\", "
     "\"ori_format\": \"ND\",\n"
-    "                           \"param_type\": \"output\"}\n"
+    "                           \"param_type\": \"output\"})\n"
     "    given.update(job.get(\"attrs\", {}))\n"
     "    kwargs, params = given, inspect.signature(fn).parameters\n"
     "    if not any(p.kind == p.VAR_KEYWORD for p in params.values()):\n"
@@ -464,11 +469,14 @@ static void example_inputs(struct npu_golden *g, struct golden_case *gc, const j
         for (size_t i = 0; i < m->n_inputs && !why[0]; i++) {
                 const struct npu_tensor *t = &m->inputs[i];
                 const json_t *given = json_object_get(ins, t->name);
-                json_t *items = shape_items(json_object_get(c->shapes, t->name));
-                json_t *list = json_array(), *f;
+                json_t *items, *list, *f;
                 char one[PATH_MAX];
                 size_t k;
 
+                if (json_is_null(json_object_get(c->shapes, t->name)))
+                        continue; /* an absent optional input */
+                items = shape_items(json_object_get(c->shapes, t->name));
+                list = json_array();
                 if (!given) {
                         snprintf(why, sizeof(why),
                                  "golden.inputs gives no data for input %s, so golden.bin was "
@@ -605,6 +613,9 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
                                       arg_name(c, list[i].name), "dtype",
                                       npu_dtype_name(list[i].dtype), "list", list[i].is_list,
                                       "files", files, "shapes", shapes));
+                        if (!k && json_is_null(json_object_get(c->shapes, list[i].name)))
+                                json_object_set_new(json_array_get(inputs, i), "absent",
+                                                    json_true());
                 }
         }
         json_object_foreach(c->attrs, key, v) json_object_set(attrs, arg_name(c, key), v);

@@ -100,6 +100,9 @@ static void int_limits(enum npu_dtype dtype, double *lo, double *hi)
         case NPU_BOOL:
                 *lo = 0, *hi = 1;
                 break;
+        case NPU_UINT64:
+                *lo = 0, *hi = 9.2e18; /* the generator's arithmetic is signed */
+                break;
         default:
                 *lo = -9.2e18, *hi = 9.2e18;
                 break;
@@ -136,11 +139,21 @@ void npu_input_generate(struct npu_input_generator *g, void *buf, size_t n)
         uint8_t *p = buf;
         size_t size = npu_dtype_size(g->dtype);
 
-        if (npu_dtype_is_float(g->dtype)) {
+        if (g->dtype == NPU_FLOAT64) {
                 for (size_t i = 0; i < n; i++) {
                         double u = (double)(splitmix64(&g->state) >> 11) * 0x1p-53;
+                        double d = g->lo + (g->hi - g->lo) * u;
+                        memcpy(p + 8 * i, &d, 8);
+                }
+                return;
+        }
+        if (npu_dtype_is_float(g->dtype)) {
+                /* complex64: the real and imaginary parts, one float32 draw each */
+                size_t parts = g->dtype == NPU_COMPLEX64 ? 2 * n : n;
+                for (size_t i = 0; i < parts; i++) {
+                        double u = (double)(splitmix64(&g->state) >> 11) * 0x1p-53;
                         float f = (float)(g->lo + (g->hi - g->lo) * u);
-                        if (g->dtype == NPU_FLOAT32) {
+                        if (g->dtype == NPU_FLOAT32 || g->dtype == NPU_COMPLEX64) {
                                 memcpy(p + 4 * i, &f, 4);
                         } else {
                                 uint16_t b = g->dtype == NPU_FLOAT16 ? float_to_half_bits(f)
@@ -158,10 +171,10 @@ void npu_input_generate(struct npu_input_generator *g, void *buf, size_t n)
 }
 
 /* The [lo, hi] of an input from input_ranges; -EINVAL names the field when malformed. */
-static int input_range(const struct npu_manifest *m, const char *name, double range[2],
-                       bool *ret_have, char *err, size_t err_size)
+static int input_range(const struct npu_manifest *m, const struct npu_case *c, const char *name,
+                       double range[2], bool *ret_have, char *err, size_t err_size)
 {
-        const json_t *r = json_object_get(m->input_ranges, name);
+        const json_t *r = json_object_get(c->input_ranges, name);
 
         *ret_have = false;
         if (!r)
@@ -254,7 +267,9 @@ int npu_inputs_write(const struct npu_manifest *m, size_t case_index, uint64_t s
                 double range[2];
                 bool have_range;
 
-                r = input_range(m, t->name, range, &have_range, err, err_size);
+                if (json_is_null(shape))
+                        continue; /* absent: no instance, as in the runtime */
+                r = input_range(m, c, t->name, range, &have_range, err, err_size);
                 if (r < 0)
                         goto fail;
                 for (size_t j = 0; j < n_instances; j++, k++) {

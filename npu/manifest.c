@@ -24,9 +24,9 @@ static const struct schema name_string = { .kinds = SCHEMA_STRING,
                                            .max_length = 128 };
 static const struct schema dtype_string = {
         .kinds = SCHEMA_STRING,
-        .choices =
-            (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16", "int32",
-                                   "int64", "uint8", "uint16", "uint32", "bool", NULL },
+        .choices = (const char *const[]){ "float16", "float32", "bfloat16", "int8", "int16",
+                                          "int32", "int64", "uint8", "uint16", "uint32", "bool",
+                                          "uint64", "float64", "complex64", NULL },
 };
 static const struct schema boolean = { .kinds = SCHEMA_BOOL };
 static const struct schema tensor = {
@@ -35,6 +35,8 @@ static const struct schema tensor = {
                                                  { "dtype", &dtype_string, true },
                                                  /* a dynamic input: a list of tensors */
                                                  { "list", &boolean, false },
+                                                 /* an output: the input of its name, in place */
+                                                 { "ref", &boolean, false },
                                                  { NULL, NULL, false } },
 };
 static const struct schema tensor_list = {
@@ -45,8 +47,9 @@ static const struct schema attr_value = { .kinds = SCHEMA_NUMBER | SCHEMA_BOOL |
 static const struct schema attrs = { .kinds = SCHEMA_OBJECT,
                                      .values = &attr_value,
                                      .max_items = 64 };
-static const struct schema shape_value = { .kinds = SCHEMA_ARRAY,
-                                           .expected = "a list of dimensions",
+/* null: an optional input the case leaves out (the kernel gets a null address) */
+static const struct schema shape_value = { .kinds = SCHEMA_ARRAY | SCHEMA_NULL,
+                                           .expected = "a list of dimensions, or null",
                                            .max_items = NPU_MAX_LIST_ITEMS };
 static const struct schema shapes = { .kinds = SCHEMA_OBJECT,
                                       .values = &shape_value,
@@ -113,6 +116,15 @@ static const struct schema golden_schema = {
                   false },
                 { NULL, NULL, false } },
 };
+static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
+static const struct schema range = { .kinds = SCHEMA_ARRAY,
+                                     .expected = "[lo, hi]",
+                                     .items = &finite_number,
+                                     .min_items = 2,
+                                     .max_items = 2 };
+static const struct schema input_ranges_schema = { .kinds = SCHEMA_OBJECT,
+                                                   .values = &range,
+                                                   .max_items = NPU_MAX_TENSORS };
 static const struct schema case_schema = {
         .kinds = SCHEMA_OBJECT,
         .fields = (const struct schema_field[]){ { "name", &name_string, true },
@@ -120,14 +132,10 @@ static const struct schema case_schema = {
                                                  { "attrs", &attrs, false },
                                                  { "bench", &boolean, false },
                                                  { "golden", &golden_schema, false },
+                                                 /* msOpSt's value_range differs per case */
+                                                 { "input_ranges", &input_ranges_schema, false },
                                                  { NULL, NULL, false } },
 };
-static const struct schema finite_number = { .kinds = SCHEMA_NUMBER };
-static const struct schema range = { .kinds = SCHEMA_ARRAY,
-                                     .expected = "[lo, hi]",
-                                     .items = &finite_number,
-                                     .min_items = 2,
-                                     .max_items = 2 };
 static const struct schema unit_fraction = {
         .kinds = SCHEMA_NUMBER, .has_min = true, .min = 0, .has_max = true, .max = 1
 };
@@ -161,10 +169,7 @@ static const struct schema manifest_schema = {
                                           .min_items = 1,
                                           .max_items = NPU_MAX_CASES },
                   true },
-                { "input_ranges",
-                  &(const struct schema){
-                      .kinds = SCHEMA_OBJECT, .values = &range, .max_items = NPU_MAX_TENSORS },
-                  false },
+                { "input_ranges", &input_ranges_schema, false },
                 { "tolerance",
                   &(const struct schema){
                       .kinds = SCHEMA_OBJECT, .values = &tolerance, .max_items = NPU_DTYPE_COUNT },
@@ -198,7 +203,8 @@ static const struct npu_tolerance default_tolerance[NPU_DTYPE_COUNT] = {
         [NPU_INT16] = { 0, 0, 0 },          [NPU_INT32] = { 0, 0, 0 },
         [NPU_INT64] = { 0, 0, 0 },          [NPU_UINT8] = { 0, 0, 0 },
         [NPU_UINT16] = { 0, 0, 0 },         [NPU_UINT32] = { 0, 0, 0 },
-        [NPU_BOOL] = { 0, 0, 0 },
+        [NPU_BOOL] = { 0, 0, 0 },           [NPU_UINT64] = { 0, 0, 0 },
+        [NPU_FLOAT64] = { 1e-9, 1e-9, 0 },  [NPU_COMPLEX64] = { 1e-5, 1e-5, 0 },
 };
 
 static int manifest_error(char *err, size_t size, const char *fmt, ...)
@@ -316,6 +322,69 @@ static int load_tensors(const json_t *list, struct npu_tensor **ret, size_t *ret
                         return -ENOMEM;
                 npu_dtype_from_name(json_string_value(json_object_get(obj, "dtype")), &t[i].dtype);
                 t[i].is_list = json_is_true(json_object_get(obj, "list"));
+                t[i].ref = json_is_true(json_object_get(obj, "ref"));
+        }
+        return 0;
+}
+
+static const struct npu_tensor *find_input(const struct npu_manifest *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_inputs; i++)
+                if (strcmp(m->inputs[i].name, name) == 0)
+                        return &m->inputs[i];
+        return NULL;
+}
+
+static const struct npu_tensor *find_output(const struct npu_manifest *m, const char *name)
+{
+        for (size_t i = 0; i < m->n_outputs; i++)
+                if (strcmp(m->outputs[i].name, name) == 0)
+                        return &m->outputs[i];
+        return NULL;
+}
+
+/*
+ * Tensor names are unique, but for a ref output, which must name an input
+ * of its dtype and kind (it is that input, updated in place).
+ */
+static int check_tensor_names(const struct npu_manifest *m, char *err, size_t size)
+{
+        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
+                bool output = i >= m->n_inputs;
+                const struct npu_tensor *t = output ? &m->outputs[i - m->n_inputs] : &m->inputs[i];
+                const struct npu_tensor *in = output ? find_input(m, t->name) : NULL;
+                for (size_t j = 0; j < i; j++) {
+                        const struct npu_tensor *o =
+                            j < m->n_inputs ? &m->inputs[j] : &m->outputs[j - m->n_inputs];
+                        if (strcmp(t->name, o->name) != 0 || (o == in && t->ref))
+                                continue;
+                        return manifest_error(
+                            err, size,
+                            "%s: tensor name \"%s\" is used twice among inputs and outputs%s",
+                            m->source, t->name,
+                            o == in ? "; an output that is the input updated in place (CANN's "
+                                      "ref tensor) says \"ref\": true"
+                                    : "");
+                }
+                if (t->ref && !output)
+                        return manifest_error(err, size,
+                                              "%s: .inputs[%zu].ref: only an output is a ref "
+                                              "(the input of its name, updated in place)",
+                                              m->source, i);
+                if (t->ref && !in)
+                        return manifest_error(err, size,
+                                              "%s: .outputs[%zu].ref: no input is named \"%s\"; a "
+                                              "ref output is the input of its name, updated in "
+                                              "place",
+                                              m->source, i - m->n_inputs, t->name);
+                if (t->ref && (in->dtype != t->dtype || in->is_list != t->is_list))
+                        return manifest_error(err, size,
+                                              "%s: .outputs[%zu]: the ref output %s must have the "
+                                              "dtype%s of input %s (%s%s)",
+                                              m->source, i - m->n_inputs, t->name,
+                                              in->is_list != t->is_list ? " and kind" : "", t->name,
+                                              npu_dtype_name(in->dtype),
+                                              in->is_list ? ", a list" : "");
         }
         return 0;
 }
@@ -456,13 +525,13 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         }
         json_object_foreach(json_object_get(golden, "inputs"), key, v)
         {
-                const struct npu_tensor *t = find_tensor(m, key);
+                const struct npu_tensor *t = find_input(m, key);
                 size_t given = (json_object_get(v, "file") != NULL) +
                                (json_object_get(v, "files") != NULL) +
                                (json_object_get(v, "values") != NULL);
                 size_t i;
                 json_t *f;
-                if (!t || t < m->inputs || t >= m->inputs + m->n_inputs)
+                if (!t)
                         return manifest_error(err, size,
                                               "%s: .cases[%zu].golden.inputs.%s: no input is "
                                               "named \"%s\"",
@@ -488,10 +557,10 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         }
         json_object_foreach(json_object_get(golden, "outputs"), key, v)
         {
-                const struct npu_tensor *t = find_tensor(m, key);
+                const struct npu_tensor *t = find_output(m, key);
                 size_t i;
                 json_t *f;
-                if (!t || t < m->outputs || t >= m->outputs + m->n_outputs)
+                if (!t)
                         return manifest_error(err, size,
                                               "%s: .cases[%zu].golden.outputs.%s: no output is "
                                               "named \"%s\"",
@@ -515,6 +584,34 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
                                       "%s: .cases[%zu].golden.outputs: name the file gen_data.py "
                                       "writes for at least one output",
                                       m->source, ci);
+        return 0;
+}
+
+/* ranges: the manifest's (ci (size_t)-1) or case ci's. */
+static int check_ranges(struct npu_manifest *m, const json_t *ranges, size_t ci, char *err,
+                        size_t size)
+{
+        char where[64] = "";
+        const char *key;
+        json_t *value;
+
+        if (ci != (size_t)-1)
+                snprintf(where, sizeof(where), ".cases[%zu]", ci);
+        json_object_foreach((json_t *)ranges, key, value)
+        {
+                bool known = false;
+                for (size_t i = 0; i < m->n_inputs; i++)
+                        known |= strcmp(m->inputs[i].name, key) == 0;
+                if (!known)
+                        return manifest_error(err, size,
+                                              "%s: %s.input_ranges.%s: no input is named \"%s\"",
+                                              m->source, where, key, key);
+                if (json_number_value(json_array_get(value, 0)) >
+                    json_number_value(json_array_get(value, 1)))
+                        return manifest_error(err, size,
+                                              "%s: %s.input_ranges.%s: lo is greater than hi",
+                                              m->source, where, key);
+        }
         return 0;
 }
 
@@ -553,11 +650,25 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       m->source, i, c->name, j);
                 json_object_foreach((json_t *)shp, key, value)
                 {
+                        const struct npu_tensor *out = find_output(m, key);
                         if (!find_tensor(m, key))
                                 return manifest_error(err, size,
                                                       "%s: .cases[%zu].shapes.%s: no input or "
                                                       "output is named \"%s\"",
                                                       m->source, i, key, key);
+                        if (json_is_null(value) && !find_input(m, key))
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: null (absent) is "
+                                                      "for an optional input only",
+                                                      m->source, i, key);
+                        if (json_is_null(value) && out && out->ref)
+                                return manifest_error(err, size,
+                                                      "%s: .cases[%zu].shapes.%s: an input the "
+                                                      "operator updates in place (a ref output) "
+                                                      "cannot be absent",
+                                                      m->source, i, key);
+                        if (json_is_null(value))
+                                continue;
                         r = check_shape(m, i, key, value, err, size);
                         if (r < 0)
                                 return r;
@@ -566,9 +677,18 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                         if (!json_object_get(shp, m->inputs[t].name))
                                 return manifest_error(err, size,
                                                       "%s: .cases[%zu].shapes.%s: missing shape "
-                                                      "for input \"%s\"",
+                                                      "for input \"%s\" (null if the case leaves "
+                                                      "an optional input out)",
                                                       m->source, i, m->inputs[t].name,
                                                       m->inputs[t].name);
+                c->input_ranges = json_deep_copy(m->input_ranges);
+                if (!c->input_ranges ||
+                    json_object_update(c->input_ranges,
+                                       json_object_get(obj, "input_ranges") ?: json_object()) < 0)
+                        return -ENOMEM;
+                r = check_ranges(m, json_object_get(obj, "input_ranges"), i, err, size);
+                if (r < 0)
+                        return r;
                 c->golden = json_object_get(obj, "golden");
                 if (c->golden) {
                         json_incref(c->golden);
@@ -603,29 +723,6 @@ static int load_tolerances(struct npu_manifest *m, char *err, size_t size)
                         m->tolerance[dtype].rtol = json_number_value(v);
                 if ((v = json_object_get(value, "max_mismatch_fraction")))
                         m->tolerance[dtype].max_mismatch_fraction = json_number_value(v);
-        }
-        return 0;
-}
-
-static int check_ranges(struct npu_manifest *m, char *err, size_t size)
-{
-        const char *key;
-        json_t *value;
-
-        json_object_foreach(m->input_ranges, key, value)
-        {
-                bool known = false;
-                for (size_t i = 0; i < m->n_inputs; i++)
-                        known |= strcmp(m->inputs[i].name, key) == 0;
-                if (!known)
-                        return manifest_error(err, size,
-                                              "%s: .input_ranges.%s: no input is named \"%s\"",
-                                              m->source, key, key);
-                if (json_number_value(json_array_get(value, 0)) >
-                    json_number_value(json_array_get(value, 1)))
-                        return manifest_error(err, size,
-                                              "%s: .input_ranges.%s: lo is greater than hi",
-                                              m->source, key);
         }
         return 0;
 }
@@ -675,20 +772,10 @@ static int manifest_build(struct npu_manifest *m, char *err, size_t err_size)
                 r = load_tensors(json_object_get(m->doc, "outputs"), &m->outputs, &m->n_outputs);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
-                const char *name =
-                    i < m->n_inputs ? m->inputs[i].name : m->outputs[i - m->n_inputs].name;
-                for (size_t j = 0; j < i; j++) {
-                        const char *other =
-                            j < m->n_inputs ? m->inputs[j].name : m->outputs[j - m->n_inputs].name;
-                        if (strcmp(name, other) == 0)
-                                return manifest_error(err, err_size,
-                                                      "%s: tensor name \"%s\" is used twice among "
-                                                      "inputs and outputs",
-                                                      path, name);
-                }
-        }
-        r = check_ranges(m, err, err_size);
+        r = check_tensor_names(m, err, err_size);
+        if (r < 0)
+                return r;
+        r = check_ranges(m, m->input_ranges, (size_t)-1, err, err_size);
         if (r == 0)
                 r = load_tolerances(m, err, err_size);
         if (r == 0)
@@ -809,6 +896,7 @@ struct npu_manifest *npu_manifest_free(struct npu_manifest *m)
                 json_decref(m->cases[i].shapes);
                 json_decref(m->cases[i].attrs);
                 json_decref(m->cases[i].golden);
+                json_decref(m->cases[i].input_ranges);
         }
         free(m->cases);
         free_tensors(m->inputs, m->n_inputs);

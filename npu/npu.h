@@ -41,6 +41,9 @@ enum npu_dtype {
         NPU_UINT16,
         NPU_UINT32,
         NPU_BOOL,
+        NPU_UINT64,
+        NPU_FLOAT64,
+        NPU_COMPLEX64, /* a float32 real and imaginary part, compared part by part */
         NPU_DTYPE_COUNT,
 };
 
@@ -52,6 +55,7 @@ const char *npu_dtype_kernel_type(enum npu_dtype dtype);
 /* Its ge::DataType value, for ORIG_DTYPE_<NAME> macros: DT_FLOAT is 0, DT_FLOAT16 1... */
 int npu_dtype_ge_value(enum npu_dtype dtype);
 size_t npu_dtype_size(enum npu_dtype dtype);
+/* float16, float32, bfloat16, float64 and complex64 (whose parts are float32) */
 bool npu_dtype_is_float(enum npu_dtype dtype);
 
 /* --------------------------------------------------------------- manifest */
@@ -66,13 +70,27 @@ struct npu_tensor {
         char *name;
         enum npu_dtype dtype;
         bool is_list; /* a dynamic input or output: its shape is a list of shapes */
+        /*
+         * An output marked "ref": the input of the same name, which the
+         * kernel updates in place (CANN's ref tensor: an OpDef input and
+         * output of one name, one GM buffer).  It has the input's dtype and
+         * shape and no shape of its own; the output is that buffer after
+         * the run.  When the OpDef declares no output of that name (an
+         * operator with no outputs at all, such as an in-place scale), the
+         * output takes no kernel argument and only says which input to
+         * read back.
+         */
+        bool ref;
 };
 
 struct npu_case {
         char *name;
-        json_t *shapes; /* {tensor: [dims] or [[dims], ...] for a dynamic list} */
-        json_t *attrs;  /* the manifest's attrs with the case's overrides applied */
-        json_t *golden; /* the case's "golden" (npu/golden.c), or NULL */
+        /* {tensor: [dims], [[dims], ...] for a dynamic list, or null for an optional
+         * input the case leaves out (the kernel gets a null address)} */
+        json_t *shapes;
+        json_t *attrs;        /* the manifest's attrs with the case's overrides applied */
+        json_t *golden;       /* the case's "golden" (npu/golden.c), or NULL */
+        json_t *input_ranges; /* the manifest's input_ranges with the case's overrides applied */
         bool bench;
 };
 
@@ -97,7 +115,8 @@ struct npu_manifest {
 /*
  * Loads OPDIR/ascendopt.json and checks it against the operator's files:
  * the op_host and op_kernel sources must exist, every case must give a shape
- * to every input, and shapes stay under the limits above.  Errors name the
+ * (or null) to every input, tensor names are unique but for ref outputs,
+ * and shapes stay under the limits above.  Errors name the
  * file and field: "add/ascendopt.json: .cases[1].shapes.y: missing shape".
  */
 int npu_manifest_load(const char *opdir, struct npu_manifest **ret_manifest, char *err,
@@ -141,10 +160,10 @@ char *npu_snake_case(const char *name);
  * which are part of a candidate's identity and travel with it.
  */
 struct npu_op_layout {
-        char *repo_root;  /* absolute; the operator's folder itself when it has no repository */
-        char *op_dir;     /* absolute */
-        char *op_relpath; /* op_dir below repo_root; "" when they are the same */
-        bool from_cmake;  /* the repository's CMake named the host units */
+        char *repo_root;   /* absolute; the operator's folder itself when it has no repository */
+        char *op_dir;      /* absolute */
+        char *op_relpath;  /* op_dir below repo_root; "" when they are the same */
+        bool from_cmake;   /* the repository's CMake named the host units */
         char **host_units; /* absolute paths, in build order */
         size_t n_host_units;
         char **host_includes; /* absolute folders searched after op_host/, op_kernel/ and op_dir */
@@ -155,7 +174,8 @@ struct npu_op_layout {
         size_t n_kernel_defines;
         char **tiling_headers; /* absolute: headers defining tiling data, forced into the kernel */
         size_t n_tiling_headers;
-        char **shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
+        char *
+            *shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
         size_t n_shared_files;
 };
 
@@ -204,7 +224,8 @@ struct npu_comparison {
  * Compares two buffers of n elements of one dtype: an element passes when
  * |got - want| <= atol + rtol * |want|, and NaN and Inf must sit at the same
  * positions.  The comparison passes when the failing fraction is at most
- * max_mismatch_fraction.
+ * max_mismatch_fraction.  A complex64 element is two float32 parts, each
+ * judged on its own: the comparison counts 2n elements.
  */
 void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t n,
                  const struct npu_tolerance *tolerance, struct npu_comparison *ret);
@@ -221,8 +242,10 @@ float npu_bfloat16_to_float(uint16_t bits);
  * order, each element of a list counting as one) is splitmix64 seeded with
  * seed XOR (0xD1B54A32D192ED03 * (k + 1)), one draw per element; floats
  * are lo + (hi - lo) * u in double, rounded to float and then to half or
- * bfloat16 (nearest even), default [-1, 1); integers are lo + x mod (hi -
- * lo + 1), default [-100, 100] clipped to the type, bool [0, 1].
+ * bfloat16 (nearest even), kept as a double for float64, default [-1, 1);
+ * a complex64 element takes two draws, its real then its imaginary part,
+ * each made as a float32; integers are lo + x mod (hi - lo + 1), default
+ * [-100, 100] clipped to the type (uint64 to [0, 2^63)), bool [0, 1].
  */
 struct npu_input_generator {
         enum npu_dtype dtype;

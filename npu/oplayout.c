@@ -178,7 +178,8 @@ static const char *cmake_var(const struct cmake *c, const char *name)
         if (strcmp(name, "CMAKE_SOURCE_DIR") == 0 || strcmp(name, "PROJECT_SOURCE_DIR") == 0 ||
             strcmp(name, "CMAKE_HOME_DIRECTORY") == 0)
                 return c->root;
-        if (strcmp(name, "CMAKE_CURRENT_SOURCE_DIR") == 0 || strcmp(name, "CMAKE_CURRENT_LIST_DIR") == 0)
+        if (strcmp(name, "CMAKE_CURRENT_SOURCE_DIR") == 0 ||
+            strcmp(name, "CMAKE_CURRENT_LIST_DIR") == 0)
                 return c->current;
         for (size_t i = c->n_vars; i-- > 0;)
                 if (strcmp(c->vars[i].name, name) == 0)
@@ -668,7 +669,8 @@ static int list_host_units(const char *op_dir, struct list *units)
         if (!d)
                 return -errno;
         while (r == 0 && (e = readdir(d)))
-                if (e->d_name[0] != '.' && (ends_with(e->d_name, ".cpp") || ends_with(e->d_name, ".cc")))
+                if (e->d_name[0] != '.' &&
+                    (ends_with(e->d_name, ".cpp") || ends_with(e->d_name, ".cc")))
                         r = list_add(&names, e->d_name);
         closedir(d);
         if (r == 0)
@@ -696,14 +698,16 @@ static int find_common_includes(const char *dir, int depth, bool under_common, s
         while (r == 0 && (e = readdir(d))) {
                 char path[PATH_MAX];
                 struct stat st;
-                if (e->d_name[0] == '.' || format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
+                if (e->d_name[0] == '.' ||
+                    format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
                     lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;
-                if (under_common && (strcmp(e->d_name, "inc") == 0 || strcmp(e->d_name, "include") == 0))
+                if (under_common &&
+                    (strcmp(e->d_name, "inc") == 0 || strcmp(e->d_name, "include") == 0))
                         r = list_add(out, path);
                 else
-                        r = find_common_includes(path, depth + 1,
-                                                 under_common || strcmp(e->d_name, "common") == 0, out);
+                        r = find_common_includes(
+                            path, depth + 1, under_common || strcmp(e->d_name, "common") == 0, out);
         }
         closedir(d);
         return r == -E2BIG ? 0 : r;
@@ -795,7 +799,8 @@ static int scan_file(struct scan *s, const char *path, const char *const *dirs, 
                 name[n] = '\0';
                 if (line[n] != close)
                         continue;
-                if (resolve_include(s, path, name, close == '"', dirs, n_dirs, found, sizeof(found)))
+                if (resolve_include(s, path, name, close == '"', dirs, n_dirs, found,
+                                    sizeof(found)))
                         r = scan_file(s, found, dirs, n_dirs);
         }
         free(text);
@@ -837,12 +842,12 @@ static int scan_kernel_dir(struct scan *s, const char *dir, const char *const *d
 
 struct npu_op_layout *npu_op_layout_free(struct npu_op_layout *l)
 {
-        char **lists[] = { l ? l->host_units : NULL,    l ? l->host_includes : NULL,
+        char **lists[] = { l ? l->host_units : NULL,      l ? l->host_includes : NULL,
                            l ? l->kernel_includes : NULL, l ? l->kernel_defines : NULL,
-                           l ? l->tiling_headers : NULL, l ? l->shared_files : NULL };
-        size_t counts[] = { l ? l->n_host_units : 0,    l ? l->n_host_includes : 0,
+                           l ? l->tiling_headers : NULL,  l ? l->shared_files : NULL };
+        size_t counts[] = { l ? l->n_host_units : 0,      l ? l->n_host_includes : 0,
                             l ? l->n_kernel_includes : 0, l ? l->n_kernel_defines : 0,
-                            l ? l->n_tiling_headers : 0, l ? l->n_shared_files : 0 };
+                            l ? l->n_tiling_headers : 0,  l ? l->n_shared_files : 0 };
 
         if (!l)
                 return NULL;
@@ -901,7 +906,8 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         }
         if (repo_root) {
                 if (!realpath(repo_root, root)) {
-                        r = layout_error(err, err_size, -errno, "%s: %s", repo_root, strerror(errno));
+                        r = layout_error(err, err_size, -errno, "%s: %s", repo_root,
+                                         strerror(errno));
                         goto out;
                 }
         } else if (npu_find_repo_root(real_op, root, sizeof(root)) < 0) {
@@ -914,7 +920,8 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         }
         l->op_dir = strdup(real_op);
         l->repo_root = strdup(root);
-        l->op_relpath = strdup(strcmp(root, real_op) == 0 ? "" : real_op + strlen(root) + (strcmp(root, "/") != 0));
+        l->op_relpath = strdup(
+            strcmp(root, real_op) == 0 ? "" : real_op + strlen(root) + (strcmp(root, "/") != 0));
         if (!l->op_dir || !l->repo_root || !l->op_relpath) {
                 r = -ENOMEM;
                 goto out;
@@ -967,7 +974,8 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 r = scan_file(&s, cm.host_units.items[i], (const char *const *)host_dirs.items,
                               host_dirs.n);
         if (r == 0 && format_path(path, sizeof(path), "%s/op_kernel", real_op) == 0)
-                r = scan_kernel_dir(&s, path, (const char *const *)kernel_dirs.items, kernel_dirs.n, 0);
+                r = scan_kernel_dir(&s, path, (const char *const *)kernel_dirs.items, kernel_dirs.n,
+                                    0);
         if (r < 0) {
                 r = layout_error(err, err_size, r, "%s: following its #include lines: %s", real_op,
                                  r == -E2BIG ? "more files than the limit" : strerror(-r));
@@ -979,7 +987,8 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 DIR *d;
                 struct dirent *e;
                 struct list names = { .max = 256 };
-                if (format_path(path, sizeof(path), "%s/op_host", real_op) == 0 && (d = opendir(path))) {
+                if (format_path(path, sizeof(path), "%s/op_host", real_op) == 0 &&
+                    (d = opendir(path))) {
                         while (r == 0 && (e = readdir(d)))
                                 if (e->d_name[0] != '.' && ends_with(e->d_name, ".h") &&
                                     strstr(e->d_name, "tiling"))
@@ -988,7 +997,8 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 }
                 qsort(names.items, names.n, sizeof(*names.items), compare_strings);
                 for (size_t i = 0; r == 0 && i < names.n; i++)
-                        if (format_path(path, sizeof(path), "%s/op_host/%s", real_op, names.items[i]) == 0)
+                        if (format_path(path, sizeof(path), "%s/op_host/%s", real_op,
+                                        names.items[i]) == 0)
                                 r = list_add(&tiling, path);
                 /* then every other header the build reads that defines tiling data */
                 for (size_t i = 0; r == 0 && i < s.tiling.n; i++)

@@ -438,8 +438,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
          * also keeps objects independent of where a candidate was materialised */
         if (npu_op_layout_uses_repo(l)) {
                 /* GCC tries the last map given first: the operator's wins inside it */
-                snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]), "-fmacro-prefix-map=%s/=",
-                         l->repo_root);
+                snprintf(a->prefix_map[1], sizeof(a->prefix_map[1]),
+                         "-fmacro-prefix-map=%s/=", l->repo_root);
                 argv[(*n)++] = a->prefix_map[1];
         }
         snprintf(a->prefix_map[0], sizeof(a->prefix_map[0]), "-fmacro-prefix-map=%s/=", m->dir);
@@ -454,6 +454,8 @@ static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
                 const struct npu_tensor *t =
                     i < m->n_inputs ? &m->inputs[i] : &m->outputs[i - m->n_inputs];
                 char name[128];
+                if (t->ref)
+                        continue; /* its input's */
                 upper(name, sizeof(name), t->name);
                 snprintf(a->defines[d], sizeof(a->defines[d]), "-DDTYPE_%s=%s", name,
                          npu_dtype_kernel_type(t->dtype));
@@ -861,6 +863,8 @@ static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
 /*
  * The case's tensors with dtypes and shapes, in manifest order.  An output
  * the case gives no shape keeps none: the operator's InferShape decides.
+ * An input the case gives null is absent (left out of the spec); a ref
+ * output is the input of its name and has no shape of its own.
  */
 static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case *c, bool inputs,
                             const json_t *input_files)
@@ -872,9 +876,14 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
 
         for (size_t i = 0; i < n; i++) {
                 const json_t *shape = json_object_get(c->shapes, list[i].name);
-                json_t *t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
-                                      npu_dtype_name(list[i].dtype));
-                if (shape)
+                json_t *t;
+                if (inputs && json_is_null(shape))
+                        continue;
+                t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
+                              npu_dtype_name(list[i].dtype));
+                if (list[i].ref)
+                        json_object_set_new(t, "ref", json_true());
+                else if (shape)
                         json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
                 if (inputs && json_object_get(files, list[i].name))
                         json_object_set(t, "data_files", json_object_get(files, list[i].name));
@@ -903,7 +912,7 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
             "{s:s, s:s, s:s, s:o, s:o, s:O, s:I, s:O, s:b, s:o, s:o}", "op", m->name, "kernel",
             m->kernel, "case", c->name, "inputs", case_tensors(m, c, true, e->options.input_files),
             "outputs", case_tensors(m, c, false, NULL), "attrs", c->attrs, "seed",
-            (json_int_t)(e->options.seed + e->next_case), "input_ranges", m->input_ranges,
+            (json_int_t)(e->options.seed + e->next_case), "input_ranges", c->input_ranges,
             "auto_sync", m->auto_sync, "platform", platform, "permissive", permissive);
         if (!spec)
                 return -ENOMEM;

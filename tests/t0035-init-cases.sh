@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 27
+plan 45
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -147,6 +147,104 @@ is "--case gives an output's shape" \
 	"$(cli init --no-check --stdout "$SCRATCH/repo/math/add_bare" --case x=8x16,y=8x16,z=8x16 2>/dev/null |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["cases"][0]["shapes"])')" \
 	"{'x': [8, 16], 'y': [8, 16], 'z': [8, 16]}"
+
+# ---- examples of the main.cpp forms init reads, on operators of our own
+# example OP PREFIX: a copy of tests/ops/ok/OP with the fixture PREFIX_main.cpp as its example
+example() {
+	local dir=$SCRATCH/ex/$1
+	mkdir -p "$dir/examples/AclNNInvocationNaive"
+	cp -r "$SRC/tests/ops/ok/$1/op_host" "$SRC/tests/ops/ok/$1/op_kernel" "$dir/"
+	cp "$fx/$2_main.cpp" "$dir/examples/AclNNInvocationNaive/main.cpp"
+	cp "$fx/$2_gen_data.py" "$dir/examples/AclNNInvocationNaive/gen_data.py"
+	echo "$dir"
+}
+ia=$(example inplace_axpy inplace)
+out=$(cli init "$ia" 2>&1)
+contains "a ref (in-place) operator drafts, and its check runs the example's inputs against its golden" \
+	"$out" "checked: case AclNNInvocationNaive ran on the simulator: ok"
+contains "and the golden matches" "$out" "; golden match"
+is "the OpDef's output of an input's name is a ref output; arguments bound by name, the ref tensor passed once" \
+	"$(py 'c = m["cases"][0]
+print(m["outputs"], c["shapes"], c["attrs"], c["golden"]["outputs"])' "$ia/ascendopt.json")" \
+	"[{'name': 'y', 'dtype': 'float32', 'ref': True}] {'y': [77], 'x': [77]} {'alpha': 0.5} {'y': 'output/golden.bin'}"
+is "eval reads the updated tensor back as the output and matches the golden" \
+	"$(cli eval --quick --json "$ia" | python3 -c 'import json, sys
+r = json.load(sys.stdin); print(r["status"], r["golden"]["verdict"])')" "ok match"
+rm -rf "$ia/examples"
+mkdir -p "$ia/tests/st"
+cp "$fx/test_inplace.py" "$ia/tests/st/"
+cat >"$ia/tests/st/InplaceAxpy_case.json" <<'JSON'
+[{"case_name": "Test_InplaceAxpy_001", "op": "InplaceAxpy",
+  "calc_expect_func_file": "test_inplace.py:calc_expect_func",
+  "input_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [5, 100]},
+                 {"name": "x", "format": ["ND"], "type": ["float"], "shape": [5, 100]}],
+  "output_desc": [{"name": "y_out", "format": ["ND"], "type": ["float"], "shape": [5, 100]}],
+  "attr": [{"name": "alpha", "type": "float", "value": 2.5}]}]
+JSON
+cli init --force --no-check "$ia" >/dev/null 2>&1
+is "an msOpSt expectation function gets the in-place tensor's value and matches its update" \
+	"$(cli eval --quick --json "$ia" | python3 -c 'import json, sys
+r = json.load(sys.stdin); print(r["status"], r["golden"]["verdict"])')" "ok match"
+u64=$(example u64_delta u64)
+out=$(cli init "$u64" 2>&1)
+contains "uint64 and float64 tensors draft and match their goldens" "$out" "; golden match"
+is "a scalar the aclnn call passes for an OpDef input is a one-element tensor with its value" \
+	"$(py 'c = m["cases"][0]
+print([t["dtype"] for t in m["inputs"] + m["outputs"]], c["shapes"]["scale"], c["golden"]["inputs"]["scale"], c["attrs"])' "$u64/ascendopt.json")" \
+	"['uint64', 'float64', 'uint64', 'float64'] [1] {'values': [0.25]} {'base': 1000000000000}"
+cc=$(example cscale_conj cscale)
+out=$(cli init "$cc" 2>&1)
+contains "a complex64 operator drafts and matches its golden" "$out" "; golden match"
+is "its tensors are complex64" "$(py 'print([t["dtype"] for t in m["inputs"] + m["outputs"]])' "$cc/ascendopt.json")" \
+	"['complex64', 'complex64']"
+ob=$(example optional_bias bias)
+out=$(cli init "$ob" 2>&1)
+contains "an optional input main.cpp leaves nullptr is absent, and the check still matches" "$out" "; golden match"
+is "the case gives it null; gamma's values come from main.cpp" \
+	"$(py 'c = m["cases"][0]; print(c["shapes"], c["golden"]["inputs"]["gamma"])' "$ob/ascendopt.json")" \
+	"{'x': [2, 4], 'bias': None, 'gamma': [4], 'y': [2, 4]} {'values': [1.0, 2.0, 0.5, -1.0]}"
+rm -rf "$ob/examples"
+mkdir -p "$ob/tests/st"
+cat >"$ob/tests/st/OptionalBias_case.json" <<'JSON'
+[{"case_name": "Test_OptionalBias_001", "op": "OptionalBias",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [3, 40]},
+                 {"name": "bias", "format": ["RESERVED"], "type": ["UNDEFINED"], "shape": []},
+                 {"name": "gamma", "format": ["ND"], "type": ["float"], "shape": [40],
+                  "value_range": [[0.5, 1]]}],
+  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [3, 40]}]},
+ {"case_name": "Test_OptionalBias_002", "op": "OptionalBias",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float"], "shape": [2, 8]},
+                 {"name": "bias", "format": ["ND"], "type": ["float"], "shape": [8]},
+                 {"name": "gamma", "format": ["ND"], "type": ["float"], "shape": [8],
+                  "value_range": [[2, 3]]}],
+  "output_desc": [{"name": "y", "format": ["ND"], "type": ["float"], "shape": [2, 8]}]},
+ {"case_name": "Test_OptionalBias_003", "op": "OptionalBias",
+  "input_desc": [{"name": "x", "format": ["ND"], "type": ["float16"], "shape": [2, 8]},
+                 {"name": "bias", "format": ["ND"], "type": ["float16"], "shape": [8]},
+                 {"name": "gamma", "format": ["ND"], "type": ["float16"], "shape": [8]}]}]
+JSON
+out=$(cli init --force "$ob" 2>&1)
+is "an msOpSt input of type UNDEFINED is the optional input left out: null" \
+	"$(py 'print(m["cases"][0]["shapes"])' "$ob/ascendopt.json")" "{'x': [3, 40], 'bias': None, 'gamma': [40], 'y': [3, 40]}"
+is "a case whose value_range differs from the first case's has its own input_ranges" \
+	"$(py 'print(m["input_ranges"], [c.get("input_ranges") for c in m["cases"]])' "$ob/ascendopt.json")" \
+	"{'gamma': [0.5, 1.0]} [None, {'gamma': [2.0, 3.0]}]"
+contains "a grown bench case that does not run (this kernel keeps a row in UB) is dropped, and said" "$out" \
+	"the grown case bench did not run (runtime_error (ub_overflow): OptionalBias"
+contains "a case with other dtypes than the first is left out, and said" "$out" \
+	"case Test_OptionalBias_003 gives input x as float16, where an earlier case has float32"
+sc=$(bare "$SRC/tests/ops/ok/scale_inplace" repo/math/scale_inplace)
+out=$(cli init --no-check --case x=1000 "$sc" 2>&1)
+contains "an OpDef without outputs updates its inputs in place, and init says so" "$out" \
+	"the OpDef declares no outputs: the kernel updates its inputs in place"
+is "every input is read back as a ref output" "$(py 'print(m["outputs"])' "$sc/ascendopt.json")" \
+	"[{'name': 'x', 'dtype': 'float32', 'ref': True}]"
+gt=$(bare "$SRC/tests/ops/ok/gather_table" repo/index/gather_table)
+out=$(cli init --no-check --stdout --case x=1000,idx=64,y=64,z=64,r=64,w=64 "$gt" 2>&1)
+is "an index input gets a range inside the tensor it indexes, not the default [-100, 100]" \
+	"$(echo "$out" | sed -n '/^{/,/^}/p' | python3 -c 'import json, sys; print(json.load(sys.stdin)["input_ranges"])')" \
+	"{'idx': [0, 999]}"
+rm -rf "$SCRATCH/ex" "$SCRATCH/repo/math/scale_inplace" "$SCRATCH/repo/index"
 
 # ---- --all over a small repository: one line per operator
 rm -f "$SCRATCH"/repo/*/*/ascendopt.json

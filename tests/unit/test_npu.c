@@ -117,12 +117,14 @@ static void test_manifest_errors_name_the_field(void **state)
                               "\"float16\"}], \"cases\": []}",
                               ".inputs[0].dtype: expected one of \"float16\", \"float32\", "
                               "\"bfloat16\", \"int8\", \"int16\", \"int32\", \"int64\", \"uint8\", "
-                              "\"uint16\", \"uint32\", \"bool\", got \"float8\"");
+                              "\"uint16\", \"uint32\", \"bool\", \"uint64\", \"float64\", "
+                              "\"complex64\", got \"float8\"");
         expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
                               "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
                               "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"z\": "
                               "[4]}}]}",
-                              ".cases[0].shapes.x: missing shape for input \"x\"");
+                              ".cases[0].shapes.x: missing shape for input \"x\" (null if the "
+                              "case leaves an optional input out)");
         expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
                               "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
                               "\"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": "
@@ -150,6 +152,108 @@ static void test_manifest_errors_name_the_field(void **state)
                               "[{\"name\": \"a\", \"shapes\": {\"x\": [1]}}]}",
                               ".kernel: cannot tell the kernel source: no "
                               "op_kernel/other_entry.cpp and 2 .cpp files in op_kernel/");
+}
+
+#define REF_TENSORS(in, out)                                                                   \
+        "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"var\", \"dtype\": \"float32\"}, " \
+        "{\"name\": \"x\", \"dtype\": \"float32\"}" in "], \"outputs\": [" out "], "           \
+        "\"cases\": [{\"name\": \"a\", \"shapes\": {\"var\": [4], \"x\": [4]}}]}"
+
+/* An output of an input's name is that input updated in place, and says so. */
+static void test_manifest_ref_outputs(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+
+        write_file("ascendopt.json",
+                   REF_TENSORS("", "{\"name\": \"var\", \"dtype\": \"float32\", \"ref\": true}, "
+                                   "{\"name\": \"z\", \"dtype\": \"float16\"}"));
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_true(m->outputs[0].ref);
+        assert_false(m->outputs[1].ref);
+        assert_false(m->inputs[0].ref);
+        npu_manifest_free(m);
+        expect_manifest_error(REF_TENSORS("", "{\"name\": \"var\", \"dtype\": \"float32\"}"),
+                              "tensor name \"var\" is used twice among inputs and outputs; an "
+                              "output that is the input updated in place (CANN's ref tensor) says "
+                              "\"ref\": true");
+        expect_manifest_error(REF_TENSORS("", "{\"name\": \"w\", \"dtype\": \"float32\", \"ref\": "
+                                              "true}"),
+                              ".outputs[0].ref: no input is named \"w\"; a ref output is the input "
+                              "of its name, updated in place");
+        expect_manifest_error(REF_TENSORS("", "{\"name\": \"var\", \"dtype\": \"float16\", "
+                                              "\"ref\": true}"),
+                              ".outputs[0]: the ref output var must have the dtype of input var "
+                              "(float32)");
+        expect_manifest_error(REF_TENSORS(", {\"name\": \"y\", \"dtype\": \"float32\", \"ref\": "
+                                          "true}",
+                                          "{\"name\": \"z\", \"dtype\": \"float16\"}"),
+                              ".inputs[2].ref: only an output is a ref (the input of its name, "
+                              "updated in place)");
+        expect_manifest_error(REF_TENSORS("",
+                                          "{\"name\": \"var\", \"dtype\": \"float32\", \"ref\": "
+                                          "true}, {\"name\": \"var\", \"dtype\": \"float32\", "
+                                          "\"ref\": true}"),
+                              "tensor name \"var\" is used twice among inputs and outputs");
+}
+
+/* A case gives an optional input null to leave it out; nothing else may be null. */
+static void test_manifest_absent_inputs(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+
+        write_file("ascendopt.json",
+                   "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                   "\"float16\"}, {\"name\": \"bias\", \"dtype\": \"float16\"}], \"outputs\": "
+                   "[{\"name\": \"z\", \"dtype\": \"float16\"}], \"cases\": [{\"name\": \"a\", "
+                   "\"shapes\": {\"x\": [4], \"bias\": null}}]}");
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_true(json_is_null(json_object_get(m->cases[0].shapes, "bias")));
+        npu_manifest_free(m);
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", "
+                              "\"dtype\": \"float16\"}], \"outputs\": [{\"name\": \"z\", "
+                              "\"dtype\": \"float16\"}], \"cases\": [{\"name\": \"a\", \"shapes\": "
+                              "{\"x\": [4], \"z\": null}}]}",
+                              ".cases[0].shapes.z: null (absent) is for an optional input only");
+        expect_manifest_error(
+            "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"var\", "
+            "\"dtype\": \"float16\"}], \"outputs\": [{\"name\": \"var\", "
+            "\"dtype\": \"float16\", \"ref\": true}], \"cases\": [{\"name\": \"a\", "
+            "\"shapes\": {\"var\": null}}]}",
+            ".cases[0].shapes.var: an input the operator updates in place (a ref "
+            "output) cannot be absent");
+}
+
+/* A case's input_ranges override the manifest's for that case only. */
+static void test_manifest_case_ranges(void **state)
+{
+        struct npu_manifest *m = NULL;
+        char err[512] = "";
+
+        write_file("ascendopt.json",
+                   "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                   "\"int32\"}, {\"name\": \"y\", \"dtype\": \"int32\"}], \"outputs\": "
+                   "[{\"name\": \"z\", \"dtype\": \"int32\"}], \"input_ranges\": {\"x\": [1, 1], "
+                   "\"y\": [0, 9]}, \"cases\": [{\"name\": \"a\", \"shapes\": {\"x\": [], \"y\": "
+                   "[4]}}, {\"name\": \"b\", \"shapes\": {\"x\": [], \"y\": [4]}, "
+                   "\"input_ranges\": {\"x\": [5, 5]}}]}");
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[0].input_ranges, "x"), 0)) == 1);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[1].input_ranges, "x"), 0)) == 5);
+        assert_true(json_number_value(
+                        json_array_get(json_object_get(m->cases[1].input_ranges, "y"), 1)) == 9);
+        npu_manifest_free(m);
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", "
+                              "\"dtype\": \"int32\"}], \"outputs\": [{\"name\": \"z\", "
+                              "\"dtype\": \"int32\"}], \"cases\": [{\"name\": \"a\", \"shapes\": "
+                              "{\"x\": [4]}, \"input_ranges\": {\"w\": [0, 1]}}]}",
+                              ".cases[0].input_ranges.w: no input is named \"w\"");
 }
 
 static void test_missing_manifest_says_what_to_do(void **state)
@@ -201,6 +305,30 @@ static void test_compare_nan_and_inf_positions(void **state)
         assert_true(c.passed);
         npu_compare(NPU_FLOAT32, moved, want, 3, &tol, &c);
         assert_int_equal(c.mismatches, 3);
+}
+
+/* complex64 is judged part by part; uint64 and float64 exactly as their values. */
+static void test_compare_new_dtypes(void **state)
+{
+        const float got[4] = { 1, 2, 3, 4.5f }, want[4] = { 1, 2, 3, 4 };
+        const uint64_t big[2] = { 1ull << 60, 7 }, big_want[2] = { 1ull << 60, 8 };
+        const double d[2] = { 0.1, 1e300 }, d_want[2] = { 0.1, 1e300 };
+        struct npu_tolerance exact = { 0, 0, 0 };
+        struct npu_comparison c;
+
+        npu_compare(NPU_COMPLEX64, got, want, 2, &exact, &c);
+        assert_int_equal(c.elements, 4);
+        assert_int_equal(c.mismatches, 1);
+        assert_int_equal(c.first_mismatch, 3);
+        assert_false(c.passed);
+        npu_compare(NPU_UINT64, big, big_want, 2, &exact, &c);
+        assert_int_equal(c.mismatches, 1);
+        assert_int_equal(c.first_mismatch, 1);
+        npu_compare(NPU_FLOAT64, d, d_want, 2, &exact, &c);
+        assert_true(c.passed);
+        assert_int_equal(npu_dtype_size(NPU_COMPLEX64), 8);
+        assert_string_equal(npu_dtype_kernel_type(NPU_FLOAT64), "double");
+        assert_int_equal(npu_dtype_ge_value(NPU_COMPLEX64), 16);
 }
 
 static void test_half_decoding(void **state)
@@ -269,11 +397,15 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_manifest_defaults, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_manifest_errors_name_the_field, setup,
                                                 teardown),
+                cmocka_unit_test_setup_teardown(test_manifest_ref_outputs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_manifest_absent_inputs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_manifest_case_ranges, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_manifest_says_what_to_do, setup,
                                                 teardown),
                 cmocka_unit_test(test_snake_case),
                 cmocka_unit_test(test_compare_tolerance_rule),
                 cmocka_unit_test(test_compare_nan_and_inf_positions),
+                cmocka_unit_test(test_compare_new_dtypes),
                 cmocka_unit_test(test_half_decoding),
                 cmocka_unit_test(test_bottleneck_signature),
         };

@@ -7,6 +7,11 @@
 // whenever result.json was written, even for errors in the operator; other
 // exits are harness failures (64 usage, 65 bad spec, 70 internal).
 // `prog --describe` prints the registered OpDefs and kernel entry as JSON.
+// An input the spec leaves out is absent (OPTIONAL ones only): a null kernel
+// argument and no instance.  An output with "ref": true is the input of its
+// name: no allocation, its argument is that input's buffer (if the OpDef
+// declares the output; else none), and out_<name>.bin is that buffer after
+// the run.
 //
 // Timing fields of an ok result (written by timing_result(), timing.cpp).
 // All times are µs at the platform clock; "per core" means the mean over the
@@ -86,6 +91,7 @@ struct tensor_inst {
 	uint8_t *gm = nullptr;
 	std::string file;
 	std::string data_file; /* the input's bytes come from here instead of the generator */
+	bool ref = false;      /* an output that is an input's buffer, updated in place */
 	bool have_range = false;
 	double lo = 0, hi = 0;
 };
@@ -402,7 +408,7 @@ uint32_t dtype_size(uint8_t c)
 	switch (c) {
 	case DTYPE_F16: case DTYPE_BF16: case DTYPE_I16: case DTYPE_U16: return 2;
 	case DTYPE_F32: case DTYPE_I32: case DTYPE_U32: return 4;
-	case DTYPE_I64: case DTYPE_U64: return 8;
+	case DTYPE_I64: case DTYPE_U64: case DTYPE_F64: case DTYPE_C64: return 8;
 	default: return 1;
 	}
 }
@@ -422,13 +428,15 @@ ge::DataType dtype_to_ge(uint8_t c)
 	case DTYPE_I64: return ge::DT_INT64;
 	case DTYPE_U64: return ge::DT_UINT64;
 	case DTYPE_BOOL: return ge::DT_BOOL;
+	case DTYPE_F64: return ge::DT_DOUBLE;
+	case DTYPE_C64: return ge::DT_COMPLEX64;
 	default: return ge::DT_UNDEFINED;
 	}
 }
 
 bool dtype_is_float(uint8_t c)
 {
-	return c == DTYPE_F16 || c == DTYPE_BF16 || c == DTYPE_F32;
+	return c == DTYPE_F16 || c == DTYPE_BF16 || c == DTYPE_F32 || c == DTYPE_F64 || c == DTYPE_C64;
 }
 
 // ---- inputs ---------------------------------------------------------------------
@@ -439,7 +447,9 @@ bool dtype_is_float(uint8_t c)
 // one output x per element, in element order:
 //   floats:  u = (x >> 11) * 2^-53;  v = lo + (hi - lo) * u  in double, then
 //            rounded to float (nearest even), and from that float to half or
-//            bfloat16 (nearest even).  Default range [-1, 1).
+//            bfloat16 (nearest even); float64 keeps v.  complex64 takes two
+//            draws per element, real then imaginary, each as a float32.
+//            Default range [-1, 1).
 //   ints:    lo + (x mod (hi - lo + 1)), default [-100, 100] clipped to the
 //            type; bool defaults to [0, 1].
 // `input_ranges` in the spec overrides [lo, hi] per input name.
@@ -462,6 +472,7 @@ void int_limits(uint8_t c, double *lo, double *hi)
 	case DTYPE_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
 	case DTYPE_U32: *lo = 0; *hi = 4294967295.0; break;
 	case DTYPE_BOOL: *lo = 0; *hi = 1; break;
+	case DTYPE_U64: *lo = 0; *hi = 9.2e18; break; /* the arithmetic below is signed */
 	default: *lo = -9.2e18; *hi = 9.2e18; break;
 	}
 }
@@ -472,10 +483,14 @@ void fill_input(tensor_inst &t, uint64_t seed, uint32_t k)
 	uint8_t *p = t.gm;
 	if (dtype_is_float(t.dtype)) {
 		double lo = t.have_range ? t.lo : -1.0, hi = t.have_range ? t.hi : 1.0;
-		for (uint64_t i = 0; i < t.elems; i++) {
+		uint64_t parts = t.dtype == DTYPE_C64 ? 2 * t.elems : t.elems;
+		for (uint64_t i = 0; i < parts; i++) {
 			double u = (double)(splitmix64(s) >> 11) * 0x1p-53;
-			float f = (float)(lo + (hi - lo) * u);
-			if (t.dtype == DTYPE_F32) {
+			double d = lo + (hi - lo) * u;
+			float f = (float)d;
+			if (t.dtype == DTYPE_F64) {
+				std::memcpy(p + 8 * i, &d, 8);
+			} else if (t.dtype == DTYPE_F32 || t.dtype == DTYPE_C64) {
 				std::memcpy(p + 4 * i, &f, 4);
 			} else {
 				uint16_t b = t.dtype == DTYPE_F16 ? float_to_half_bits(f) : float_to_bf16_bits(f);
@@ -568,6 +583,7 @@ struct spec_tensor {
 	uint8_t dtype = 0;
 	bool list = false;
 	bool has_shape = false;
+	bool ref = false; /* an output: the input of its name, updated in place */
 	std::vector<std::vector<int64_t>> shapes;
 	std::vector<std::string> data_files; /* "data_files": one per shape, or none */
 };
@@ -590,11 +606,21 @@ std::vector<spec_tensor> parse_tensors(json_t *spec, const char *field, bool sha
 			spec_error(where + ".name is missing");
 		if (!dt || !(t.dtype = dtype_from_string(dt)))
 			spec_error(where + ".dtype is missing or not one of float16, float32, bfloat16, int8, int16, int32, "
-					   "int64, uint8, uint16, uint32, uint64, bool");
+					   "int64, uint8, uint16, uint32, uint64, bool, float64, complex64");
 		t.name = name;
 		json_t *list = json_object_get(e, "list");
 		json_t *shape = json_object_get(e, "shape");
-		if (list) {
+		// A ref output is CANN's ref tensor: the input of its name, which the
+		// kernel updates in place; its shapes are the input's.
+		json_t *ref = json_object_get(e, "ref");
+		if (ref && (!json_is_boolean(ref) || std::strcmp(field, "outputs") != 0))
+			spec_error(where + ".ref must be a boolean, on an output");
+		t.ref = json_is_true(ref);
+		if (t.ref && (list || shape))
+			spec_error(where + ": a ref output takes its input's shape and gives none of its own");
+		if (t.ref) {
+			t.has_shape = true;
+		} else if (list) {
 			if (!json_is_array(list))
 				spec_error(where + ".list must be an array of shapes");
 			t.list = true;
@@ -1060,7 +1086,7 @@ int harness_main(int argc, char **argv)
 					if (params[i].name != t.name)
 						continue;
 					found = true;
-					if (t.list != params[i].list)
+					if (t.list != params[i].list && !t.ref)
 						finish_error("runtime_error", "manifest_mismatch", "", 0,
 							     strprintf("%s '%s' is %s in the OpDef but %s in the spec", what,
 								       t.name.c_str(), params[i].list ? "dynamic" : "not dynamic",
@@ -1075,7 +1101,9 @@ int harness_main(int argc, char **argv)
 							     dtype_name(t.dtype));
 					}
 				}
-				if (!found)
+				// a ref output the OpDef does not declare (an operator that
+				// declares no outputs) takes no argument: its input is read back
+				if (!found && !t.ref)
 					finish_error("runtime_error", "manifest_mismatch", "", 0,
 						     strprintf("the spec names %s '%s', which the OpDef of %s does not declare", what,
 							       t.name.c_str(), R.op.c_str()));
@@ -1218,7 +1246,7 @@ int harness_main(int argc, char **argv)
 	// Output shapes: from the spec, else from the operator's InferShape.
 	bool need_infer = false;
 	for (auto &t : sout)
-		need_infer |= !t.has_shape;
+		need_infer |= !t.has_shape && !t.ref;
 	std::vector<gert::Shape> inferred;
 	if (need_infer) {
 		gert::InferShapeKernelFunc fn = def && def->infer_shape_ ? def->infer_shape_ : impl ? impl->infer_shape : nullptr;
@@ -1235,6 +1263,31 @@ int harness_main(int argc, char **argv)
 			finish_error("runtime_error", "tiling_error", "", 0, "InferShape returned a failure");
 		inferred = ictx.out_;
 	}
+	// A ref output's instances are its input's, sharing their GM buffers.
+	auto ref_instances = [&](const spec_tensor &t) {
+		const io_param *in = nullptr;
+		for (auto &q : pin)
+			if (q.name == t.name)
+				in = &q;
+		if (!in || !in->present)
+			finish_error("runtime_error", "manifest_mismatch", "", 0,
+				     strprintf("ref output '%s' names no input given in the spec (it is the input of its "
+					       "name, updated in place)",
+					       t.name.c_str()));
+		if (in->dtype != t.dtype)
+			finish_error("runtime_error", "manifest_mismatch", "", 0,
+				     strprintf("ref output '%s' is %s but its input is %s", t.name.c_str(),
+					       dtype_name(t.dtype), dtype_name(in->dtype)));
+		std::vector<int> made;
+		for (int k : in->inst) {
+			tensor_inst to = R.inputs[k];
+			to.ref = true;
+			to.data_file.clear();
+			made.push_back((int)R.outputs.size());
+			R.outputs.push_back(to);
+		}
+		return made;
+	};
 	for (size_t i = 0; i < pout.size(); i++) {
 		auto &p = pout[i];
 		io.out_ir_first.push_back((int)R.outputs.size());
@@ -1243,6 +1296,10 @@ int harness_main(int argc, char **argv)
 				continue;
 			p.present = true;
 			p.dtype = t.dtype;
+			if (t.ref) {
+				p.inst = ref_instances(t);
+				continue;
+			}
 			std::vector<std::vector<int64_t>> shapes = t.shapes;
 			if (!t.has_shape) {
 				std::vector<int64_t> s;
@@ -1269,6 +1326,14 @@ int harness_main(int argc, char **argv)
 		gert::CompileTimeTensorDesc d;
 		d.dtype_ = dtype_to_ge(to.dtype);
 		io.out_desc.push_back(d);
+	}
+	// Ref outputs the OpDef does not declare: no argument, read back after the run.
+	for (auto &t : sout) {
+		bool bound = false;
+		for (auto &p : pout)
+			bound |= p.name == t.name;
+		if (t.ref && !bound)
+			ref_instances(t);
 	}
 
 	// Compile info (IMPL_OP_OPTILING(...).TilingParse<T>).
@@ -1327,7 +1392,8 @@ int harness_main(int argc, char **argv)
 
 	// Outputs, workspace, and the argument vector.
 	for (auto &to : R.outputs) {
-		to.gm = gm_alloc(to.bytes, to.index >= 0 ? strprintf("%s[%d]", to.name.c_str(), to.index) : to.name);
+		if (!to.ref)
+			to.gm = gm_alloc(to.bytes, to.index >= 0 ? strprintf("%s[%d]", to.name.c_str(), to.index) : to.name);
 		to.file = to.index >= 0 ? strprintf("out_%s_%d.bin", to.name.c_str(), to.index) : "out_" + to.name + ".bin";
 	}
 	uint8_t *ws_gm = gm_alloc(ws, "workspace");

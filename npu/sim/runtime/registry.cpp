@@ -37,7 +37,7 @@ const char *dtype_name(uint8_t code)
 {
 	static const char *const names[DTYPE_COUNT] = {"none",   "float16", "bfloat16", "float32", "int8",
 						       "uint8",  "int16",   "uint16",   "int32",   "uint32",
-						       "int64",  "uint64",  "bool"};
+						       "int64",  "uint64",  "bool",     "float64", "complex64"};
 	return code < DTYPE_COUNT ? names[code] : "?";
 }
 

@@ -26,6 +26,7 @@ using namespace optiling;
 #define DT_UINT64 10
 #define DT_DOUBLE 11
 #define DT_BOOL 12
+#define DT_COMPLEX64 16
 #define DT_BF16 27
 #endif
 #ifndef FORMAT_ND

@@ -150,6 +150,8 @@ enum dtype_code : uint8_t {
 	DTYPE_I64,
 	DTYPE_U64,
 	DTYPE_BOOL,
+	DTYPE_F64, /* GM tensors only (the harness's inputs and outputs) */
+	DTYPE_C64, /* complex64: a float32 real and imaginary part; GM tensors only */
 	DTYPE_COUNT
 };
 
