@@ -5,7 +5,9 @@
 // (tiling, shape and dtype inference, tiling-parse), fe::PlatFormInfos, the
 // PlatformAscendC queries, the OpDef builder and the registries the harness
 // reads (OP_ADD, IMPL_OP_OPTILING).  Everything is header-only except the
-// registries' storage in libascendsim.
+// registries' storage in libascendsim.  It brings the parts of the C++
+// library CANN's host headers bring (code such as a shared tiling_base.h
+// uses std::unique_ptr and std::ostringstream without including them).
 #ifndef ASCENDSIM_HOST_H
 #define ASCENDSIM_HOST_H
 
@@ -13,7 +15,11 @@
 #include <cstddef>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <initializer_list>
+#include <map>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
