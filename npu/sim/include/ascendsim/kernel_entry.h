@@ -58,11 +58,17 @@ template <class T> ASCENDSIM_NOCOV inline void load_tiling_into(T *dst, const ui
 
 // A declaration only (it is used in decltype), so that it is legal both at
 // namespace scope and inside the kernel function, where hicann kernels put it.
-#define REGISTER_TILING_DEFAULT(T) T ascendsim_pick_tiling(::ascendsim::tiling_rank<0>)
+#define REGISTER_TILING_DEFAULT(T)                                                                                    \
+	T ascendsim_pick_tiling(::ascendsim::tiling_rank<0>);                                                         \
+	T ascendsim_pick_tiling_default(int)
 #define REGISTER_TILING_FOR_TILINGKEY(cond, T)
 
 #define GET_TILING_DATA(var, tiling)                                                                                  \
-	decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{})) var;                                           \
+	typename ::ascendsim::tiling_pick<                                                                            \
+	    decltype(ascendsim_pick_tiling_default(0)),                                                               \
+	    decltype(ascendsim_pick_tiling_named(::ascendsim::op_tag<::ascendsim::op_name_hash(__builtin_FUNCTION())>{}, \
+						 ::ascendsim::tiling_rank<0>{})),                                     \
+	    decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))>::type var;                                \
 	::ascendsim::load_tiling_into(&var, (const uint8_t *)(tiling), ::ascendsim::srcloc())
 
 #define GET_TILING_DATA_WITH_STRUCT(T, var, tiling)                                                                   \

@@ -8,6 +8,9 @@
 #ifndef ASCENDSIM_TILING_RANK_H
 #define ASCENDSIM_TILING_RANK_H
 
+#include <cstdint>
+#include <type_traits>
+
 namespace ascendsim {
 
 template <int N> struct tiling_rank : tiling_rank<N + 1> {};
@@ -18,6 +21,36 @@ inline no_tiling_class ascendsim_pick_tiling(tiling_rank<256>)
 	return {};
 }
 
+// A class registered for the operator the kernel function is named after
+// wins over the first-registered one (operators register helper classes
+// first).  Names compare case-blind without underscores: PadV3GradReplication
+// and pad_v3_grad_replication match.
+constexpr uint64_t op_name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++) {
+		char c = *s;
+		if (c == '_')
+			continue;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c + 32);
+		h = (h ^ (uint8_t)c) * 1099511628211ULL;
+	}
+	return h;
+}
+template <uint64_t H> struct op_tag {};
+struct no_named {};
+template <uint64_t H> no_named ascendsim_pick_tiling_named(op_tag<H>, ...);
+
+// REGISTER_TILING_DEFAULT, then the class named for the kernel, then the
+// first registered one.
+template <class D, class N, class R> struct tiling_pick {
+	using type = typename std::conditional<!std::is_same<D, no_named>::value, D,
+					       typename std::conditional<!std::is_same<N, no_named>::value, N, R>::type>::type;
+};
+
 } // namespace ascendsim
+
+::ascendsim::no_named ascendsim_pick_tiling_default(...);
 
 #endif

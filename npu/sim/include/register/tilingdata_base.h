@@ -48,11 +48,14 @@
 	size_t GetDataSize() const { return sizeof(*this); }                                                          \
 	};
 
-// Register `class_name` for operator `op_type`.  The first class a
-// translation unit registers is what GET_TILING_DATA declares.  Both macros
+// Register `class_name` for operator `op_type`.  GET_TILING_DATA declares
+// the class registered for the operator its kernel function is named after,
+// else the first class the translation unit registers.  Both macros
 // end their declaration themselves: operators write them with and without
 // a semicolon after.
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                                               \
-	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);
+	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);      \
+	class_name ascendsim_pick_tiling_named(::ascendsim::op_tag<::ascendsim::op_name_hash(#op_type)>,              \
+					       ::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);
 
 #endif
