@@ -58,22 +58,28 @@ template <class T> ASCENDSIM_NOCOV inline void load_tiling_into(T *dst, const ui
 
 // A declaration only (it is used in decltype), so that it is legal both at
 // namespace scope and inside the kernel function, where hicann kernels put it.
-#define REGISTER_TILING_DEFAULT(T) T ascendsim_pick_tiling(::ascendsim::tiling_rank<0>)
+#define REGISTER_TILING_DEFAULT(T)                                                                                    \
+	T ascendsim_pick_tiling(::ascendsim::tiling_rank<0>);                                                         \
+	T ascendsim_pick_tiling_default(int)
 #define REGISTER_TILING_FOR_TILINGKEY(cond, T)
 
+// Whose tiling class GET_TILING_DATA takes: the operator type the build
+// names (as a real build generates the kernel's struct from the class
+// registered for it), else the function it is expanded in, the kernel entry.
 #ifdef ASCENDSIM_OP_TYPE
 #define ASCENDSIM_STR2(x) #x
 #define ASCENDSIM_STR(x) ASCENDSIM_STR2(x)
-#define ASCENDSIM_TILING_CLASS                                                                                        \
-	::ascendsim::tiling_choice<decltype(ascendsim_tiling_named(                                                   \
-					::ascendsim::op_name<::ascendsim::op_hash(ASCENDSIM_STR(ASCENDSIM_OP_TYPE))>{})), \
-				   decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))>::type
+#define ASCENDSIM_TILING_OWNER ASCENDSIM_STR(ASCENDSIM_OP_TYPE)
 #else
-#define ASCENDSIM_TILING_CLASS decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))
+#define ASCENDSIM_TILING_OWNER __builtin_FUNCTION()
 #endif
 
 #define GET_TILING_DATA(var, tiling)                                                                                  \
-	ASCENDSIM_TILING_CLASS var;                                                                                   \
+	typename ::ascendsim::tiling_pick<                                                                            \
+	    decltype(ascendsim_pick_tiling_default(0)),                                                               \
+	    decltype(ascendsim_pick_tiling_named(::ascendsim::op_tag<::ascendsim::op_name_hash(ASCENDSIM_TILING_OWNER)>{}, \
+						 ::ascendsim::tiling_rank<0>{})),                                     \
+	    decltype(ascendsim_pick_tiling(::ascendsim::tiling_rank<0>{}))>::type var;                                \
 	::ascendsim::load_tiling_into(&var, (const uint8_t *)(tiling), ::ascendsim::srcloc())
 
 #define GET_TILING_DATA_WITH_STRUCT(T, var, tiling)                                                                   \

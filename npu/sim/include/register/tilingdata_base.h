@@ -17,21 +17,6 @@
 #include "ascendsim/host.h"
 #include "ascendsim/tiling_rank.h"
 
-// Host tiling code in namespace optiling names these containers without
-// std::, as CANN's own headers let it.  Not in a kernel unit (the CPU debug
-// build of a kernel), where optiling's names are all visible and a kernel's
-// own map or vector must not clash with them.
-#ifndef ASCENDC_CPU_DEBUG
-#include <map>
-#include <string>
-#include <vector>
-namespace optiling {
-using std::map;
-using std::string;
-using std::vector;
-} // namespace optiling
-#endif
-
 #define ASCENDSIM_CAT2(a, b) a##b
 #define ASCENDSIM_CAT(a, b) ASCENDSIM_CAT2(a, b)
 
@@ -63,12 +48,14 @@ using std::vector;
 	size_t GetDataSize() const { return sizeof(*this); }                                                          \
 	};
 
-// Register `class_name` for operator `op_type`.  The first class a
-// translation unit registers is what GET_TILING_DATA declares.  Both macros
+// Register `class_name` for operator `op_type`.  GET_TILING_DATA declares
+// the class registered for the operator its kernel function is named after,
+// else the first class the translation unit registers.  Both macros
 // end their declaration themselves: operators write them with and without
 // a semicolon after.
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                                               \
-	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);       \
-	class_name ascendsim_tiling_named(::ascendsim::op_name<::ascendsim::op_hash(#op_type)>);
+	class_name ascendsim_pick_tiling(::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);      \
+	class_name ascendsim_pick_tiling_named(::ascendsim::op_tag<::ascendsim::op_name_hash(#op_type)>,              \
+					       ::ascendsim::tiling_rank<(__COUNTER__ < 250 ? 1 + __COUNTER__ : 252)>);
 
 #endif
