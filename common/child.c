@@ -48,6 +48,8 @@ struct child_runner {
         struct event_base *base;
         char *exec_helper;
         char *bwrap; /* NULL when no usable sandbox */
+        bool userns;  /* the sandbox runs as an unprivileged uid in a user namespace */
+        bool allow_unsandboxed; /* children asking for a sandbox may run without when there is none */
         size_t max_children;
         size_t running;
         struct child *children; /* doubly linked list of running children */
@@ -227,29 +229,100 @@ const char *child_find_exec_helper(void)
         return NULL;
 }
 
+static int add_arg(const char **argv, size_t *n, size_t max, const char *arg)
+{
+        if (*n + 1 >= max)
+                return -E2BIG;
+        argv[(*n)++] = arg;
+        argv[*n] = NULL;
+        return 0;
+}
+
+/*
+ * What every sandbox sees of the host: the system's programs and
+ * libraries read-only (a build and a run need no more; no /home, /run,
+ * /var or /etc beyond the dynamic linker's cache), /dev and /proc of its
+ * own, a small private /tmp.  On a merged-/usr system /bin, /lib... are
+ * links into /usr and stay links.
+ */
+static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+static const char *const system_files[] = { "/etc/ld.so.cache", "/etc/alternatives" };
+#define SANDBOX_TMP_BYTES "268435456" /* the private /tmp, a tmpfs of 256 MiB */
+
+/* Adds the binds and namespaces every sandbox gets to argv. */
+static int add_sandbox_base(const char *bwrap, bool userns, const char **argv, size_t *n, size_t max)
+{
+        static char links[ARRAY_SIZE(system_dirs)][PATH_MAX];
+        static bool linked[ARRAY_SIZE(system_dirs)], known;
+        const char *fixed[] = { bwrap,          "--unshare-all", "--die-with-parent", "--new-session",
+                                "--cap-drop",   "ALL",           "--dev",             "/dev",
+                                "--proc",       "/proc",         "--size",            SANDBOX_TMP_BYTES,
+                                "--tmpfs",      "/tmp" };
+        int r = 0;
+
+        if (!known) {
+                /* the system's layout does not change while we run: read it once */
+                for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) {
+                        ssize_t len = readlink(system_dirs[i], links[i], sizeof(links[i]) - 1);
+                        linked[i] = len > 0;
+                        links[i][len > 0 ? len : 0] = '\0';
+                }
+                known = true;
+        }
+        for (size_t i = 0; !r && i < ARRAY_SIZE(fixed); i++)
+                r = add_arg(argv, n, max, fixed[i]);
+        if (!r && userns) {
+                /* an unprivileged uid in a namespace of its own: root's files stay root's */
+                const char *user[] = { "--unshare-user", "--uid", "65534", "--gid", "65534" };
+                for (size_t i = 0; !r && i < ARRAY_SIZE(user); i++)
+                        r = add_arg(argv, n, max, user[i]);
+        }
+        for (size_t i = 0; !r && i < ARRAY_SIZE(system_dirs); i++) {
+                if (linked[i]) {
+                        r = add_arg(argv, n, max, "--symlink");
+                        if (!r)
+                                r = add_arg(argv, n, max, links[i]);
+                } else if (access(system_dirs[i], F_OK) == 0) {
+                        r = add_arg(argv, n, max, "--ro-bind");
+                        if (!r)
+                                r = add_arg(argv, n, max, system_dirs[i]);
+                } else {
+                        continue;
+                }
+                if (!r)
+                        r = add_arg(argv, n, max, system_dirs[i]);
+        }
+        for (size_t i = 0; !r && i < ARRAY_SIZE(system_files); i++) {
+                if (access(system_files[i], F_OK) < 0)
+                        continue;
+                r = add_arg(argv, n, max, "--ro-bind");
+                if (!r)
+                        r = add_arg(argv, n, max, system_files[i]);
+                if (!r)
+                        r = add_arg(argv, n, max, system_files[i]);
+        }
+        return r;
+}
+
 /*
  * bubblewrap may be installed yet unusable (no user namespaces in a
- * container), so run it once at start-up.  This blocks for a few
- * milliseconds, which is acceptable before the loop runs.
+ * container), so run it once at start-up, with the binds every sandbox
+ * gets, first with a user namespace of its own and then without.  This
+ * blocks for a few milliseconds, which is acceptable before the loop runs.
  */
-static bool sandbox_works(const char *bwrap)
+static bool sandbox_works(const char *bwrap, bool userns)
 {
-        const char *argv[] = { bwrap,
-                               "--unshare-all",
-                               "--die-with-parent",
-                               "--ro-bind",
-                               "/",
-                               "/",
-                               "--proc",
-                               "/proc",
-                               "--dev",
-                               "/dev",
-                               "true",
-                               NULL };
+        const char *argv[EXTRA_ARGS_MAX];
         posix_spawn_file_actions_t actions;
+        size_t n = 0;
         pid_t pid;
         int status = 0, r;
 
+        if (add_sandbox_base(bwrap, userns, argv, &n, ARRAY_SIZE(argv) - 3) < 0)
+                return false;
+        argv[n++] = "--";
+        argv[n++] = "true";
+        argv[n] = NULL;
         if (posix_spawn_file_actions_init(&actions) != 0)
                 return false;
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -291,12 +364,19 @@ int child_runner_new(struct event_base *base, const struct child_runner_options 
                 r = -ENOMEM;
                 goto fail;
         }
+        runner->allow_unsandboxed = options->allow_unsandboxed;
+        if (getenv("ASCENDOPT_SANDBOX") && strcmp(getenv("ASCENDOPT_SANDBOX"), "off") == 0)
+                runner->allow_unsandboxed = true;
         if (!options->bwrap || *options->bwrap) {
                 char *bwrap = resolve_program(options->bwrap ? options->bwrap : "bwrap");
-                if (bwrap && sandbox_works(bwrap))
+                if (bwrap && sandbox_works(bwrap, true)) {
                         runner->bwrap = bwrap;
-                else
+                        runner->userns = true;
+                } else if (bwrap && sandbox_works(bwrap, false)) {
+                        runner->bwrap = bwrap;
+                } else {
                         free(bwrap);
+                }
         }
         *ret_runner = runner;
         return 0;
@@ -558,15 +638,6 @@ void child_cancel(struct child *c)
         kill(-c->pid, SIGKILL);
 }
 
-static int add_arg(const char **argv, size_t *n, size_t max, const char *arg)
-{
-        if (*n + 1 >= max)
-                return -E2BIG;
-        argv[(*n)++] = arg;
-        argv[*n] = NULL;
-        return 0;
-}
-
 static int add_limit(const char **argv, size_t *n, size_t max, char *buf, const char *flag,
                      uint64_t value)
 {
@@ -618,24 +689,13 @@ static int build_argv(struct child_runner *runner, const struct child_spec *spec
         if (!r && sandbox) {
                 /* Killing our bwrap kills the sandbox's pid 1 (die-with-parent),
                  * which tears down every process in its pid namespace. */
-                const char *fixed[] = { runner->bwrap,
-                                        "--unshare-all",
-                                        "--die-with-parent",
-                                        "--new-session",
-                                        "--ro-bind",
-                                        "/",
-                                        "/",
-                                        "--dev",
-                                        "/dev",
-                                        "--proc",
-                                        "/proc",
-                                        "--tmpfs",
-                                        "/tmp",
-                                        "--bind",
-                                        spec->sandbox_dir,
-                                        spec->sandbox_dir };
-                for (size_t i = 0; !r && i < ARRAY_SIZE(fixed); i++)
-                        r = add_arg(argv, &n, max, fixed[i]);
+                r = add_sandbox_base(runner->bwrap, runner->userns, argv, &n, max);
+                if (!r)
+                        r = add_arg(argv, &n, max, "--bind");
+                if (!r)
+                        r = add_arg(argv, &n, max, spec->sandbox_dir);
+                if (!r)
+                        r = add_arg(argv, &n, max, spec->sandbox_dir);
                 for (const char *const *p = spec->sandbox_ro_paths; !r && p && *p; p++) {
                         r = add_arg(argv, &n, max, "--ro-bind");
                         if (!r)
@@ -870,6 +930,9 @@ int child_start(struct child_runner *runner, const struct child_spec *spec, chil
                 return -EINVAL;
         if (runner->running >= runner->max_children || runner->waiting >= runner->max_children)
                 return -EAGAIN;
+        /* fail closed: a child that asks for a sandbox runs without only when allowed to */
+        if (spec->sandbox_dir && !runner->bwrap && !runner->allow_unsandboxed)
+                return -EPERM;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;

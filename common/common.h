@@ -268,6 +268,10 @@ struct child_runner_options {
         const char *bwrap;       /* path of bwrap; NULL: looked up in PATH; "" disables */
         size_t max_children;     /* 0 means 256; as many more may wait throttled */
         size_t max_throttled;    /* throttled children running at once; 0: no limit */
+        /* children asking for a sandbox may run without one when bubblewrap is
+         * missing or unusable (the config's "sandbox": "off"; also when the
+         * environment has ASCENDOPT_SANDBOX=off); else they fail to start */
+        bool allow_unsandboxed;
 };
 
 /*
@@ -283,12 +287,23 @@ struct child_runner *child_runner_free(struct child_runner *runner);
 /* Whether children asking for a sandbox actually get one. */
 bool child_runner_has_sandbox(const struct child_runner *runner);
 
+/*
+ * What a user is told when a child that asks for a sandbox cannot get one
+ * (child_start's -EPERM): how to make one work, or how to run without.
+ */
+#define CHILD_NO_SANDBOX_HELP                                                                      \
+        "no sandbox: bubblewrap (bwrap) is missing or cannot create namespaces here; install "    \
+        "bubblewrap (scripts/install-deps), or run without a sandbox with \"sandbox\": \"off\" "  \
+        "in the daemon's config or ASCENDOPT_SANDBOX=off for a command"
+
 /* Number of children started and not yet reported. */
 size_t child_runner_running(const struct child_runner *runner);
 
 /*
  * Starts a child in its own process group.  Never blocks.  Returns -EAGAIN
- * when max_children are already running, -EINVAL on a bad spec, or another
+ * when max_children are already running, -EINVAL on a bad spec, -EPERM
+ * when the spec asks for a sandbox and there is none (and running without
+ * is not allowed: CHILD_NO_SANDBOX_HELP says what to do), or another
  * -errno when the pipes or the process could not be made.  *ret_child (may
  * be NULL) stays valid until the callback returns.
  */

@@ -924,7 +924,7 @@ static void step(struct npu_golden *g)
                 const struct npu_case *c = &g->manifest->cases[gc->index];
                 bool is_function = json_object_get(c->golden, "function") != NULL;
                 const json_t *rc;
-                char why[256];
+                char why[512];
                 int r;
 
                 if (!g->checking) {
@@ -948,7 +948,8 @@ static void step(struct npu_golden *g)
                 }
                 if (r == 0)
                         return;
-                snprintf(why, sizeof(why), "cannot run the golden's Python: %s", strerror(-r));
+                snprintf(why, sizeof(why), "cannot run the golden's Python: %s",
+                         r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-r));
                 gc->verdict = unavailable(c, why);
         }
         if (g->checking)

@@ -232,7 +232,8 @@ static void on_child_done(const struct child_result *r, void *userdata)
                 return;
         }
         if (rc < 0)
-                finish(d, NULL, "cannot start the next step: %s", strerror(-rc));
+                finish(d, NULL, "cannot start the next step: %s",
+                       rc == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-rc));
 }
 
 int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,

@@ -1249,7 +1249,7 @@ static void advance(struct npu_eval *e)
         if (r < 0) {
                 if (!err[0])
                         snprintf(err, sizeof(err), "cannot start a child process: %s",
-                                 strerror(-r));
+                                 r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-r));
                 finish(e, "infra_error",
                        json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
