@@ -393,7 +393,7 @@ int cmd_eval(int argc, char **argv)
                                    on_eval_done, &session.runs[i], NULL);
                 if (r < 0) {
                         fprintf(stderr, "ascendopt eval: %s: cannot start: %s\n",
-                                session.runs[i].opdir, strerror(-r));
+                                session.runs[i].opdir, child_strerror(r));
                         ret = EX_OSERR;
                         goto out;
                 }

@@ -231,6 +231,7 @@ int cmd_status(int argc, char **argv)
 {
         struct remote_args a = { 0 };
         json_t *status = NULL, *v;
+        const char *sandbox;
         size_t i;
         int r = parse_remote_args("status", argc, argv, &a, false);
 
@@ -251,6 +252,12 @@ int cmd_status(int argc, char **argv)
                json_string_value(json_object_get(status, "backend")),
                json_string_value(json_object_get(status, "platform")),
                json_is_true(json_object_get(status, "paused")) ? ", PAUSED" : "");
+        sandbox = json_string_value(json_object_get(status, "sandbox"));
+        if (sandbox && strcmp(sandbox, "off") == 0)
+                printf("sandbox: OFF: candidates run with no isolation, as the daemon's user "
+                       "(\"sandbox\": \"off\" in its config)\n");
+        else if (sandbox && strcmp(sandbox, "missing") == 0)
+                printf("sandbox: MISSING: no episode runs; %s\n", CHILD_NO_SANDBOX_HELP);
         printf("queue: %lld waiting; %lld commits seen\n",
                (long long)json_integer_value(json_object_get(status, "queue_depth")),
                (long long)json_integer_value(json_object_get(status, "commits_seen")));

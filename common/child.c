@@ -48,8 +48,9 @@ struct child_runner {
         struct event_base *base;
         char *exec_helper;
         char *bwrap; /* NULL when no usable sandbox */
-        bool userns;  /* the sandbox runs as an unprivileged uid in a user namespace */
-        bool allow_unsandboxed; /* children asking for a sandbox may run without when there is none */
+        bool userns; /* the sandbox runs as an unprivileged uid in a user namespace */
+        bool
+            allow_unsandboxed; /* children asking for a sandbox may run without when there is none */
         size_t max_children;
         size_t running;
         struct child *children; /* doubly linked list of running children */
@@ -245,19 +246,22 @@ static int add_arg(const char **argv, size_t *n, size_t max, const char *arg)
  * own, a small private /tmp.  On a merged-/usr system /bin, /lib... are
  * links into /usr and stay links.
  */
-static const char *const system_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+static const char *const system_dirs[] = { "/usr",   "/bin",   "/sbin",  "/lib",
+                                           "/lib32", "/lib64", "/libx32" };
 static const char *const system_files[] = { "/etc/ld.so.cache", "/etc/alternatives" };
 #define SANDBOX_TMP_BYTES "268435456" /* the private /tmp, a tmpfs of 256 MiB */
 
 /* Adds the binds and namespaces every sandbox gets to argv. */
-static int add_sandbox_base(const char *bwrap, bool userns, const char **argv, size_t *n, size_t max)
+static int add_sandbox_base(const char *bwrap, bool userns, const char **argv, size_t *n,
+                            size_t max)
 {
         static char links[ARRAY_SIZE(system_dirs)][PATH_MAX];
         static bool linked[ARRAY_SIZE(system_dirs)], known;
-        const char *fixed[] = { bwrap,          "--unshare-all", "--die-with-parent", "--new-session",
-                                "--cap-drop",   "ALL",           "--dev",             "/dev",
-                                "--proc",       "/proc",         "--size",            SANDBOX_TMP_BYTES,
-                                "--tmpfs",      "/tmp" };
+        const char *fixed[] = { bwrap,           "--unshare-all", "--die-with-parent",
+                                "--new-session", "--cap-drop",    "ALL",
+                                "--dev",         "/dev",          "--proc",
+                                "/proc",         "--size",        SANDBOX_TMP_BYTES,
+                                "--tmpfs",       "/tmp" };
         int r = 0;
 
         if (!known) {
@@ -383,6 +387,11 @@ int child_runner_new(struct event_base *base, const struct child_runner_options 
 fail:
         child_runner_free(runner);
         return r;
+}
+
+const char *child_strerror(int r)
+{
+        return r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(r < 0 ? -r : r);
 }
 
 bool child_runner_has_sandbox(const struct child_runner *runner)

@@ -291,10 +291,13 @@ bool child_runner_has_sandbox(const struct child_runner *runner);
  * What a user is told when a child that asks for a sandbox cannot get one
  * (child_start's -EPERM): how to make one work, or how to run without.
  */
-#define CHILD_NO_SANDBOX_HELP                                                                      \
-        "no sandbox: bubblewrap (bwrap) is missing or cannot create namespaces here; install "    \
-        "bubblewrap (scripts/install-deps), or run without a sandbox with \"sandbox\": \"off\" "  \
+#define CHILD_NO_SANDBOX_HELP                                                                    \
+        "no sandbox: bubblewrap (bwrap) is missing or cannot create namespaces here; install "   \
+        "bubblewrap (scripts/install-deps), or run without a sandbox with \"sandbox\": \"off\" " \
         "in the daemon's config or ASCENDOPT_SANDBOX=off for a command"
+
+/* What a child_start error means for a user: CHILD_NO_SANDBOX_HELP for -EPERM, else strerror. */
+const char *child_strerror(int r);
 
 /* Number of children started and not yet reported. */
 size_t child_runner_running(const struct child_runner *runner);

@@ -156,6 +156,10 @@ static const struct schema config_schema = {
                 { "toolkit", &string_path, false },
                 { "devices", &devices, false },
                 { "max_parallel_compiles", &(const struct schema)INT_RANGE(1, 256), false },
+                { "sandbox",
+                  &(const struct schema){ .kinds = SCHEMA_STRING,
+                                          .choices = (const char *const[]){ "on", "off", NULL } },
+                  false },
                 { "log_level",
                   &(const struct schema){ .kinds = SCHEMA_STRING,
                                           .choices =
@@ -506,6 +510,8 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                 }
         }
         c->max_parallel_compiles = (int)number_or(doc, "max_parallel_compiles", default_compiles());
+        c->sandbox_off = json_object_get(doc, "sandbox") &&
+                         strcmp(json_string_value(json_object_get(doc, "sandbox")), "off") == 0;
         c->log_level = LOG_INFO;
         level = json_object_get(doc, "log_level");
         if (level)

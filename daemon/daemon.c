@@ -377,6 +377,7 @@ static int open_runner(struct daemon *d)
         /* compiles are capped and niced by the runner: see NPU_COMPILE_NICE */
         struct child_runner_options runner_options = {
                 .max_throttled = (size_t)d->config->max_parallel_compiles,
+                .allow_unsandboxed = d->config->sandbox_off,
         };
         int r = child_runner_new(d->base, &runner_options, &d->runner);
 
@@ -385,10 +386,24 @@ static int open_runner(struct daemon *d)
                           "(install it or set ASCENDOPT_EXEC_HELPER)");
                 return -EX_UNAVAILABLE;
         }
-        if (!child_runner_has_sandbox(d->runner))
-                log_warning("bubblewrap is not usable here: candidates will be compiled and "
-                            "run without a sandbox, as this user");
+        if (child_runner_has_sandbox(d->runner))
+                return 0;
+        if (d->config->sandbox_off)
+                log_warning("the sandbox is off (\"sandbox\": \"off\" in %s) and bubblewrap is "
+                            "not usable here: candidates are compiled and run with no isolation, "
+                            "as uid %d",
+                            d->config->source, (int)geteuid());
+        else
+                log_error("%s; operators are queued but no episode runs", CHILD_NO_SANDBOX_HELP);
         return 0;
+}
+
+/* "on", "off" (allowed by the config and missing here) or "missing" (so nothing runs). */
+static const char *sandbox_state(const struct daemon *d)
+{
+        if (child_runner_has_sandbox(d->runner))
+                return "on";
+        return d->config->sandbox_off ? "off" : "missing";
 }
 
 static int open_evaluator(struct daemon *d)
@@ -407,6 +422,8 @@ static int open_evaluator(struct daemon *d)
         char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
         int r;
 
+        if (strcmp(sandbox_state(d), "missing") == 0)
+                return 0; /* failing closed: open_runner said why */
         format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
                 /* real builds take minutes and are not content-cached like sim objects */
@@ -651,6 +668,7 @@ json_t *daemon_status(struct daemon *d)
                             json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
         json_object_set_new(status, "paused", json_boolean(d->paused));
         json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
+        json_object_set_new(status, "sandbox", json_string(sandbox_state(d)));
         json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));
         json_object_set_new(status, "commits_seen", json_integer((json_int_t)d->commits_seen));
         json_object_set_new(status, "episodes_done", json_integer((json_int_t)d->episodes_done));

@@ -89,6 +89,9 @@ struct config {
         size_t n_device_ids;
         bool devices_auto;
         int max_parallel_compiles;
+        /* "sandbox": "off": candidates may run without bubblewrap when it is
+         * missing or unusable; by default nothing runs then */
+        bool sandbox_off;
         int log_level;
         struct config_episode episode;
         struct config_repo *repos;

@@ -948,8 +948,7 @@ static void step(struct npu_golden *g)
                 }
                 if (r == 0)
                         return;
-                snprintf(why, sizeof(why), "cannot run the golden's Python: %s",
-                         r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-r));
+                snprintf(why, sizeof(why), "cannot run the golden's Python: %s", child_strerror(r));
                 gc->verdict = unavailable(c, why);
         }
         if (g->checking)

@@ -76,7 +76,7 @@ static int start(struct npu_describe *d, const char *const *argv)
 {
         /* the operator's code runs sandboxed, seeing its repository and the simulator read-only */
         const char *ro_paths[] = { npu_op_layout_uses_repo(d->layout) ? d->layout->repo_root
-                                                                     : d->layout->op_dir,
+                                                                      : d->layout->op_dir,
                                    d->paths->root, d->paths->include_dir, d->paths->platforms_dir,
                                    NULL };
         struct child_spec spec = {
@@ -232,8 +232,7 @@ static void on_child_done(const struct child_result *r, void *userdata)
                 return;
         }
         if (rc < 0)
-                finish(d, NULL, "cannot start the next step: %s",
-                       rc == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-rc));
+                finish(d, NULL, "cannot start the next step: %s", child_strerror(rc));
 }
 
 int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,

@@ -378,7 +378,7 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
 {
         /* the whole repository only when the build reads files outside the operator */
         const char *ro_paths[] = { npu_op_layout_uses_repo(e->layout) ? e->layout->repo_root
-                                                               : e->manifest->dir,
+                                                                      : e->manifest->dir,
                                    e->paths->root,
                                    e->paths->include_dir,
                                    e->paths->platforms_dir,
@@ -672,7 +672,7 @@ static void sha256_of(const void *data, size_t len, char hex[SHA256_HEX_SIZE])
 static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
 {
         char cached[PATH_MAX], sidecar[PATH_MAX], hex[SHA256_HEX_SIZE], *data = NULL,
-            *recorded = NULL;
+                                                                        *recorded = NULL;
         size_t len, recorded_len;
         bool hit = false;
 
@@ -685,7 +685,8 @@ static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
             read_untrusted_file(sidecar, 128, &recorded, &recorded_len) < 0)
                 goto out;
         sha256_of(data, len, hex);
-        if (recorded_len < SHA256_HEX_SIZE - 1 || strncmp(recorded, hex, SHA256_HEX_SIZE - 1) != 0) {
+        if (recorded_len < SHA256_HEX_SIZE - 1 ||
+            strncmp(recorded, hex, SHA256_HEX_SIZE - 1) != 0) {
                 /* changed after it was stored: never served again */
                 unlink(cached);
                 unlink(sidecar);
@@ -1249,7 +1250,7 @@ static void advance(struct npu_eval *e)
         if (r < 0) {
                 if (!err[0])
                         snprintf(err, sizeof(err), "cannot start a child process: %s",
-                                 r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(-r));
+                                 child_strerror(r));
                 finish(e, "infra_error",
                        json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
