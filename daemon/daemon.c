@@ -184,16 +184,39 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         daemon_episode_ended(d);
 }
 
-/* Follows exactly the repos of the config: drops those gone, adds those new. */
+static bool same_patterns(char *const *a, size_t n_a, char *const *b, size_t n_b)
+{
+        if (n_a != n_b)
+                return false;
+        for (size_t i = 0; i < n_a; i++)
+                if (strcmp(a[i], b[i]) != 0)
+                        return false;
+        return true;
+}
+
+/*
+ * Follows exactly the repos of the config: drops those gone, adds those
+ * new, and follows again those whose branch or operator patterns changed
+ * (a repo attached again is scanned at once; tips already recorded are not
+ * queued twice).
+ */
 static void sync_repos(struct daemon *d, const struct config *old, const struct config *fresh)
 {
         for (size_t i = 0; old && i < old->n_repos; i++) {
-                bool kept = false;
-                for (size_t j = 0; j < fresh->n_repos && !kept; j++)
-                        kept = strcmp(old->repos[i].path, fresh->repos[j].path) == 0;
-                if (!kept) {
-                        watcher_remove_repo(d->watcher, old->repos[i].path);
-                        log_notice("no longer watching %s", old->repos[i].path);
+                const struct config_repo *was = &old->repos[i];
+                const struct config_repo *now = NULL;
+                for (size_t j = 0; j < fresh->n_repos && !now; j++)
+                        if (strcmp(was->path, fresh->repos[j].path) == 0)
+                                now = &fresh->repos[j];
+                if (!now) {
+                        watcher_remove_repo(d->watcher, was->path);
+                        log_notice("no longer watching %s", was->path);
+                } else if (!same_patterns(was->branches, was->n_branches, now->branches,
+                                          now->n_branches) ||
+                           !same_patterns(was->operators, was->n_operators, now->operators,
+                                          now->n_operators)) {
+                        watcher_remove_repo(d->watcher, was->path);
+                        log_notice("%s: branch or operator patterns changed", was->path);
                 }
         }
         for (size_t j = 0; j < fresh->n_repos; j++) {
@@ -256,6 +279,12 @@ int daemon_reload(struct daemon *d, char *err, size_t err_size)
                 log_notice("%s: the llm endpoint, models, key and limits take effect on a "
                            "restart; llm_allowed and the token budget apply from now on",
                            d->config_path);
+        r = watcher_set_exclude_prefix(d->watcher, fresh->publish.prefix);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: %s", d->config_path, strerror(-r));
+                config_free(fresh);
+                return r;
+        }
         sync_repos(d, d->config, fresh);
         config_free(d->config);
         d->config = fresh;

@@ -67,7 +67,7 @@ struct repo {
 struct watcher {
         struct event_base *base;
         struct store *store;
-        struct watcher_options options;
+        struct watcher_options options; /* exclude_prefix points at our own copy */
         watch_event_fn on_event;
         void *userdata;
         int fd;
@@ -684,6 +684,11 @@ int watcher_new(struct event_base *base, struct store *store, const struct watch
         w->userdata = userdata;
         if (options)
                 w->options = *options;
+        w->options.exclude_prefix = NULL;
+        if (watcher_set_exclude_prefix(w, options ? options->exclude_prefix : NULL) < 0) {
+                free(w);
+                return -ENOMEM;
+        }
         if (w->options.settle_s <= 0)
                 w->options.settle_s = 0.5;
         if (w->options.lock_wait_max_s <= 0)
@@ -693,6 +698,7 @@ int watcher_new(struct event_base *base, struct store *store, const struct watch
         w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (w->fd < 0) {
                 int r = -errno;
+                free((char *)w->options.exclude_prefix);
                 free(w);
                 return r;
         }
@@ -824,6 +830,18 @@ struct watcher *watcher_free(struct watcher *w)
                 event_free(w->rescan_timer);
         if (w->fd >= 0)
                 close(w->fd);
+        free((char *)w->options.exclude_prefix);
         free(w);
         return NULL;
+}
+
+int watcher_set_exclude_prefix(struct watcher *w, const char *prefix)
+{
+        char *copy = NULL;
+
+        if (prefix && !(copy = strdup(prefix)))
+                return -ENOMEM;
+        free((char *)w->options.exclude_prefix);
+        w->options.exclude_prefix = copy;
+        return 0;
 }

@@ -103,7 +103,7 @@ typedef void (*watch_event_fn)(const struct watch_event *event, void *userdata);
 struct watcher_options {
         double settle_s;        /* quiet time after the last event; 0: 0.5 s */
         double lock_wait_max_s; /* longest wait on index.lock before calling it stale; 0: 180 s */
-        const char *exclude_prefix;  /* our sibling branch prefix; never followed */
+        const char *exclude_prefix;  /* our sibling branch prefix; never followed (copied) */
         size_t max_watches_per_repo; /* 0: 4096 */
         /* scans (tips, tree diffs) run here, off the loop (borrowed); NULL: on the loop */
         struct worker_pool *workers;
@@ -123,6 +123,9 @@ struct watcher *watcher_free(struct watcher *watcher);
  */
 int watcher_add_repo(struct watcher *watcher, const struct watch_repo_spec *spec);
 int watcher_remove_repo(struct watcher *watcher, const char *path);
+
+/* Replaces the prefix of branches never followed (copied; NULL: none), as a reload does. */
+int watcher_set_exclude_prefix(struct watcher *watcher, const char *prefix);
 
 /* Scans every repo now (after an inotify queue overflow, or on request). */
 void watcher_rescan_all(struct watcher *watcher);
