@@ -212,12 +212,16 @@ install: all
 		name=$$(basename $$unit .in); \
 		case $$name in *.user.service) dest=$(DESTDIR)$(USERUNITDIR)/$${name%.user.service}.service;; \
 		               *) dest=$(DESTDIR)$(UNITDIR)/$$name;; esac; \
-		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$unit > $$dest; \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		    -e 's|@SYSUSERSDIR@|$(PREFIX)/lib/sysusers.d|g' $$unit > $$dest; \
 		chmod 0644 $$dest; \
 	done
 	@# The ascend backend's device permissions: an example drop-in, not active by default.
 	install -d $(DESTDIR)$(DATADIR)/systemd
 	install -m 0644 systemd/ascendoptd-ascend.conf $(DESTDIR)$(DATADIR)/systemd/ascendoptd-ascend.conf
+	@# The system unit's user; systemd-sysusers (or the next boot) creates it.
+	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
+	install -m 0644 systemd/ascendopt.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/ascendopt.conf
 	install -d $(DESTDIR)$(PREFIX)/lib/sysctl.d
 	install -m 0644 systemd/ascendopt-inotify.conf $(DESTDIR)$(PREFIX)/lib/sysctl.d/60-ascendopt-inotify.conf
 	@# An edited config is never overwritten; the example is installed beside it.

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # make install honours PREFIX and DESTDIR, fills in the unit files, and
-# never overwrites a config the user edited.
+# never overwrites a config the user edited; the system unit's user comes
+# with a sysusers.d file.
 . "$(dirname "$0")/tap.sh"
-plan 7
+plan 8
 
 dest=$SCRATCH/root
 run_install() {
@@ -16,6 +17,8 @@ check "the system unit points at the installed daemon" \
 	grep -q '^ExecStart=/usr/bin/ascendoptd --config /etc/ascendopt/ascendoptd.json' \
 	"$dest/usr/lib/systemd/system/ascendoptd.service"
 check "the user unit is installed" test -f "$dest/usr/lib/systemd/user/ascendoptd.service"
+check "the system unit's user is declared for systemd-sysusers" \
+	grep -q '^u ascendopt ' "$dest/usr/lib/sysusers.d/ascendopt.conf"
 check "the example config goes to /etc" test -f "$dest/etc/ascendopt/ascendoptd.json"
 
 echo '{"devices": 7}' >"$dest/etc/ascendopt/ascendoptd.json"
