@@ -27,12 +27,16 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <event2/listener.h>
 #include <sys/queue.h>
 
 #include <event2/keyvalq_struct.h>
 
 #define MAX_BODY_BYTES (64 * 1024)
 #define LIST_LIMIT     500
+/* accept() out of descriptors: paused this long, doubling up to the max */
+#define ACCEPT_PAUSE_MIN_MS 100
+#define ACCEPT_PAUSE_MAX_MS 10000
 
 struct status_job;
 
@@ -41,6 +45,10 @@ struct control {
         struct evhttp *http;
         char *path;
         struct status_job *status_in_flight; /* the status being answered, or NULL */
+        struct evconnlistener *listener;     /* evhttp's, paused when accept fails */
+        struct event *accept_resume;
+        int accept_pause_ms; /* 0: accepting normally */
+        time_t accept_failed_at;
 };
 
 static void reply(struct evhttp_request *req, int code, json_t *body)
@@ -698,12 +706,62 @@ static int claim_path(const char *path, char *err, size_t err_size)
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+/*
+ * The listener's user data is evhttp's own, so its error callback finds the
+ * control here: one per daemon.
+ */
+static struct control *accepting_control;
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+        struct control *c = arg;
+
+        (void)fd;
+        (void)what;
+        evconnlistener_enable(c->listener);
+}
+
+/*
+ * accept() failed for a reason other than a retriable one: out of
+ * descriptors (EMFILE, ENFILE) or memory.  The socket stays readable, so
+ * listening on would spin: stop accepting for a while (100 ms doubling to
+ * 10 s while failures keep coming), log once per run of failures, and let
+ * the connections already open finish and free their descriptors.
+ */
+static void on_accept_error(struct evconnlistener *listener, void *arg)
+{
+        struct control *c = accepting_control;
+        int error = EVUTIL_SOCKET_ERROR();
+        time_t now = time(NULL);
+        struct timeval tv;
+
+        (void)arg; /* evhttp's */
+        if (!c)
+                return;
+
+        if (c->accept_pause_ms == 0 || now - c->accept_failed_at > 60) {
+                c->accept_pause_ms = ACCEPT_PAUSE_MIN_MS;
+                log_error("control socket %s: cannot accept connections: %s; pausing accepts "
+                          "until descriptors free up (LimitNOFILE, or fewer clients)",
+                          c->path, strerror(error));
+        } else if (c->accept_pause_ms < ACCEPT_PAUSE_MAX_MS) {
+                c->accept_pause_ms *= 2;
+                if (c->accept_pause_ms > ACCEPT_PAUSE_MAX_MS)
+                        c->accept_pause_ms = ACCEPT_PAUSE_MAX_MS;
+        }
+        c->accept_failed_at = now;
+        evconnlistener_disable(listener);
+        tv = (struct timeval){ c->accept_pause_ms / 1000, (c->accept_pause_ms % 1000) * 1000 };
+        evtimer_add(c->accept_resume, &tv);
+}
+
 int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size)
 {
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
         const char *path = d->config->socket;
         char dir[PATH_MAX];
         struct control *c = NULL;
+        struct evhttp_bound_socket *bound;
         char *slash;
         int fd = -1, r;
 
@@ -745,11 +803,24 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
         evhttp_set_max_body_size(c->http, MAX_BODY_BYTES);
         evhttp_set_max_headers_size(c->http, 16 * 1024);
         evhttp_set_timeout(c->http, 30);
-        if (!evhttp_accept_socket_with_handle(c->http, fd)) {
+        bound = evhttp_accept_socket_with_handle(c->http, fd);
+        if (!bound) {
                 r = -EIO;
                 snprintf(err, err_size, "%s: cannot serve HTTP on the socket", path);
                 goto fail;
         }
+        c->listener = evhttp_bound_socket_get_listener(bound);
+        c->accept_resume = evtimer_new(d->base, on_accept_resume, c);
+        if (!c->accept_resume) {
+                r = -ENOMEM;
+                snprintf(err, err_size, "out of memory");
+                evhttp_free(c->http);
+                c->http = NULL;
+                fd = -1; /* evhttp owned it */
+                goto fail;
+        }
+        accepting_control = c;
+        evconnlistener_set_error_cb(c->listener, on_accept_error);
         *ret_control = c;
         return 0;
 fail:
@@ -770,6 +841,10 @@ struct control *control_stop(struct control *c)
         if (!c)
                 return NULL;
         evhttp_free(c->http);
+        if (c->accept_resume)
+                event_free(c->accept_resume);
+        if (accepting_control == c)
+                accepting_control = NULL;
         unlink(c->path);
         free(c->path);
         free(c);
