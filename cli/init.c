@@ -1642,8 +1642,13 @@ fail:
         return NULL;
 }
 
-/* The files gen_data.py writes ({path: bytes}), run in the sandbox; NULL and why otherwise. */
-static json_t *run_gen_data(struct st_state *st, const char *example, char *why, size_t why_size)
+/*
+ * The files gen_data.py writes ({path: bytes}), run in the sandbox; NULL and
+ * why otherwise.  read ({path: dtype}, or NULL) asks for the values of small
+ * files too, into *ret_contents ({path: [values]}).
+ */
+static json_t *run_gen_data(struct st_state *st, const char *example, const json_t *read,
+                            json_t **ret_contents, char *why, size_t why_size)
 {
         const char *tmp = getenv("TMPDIR");
         struct example_wait w = { 0 };
@@ -1657,7 +1662,8 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
                 snprintf(why, why_size, "cannot make a scratch directory");
                 return NULL;
         }
-        job = json_pack("{s:s, s:s, s:{}}", "mode", "example", "example", abs, "values");
+        job = json_pack("{s:s, s:s, s:{}, s:o}", "mode", "example", "example", abs, "values", "read",
+                        read ? json_incref((json_t *)read) : json_object());
         r = npu_golden_run_job(st->sim->runner, st->opdir, dir, job, true, 300, on_example_done,
                                &w);
         json_decref(job);
@@ -1669,14 +1675,81 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
                 snprintf(why, why_size, "%s",
                          json_string_value(json_object_get(w.answer, "why"))
                              ?: "gen_data.py failed");
-        else
+        else {
                 files = json_incref(json_object_get(w.answer, "files"));
+                if (ret_contents)
+                        *ret_contents = json_incref(json_object_get(w.answer, "contents"));
+        }
         json_decref(w.answer);
         rm_rf(dir);
         return files;
 }
 
 /* ------------------------------------------------------------ example arguments */
+
+/*
+ * Values main.cpp reads from files gen_data.py writes (an attribute, an
+ * aclIntArray, a tensor's shape): gen_data.py runs first and they are put
+ * in place, "value" for a value, "shape" for a tensor.  0 when there were
+ * none or all are in place (*written then holds gen_data.py's files, or
+ * NULL when it did not run); -ENOENT and why otherwise.
+ */
+static int example_file_values(struct st_state *st, const char *example, json_t *args,
+                               json_t **written, char *why, size_t why_size)
+{
+        json_t *read = json_object(), *contents = NULL, *arg, *v;
+        char run_why[600] = "";
+        size_t i;
+        int r = 0;
+
+        json_array_foreach(args, i, arg)
+        {
+                const char *f = json_string_value(json_object_get(arg, "file"));
+                if (arg_is(arg, "value") && f && json_object_get(arg, "elem"))
+                        json_object_set(read, f, json_object_get(arg, "elem"));
+                if (json_object_get(arg, "shape_file"))
+                        json_object_set_new(read,
+                                            json_string_value(json_object_get(arg, "shape_file")),
+                                            json_string("int64"));
+        }
+        if (!json_object_size(read)) {
+                json_decref(read);
+                return 0;
+        }
+        *written = run_gen_data(st, example, read, &contents, run_why, sizeof(run_why));
+        json_array_foreach(args, i, arg)
+        {
+                const char *f = json_string_value(json_object_get(arg, "file"));
+                const char *sf = json_string_value(json_object_get(arg, "shape_file"));
+                if (r < 0 || (!(arg_is(arg, "value") && f && json_object_get(arg, "elem")) && !sf))
+                        continue;
+                v = json_object_get(contents, sf ? sf : f);
+                if (!json_is_array(v) || (sf && !json_array_size(v))) {
+                        snprintf(why, why_size,
+                                 "%.200s/main.cpp reads %s (argument %s) from %s, %s", example,
+                                 sf ? "the shape" : "the value",
+                                 json_string_value(json_object_get(arg, "expr")) ?: "?",
+                                 sf ? sf : f,
+                                 !*written ? run_why
+                                 : json_object_get(*written, sf ? sf : f)
+                                     ? "which is too large to be a value"
+                                     : "which gen_data.py did not write");
+                        r = -ENOENT;
+                } else if (sf) {
+                        json_object_set(arg, "shape", v);
+                } else {
+                        json_object_set(arg, "value",
+                                        json_is_true(json_object_get(arg, "scalar")) &&
+                                                json_array_size(v) == 1
+                                            ? json_array_get(v, 0)
+                                            : v);
+                        json_object_del(arg, "file");
+                }
+        }
+        json_decref(read);
+        json_decref(contents);
+        return r;
+}
 
 /* Where each OpDef input, output and attribute comes from in main.cpp's call: an argument index or -1. */
 struct example_binding {
@@ -1964,6 +2037,8 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (init_read_example(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
+        if (example_file_values(st, example, args, &written, why, why_size) < 0)
+                goto out;
         if (bind_example(def, args, &b, detail, sizeof(detail)) < 0) {
                 snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
                          json_string_value(json_object_get(call, "call")), detail);
@@ -2072,8 +2147,8 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                      "OpDef by name or position: not taken",
                      example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
-        if (!golden_why[0])
-                written = run_gen_data(st, example, golden_why, sizeof(golden_why));
+        if (!golden_why[0] && !written)
+                written = run_gen_data(st, example, NULL, NULL, golden_why, sizeof(golden_why));
         for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
                 json_t *d;
                 if (json_is_null(json_object_get(shapes, def->inputs[k].name)))
