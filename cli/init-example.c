@@ -576,6 +576,19 @@ static const char *dtype_in(const struct reader *r, size_t i, size_t end)
         return NULL;
 }
 
+/*
+ * Tensor t's shape is in the file main.cpp reads into var: the file, and
+ * the dtype of var's elements (int64 unless declared otherwise) to read it
+ * as.
+ */
+static void shape_from_file(const struct reader *r, json_t *t, const char *var)
+{
+        const json_t *elem = json_object_get(r->elems, var);
+
+        json_object_set(t, "shape_file", json_object_get(r->files, resolve(r, var)));
+        json_object_set_new(t, "shape_elem", json_string(elem ? json_string_value(elem) : "int64"));
+}
+
 static void scan(struct reader *r)
 {
         size_t starts[16], ends[16];
@@ -676,8 +689,7 @@ static void scan(struct reader *r)
                                 if (json_object_get(r->vectors, b))
                                         json_object_set(t, "shape", json_object_get(r->vectors, b));
                                 else if (json_object_get(r->files, resolve(r, b)))
-                                        json_object_set(t, "shape_file",
-                                                        json_object_get(r->files, resolve(r, b)));
+                                        shape_from_file(r, t, b);
                                 if (dt)
                                         json_object_set_new(t, "dtype", json_string(dt));
                                 json_object_set_new(r->tensors, a, t);
@@ -729,9 +741,7 @@ static void scan(struct reader *r)
                                                         json_object_get(r->vectors, shape));
                                 else if (shape[0] && json_object_get(r->files, resolve(r, shape)))
                                         /* a shape main.cpp reads from a file gen_data.py writes */
-                                        json_object_set(t, "shape_file",
-                                                        json_object_get(r->files,
-                                                                        resolve(r, shape)));
+                                        shape_from_file(r, t, shape);
                                 else if (literal)
                                         json_object_set(t, "shape", literal);
                                 if (dt)
@@ -784,8 +794,10 @@ static json_t *tensor_arg(const struct reader *r, const char *var)
 
         if (json_object_get(t, "shape"))
                 json_object_set(out, "shape", json_object_get(t, "shape"));
-        else if (json_object_get(t, "shape_file"))
+        else if (json_object_get(t, "shape_file")) {
                 json_object_set(out, "shape_file", json_object_get(t, "shape_file"));
+                json_object_set(out, "shape_elem", json_object_get(t, "shape_elem"));
+        }
         if (json_object_get(t, "dtype"))
                 json_object_set(out, "dtype", json_object_get(t, "dtype"));
         if (host && (v = json_object_get(r->files, host)))

@@ -1692,6 +1692,27 @@ static json_t *run_gen_data(struct st_state *st, const char *example, const json
 /* ------------------------------------------------------------ example arguments */
 
 /*
+ * Whether the values gen_data.py's file held (as the sandboxed child read
+ * them: nothing it answers is trusted) are numbers, and for a shape
+ * dimensions: integers from 0, at least one.
+ */
+static bool file_values_plain(const json_t *v, bool shape)
+{
+        const json_t *e;
+        size_t i;
+
+        if (!json_is_array(v) || (shape && !json_array_size(v)))
+                return false;
+        json_array_foreach(v, i, e)
+        {
+                if (shape ? !json_is_integer(e) || json_integer_value(e) < 0
+                          : !json_is_number(e) && !json_is_boolean(e))
+                        return false;
+        }
+        return true;
+}
+
+/*
  * Values main.cpp reads from files gen_data.py writes (an attribute, an
  * aclIntArray, a tensor's shape): gen_data.py runs first and they are put
  * in place, "value" for a value, "shape" for a tensor.  0 when there were
@@ -1712,9 +1733,10 @@ static int example_file_values(struct st_state *st, const char *example, json_t 
                 if (arg_is(arg, "value") && f && json_object_get(arg, "elem"))
                         json_object_set(read, f, json_object_get(arg, "elem"));
                 if (json_object_get(arg, "shape_file"))
-                        json_object_set_new(read,
-                                            json_string_value(json_object_get(arg, "shape_file")),
-                                            json_string("int64"));
+                        json_object_set_new(
+                            read, json_string_value(json_object_get(arg, "shape_file")),
+                            json_string(json_string_value(json_object_get(arg, "shape_elem"))
+                                            ?: "int64"));
         }
         if (!json_object_size(read)) {
                 json_decref(read);
@@ -1728,13 +1750,15 @@ static int example_file_values(struct st_state *st, const char *example, json_t 
                 if (r < 0 || (!(arg_is(arg, "value") && f && json_object_get(arg, "elem")) && !sf))
                         continue;
                 v = json_object_get(contents, sf ? sf : f);
-                if (!json_is_array(v) || (sf && !json_array_size(v))) {
+                if (!file_values_plain(v, sf != NULL)) {
                         snprintf(why, why_size,
                                  "%.200s/main.cpp reads %s (argument %s) from %s, %s", example,
                                  sf ? "the shape" : "the value",
                                  json_string_value(json_object_get(arg, "expr")) ?: "?",
                                  sf ? sf : f,
                                  !*written ? run_why
+                                 : json_object_get(contents, sf ? sf : f)
+                                     ? (sf ? "which holds no dimensions" : "which holds no numbers")
                                  : json_object_get(*written, sf ? sf : f)
                                      ? "which is too large to be a value"
                                      : "which gen_data.py did not write");
@@ -1857,7 +1881,7 @@ static const char *arg_var(const json_t *arg)
  * name or the other way round, the way aclnn and OpDef names differ: a
  * prefix (eps for epsilon, padding for pads), a flag's "is" or "use"
  * (training for is_training), or the letters of one in order in the other
- * with the same first letter (kernelSize for ksize).  Only for names of
+ * with the same first and last letters (kernelSize for ksize).  Only for names of
  * three letters or more, and only where name matching left both unbound.
  */
 static bool abbreviation_matches(const char *var, const char *name)
@@ -1882,7 +1906,14 @@ static bool abbreviation_matches(const char *var, const char *name)
                 if (strncmp(longer, flags[i], strlen(flags[i])) == 0 &&
                     strcmp(longer + strlen(flags[i]), shorter) == 0)
                         return true;
-        if (shorter[0] != longer[0])
+        /*
+         * the letters in order: from the first to the last, and at least half
+         * of the longer name's (top is not transpose_output, dim not
+         * dilation_mode)
+         */
+        if (shorter[0] != longer[0] ||
+            shorter[strlen(shorter) - 1] != longer[strlen(longer) - 1] ||
+            2 * strlen(shorter) < strlen(longer))
                 return false;
         for (const char *p = shorter, *q = longer; *q; q++)
                 if (*q == *p && !*++p)
@@ -1897,7 +1928,7 @@ static bool attr_fits(const struct attr *a, const json_t *v)
         const json_t *e;
         size_t i;
 
-        if (!t[0])
+        if (!t[0] || strcmp(t, "any") == 0)
                 return true; /* an older runtime does not say */
         if (strcmp(t, "bool") == 0)
                 return json_is_boolean(v) ||
@@ -1948,7 +1979,7 @@ static int bind_example(const struct opdef *def, const json_t *args, bool by_nam
                         struct example_binding *b, char *why, size_t why_size)
 {
         size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
-        size_t values = 0, numeric = 0, slots, drop = 0, absent = 0, known = 0;
+        size_t values = 0, numeric = 0, slots, drop = 0, absent = 0;
         bool used[64] = { false }, with_values = false, skip_refs = false;
 
         memset(b, 0, sizeof(*b));
@@ -2124,31 +2155,47 @@ static int bind_example(const struct opdef *def, const json_t *args, bool by_nam
                         }
                 }
         }
-        /* the values left, in order, to the attributes left they fit */
+        /*
+         * The values left, in order, to the attributes left: only where there
+         * is one way of placing them in the OpDef's order with each of the
+         * kind of its attribute (an argument init cannot read takes a place
+         * of any kind, and binds nothing).  Where there are several ways (the
+         * call leaves out attributes of the same kind) none is bound: an
+         * attribute's default is better than a guess, and a note says so.
+         */
         {
-                int pick[64];
-                size_t bound = 0;
-                for (size_t a = 0, k = 0; a < n; a++) {
-                        const json_t *arg = json_array_get(args, a);
-                        pick[a] = -1;
-                        if (used[a] || !arg_is(arg, "value"))
-                                continue;
-                        while (k < def->n_attrs &&
-                               (b->attr[k] >= 0 || !value_fits(&def->attrs[k], arg)))
-                                k++;
-                        known++;
-                        if (k < def->n_attrs) {
-                                pick[a] = (int)k++;
-                                bound++;
+                size_t order[64], m = 0, free_k[MAX_ATTRS], nf = 0;
+                unsigned char ways[65][MAX_ATTRS + 1]; /* 0, 1, or 2 for "more than one" */
+
+                for (size_t a = 0; a < n; a++)
+                        if (!used[a] && !tensor_like(json_array_get(args, a)))
+                                order[m++] = a;
+                for (size_t k = 0; k < def->n_attrs && nf < MAX_ATTRS; k++)
+                        if (b->attr[k] < 0)
+                                free_k[nf++] = k;
+                for (size_t j = 0; j <= nf; j++)
+                        ways[0][j] = 1;
+                for (size_t i = 1; i <= m; i++) {
+                        const json_t *arg = json_array_get(args, order[i - 1]);
+                        ways[i][0] = 0;
+                        for (size_t j = 1; j <= nf; j++) {
+                                unsigned w = ways[i][j - 1];
+                                if (!arg_is(arg, "value") ||
+                                    value_fits(&def->attrs[free_k[j - 1]], arg))
+                                        w += ways[i - 1][j - 1];
+                                ways[i][j] = (unsigned char)(w > 2 ? 2 : w);
                         }
                 }
-                /* an argument main.cpp does not let init read is skipped, not bound */
-                if (bound == known)
-                        for (size_t a = 0; a < n; a++) {
-                                if (pick[a] >= 0)
-                                        b->attr[pick[a]] = (int)a;
+                if (m <= nf && ways[m][nf] == 1) {
+                        for (size_t i = m, j = nf; i > 0; j--) {
+                                const json_t *arg = json_array_get(args, order[i - 1]);
+                                if (ways[i][j - 1])
+                                        continue; /* the i-th value is placed before j */
+                                if (arg_is(arg, "value"))
+                                        b->attr[free_k[j - 1]] = (int)order[i - 1];
+                                i--;
                         }
-                else
+                } else
                         b->values_left = values;
         }
         return 0;
