@@ -291,10 +291,10 @@ static const char *const scalar_types[] = { "int",      "int8_t",  "int16_t",  "
 static const char *c_dtype(const char *type)
 {
         static const char *const map[][2] = {
-                { "int64_t", "int64" },   { "long", "int64" },     { "int32_t", "int32" },
-                { "int", "int32" },       { "int16_t", "int16" },  { "int8_t", "int8" },
-                { "uint64_t", "uint64" }, { "size_t", "uint64" },  { "uint32_t", "uint32" },
-                { "uint8_t", "uint8" },   { "float", "float32" },  { "double", "float64" },
+                { "int64_t", "int64" },   { "long", "int64" },         { "int32_t", "int32" },
+                { "int", "int32" },       { "int16_t", "int16" },      { "int8_t", "int8" },
+                { "uint64_t", "uint64" }, { "size_t", "uint64" },      { "uint32_t", "uint32" },
+                { "uint8_t", "uint8" },   { "float", "float32" },      { "double", "float64" },
                 { "bool", "bool" },       { "aclFloat16", "float16" },
         };
         for (size_t i = 0; i < ARRAY_SIZE(map); i++)
@@ -330,13 +330,11 @@ static void read_constant(struct reader *r, size_t i)
                 text(r, token_prev(&r->tokens, name), type, sizeof(type));
                 for (size_t k = name; k < end && c_dtype(type); k = nxt(r, k)) {
                         char each[128];
-                        if (!ident(r, k) ||
-                            !(k == name || is(r, token_prev(&r->tokens, k), ",")))
+                        if (!ident(r, k) || !(k == name || is(r, token_prev(&r->tokens, k), ",")))
                                 continue;
                         text(r, k, each, sizeof(each));
                         json_object_set_new(r->elems, each, json_string(c_dtype(type)));
-                        if (is(r, nxt(r, k), "=") || is(r, nxt(r, k), "(") ||
-                            is(r, nxt(r, k), "{"))
+                        if (is(r, nxt(r, k), "=") || is(r, nxt(r, k), "(") || is(r, nxt(r, k), "{"))
                                 break; /* "T a = f(b, c);": b and c are not declared */
                 }
         }

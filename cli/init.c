@@ -1666,8 +1666,8 @@ static json_t *run_gen_data(struct st_state *st, const char *example, const json
                 snprintf(why, why_size, "cannot make a scratch directory");
                 return NULL;
         }
-        job = json_pack("{s:s, s:s, s:{}, s:o}", "mode", "example", "example", abs, "values", "read",
-                        read ? json_incref((json_t *)read) : json_object());
+        job = json_pack("{s:s, s:s, s:{}, s:o}", "mode", "example", "example", abs, "values",
+                        "read", read ? json_incref((json_t *)read) : json_object());
         r = npu_golden_run_job(st->sim->runner, st->opdir, dir, job, true, 300, on_example_done,
                                &w);
         json_decref(job);
@@ -1751,17 +1751,16 @@ static int example_file_values(struct st_state *st, const char *example, json_t 
                         continue;
                 v = json_object_get(contents, sf ? sf : f);
                 if (!file_values_plain(v, sf != NULL)) {
-                        snprintf(why, why_size,
-                                 "%.200s/main.cpp reads %s (argument %s) from %s, %s", example,
-                                 sf ? "the shape" : "the value",
-                                 json_string_value(json_object_get(arg, "expr")) ?: "?",
-                                 sf ? sf : f,
-                                 !*written ? run_why
-                                 : json_object_get(contents, sf ? sf : f)
-                                     ? (sf ? "which holds no dimensions" : "which holds no numbers")
-                                 : json_object_get(*written, sf ? sf : f)
-                                     ? "which is too large to be a value"
-                                     : "which gen_data.py did not write");
+                        snprintf(
+                            why, why_size, "%.200s/main.cpp reads %s (argument %s) from %s, %s",
+                            example, sf ? "the shape" : "the value",
+                            json_string_value(json_object_get(arg, "expr")) ?: "?", sf ? sf : f,
+                            !*written ? run_why
+                            : json_object_get(contents, sf ? sf : f)
+                                ? (sf ? "which holds no dimensions" : "which holds no numbers")
+                            : json_object_get(*written, sf ? sf : f)
+                                ? "which is too large to be a value"
+                                : "which gen_data.py did not write");
                         r = -ENOENT;
                 } else if (sf) {
                         json_object_set(arg, "shape", v);
@@ -1911,8 +1910,7 @@ static bool abbreviation_matches(const char *var, const char *name)
          * of the longer name's (top is not transpose_output, dim not
          * dilation_mode)
          */
-        if (shorter[0] != longer[0] ||
-            shorter[strlen(shorter) - 1] != longer[strlen(longer) - 1] ||
+        if (shorter[0] != longer[0] || shorter[strlen(shorter) - 1] != longer[strlen(longer) - 1] ||
             2 * strlen(shorter) < strlen(longer))
                 return false;
         for (const char *p = shorter, *q = longer; *q; q++)
@@ -1979,7 +1977,7 @@ static int bind_example(const struct opdef *def, const json_t *args, bool by_nam
                         struct example_binding *b, char *why, size_t why_size)
 {
         size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
-        size_t values = 0, numeric = 0, slots, drop = 0, absent = 0;
+        size_t values = 0, numeric = 0, slots, drop = 0, absent = 0, trailing_optional = 0;
         bool used[64] = { false }, with_values = false, skip_refs = false;
 
         memset(b, 0, sizeof(*b));
@@ -2065,6 +2063,17 @@ static int bind_example(const struct opdef *def, const json_t *args, bool by_nam
          */
         for (size_t a = 0; a < n; a++)
                 numeric += !used[a] && numeric_value(json_array_get(args, a));
+        /* but not where the call leaves out trailing optional inputs: those are absent */
+        for (size_t k = def->n_inputs; k-- > 0;) {
+                if (b->input[k] >= 0)
+                        continue;
+                if (def->inputs[k].type != PARAM_OPTIONAL)
+                        break;
+                trailing_optional++;
+        }
+        if (tensors < free_in + free_out - free_ref &&
+            free_in + free_out - free_ref - tensors <= trailing_optional)
+                numeric = 0;
         if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref &&
             (tensors + numeric == free_in + free_out ||
              tensors + numeric == free_in + free_out - free_ref)) {
@@ -2248,8 +2257,8 @@ static bool binding_kinds_agree(const struct opdef *def, const json_t *args,
                                 const struct example_binding *b)
 {
         for (size_t k = 0; k < def->n_inputs; k++) {
-                const json_t *arg = b->input[k] >= 0 ? json_array_get(args, (size_t)b->input[k])
-                                                     : NULL;
+                const json_t *arg =
+                    b->input[k] >= 0 ? json_array_get(args, (size_t)b->input[k]) : NULL;
                 const char *dtype = arg ? arg_dtype(arg) : NULL;
                 if (dtype && def->inputs[k].n_dtypes && !param_lists(&def->inputs[k], dtype) &&
                     !same_kind(&def->inputs[k], dtype))
@@ -2294,10 +2303,11 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                                  sizeof(position_detail)) == 0 &&
                     binding_kinds_agree(def, args, &by_position)) {
                         b = by_position;
-                        note(notes,
-                             "%s/main.cpp: the tensors are bound to the OpDef by position, as their "
-                             "names bind them to inputs of other dtypes",
-                             example);
+                        note(
+                            notes,
+                            "%s/main.cpp: the tensors are bound to the OpDef by position, as their "
+                            "names bind them to inputs of other dtypes",
+                            example);
                 } else if (!named) {
                         snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
                                  json_string_value(json_object_get(call, "call")), detail);
@@ -2426,7 +2436,7 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (b.values_left)
                 note(notes,
                      "%s/main.cpp passes %zu non-tensor arguments that match no attribute of the "
-                     "OpDef by name or position: not taken",
+                     "OpDef by name, nor by position in one way only: not taken",
                      example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
         if (!golden_why[0] && !written)
