@@ -39,6 +39,7 @@ struct reader {
         json_t *files;     /* host var -> file */
         json_t *declared;  /* aclTensor *NAME (= nullptr); -> true */
         json_t *strings;   /* char *NAME = "text"; std::string NAME = "text"; -> text */
+        json_t *elems;     /* scalar or vector var -> the dtype of its elements */
 };
 
 static bool is(const struct reader *r, size_t i, const char *s)
@@ -286,6 +287,22 @@ static const char *const scalar_types[] = { "int",      "int8_t",  "int16_t",  "
                                             "double",   "bool",    "auto",     "char",
                                             "unsigned", NULL };
 
+/* The manifest's dtype of a C element type (int64_t, float, ...); NULL for others. */
+static const char *c_dtype(const char *type)
+{
+        static const char *const map[][2] = {
+                { "int64_t", "int64" },   { "long", "int64" },         { "int32_t", "int32" },
+                { "int", "int32" },       { "int16_t", "int16" },      { "int8_t", "int8" },
+                { "uint64_t", "uint64" }, { "size_t", "uint64" },      { "uint32_t", "uint32" },
+                { "uint8_t", "uint8" },   { "float", "float32" },      { "double", "float64" },
+                { "bool", "bool" },       { "aclFloat16", "float16" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+                if (strcmp(map[i][0], type) == 0)
+                        return map[i][1];
+        return NULL;
+}
+
 static bool scalar_type(const struct reader *r, size_t i)
 {
         for (const char *const *t = scalar_types; *t; t++)
@@ -307,6 +324,20 @@ static void read_constant(struct reader *r, size_t i)
                 return;
         end = statement_end(r, name);
         text(r, name, n, sizeof(n));
+        /* the element type of each name declared, "T a, b;" too: for values read from files */
+        {
+                char type[32];
+                text(r, token_prev(&r->tokens, name), type, sizeof(type));
+                for (size_t k = name; k < end && c_dtype(type); k = nxt(r, k)) {
+                        char each[128];
+                        if (!ident(r, k) || !(k == name || is(r, token_prev(&r->tokens, k), ",")))
+                                continue;
+                        text(r, k, each, sizeof(each));
+                        json_object_set_new(r->elems, each, json_string(c_dtype(type)));
+                        if (is(r, nxt(r, k), "=") || is(r, nxt(r, k), "(") || is(r, nxt(r, k), "{"))
+                                break; /* "T a = f(b, c);": b and c are not declared */
+                }
+        }
         /* a C array, T NAME[N] = {...}: a vector */
         if (is(r, nxt(r, name), "[") && is(r, nxt(r, token_match(&r->tokens, nxt(r, name))), "=") &&
             is(r, nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name)))), "{")) {
@@ -353,12 +384,64 @@ static void read_string(struct reader *r, size_t i)
         json_object_set_new(r->strings, n, json_string(str + 1));
 }
 
-/* std::vector<T> NAME = {...}; NAME{...}; NAME(n[, v]); */
+/*
+ * One declarator of a std::vector declaration at name: NAME = {...},
+ * NAME{...} or NAME(n[, v]).  The token after it.
+ */
+static size_t read_vector_declarator(struct reader *r, size_t name, const char *elem, bool tensors)
+{
+        size_t after = nxt(r, name), end = statement_end(r, name), close;
+        bool real = strcmp(elem, "float") == 0 || strcmp(elem, "double") == 0 ||
+                    strcmp(elem, "aclFloat16") == 0 || strcmp(elem, "uint16_t") == 0;
+        char n[128];
+
+        text(r, name, n, sizeof(n));
+        if (c_dtype(elem))
+                json_object_set_new(r->elems, n, json_string(c_dtype(elem)));
+        if (is(r, after, "="))
+                after = nxt(r, after);
+        if (!is(r, after, "{") && !is(r, after, "("))
+                return after;
+        close = token_match(&r->tokens, after);
+        if (is(r, after, "{")) {
+                if (tensors) {
+                        json_t *list = json_array();
+                        for (size_t k = nxt(r, after); k < close; k = nxt(r, k))
+                                if (ident(r, k)) {
+                                        char t[128];
+                                        text(r, k, t, sizeof(t));
+                                        json_array_append_new(list, json_string(t));
+                                }
+                        json_object_set_new(r->arrays, n, list);
+                        return nxt(r, close);
+                }
+                json_t *list = brace_list(r, after, real && has_float_literal(r, after, end));
+                if (list)
+                        json_object_set_new(r->vectors, n, list);
+        } else if (!tensors) {
+                size_t k = nxt(r, after), comma = k;
+                double count, value = 0;
+                while (comma < close && !is(r, comma, ","))
+                        comma = is(r, comma, "(") || is(r, comma, "[")
+                                    ? nxt(r, token_match(&r->tokens, comma))
+                                    : nxt(r, comma);
+                if (eval_range(r, k, comma, &count) &&
+                    (comma >= close || eval_range(r, nxt(r, comma), close, &value)))
+                        json_object_set_new(
+                            r->fills, n,
+                            json_pack("{s:f, s:o}", "n", count, "value",
+                                      number_json(value, real && comma < close &&
+                                                             has_float_literal(r, comma, close))));
+        }
+        return nxt(r, close);
+}
+
+/* std::vector<T> NAME = {...}; NAME{...}; NAME(n[, v]); and "T a(3), b(3);" */
 static void read_vector(struct reader *r, size_t i)
 {
-        size_t j = nxt(r, i), name, after, end;
-        bool tensors = false, real;
-        char n[128], elem[64] = "";
+        size_t j = nxt(r, i), name;
+        bool tensors = false;
+        char elem[64] = "";
 
         if (!is(r, j, "<"))
                 return;
@@ -371,47 +454,11 @@ static void read_vector(struct reader *r, size_t i)
                 j = nxt(r, j);
         }
         name = nxt(r, j);
-        if (!ident(r, name))
-                return;
-        text(r, name, n, sizeof(n));
-        after = nxt(r, name);
-        end = statement_end(r, name);
-        real = strcmp(elem, "float") == 0 || strcmp(elem, "double") == 0 ||
-               strcmp(elem, "aclFloat16") == 0 || strcmp(elem, "uint16_t") == 0;
-        if (is(r, after, "="))
-                after = nxt(r, after);
-        if (is(r, after, "{")) {
-                if (tensors) {
-                        json_t *list = json_array();
-                        size_t close = token_match(&r->tokens, after);
-                        for (size_t k = nxt(r, after); k < close; k = nxt(r, k))
-                                if (ident(r, k)) {
-                                        char t[128];
-                                        text(r, k, t, sizeof(t));
-                                        json_array_append_new(list, json_string(t));
-                                }
-                        json_object_set_new(r->arrays, n, list);
-                        return;
-                }
-                json_t *list = brace_list(r, after, real && has_float_literal(r, after, end));
-                if (list)
-                        json_object_set_new(r->vectors, n, list);
-        } else if (is(r, after, "(") && !tensors) {
-                size_t close = token_match(&r->tokens, after), k = nxt(r, after), comma = k;
-                double count, value = 0;
-                while (comma < close && !is(r, comma, ","))
-                        comma = is(r, comma, "(") || is(r, comma, "[")
-                                    ? nxt(r, token_match(&r->tokens, comma))
-                                    : nxt(r, comma);
-                if (!eval_range(r, k, comma, &count))
-                        return;
-                if (comma < close && !eval_range(r, nxt(r, comma), close, &value))
-                        return;
-                json_object_set_new(
-                    r->fills, n,
-                    json_pack("{s:f, s:o}", "n", count, "value",
-                              number_json(value, real && comma < close &&
-                                                     has_float_literal(r, comma, close))));
+        while (ident(r, name)) {
+                size_t after = read_vector_declarator(r, name, elem, tensors);
+                if (!is(r, after, ","))
+                        break;
+                name = nxt(r, after);
         }
 }
 
@@ -493,7 +540,7 @@ static bool first_name(const struct reader *r, size_t i, size_t end, char *buf, 
                 if (strcmp(buf, "void") && strcmp(buf, "static_cast") &&
                     strcmp(buf, "reinterpret_cast") && strcmp(buf, "const") &&
                     strcmp(buf, "char") && strcmp(buf, "std") && strcmp(buf, "string") &&
-                    strcmp(buf, "data") && !scalar_type(r, i))
+                    strcmp(buf, "data") && strcmp(buf, "sizeof") && !scalar_type(r, i))
                         return true;
         }
         return false;
@@ -525,6 +572,19 @@ static const char *dtype_in(const struct reader *r, size_t i, size_t end)
                 (void)c;
         }
         return NULL;
+}
+
+/*
+ * Tensor t's shape is in the file main.cpp reads into var: the file, and
+ * the dtype of var's elements (int64 unless declared otherwise) to read it
+ * as.
+ */
+static void shape_from_file(const struct reader *r, json_t *t, const char *var)
+{
+        const json_t *elem = json_object_get(r->elems, var);
+
+        json_object_set(t, "shape_file", json_object_get(r->files, resolve(r, var)));
+        json_object_set_new(t, "shape_elem", json_string(elem ? json_string_value(elem) : "int64"));
 }
 
 static void scan(struct reader *r)
@@ -597,9 +657,26 @@ static void scan(struct reader *r)
                             call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b))) {
                                 json_t *v = json_object_get(r->constants, b);
+                                const json_t *f = json_object_get(r->files, resolve(r, b));
                                 v = v ? v : json_object_get(r->vectors, b);
                                 if (v)
                                         json_object_set(r->scalars, a, v);
+                                else if (f) {
+                                        /* values main.cpp reads from a file gen_data.py writes */
+                                        const char *elem =
+                                            is(r, rhs, "aclCreateIntArray")     ? "int64"
+                                            : is(r, rhs, "aclCreateFloatArray") ? "float32"
+                                            : is(r, rhs, "aclCreateBoolArray")  ? "bool"
+                                            : call_args(r, nxt(r, rhs), starts, ends, 16) >= 2
+                                                ? dtype_in(r, starts[1], ends[1])
+                                                : NULL;
+                                        if (elem)
+                                                json_object_set_new(
+                                                    r->scalars, a,
+                                                    json_pack("{s:O, s:s, s:b}", "file", f, "elem",
+                                                              elem, "scalar",
+                                                              is(r, rhs, "aclCreateScalar")));
+                                }
                         }
                         /* t = aclCreateTensor(shape.data(), shape.size(), ACL_X, ...) */
                         if (is(r, rhs, "aclCreateTensor") &&
@@ -609,6 +686,8 @@ static void scan(struct reader *r)
                                 const char *dt = dtype_in(r, starts[2], ends[2]);
                                 if (json_object_get(r->vectors, b))
                                         json_object_set(t, "shape", json_object_get(r->vectors, b));
+                                else if (json_object_get(r->files, resolve(r, b)))
+                                        shape_from_file(r, t, b);
                                 if (dt)
                                         json_object_set_new(t, "dtype", json_string(dt));
                                 json_object_set_new(r->tensors, a, t);
@@ -646,7 +725,8 @@ static void scan(struct reader *r)
                                 if (k == n - 1 && is(r, starts[k], "&"))
                                         snprintf(tensor, sizeof(tensor), "%s", name);
                                 else if (!shape[0] && host[0] &&
-                                         json_object_get(r->vectors, name) &&
+                                         (json_object_get(r->vectors, name) ||
+                                          json_object_get(r->files, resolve(r, name))) &&
                                          !is(r, starts[k], "&"))
                                         snprintf(shape, sizeof(shape), "%s", name);
                                 else if (!host[0] && !is(r, starts[k], "&"))
@@ -657,6 +737,9 @@ static void scan(struct reader *r)
                                 if (json_object_get(r->vectors, shape))
                                         json_object_set(t, "shape",
                                                         json_object_get(r->vectors, shape));
+                                else if (shape[0] && json_object_get(r->files, resolve(r, shape)))
+                                        /* a shape main.cpp reads from a file gen_data.py writes */
+                                        shape_from_file(r, t, shape);
                                 else if (literal)
                                         json_object_set(t, "shape", literal);
                                 if (dt)
@@ -709,6 +792,10 @@ static json_t *tensor_arg(const struct reader *r, const char *var)
 
         if (json_object_get(t, "shape"))
                 json_object_set(out, "shape", json_object_get(t, "shape"));
+        else if (json_object_get(t, "shape_file")) {
+                json_object_set(out, "shape_file", json_object_get(t, "shape_file"));
+                json_object_set(out, "shape_elem", json_object_get(t, "shape_elem"));
+        }
         if (json_object_get(t, "dtype"))
                 json_object_set(out, "dtype", json_object_get(t, "dtype"));
         if (host && (v = json_object_get(r->files, host)))
@@ -759,6 +846,7 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
         r.files = json_object();
         r.declared = json_object();
         r.strings = json_object();
+        r.elems = json_object();
         scan(&r);
         rc = -ENOENT;
         snprintf(err, size, "%s: no aclnn...GetWorkspaceSize call to read the arguments of", path);
@@ -805,6 +893,11 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
                                                           tensor_arg(&r, json_string_value(t)));
                                 arg = json_pack("{s:s, s:o}", "kind", "list", "items", items);
                         } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                   json_is_object(json_object_get(r.scalars, var))) {
+                                /* {file, elem, scalar}: the values are in what gen_data.py writes */
+                                arg = json_deep_copy(json_object_get(r.scalars, var));
+                                json_object_set_new(arg, "kind", json_string("value"));
+                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
                                    json_object_get(r.scalars, var))
                                 arg = json_pack("{s:s, s:O}", "kind", "value", "value",
                                                 json_object_get(r.scalars, var));
@@ -829,6 +922,13 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
                                 }
                                 arg = json_pack("{s:s, s:o}", "kind", "value", "value",
                                                 number_json(v, real));
+                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                   json_object_get(r.files, resolve(&r, var)) &&
+                                   json_object_get(r.elems, var)) {
+                                /* a plain scalar main.cpp reads from a file */
+                                arg = json_pack("{s:s, s:O, s:O, s:b}", "kind", "value", "file",
+                                                json_object_get(r.files, resolve(&r, var)), "elem",
+                                                json_object_get(r.elems, var), "scalar", 1);
                         } else
                                 arg = json_pack("{s:s}", "kind", "unknown");
                         json_object_set_new(arg, "expr", json_string(expr));
@@ -852,5 +952,6 @@ int init_read_example(const char *path, json_t **ret, char *err, size_t size)
         json_decref(r.files);
         json_decref(r.declared);
         json_decref(r.strings);
+        json_decref(r.elems);
         return rc;
 }

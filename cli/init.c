@@ -1589,6 +1589,8 @@ static json_t *golden_outputs(const struct opdef *def, const json_t *out_args,
                 }
         for (size_t k = 0; k < def->n_outputs; k++) {
                 const json_t *a = json_array_get(out_args, k);
+                if (arg_is(a, "null"))
+                        continue; /* an output the call asks nothing of */
                 wanted += arg_is(a, "list") ? json_array_size(json_object_get(a, "items")) : 1;
         }
         if (json_array_size(golden) == 0) {
@@ -1612,6 +1614,8 @@ static json_t *golden_outputs(const struct opdef *def, const json_t *out_args,
                 size_t g = 0;
                 for (size_t k = 0; k < def->n_outputs; k++) {
                         const json_t *a = json_array_get(out_args, k);
+                        if (arg_is(a, "null"))
+                                continue;
                         if (arg_is(a, "list")) {
                                 json_t *files = json_array();
                                 for (size_t e = 0; e < json_array_size(json_object_get(a, "items"));
@@ -1642,8 +1646,13 @@ fail:
         return NULL;
 }
 
-/* The files gen_data.py writes ({path: bytes}), run in the sandbox; NULL and why otherwise. */
-static json_t *run_gen_data(struct st_state *st, const char *example, char *why, size_t why_size)
+/*
+ * The files gen_data.py writes ({path: bytes}), run in the sandbox; NULL and
+ * why otherwise.  read ({path: dtype}, or NULL) asks for the values of small
+ * files too, into *ret_contents ({path: [values]}).
+ */
+static json_t *run_gen_data(struct st_state *st, const char *example, const json_t *read,
+                            json_t **ret_contents, char *why, size_t why_size)
 {
         const char *tmp = getenv("TMPDIR");
         struct example_wait w = { 0 };
@@ -1657,7 +1666,8 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
                 snprintf(why, why_size, "cannot make a scratch directory");
                 return NULL;
         }
-        job = json_pack("{s:s, s:s, s:{}}", "mode", "example", "example", abs, "values");
+        job = json_pack("{s:s, s:s, s:{}, s:o}", "mode", "example", "example", abs, "values",
+                        "read", read ? json_incref((json_t *)read) : json_object());
         r = npu_golden_run_job(st->sim->runner, st->opdir, dir, job, true, 300, on_example_done,
                                &w);
         json_decref(job);
@@ -1669,8 +1679,11 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
                 snprintf(why, why_size, "%s",
                          json_string_value(json_object_get(w.answer, "why"))
                              ?: "gen_data.py failed");
-        else
+        else {
                 files = json_incref(json_object_get(w.answer, "files"));
+                if (ret_contents)
+                        *ret_contents = json_incref(json_object_get(w.answer, "contents"));
+        }
         json_decref(w.answer);
         rm_rf(dir);
         return files;
@@ -1678,10 +1691,104 @@ static json_t *run_gen_data(struct st_state *st, const char *example, char *why,
 
 /* ------------------------------------------------------------ example arguments */
 
-/* Where each OpDef input, output and attribute comes from in main.cpp's call: an argument index or -1. */
+/*
+ * Whether the values gen_data.py's file held (as the sandboxed child read
+ * them: nothing it answers is trusted) are numbers, and for a shape
+ * dimensions: integers from 0, at least one.
+ */
+static bool file_values_plain(const json_t *v, bool shape)
+{
+        const json_t *e;
+        size_t i;
+
+        if (!json_is_array(v) || (shape && !json_array_size(v)))
+                return false;
+        json_array_foreach(v, i, e)
+        {
+                if (shape ? !json_is_integer(e) || json_integer_value(e) < 0
+                          : !json_is_number(e) && !json_is_boolean(e))
+                        return false;
+        }
+        return true;
+}
+
+/*
+ * Values main.cpp reads from files gen_data.py writes (an attribute, an
+ * aclIntArray, a tensor's shape): gen_data.py runs first and they are put
+ * in place, "value" for a value, "shape" for a tensor.  0 when there were
+ * none or all are in place (*written then holds gen_data.py's files, or
+ * NULL when it did not run); -ENOENT and why otherwise.
+ */
+static int example_file_values(struct st_state *st, const char *example, json_t *args,
+                               json_t **written, char *why, size_t why_size)
+{
+        json_t *read = json_object(), *contents = NULL, *arg, *v;
+        char run_why[600] = "";
+        size_t i;
+        int r = 0;
+
+        json_array_foreach(args, i, arg)
+        {
+                const char *f = json_string_value(json_object_get(arg, "file"));
+                if (arg_is(arg, "value") && f && json_object_get(arg, "elem"))
+                        json_object_set(read, f, json_object_get(arg, "elem"));
+                if (json_object_get(arg, "shape_file"))
+                        json_object_set_new(
+                            read, json_string_value(json_object_get(arg, "shape_file")),
+                            json_string(json_string_value(json_object_get(arg, "shape_elem"))
+                                            ?: "int64"));
+        }
+        if (!json_object_size(read)) {
+                json_decref(read);
+                return 0;
+        }
+        *written = run_gen_data(st, example, read, &contents, run_why, sizeof(run_why));
+        json_array_foreach(args, i, arg)
+        {
+                const char *f = json_string_value(json_object_get(arg, "file"));
+                const char *sf = json_string_value(json_object_get(arg, "shape_file"));
+                if (r < 0 || (!(arg_is(arg, "value") && f && json_object_get(arg, "elem")) && !sf))
+                        continue;
+                v = json_object_get(contents, sf ? sf : f);
+                if (!file_values_plain(v, sf != NULL)) {
+                        snprintf(
+                            why, why_size, "%.200s/main.cpp reads %s (argument %s) from %s, %s",
+                            example, sf ? "the shape" : "the value",
+                            json_string_value(json_object_get(arg, "expr")) ?: "?", sf ? sf : f,
+                            !*written ? run_why
+                            : json_object_get(contents, sf ? sf : f)
+                                ? (sf ? "which holds no dimensions" : "which holds no numbers")
+                            : json_object_get(*written, sf ? sf : f)
+                                ? "which is too large to be a value"
+                                : "which gen_data.py did not write");
+                        r = -ENOENT;
+                } else if (sf) {
+                        json_object_set(arg, "shape", v);
+                } else {
+                        json_object_set(arg, "value",
+                                        json_is_true(json_object_get(arg, "scalar")) &&
+                                                json_array_size(v) == 1
+                                            ? json_array_get(v, 0)
+                                            : v);
+                        json_object_del(arg, "file");
+                }
+        }
+        json_decref(read);
+        json_decref(contents);
+        return r;
+}
+
+/*
+ * Where each OpDef input, output and attribute comes from in main.cpp's
+ * call: an argument index, -1, or EXAMPLE_ABSENT for an optional input the
+ * call does not pass.
+ */
+#define EXAMPLE_ABSENT (-2)
 struct example_binding {
         int input[NPU_MAX_TENSORS], output[NPU_MAX_TENSORS], attr[MAX_ATTRS];
-        size_t values_left; /* non-tensor arguments bound to nothing */
+        size_t values_left;     /* non-tensor arguments bound to nothing */
+        size_t dropped, absent; /* tensors the kernel does not take; inputs left out */
+        char dropped_names[256];
 };
 
 /* name lowered, without underscores, into buf */
@@ -1769,25 +1876,115 @@ static const char *arg_var(const json_t *arg)
 }
 
 /*
- * Binds main.cpp's arguments to the OpDef: first by name (a tensor to an
- * input or output, a value to an attribute, or to an input the aclnn API
- * takes as a scalar or int array), then the others in order: tensors to
- * the inputs and then the outputs left (a ref output takes its input when
- * the call passes it once), values to the attributes left when as many
- * are left.  -EINVAL and why when the tensors do not add up.
+ * Whether main.cpp's variable var is an abbreviation of the attribute's
+ * name or the other way round, the way aclnn and OpDef names differ: a
+ * prefix (eps for epsilon, padding for pads), a flag's "is" or "use"
+ * (training for is_training), or the letters of one in order in the other
+ * with the same first and last letters (kernelSize for ksize).  Only for names of
+ * three letters or more, and only where name matching left both unbound.
  */
-static int bind_example(const struct opdef *def, const json_t *args, struct example_binding *b,
-                        char *why, size_t why_size)
+static bool abbreviation_matches(const char *var, const char *name)
+{
+        static const char *const flags[] = { "is", "use", "has", "enable", "with" };
+        char v[128], n[128];
+        const char *shorter, *longer;
+
+        plain_name(var, v, sizeof(v));
+        plain_name(name, n, sizeof(n));
+        if (strlen(v) > 3 && v[strlen(v) - 1] == 's')
+                v[strlen(v) - 1] = '\0';
+        if (strlen(n) > 3 && n[strlen(n) - 1] == 's')
+                n[strlen(n) - 1] = '\0';
+        shorter = strlen(v) <= strlen(n) ? v : n;
+        longer = shorter == v ? n : v;
+        if (strlen(shorter) < 3 || strcmp(v, n) == 0)
+                return strlen(shorter) >= 3;
+        if (strncmp(longer, shorter, strlen(shorter)) == 0)
+                return true;
+        for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+                if (strncmp(longer, flags[i], strlen(flags[i])) == 0 &&
+                    strcmp(longer + strlen(flags[i]), shorter) == 0)
+                        return true;
+        /*
+         * the letters in order: from the first to the last, and at least half
+         * of the longer name's (top is not transpose_output, dim not
+         * dilation_mode)
+         */
+        if (shorter[0] != longer[0] || shorter[strlen(shorter) - 1] != longer[strlen(longer) - 1] ||
+            2 * strlen(shorter) < strlen(longer))
+                return false;
+        for (const char *p = shorter, *q = longer; *q; q++)
+                if (*q == *p && !*++p)
+                        return true;
+        return false;
+}
+
+/* Whether value v is of the kind attribute a takes (0 and 1 do for a bool). */
+static bool attr_fits(const struct attr *a, const json_t *v)
+{
+        const char *t = a->type;
+        const json_t *e;
+        size_t i;
+
+        if (!t[0] || strcmp(t, "any") == 0)
+                return true; /* an older runtime does not say */
+        if (strcmp(t, "bool") == 0)
+                return json_is_boolean(v) ||
+                       (json_is_integer(v) && (json_integer_value(v) & ~(json_int_t)1) == 0);
+        if (strcmp(t, "int") == 0)
+                return json_is_integer(v) ||
+                       (json_is_real(v) &&
+                        json_real_value(v) == (double)(json_int_t)json_real_value(v));
+        if (strcmp(t, "float") == 0)
+                return json_is_number(v);
+        if (strcmp(t, "string") == 0)
+                return json_is_string(v);
+        if (strncmp(t, "list_", 5) != 0 || !json_is_array(v))
+                return false;
+        json_array_foreach(v, i, e)
+        {
+                if (strcmp(t, "list_int") == 0 && !json_is_integer(e))
+                        return false;
+                if (strcmp(t, "list_float") == 0 && !json_is_number(e))
+                        return false;
+                if (strcmp(t, "list_bool") == 0 && !json_is_boolean(e) &&
+                    !(json_is_integer(e) && (json_integer_value(e) & ~(json_int_t)1) == 0))
+                        return false;
+                if (strcmp(t, "list_list_int") == 0 && !json_is_array(e))
+                        return false;
+        }
+        return true;
+}
+
+static bool value_fits(const struct attr *a, const json_t *arg)
+{
+        return arg_is(arg, "value") && attr_fits(a, json_object_get(arg, "value"));
+}
+
+/*
+ * Binds main.cpp's arguments to the OpDef.  Values go to attributes by
+ * name, then by abbreviation, then the ones left in order to the
+ * attributes left they fit (a list to a list attribute, 0 or false to a
+ * bool).  Tensors go by name (unless by_name is false: the names misled),
+ * then the others in order: to the inputs and then the outputs left (a ref
+ * output takes its input when the call passes it once).  Where the call
+ * passes more tensors than the kernel takes (aclnn takes a tensor only to
+ * check or to size another), the last go to the outputs and the extra ones
+ * before them are dropped; where it passes fewer, the trailing optional
+ * inputs are left out.  -EINVAL and why when the tensors do not add up.
+ */
+static int bind_example(const struct opdef *def, const json_t *args, bool by_name,
+                        struct example_binding *b, char *why, size_t why_size)
 {
         size_t n = json_array_size(args), tensors = 0, free_in = 0, free_out = 0, free_ref = 0;
-        size_t values = 0, free_attrs = 0, numeric = 0;
-        bool used[64] = { false }, with_values = false;
+        size_t values = 0, numeric = 0, slots, drop = 0, absent = 0, trailing_optional = 0;
+        bool used[64] = { false }, with_values = false, skip_refs = false;
 
+        memset(b, 0, sizeof(*b));
         for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
                 b->input[i] = b->output[i] = -1;
         for (size_t i = 0; i < MAX_ATTRS; i++)
                 b->attr[i] = -1;
-        b->values_left = 0;
         if (n > ARRAY_SIZE(used))
                 n = ARRAY_SIZE(used);
         for (size_t a = 0; a < n; a++) {
@@ -1796,7 +1993,7 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                 bool tensor = tensor_like(arg);
                 if (!var)
                         continue;
-                for (size_t k = 0; k < def->n_inputs && !used[a]; k++)
+                for (size_t k = 0; k < def->n_inputs && !used[a] && (by_name || !tensor); k++)
                         if (b->input[k] < 0 && example_name_matches(var, def->inputs[k].name) &&
                             (tensor ||
                              (arg_is(arg, "value") && def->inputs[k].type != PARAM_DYNAMIC &&
@@ -1804,7 +2001,7 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                                 b->input[k] = (int)a;
                                 used[a] = true;
                         }
-                for (size_t k = 0; k < def->n_outputs && !used[a] && tensor; k++)
+                for (size_t k = 0; k < def->n_outputs && !used[a] && tensor && by_name; k++)
                         if (b->output[k] < 0 && !def->outputs[k].undeclared &&
                             example_name_matches(var, def->outputs[k].name)) {
                                 b->output[k] = (int)a;
@@ -1816,7 +2013,31 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                                 used[a] = true;
                         }
         }
-        /* an attribute bound by name wins over an input of the same name */
+        /* values by abbreviation: one attribute for one variable, of its kind */
+        for (size_t a = 0; a < n; a++) {
+                const json_t *arg = json_array_get(args, a);
+                const char *var = arg_var(arg);
+                size_t found = 0, pick = 0;
+                if (used[a] || !var || tensor_like(arg))
+                        continue;
+                for (size_t k = 0; k < def->n_attrs; k++)
+                        if (b->attr[k] < 0 && abbreviation_matches(var, def->attrs[k].name) &&
+                            value_fits(&def->attrs[k], arg)) {
+                                found++;
+                                pick = k;
+                        }
+                if (found != 1)
+                        continue;
+                for (size_t o = 0; o < n; o++) /* and no other value abbreviates it */
+                        found += o != a && !used[o] && arg_var(json_array_get(args, o)) &&
+                                 !tensor_like(json_array_get(args, o)) &&
+                                 abbreviation_matches(arg_var(json_array_get(args, o)),
+                                                      def->attrs[pick].name);
+                if (found == 1) {
+                        b->attr[pick] = (int)a;
+                        used[a] = true;
+                }
+        }
         for (size_t a = 0; a < n; a++) {
                 const json_t *arg = json_array_get(args, a);
                 if (used[a])
@@ -1828,14 +2049,13 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
         }
         for (size_t k = 0; k < def->n_inputs; k++)
                 free_in += b->input[k] < 0;
+
         for (size_t k = 0; k < def->n_outputs; k++) {
                 if (b->output[k] >= 0 || def->outputs[k].undeclared)
                         continue;
                 free_out++;
                 free_ref += def->outputs[k].ref;
         }
-        for (size_t k = 0; k < def->n_attrs; k++)
-                free_attrs += b->attr[k] < 0;
         /*
          * When the tensors fall short, the numbers and number lists the call
          * passes stand for inputs too (an aclScalar, aclScalarList or
@@ -1843,6 +2063,17 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
          */
         for (size_t a = 0; a < n; a++)
                 numeric += !used[a] && numeric_value(json_array_get(args, a));
+        /* but not where the call leaves out trailing optional inputs: those are absent */
+        for (size_t k = def->n_inputs; k-- > 0;) {
+                if (b->input[k] >= 0)
+                        continue;
+                if (def->inputs[k].type != PARAM_OPTIONAL)
+                        break;
+                trailing_optional++;
+        }
+        if (tensors < free_in + free_out - free_ref &&
+            free_in + free_out - free_ref - tensors <= trailing_optional)
+                numeric = 0;
         if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref &&
             (tensors + numeric == free_in + free_out ||
              tensors + numeric == free_in + free_out - free_ref)) {
@@ -1850,7 +2081,28 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                 tensors += numeric;
                 values -= numeric;
         }
-        if (tensors != free_in + free_out && tensors != free_in + free_out - free_ref) {
+        slots = free_in + free_out;
+        if (tensors == slots - free_ref && free_ref)
+                skip_refs = true;
+        else if (tensors > slots && tensors > free_in + free_out - free_ref && free_out) {
+                /* the call passes the ref tensors once: the outputs are the last tensors */
+                skip_refs = free_ref > 0;
+                drop = tensors - (slots - (skip_refs ? free_ref : 0));
+        } else if (tensors < slots - free_ref) {
+                /* trailing optional inputs the call does not pass */
+                size_t short_by = slots - free_ref - tensors;
+                skip_refs = free_ref > 0;
+                for (size_t k = def->n_inputs; k-- > 0 && absent < short_by;) {
+                        if (b->input[k] >= 0)
+                                continue;
+                        if (def->inputs[k].type != PARAM_OPTIONAL)
+                                break;
+                        absent++;
+                }
+                if (absent < short_by)
+                        absent = 0;
+        }
+        if (tensors + absent != slots - (skip_refs ? free_ref : 0) + drop) {
                 char left[256] = "";
                 size_t len = 0;
                 for (size_t k = 0; k < def->n_inputs + def->n_outputs && len + 1 < sizeof(left);
@@ -1866,38 +2118,95 @@ static int bind_example(const struct opdef *def, const json_t *args, struct exam
                 }
                 snprintf(why, why_size,
                          "it passes %zu tensors for the %zu inputs and outputs of %s no argument "
-                         "is named after (%s)",
-                         tensors, free_in + free_out, def->type, left);
+                         "is named after (%s)%s",
+                         tensors, slots, def->type, left,
+                         tensors < slots ? ", and the ones it leaves out are not optional inputs"
+                                         : "");
                 return -EINVAL;
         }
-        for (size_t a = 0, k = 0; a < n; a++) {
-                const json_t *arg = json_array_get(args, a);
-                bool skip_refs = tensors != free_in + free_out;
-                if (used[a] || (!tensor_like(arg) && !(with_values && numeric_value(arg))))
-                        continue;
-                for (; k < def->n_inputs + def->n_outputs; k++) {
-                        bool input = k < def->n_inputs;
-                        const struct param *p =
-                            input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
-                        int *slot = input ? &b->input[k] : &b->output[k - def->n_inputs];
-                        if (*slot >= 0 || p->undeclared || (skip_refs && !input && p->ref))
+        /* the absent inputs: the last free optional ones */
+        for (size_t k = def->n_inputs, left = absent; k-- > 0 && left;)
+                if (b->input[k] < 0) {
+                        b->input[k] = EXAMPLE_ABSENT;
+                        left--;
+                }
+        b->absent = absent;
+        /* the tensors in order, the dropped ones between the inputs and the outputs */
+        {
+                size_t in_slots = 0, seen = 0;
+                for (size_t k = 0; k < def->n_inputs; k++)
+                        in_slots += b->input[k] == -1;
+                for (size_t a = 0, k = 0; a < n; a++) {
+                        const json_t *arg = json_array_get(args, a);
+                        if (used[a] || (!tensor_like(arg) && !(with_values && numeric_value(arg))))
                                 continue;
-                        *slot = (int)a;
-                        used[a] = true;
-                        k++;
-                        break;
+                        if (seen++ >= in_slots && drop && b->dropped < drop) {
+                                size_t len = strlen(b->dropped_names);
+                                snprintf(b->dropped_names + len, sizeof(b->dropped_names) - len,
+                                         "%s%s", len ? ", " : "",
+                                         json_string_value(json_object_get(arg, "expr")) ?: "?");
+                                b->dropped++;
+                                used[a] = true;
+                                continue;
+                        }
+                        for (; k < def->n_inputs + def->n_outputs; k++) {
+                                bool input = k < def->n_inputs;
+                                const struct param *p =
+                                    input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
+                                int *slot = input ? &b->input[k] : &b->output[k - def->n_inputs];
+                                if (*slot >= 0 || *slot == EXAMPLE_ABSENT || p->undeclared ||
+                                    (skip_refs && !input && p->ref))
+                                        continue;
+                                *slot = (int)a;
+                                used[a] = true;
+                                k++;
+                                break;
+                        }
                 }
         }
-        if (values == free_attrs)
-                for (size_t a = 0, k = 0; a < n; a++) {
-                        if (used[a] || tensor_like(json_array_get(args, a)))
-                                continue;
-                        while (k < def->n_attrs && b->attr[k] >= 0)
-                                k++;
-                        b->attr[k++] = (int)a;
+        /*
+         * The values left, in order, to the attributes left: only where there
+         * is one way of placing them in the OpDef's order with each of the
+         * kind of its attribute (an argument init cannot read takes a place
+         * of any kind, and binds nothing).  Where there are several ways (the
+         * call leaves out attributes of the same kind) none is bound: an
+         * attribute's default is better than a guess, and a note says so.
+         */
+        {
+                size_t order[64], m = 0, free_k[MAX_ATTRS], nf = 0;
+                unsigned char ways[65][MAX_ATTRS + 1]; /* 0, 1, or 2 for "more than one" */
+
+                for (size_t a = 0; a < n; a++)
+                        if (!used[a] && !tensor_like(json_array_get(args, a)))
+                                order[m++] = a;
+                for (size_t k = 0; k < def->n_attrs && nf < MAX_ATTRS; k++)
+                        if (b->attr[k] < 0)
+                                free_k[nf++] = k;
+                for (size_t j = 0; j <= nf; j++)
+                        ways[0][j] = 1;
+                for (size_t i = 1; i <= m; i++) {
+                        const json_t *arg = json_array_get(args, order[i - 1]);
+                        ways[i][0] = 0;
+                        for (size_t j = 1; j <= nf; j++) {
+                                unsigned w = ways[i][j - 1];
+                                if (!arg_is(arg, "value") ||
+                                    value_fits(&def->attrs[free_k[j - 1]], arg))
+                                        w += ways[i - 1][j - 1];
+                                ways[i][j] = (unsigned char)(w > 2 ? 2 : w);
+                        }
                 }
-        else
-                b->values_left = values;
+                if (m <= nf && ways[m][nf] == 1) {
+                        for (size_t i = m, j = nf; i > 0; j--) {
+                                const json_t *arg = json_array_get(args, order[i - 1]);
+                                if (ways[i][j - 1])
+                                        continue; /* the i-th value is placed before j */
+                                if (arg_is(arg, "value"))
+                                        b->attr[free_k[j - 1]] = (int)order[i - 1];
+                                i--;
+                        }
+                } else
+                        b->values_left = values;
+        }
         return 0;
 }
 
@@ -1941,6 +2250,24 @@ static json_t *attr_value(const struct attr *a, const json_t *v)
 }
 
 /*
+ * Whether every tensor bound to an input has a dtype of the kind the input
+ * takes (an integer tensor for an integer input, a float one for a float).
+ */
+static bool binding_kinds_agree(const struct opdef *def, const json_t *args,
+                                const struct example_binding *b)
+{
+        for (size_t k = 0; k < def->n_inputs; k++) {
+                const json_t *arg =
+                    b->input[k] >= 0 ? json_array_get(args, (size_t)b->input[k]) : NULL;
+                const char *dtype = arg ? arg_dtype(arg) : NULL;
+                if (dtype && def->inputs[k].n_dtypes && !param_lists(&def->inputs[k], dtype) &&
+                    !same_kind(&def->inputs[k], dtype))
+                        return false;
+        }
+        return true;
+}
+
+/*
  * One example (examples/DIR with main.cpp and gen_data.py) as a case:
  * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
  * tensors are the OpDef's inputs then its outputs in order (attributes
@@ -1956,7 +2283,7 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         json_t *written = NULL, *outs = NULL;
         json_t *casted = json_array(), *v; /* tensors whose dtype aclnn casts */
         struct example_binding b;
-        char detail[400];
+        char detail[400] = "";
         size_t i;
         int r = -ENOENT;
 
@@ -1964,11 +2291,40 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (init_read_example(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
-        if (bind_example(def, args, &b, detail, sizeof(detail)) < 0) {
-                snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
-                         json_string_value(json_object_get(call, "call")), detail);
+        if (example_file_values(st, example, args, &written, why, why_size) < 0)
                 goto out;
+        if (bind_example(def, args, true, &b, detail, sizeof(detail)) < 0 ||
+            !binding_kinds_agree(def, args, &b)) {
+                /* names that mislead (input_2 for the OpDef's second input, input1): by position */
+                struct example_binding by_position;
+                char position_detail[400];
+                bool named = !detail[0];
+                if (bind_example(def, args, false, &by_position, position_detail,
+                                 sizeof(position_detail)) == 0 &&
+                    binding_kinds_agree(def, args, &by_position)) {
+                        b = by_position;
+                        note(
+                            notes,
+                            "%s/main.cpp: the tensors are bound to the OpDef by position, as their "
+                            "names bind them to inputs of other dtypes",
+                            example);
+                } else if (!named) {
+                        snprintf(why, why_size, "%.200s/main.cpp: %s: %s", example,
+                                 json_string_value(json_object_get(call, "call")), detail);
+                        goto out;
+                }
         }
+        if (b.dropped)
+                note(notes,
+                     "%s/main.cpp: %s passes %zu more tensor%s than the kernel takes (%s, which "
+                     "aclnn uses for checks or sizes): left out, the last tensors are the outputs",
+                     example, json_string_value(json_object_get(call, "call")), b.dropped,
+                     b.dropped == 1 ? "" : "s", b.dropped_names);
+        if (b.absent)
+                note(notes,
+                     "%s/main.cpp: %s passes no tensor for the last %zu optional input%s: left out",
+                     example, json_string_value(json_object_get(call, "call")), b.absent,
+                     b.absent == 1 ? "" : "s");
         for (size_t k = 0; k < def->n_inputs + def->n_outputs; k++) {
                 bool input = k < def->n_inputs;
                 const struct param *p = input ? &def->inputs[k] : &def->outputs[k - def->n_inputs];
@@ -1976,6 +2332,10 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 json_t *shape;
                 if (!input && (p->ref || at < 0))
                         continue; /* the input's; or InferShape's */
+                if (at == EXAMPLE_ABSENT) {
+                        json_object_set_new(shapes, p->name, json_null());
+                        continue;
+                }
                 if (at < 0) {
                         snprintf(why, why_size,
                                  "%.200s/main.cpp: %s passes nothing for input %s; the OpDef of %s "
@@ -1985,6 +2345,13 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                         goto out;
                 }
                 arg = json_array_get(args, (size_t)at);
+                if (arg_is(arg, "null") && !input && def->has_infer_shape) {
+                        note(notes,
+                             "%s/main.cpp: %s asks for no output %s (nullptr): its shape is "
+                             "InferShape's and it is not checked against a golden",
+                             example, json_string_value(json_object_get(call, "call")), p->name);
+                        continue;
+                }
                 if (arg_is(arg, "null")) {
                         if (!input || p->type != PARAM_OPTIONAL) {
                                 snprintf(why, why_size,
@@ -2069,11 +2436,11 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         if (b.values_left)
                 note(notes,
                      "%s/main.cpp passes %zu non-tensor arguments that match no attribute of the "
-                     "OpDef by name or position: not taken",
+                     "OpDef by name, nor by position in one way only: not taken",
                      example, b.values_left);
         /* the golden: gen_data.py's inputs and golden files */
-        if (!golden_why[0])
-                written = run_gen_data(st, example, golden_why, sizeof(golden_why));
+        if (!golden_why[0] && !written)
+                written = run_gen_data(st, example, NULL, NULL, golden_why, sizeof(golden_why));
         for (size_t k = 0; written && k < def->n_inputs && !golden_why[0]; k++) {
                 json_t *d;
                 if (json_is_null(json_object_get(shapes, def->inputs[k].name)))

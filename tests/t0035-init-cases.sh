@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 45
+plan 53
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -245,6 +245,33 @@ is "an index input gets a range inside the tensor it indexes, not the default [-
 	"$(echo "$out" | sed -n '/^{/,/^}/p' | python3 -c 'import json, sys; print(json.load(sys.stdin)["input_ranges"])')" \
 	"{'idx': [0, 999]}"
 rm -rf "$SCRATCH/ex" "$SCRATCH/repo/math/scale_inplace" "$SCRATCH/repo/index"
+
+# ---- how main.cpp's arguments bind to an OpDef they do not follow to the
+# letter: AttrNorm (a fixture OpDef, never built) with five examples
+an=$SCRATCH/norm/attr_norm
+mkdir -p "$an"
+cp -r "$fx/attr_norm/op_host" "$fx/attr_norm/op_kernel" "$fx/attr_norm/examples" "$an/"
+for d in "$an"/examples/*/; do cp "$fx/attr_norm/gen_data.py" "$d"; done
+out=$(cli init --no-check "$an" 2>&1)
+case_of() { py "c = {c['name']: c for c in m['cases']}['$1']; $2" "$an/ascendopt.json"; }
+is "values bind to the attributes their names abbreviate (eps, kernelSize, training)" \
+	"$(case_of abbrev 'print(c.get("attrs"))')" "{'epsilon': 1e-06, 'ksize': 3, 'is_training': True}"
+is "optional inputs the call leaves out are null; an output it passes nullptr for is InferShape's, without a golden" \
+	"$(case_of abbrev 'print(c["shapes"], c["golden"]["outputs"])')" \
+	"{'x': [4, 32], 'gamma': [32], 'beta': None, 'offset': None, 'y': [4, 32]} {'y': 'output/golden.bin'}"
+contains "and init says so" "$out" \
+	"examples/abbrev/main.cpp: aclnnAttrNormGetWorkspaceSize asks for no output rstd (nullptr)"
+is "an argument init cannot read keeps its place among the attributes: the values after it bind to the attributes after it" \
+	"$(case_of order 'print(c.get("attrs"), c["shapes"]["beta"])')" "{'ksize': 3, 'is_training': True, 'momentum': 0.25} None"
+is "a value that fits more than one attribute is bound to none" "$(case_of ambiguous 'print(c.get("attrs"))')" "None"
+contains "and init says it is not taken" "$out" \
+	"examples/ambiguous/main.cpp passes 1 non-tensor arguments that match no attribute of the OpDef by name, nor by position in one way only: not taken"
+is "a shape and an attribute main.cpp reads from files gen_data.py writes" \
+	"$(case_of fromfile 'print(c["shapes"]["x"], c["attrs"])')" "[4, 32] {'epsilon': 0.00100000005}"
+is "a tensor more than the kernel takes is dropped, the last ones are the outputs" \
+	"$(case_of dropped 'print(c["shapes"])')" \
+	"{'x': [4, 32], 'gamma': [32], 'beta': [32], 'offset': [32], 'y': [4, 32], 'rstd': [4]}"
+rm -rf "$SCRATCH/norm"
 
 # ---- --all over a small repository: one line per operator
 rm -f "$SCRATCH"/repo/*/*/ascendopt.json
