@@ -954,7 +954,7 @@ static json_t *run_fuzz(struct st_state *st, const char *impl, char *why, size_t
         while (r == 0 && !w.answer)
                 event_base_loop(st->sim->base, EVLOOP_ONCE);
         if (r < 0)
-                snprintf(why, why_size, "cannot run its fuzz_impl: %s", strerror(-r));
+                snprintf(why, why_size, "cannot run its fuzz_impl: %s", child_strerror(r));
         else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
                 snprintf(why, why_size, "its fuzz_impl %s: %s", impl,
                          json_string_value(json_object_get(w.answer, "why")) ?: "failed");
@@ -1674,7 +1674,7 @@ static json_t *run_gen_data(struct st_state *st, const char *example, const json
         while (r == 0 && !w.answer)
                 event_base_loop(st->sim->base, EVLOOP_ONCE);
         if (r < 0)
-                snprintf(why, why_size, "cannot run gen_data.py: %s", strerror(-r));
+                snprintf(why, why_size, "cannot run gen_data.py: %s", child_strerror(r));
         else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
                 snprintf(why, why_size, "%s",
                          json_string_value(json_object_get(w.answer, "why"))
@@ -3142,7 +3142,7 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, int 
         }
         r = npu_eval_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
         if (r < 0) {
-                snprintf(err, size, "cannot start the check: %s", strerror(-r));
+                snprintf(err, size, "cannot start the check: %s", child_strerror(r));
                 npu_golden_free(golden);
                 if (work[0])
                         rm_rf(work);
