@@ -137,6 +137,13 @@ ASCENDSIM_NOCOV inline uint32_t Ceil(uint32_t a, uint32_t b, ascendsim::srcloc l
 	return (a + b - 1) / b;
 }
 
+// Trap stops the kernel (documented among the debugging interfaces: the
+// AI Core stops; a CPU build asserts): the run ends as a crash at the call.
+[[noreturn]] ASCENDSIM_NOCOV inline void Trap(ascendsim::srcloc loc = {})
+{
+	ascendsim::fail("crash", loc, "the kernel called Trap()");
+}
+
 // The size of one data block in bytes (documented among the system
 // variable accessors, constexpr int16_t): 32 on Atlas A2.
 constexpr int16_t GetDataBlockSizeInBytes()
