@@ -58,7 +58,7 @@ SIM_TREE   := $(SIM_LIB) $(SIM_DIR)/include $(SIM_DIR)/platforms $(if $(SANITIZE
 
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
-SHELL_TESTS := $(sort $(wildcard tests/t[0-9]*.sh))
+SHELL_TESTS := $(sort $(wildcard tests/t[0-9]*.sh) $(wildcard tests/security/s[0-9]*.sh))
 BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c))
 
 # Each fuzzer is compiled by clang from the sources it exercises, so the

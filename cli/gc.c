@@ -56,6 +56,10 @@ static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t
         while (d && (e = readdir(d)) && n < MAX_OBJECTS) {
                 char path[PATH_MAX];
                 struct stat st;
+                size_t len = strlen(e->d_name);
+                /* an object's recorded hash goes with it */
+                if (len > 7 && strcmp(e->d_name + len - 7, ".sha256") == 0)
+                        continue;
                 if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(objects[n].name) ||
                     format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
                     stat(path, &st) < 0)
@@ -85,8 +89,11 @@ static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t
         qsort(objects, n, sizeof(*objects), by_age);
         for (size_t i = 0; i < n && total > max; i++) {
                 char path[PATH_MAX];
+                char sidecar[PATH_MAX + 8];
                 if (format_path(path, sizeof(path), "%s/%s", dir, objects[i].name) == 0 &&
                     rm_rf(path) == 0) { /* an object, or a precompiled prelude's directory */
+                        snprintf(sidecar, sizeof(sidecar), "%s.sha256", path);
+                        unlink(sidecar);
                         total -= (uint64_t)objects[i].size;
                         *ret_freed += (uint64_t)objects[i].size;
                         (*ret_removed)++;

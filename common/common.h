@@ -149,6 +149,25 @@ int rm_rf(const char *path);
  */
 int read_text_file(const char *path, size_t max_bytes, char **ret_text, size_t *ret_len);
 
+/*
+ * Files a sandboxed child could have touched.  A child that can write a
+ * folder can leave a link there (or make a folder on the way one), so the
+ * unsandboxed parent opens such paths without following any link at all
+ * (openat2's RESOLVE_NO_SYMLINKS; a walk with O_NOFOLLOW where that is
+ * missing): the path must be absolute and link-free (resolve it with
+ * realpath once, when it is made).
+ *
+ * open_no_symlinks: open(2) on those terms; a file descriptor or -errno
+ * (-ELOOP for a link on the way).
+ * read_untrusted_file: the whole of a regular file, at most max_bytes
+ * (-EFBIG), NUL-terminated; -EINVAL when it is no regular file.
+ * write_file_exclusive: replaces whatever is at path (a planted link
+ * included, which is removed, never followed) with a new file.
+ */
+int open_no_symlinks(const char *path, int flags, mode_t mode);
+int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len);
+int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode);
+
 /* ---------------------------------------------------------------- SHA-256 */
 
 #define SHA256_DIGEST_SIZE 32

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 int format_path(char *buf, size_t size, const char *fmt, ...)
 {
@@ -136,4 +139,123 @@ int read_text_file(const char *path, size_t max_bytes, char **ret_text, size_t *
         *ret_text = text;
         *ret_len = got;
         return 0;
+}
+
+/* ------------------------------------------------------------ files a sandbox wrote */
+
+/*
+ * The component-by-component walk when openat2 is missing: every
+ * directory on the way opened with O_NOFOLLOW, then the last component.
+ */
+static int open_walk_no_symlinks(const char *path, int flags, mode_t mode)
+{
+        char copy[PATH_MAX], *save = NULL, *part, *next;
+        int dirfd, fd;
+
+        if (format_path(copy, sizeof(copy), "%s", path) < 0)
+                return -ENAMETOOLONG;
+        dirfd = open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0)
+                return -errno;
+        part = strtok_r(copy, "/", &save);
+        while (part) {
+                next = strtok_r(NULL, "/", &save);
+                if (strcmp(part, "..") == 0) {
+                        close(dirfd);
+                        return -ELOOP;
+                }
+                if (!next) {
+                        fd = openat(dirfd, part, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+                        close(dirfd);
+                        return fd < 0 ? -errno : fd;
+                }
+                fd = openat(dirfd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                close(dirfd);
+                if (fd < 0)
+                        return -errno;
+                dirfd = fd;
+                part = next;
+        }
+        close(dirfd);
+        return -EISDIR;
+}
+
+int open_no_symlinks(const char *path, int flags, mode_t mode)
+{
+        struct open_how how = {
+                .flags = (uint64_t)(flags | O_CLOEXEC),
+                .mode = (flags & O_CREAT) ? mode : 0,
+                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+        if (fd >= 0)
+                return (int)fd;
+        if (errno != ENOSYS && errno != EPERM)
+                return -errno;
+        /* an older kernel, or a seccomp filter that does not know openat2 */
+        return open_walk_no_symlinks(path, flags, mode);
+}
+
+int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len)
+{
+        struct stat st;
+        size_t got = 0;
+        char *data;
+        int fd = open_no_symlinks(path, O_RDONLY | O_NONBLOCK, 0);
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EINVAL;
+        }
+        if ((uint64_t)st.st_size > max_bytes) {
+                close(fd);
+                return -EFBIG;
+        }
+        data = malloc((size_t)st.st_size + 1);
+        if (!data) {
+                close(fd);
+                return -ENOMEM;
+        }
+        while (got < (size_t)st.st_size) {
+                ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                got += (size_t)n;
+        }
+        close(fd);
+        data[got] = '\0';
+        *ret_data = data;
+        *ret_len = got;
+        return 0;
+}
+
+int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode)
+{
+        size_t done = 0;
+        int fd, r = 0;
+
+        /* whatever is there, a link a sandbox planted included, goes first */
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        fd = open_no_symlinks(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+        if (fd < 0)
+                return fd;
+        while (done < len) {
+                ssize_t n = write(fd, (const char *)data + done, len - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        r = n < 0 ? -errno : -EIO;
+                        break;
+                }
+                done += (size_t)n;
+        }
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
 }

@@ -194,33 +194,18 @@ void npu_compare(enum npu_dtype dtype, const void *got, const void *want, size_t
         *ret = c;
 }
 
-/* Reads a whole output file; the caller frees *ret. */
+/*
+ * Reads a whole output file, which a sandboxed run wrote: without
+ * following links, a regular file only.  The caller frees *ret.
+ */
 static int read_file(const char *path, void **ret, size_t *ret_len)
 {
-        FILE *f = fopen(path, "re");
-        long size;
-        void *data;
+        char *data = NULL;
+        int r = read_untrusted_file(path, (size_t)16 << 30, &data, ret_len);
 
-        if (!f)
-                return -errno;
-        if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0) {
-                fclose(f);
-                return -EIO;
-        }
-        data = malloc(size ? (size_t)size : 1);
-        if (!data) {
-                fclose(f);
-                return -ENOMEM;
-        }
-        if (fread(data, 1, (size_t)size, f) != (size_t)size) {
-                free(data);
-                fclose(f);
-                return -EIO;
-        }
-        fclose(f);
-        *ret = data;
-        *ret_len = (size_t)size;
-        return 0;
+        if (r == 0)
+                *ret = data;
+        return r;
 }
 
 static const json_t *find_case(const json_t *result, const char *name)

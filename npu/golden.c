@@ -214,6 +214,7 @@ struct npu_golden {
         struct child_runner *runner;
         const struct npu_manifest *manifest;
         struct npu_golden_options options;
+        char work_dir[PATH_MAX]; /* options.work_dir without links in its path */
         struct golden_case *cases;
         size_t n_cases, next;
         json_t *input_files; /* {case: {input: [paths]}} */
@@ -270,19 +271,28 @@ static const char *golden_source(const json_t *golden, char *buf, size_t size)
 static int write_runner(const char *dir)
 {
         char path[PATH_MAX];
-        FILE *f;
-        int r = 0;
 
         if (format_path(path, sizeof(path), "%s/ascendopt_golden.py", dir) < 0)
                 return -ENAMETOOLONG;
-        f = fopen(path, "we");
-        if (!f)
-                return -errno;
-        if (fputs(runner_py, f) < 0)
-                r = -EIO;
-        if (fclose(f) != 0 && r == 0)
-                r = -errno;
-        return r;
+        /* the directory is one sandboxed children write: never through a link left there */
+        return write_file_exclusive(path, runner_py, strlen(runner_py), 0644);
+}
+
+/* A JSON object a sandboxed child wrote, read without following links; NULL otherwise. */
+static json_t *load_untrusted_json(const char *path)
+{
+        char *text = NULL;
+        size_t len;
+        json_t *j = NULL;
+
+        if (read_untrusted_file(path, 64u << 20, &text, &len) == 0)
+                j = json_loadb(text, len, 0, NULL);
+        free(text);
+        if (j && !json_is_object(j)) {
+                json_decref(j);
+                j = NULL;
+        }
+        return j;
 }
 
 int npu_golden_new(struct child_runner *runner, const struct npu_manifest *manifest,
@@ -303,8 +313,11 @@ int npu_golden_new(struct child_runner *runner, const struct npu_manifest *manif
                 npu_golden_free(g);
                 return -ENOMEM;
         }
-        if (format_path(dir, sizeof(dir), "%s/golden", options->work_dir) < 0)
+        if (!realpath(options->work_dir, g->work_dir))
+                r = -errno;
+        else if (format_path(dir, sizeof(dir), "%s/golden", g->work_dir) < 0)
                 r = -ENAMETOOLONG;
+        g->options.work_dir = g->work_dir;
         for (size_t i = 0; r == 0 && i < manifest->n_cases; i++) {
                 struct golden_case *gc;
                 if (!manifest->cases[i].golden || !case_selected(options, manifest, i))
@@ -357,11 +370,7 @@ static json_t *read_answer(const struct golden_case *gc)
 
         if (format_path(path, sizeof(path), "%s/golden-answer.json", gc->dir) < 0)
                 return NULL;
-        a = json_load_file(path, 0, NULL);
-        if (a && !json_is_object(a)) {
-                json_decref(a);
-                return NULL;
-        }
+        a = load_untrusted_json(path);
         return a;
 }
 
@@ -629,28 +638,15 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
         return r;
 }
 
+/* A whole file, which a sandboxed child may have written: a regular file, no link followed. */
 static int read_whole(const char *path, void **ret, size_t *ret_len)
 {
-        FILE *f = fopen(path, "re");
-        struct stat st;
-        void *buf;
+        char *data = NULL;
+        int r = read_untrusted_file(path, (size_t)16 << 30, &data, ret_len);
 
-        if (!f)
-                return -errno;
-        if (fstat(fileno(f), &st) < 0 || st.st_size < 0) {
-                fclose(f);
-                return -EIO;
-        }
-        buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-        if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-                free(buf);
-                fclose(f);
-                return buf ? -EIO : -ENOMEM;
-        }
-        fclose(f);
-        *ret = buf;
-        *ret_len = (size_t)st.st_size;
-        return 0;
+        if (r == 0)
+                *ret = data;
+        return r;
 }
 
 /*
@@ -994,7 +990,7 @@ static void on_one_job_done(const struct child_result *r, void *userdata)
         json_t *answer = NULL;
 
         if (format_path(path, sizeof(path), "%s/golden-answer.json", j->dir) == 0)
-                answer = json_load_file(path, 0, NULL);
+                answer = load_untrusted_json(path);
         if (!json_is_object(answer)) {
                 const char *err = r->err.data && r->err.len ? r->err.data : "";
                 json_decref(answer);

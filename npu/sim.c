@@ -29,6 +29,8 @@
 #define MAX_HOST_SOURCES 32
 #define MAX_ARGS         (4 * NPU_MAX_TENSORS + MAX_HOST_SOURCES + 32)
 #define ERROR_LINES_KEPT 20
+#define OBJECT_MAX_BYTES (512u << 20) /* a compiled unit, as read back from a sandbox */
+#define RESULT_MAX_BYTES (64u << 20)  /* a case's result.json */
 
 /* ------------------------------------------------------------ paths */
 
@@ -216,6 +218,9 @@ struct npu_eval {
         void *userdata;
 
         char work_dir[PATH_MAX];
+        /* what the evaluation writes for its children (the kernel's glue,
+         * the case specs): below work_dir, read-only inside the sandbox */
+        char inputs_dir[PATH_MAX];
         bool work_dir_is_temporary;
         const struct npu_op_layout *layout; /* the options', else own_layout */
         struct npu_op_layout *own_layout;
@@ -377,6 +382,7 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
                                    e->paths->root,
                                    e->paths->include_dir,
                                    e->paths->platforms_dir,
+                                   e->inputs_dir,
                                    e->pch_dir[0] ? e->pch_dir : NULL,
                                    NULL };
         struct child_spec spec = {
@@ -609,31 +615,19 @@ static void unit_key(struct npu_eval *e, const char *const *argv, size_t slot,
         sha256_hex(digest, hex);
 }
 
-static int copy_file(const char *from, const char *to)
+/*
+ * Writes data to to (a trusted place, such as the cache) whole or not at
+ * all: a temporary file, then a rename.
+ */
+static int write_atomically(const char *to, const void *data, size_t len)
 {
-        char buf[65536], tmp[PATH_MAX];
-        FILE *in = fopen(from, "re"), *out;
-        size_t n;
-        int r = 0;
+        char tmp[PATH_MAX];
+        static unsigned counter;
+        int r;
 
-        if (!in)
-                return -errno;
-        if (format_path(tmp, sizeof(tmp), "%s.%d.tmp", to, (int)getpid()) < 0) {
-                fclose(in);
+        if (format_path(tmp, sizeof(tmp), "%s.%d.%u.tmp", to, (int)getpid(), counter++) < 0)
                 return -ENAMETOOLONG;
-        }
-        out = fopen(tmp, "we");
-        if (!out) {
-                fclose(in);
-                return -errno;
-        }
-        while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-                if (fwrite(buf, 1, n, out) != n)
-                        r = -EIO;
-        fclose(in);
-        if (fclose(out) != 0 && r == 0)
-                r = -EIO;
-        /* rename makes the entry appear whole or not at all */
+        r = write_file_exclusive(tmp, data, len, 0644);
         if (r == 0 && rename(tmp, to) < 0)
                 r = -errno;
         if (r < 0)
@@ -641,27 +635,80 @@ static int copy_file(const char *from, const char *to)
         return r;
 }
 
-/* Serves a unit from the cache into object; true on a hit. */
+/*
+ * Copies a file a sandboxed child wrote into a trusted place: read
+ * without following any link, and only when it is a regular file.
+ */
+static int copy_from_sandbox(const char *from, const char *to)
+{
+        char *data = NULL;
+        size_t len;
+        int r = read_untrusted_file(from, OBJECT_MAX_BYTES, &data, &len);
+
+        if (r == 0)
+                r = write_atomically(to, data, len);
+        free(data);
+        return r;
+}
+
+static void sha256_of(const void *data, size_t len, char hex[SHA256_HEX_SIZE])
+{
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 s;
+
+        sha256_init(&s);
+        sha256_update(&s, data, len);
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+}
+
+/*
+ * Serves a unit from the cache into object; true on a hit.  The object is
+ * copied, never linked, into the work directory, which sandboxed children
+ * write: what they do to their copy never reaches the cache.  Its content
+ * must still hash to what was recorded beside it when it was stored, or
+ * it is dropped as a miss.
+ */
 static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
 {
-        char cached[PATH_MAX];
+        char cached[PATH_MAX], sidecar[PATH_MAX], hex[SHA256_HEX_SIZE], *data = NULL,
+            *recorded = NULL;
+        size_t len, recorded_len;
+        bool hit = false;
 
-        if (!e->options.cache_dir || format_path(cached, sizeof(cached), "%s/%s.o",
-                                                 e->options.cache_dir, e->unit_keys[slot]) < 0)
+        if (!e->options.cache_dir ||
+            format_path(cached, sizeof(cached), "%s/%s.o", e->options.cache_dir,
+                        e->unit_keys[slot]) < 0 ||
+            format_path(sidecar, sizeof(sidecar), "%s.sha256", cached) < 0)
                 return false;
-        if (link(cached, object) == 0 || copy_file(cached, object) == 0) {
+        if (read_untrusted_file(cached, OBJECT_MAX_BYTES, &data, &len) < 0 ||
+            read_untrusted_file(sidecar, 128, &recorded, &recorded_len) < 0)
+                goto out;
+        sha256_of(data, len, hex);
+        if (recorded_len < SHA256_HEX_SIZE - 1 || strncmp(recorded, hex, SHA256_HEX_SIZE - 1) != 0) {
+                /* changed after it was stored: never served again */
+                unlink(cached);
+                unlink(sidecar);
+                goto out;
+        }
+        if (write_file_exclusive(object, data, len, 0644) == 0) {
                 /* the mtime says "last used": 'ascendopt gc' evicts by it */
                 utimensat(AT_FDCWD, cached, NULL, 0);
                 e->cache_hits++;
-                return true;
+                hit = true;
         }
-        return false;
+out:
+        free(data);
+        free(recorded);
+        return hit;
 }
 
-/* Keeps a freshly compiled unit for later candidates. */
+/* Keeps a freshly compiled unit for later candidates, with its content's hash beside it. */
 static void cache_store(struct npu_eval *e, size_t slot)
 {
-        char cached[PATH_MAX], object[PATH_MAX];
+        char cached[PATH_MAX], sidecar[PATH_MAX], object[PATH_MAX], hex[SHA256_HEX_SIZE + 1];
+        char *data = NULL;
+        size_t len;
 
         if (!e->options.cache_dir || !e->unit_keys[slot][0] || mkdir_p(e->options.cache_dir) < 0)
                 return;
@@ -670,9 +717,19 @@ static void cache_store(struct npu_eval *e, size_t slot)
         else
                 format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, slot);
         if (format_path(cached, sizeof(cached), "%s/%s.o", e->options.cache_dir,
-                        e->unit_keys[slot]) == 0 &&
-            access(cached, F_OK) < 0)
-                copy_file(object, cached);
+                        e->unit_keys[slot]) < 0 ||
+            format_path(sidecar, sizeof(sidecar), "%s.sha256", cached) < 0 ||
+            access(cached, F_OK) == 0 ||
+            read_untrusted_file(object, OBJECT_MAX_BYTES, &data, &len) < 0) {
+                free(data);
+                return;
+        }
+        sha256_of(data, len, hex);
+        strcat(hex, "\n");
+        /* the hash first: an object without one is never served */
+        if (write_atomically(sidecar, hex, strlen(hex)) == 0)
+                write_atomically(cached, data, len);
+        free(data);
 }
 
 static int start_compile_host(struct npu_eval *e, size_t index)
@@ -739,7 +796,7 @@ static int start_compile_kernel(struct npu_eval *e)
         size_t n = 0;
         int r;
 
-        format_path(glue, sizeof(glue), "%s/glue.cpp", e->work_dir);
+        format_path(glue, sizeof(glue), "%s/glue.cpp", e->inputs_dir);
         entry_rename(e->manifest->kernel, rename, sizeof(rename));
         if (asprintf(&text,
                      "// Generated by ascendopt: the kernel translation unit and its entry.\n"
@@ -749,7 +806,7 @@ static int start_compile_kernel(struct npu_eval *e)
                      "ASCENDSIM_KERNEL_ENTRY(%s);\n",
                      rename, e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel) < 0)
                 return -ENOMEM;
-        r = write_text(glue, text);
+        r = write_file_exclusive(glue, text, strlen(text), 0644);
         free(text);
         if (r < 0)
                 return r;
@@ -942,10 +999,14 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
                                     json_integer((json_int_t)(e->options.max_instructions
                                                                   ? e->options.max_instructions
                                                                   : m->max_instructions)));
-        format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->work_dir, e->next_case);
+        format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->inputs_dir, e->next_case);
         format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
         format_path(program, sizeof(program), "%s/operator", e->work_dir);
-        r = json_dump_file(spec, spec_path, JSON_INDENT(1)) < 0 ? -EIO : 0;
+        {
+                char *text = json_dumps(spec, JSON_INDENT(1));
+                r = text ? write_file_exclusive(spec_path, text, strlen(text), 0644) : -ENOMEM;
+                free(text);
+        }
         json_decref(spec);
         if (r == 0)
                 r = mkdir_p(out_dir);
@@ -957,33 +1018,46 @@ static int start_run(struct npu_eval *e, char *err, size_t err_size)
         return start_child(e, argv, e->options.sandbox, 0);
 }
 
+/* The hash of a file a sandboxed run wrote, read without following links. */
 static int file_sha256(const char *path, char hex[SHA256_HEX_SIZE])
 {
-        FILE *f = fopen(path, "re");
+        int fd = open_no_symlinks(path, O_RDONLY | O_NONBLOCK, 0);
         struct sha256 s;
         uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
-        size_t n;
+        struct stat st;
+        ssize_t n;
 
-        if (!f)
-                return -errno;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EINVAL;
+        }
         sha256_init(&s);
-        while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-                sha256_update(&s, buf, n);
-        fclose(f);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                sha256_update(&s, buf, (size_t)n);
+        close(fd);
         sha256_final(&s, digest);
         sha256_hex(digest, hex);
         return 0;
 }
 
-/* Reads case_N/result.json written by the runtime; NULL when it is missing. */
+/*
+ * Reads case_N/result.json written by the (sandboxed) runtime; NULL when
+ * it is missing or no JSON object.  It is read without following links,
+ * and the output files it names must be plain names in case_N/.
+ */
 static json_t *read_case_result(struct npu_eval *e)
 {
-        char path[PATH_MAX], file[PATH_MAX], hex[SHA256_HEX_SIZE];
+        char path[PATH_MAX], file[PATH_MAX], hex[SHA256_HEX_SIZE], *text = NULL;
         json_t *r, *outputs, *o;
-        size_t i;
+        size_t i, len;
 
         format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case);
-        r = json_load_file(path, 0, NULL);
+        if (read_untrusted_file(path, RESULT_MAX_BYTES, &text, &len) < 0)
+                return NULL;
+        r = json_loadb(text, len, 0, NULL);
+        free(text);
         if (!r || !json_is_object(r)) {
                 json_decref(r);
                 return NULL;
@@ -994,13 +1068,14 @@ static json_t *read_case_result(struct npu_eval *e)
                 const char *f = json_string_value(json_object_get(o, "file"));
                 if (!f)
                         continue;
-                if (f[0] != '/') {
-                        format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
-                                    f);
-                        json_object_set_new(o, "file", json_string(file));
-                        f = file;
+                if (!f[0] || strchr(f, '/') || strcmp(f, ".") == 0 || strcmp(f, "..") == 0 ||
+                    format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
+                                f) < 0) {
+                        json_object_del(o, "file");
+                        continue;
                 }
-                if (file_sha256(f, hex) == 0)
+                json_object_set_new(o, "file", json_string(file));
+                if (file_sha256(file, hex) == 0)
                         json_object_set_new(o, "sha256", json_string(hex));
         }
         return r;
@@ -1192,6 +1267,27 @@ static void sort_names(char **list, size_t n)
 }
 
 /*
+ * The work directory without links in its path (files sandboxed children
+ * write there are read without following any), and inputs/ below it,
+ * made afresh for what the evaluation hands its children.
+ */
+static int make_inputs_dir(struct npu_eval *e)
+{
+        char real[PATH_MAX];
+        int r;
+
+        if (!realpath(e->work_dir, real))
+                return -errno;
+        snprintf(e->work_dir, sizeof(e->work_dir), "%s", real);
+        if (format_path(e->inputs_dir, sizeof(e->inputs_dir), "%s/inputs", e->work_dir) < 0)
+                return -ENAMETOOLONG;
+        r = rm_rf(e->inputs_dir);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        return mkdir(e->inputs_dir, 0755) < 0 ? -errno : 0;
+}
+
+/*
  * The operator's layout: the options' (an episode's candidate, laid out
  * like its base), else read from the manifest's folder and its repository.
  */
@@ -1340,7 +1436,7 @@ static void on_precompile_done(struct npu_eval *e, const struct child_result *r)
                 if (format_path(staged, sizeof(staged), "%s/ascendsim", staging) < 0 ||
                     mkdir_p(staged) < 0 ||
                     format_path(staged, sizeof(staged), "%s/" HOST_PRELUDE ".gch", staging) < 0 ||
-                    copy_file(built, staged) < 0 || rename(staging, e->pch_target) < 0)
+                    copy_from_sandbox(built, staged) < 0 || rename(staging, e->pch_target) < 0)
                         rm_rf(staging);
         }
         if (access(e->pch_target, F_OK) == 0)
@@ -1388,6 +1484,9 @@ int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *path
                 r = mkdtemp(e->work_dir) ? 0 : -errno;
                 e->work_dir_is_temporary = r == 0;
         }
+        if (r < 0)
+                goto fail;
+        r = make_inputs_dir(e);
         if (r < 0)
                 goto fail;
         r = find_layout(e, NULL, 0);

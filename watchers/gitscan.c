@@ -11,11 +11,15 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -639,11 +643,9 @@ void watch_record_tip(struct store_batch *batch, const char *repo_path, const ch
 
 struct export_state {
         git_repository *repo;
-        const char *dest;
         const char *op_dir; /* the operator exported; other operators' folders are left out */
         size_t files;
         uint64_t bytes;
-        int r;
         char *err;
         size_t err_size;
 };
@@ -664,67 +666,134 @@ static bool is_operator_tree(git_repository *repo, const git_tree_entry *entry)
         return found;
 }
 
-static int export_entry(const char *root, const git_tree_entry *entry, void *payload)
+/*
+ * Whether a tree entry's name is safe to create: git's own path checks
+ * refuse these, but objects fetched without fsck (git's default) may hold
+ * them, and "..", or a name with a slash, would write outside the export.
+ */
+static bool safe_entry_name(const char *name)
 {
-        struct export_state *st = payload;
-        char path[4096], parent[4096], rel[4096];
-        git_blob *blob = NULL;
-        FILE *f;
-        char *slash;
+        return name[0] && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+               strcasecmp(name, ".git") != 0 && !strchr(name, '/') && !strchr(name, '\\');
+}
 
-        if (format_path(rel, sizeof(rel), "%s%s", root, git_tree_entry_name(entry)) < 0) {
-                snprintf(st->err, st->err_size, "a path in the repository is too long: %s", root);
-                st->r = -ENAMETOOLONG;
-                return -1;
-        }
-        if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
-                size_t n = strlen(rel);
-                /* the operator itself, and the folders on the way to it */
-                if (strncmp(st->op_dir, rel, n) == 0 && (st->op_dir[n] == '\0' || st->op_dir[n] == '/'))
-                        return 0;
-                return is_operator_tree(st->repo, entry) ? 1 : 0; /* 1: skip the subtree */
-        }
-        if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
-                return 0;
+static int export_blob(struct export_state *st, int dirfd, const char *rel,
+                       const git_tree_entry *entry)
+{
+        const char *name = git_tree_entry_name(entry);
+        git_blob *blob = NULL;
+        size_t size, done = 0;
+        int fd, r = 0;
+
         if (++st->files > WATCH_MAX_EXPORT_FILES) {
                 snprintf(st->err, st->err_size,
                          "the operator and the repository files it travels with are more than "
                          "%d files",
                          WATCH_MAX_EXPORT_FILES);
-                st->r = -E2BIG;
-                return -1;
+                return -E2BIG;
         }
-        if (format_path(path, sizeof(path), "%s/%s", st->dest, rel) < 0 ||
-            git_blob_lookup(&blob, st->repo, git_tree_entry_id(entry)) < 0) {
-                st->r = -EIO;
+        if (git_blob_lookup(&blob, st->repo, git_tree_entry_id(entry)) < 0) {
                 snprintf(st->err, st->err_size, "cannot read %s", rel);
-                return -1;
+                return -EIO;
         }
-        st->bytes += (uint64_t)git_blob_rawsize(blob);
+        size = (size_t)git_blob_rawsize(blob);
+        st->bytes += size;
         if (st->bytes > WATCH_MAX_EXPORT_BYTES) {
                 snprintf(st->err, st->err_size,
                          "the operator and the repository files it travels with are more than "
                          "%d MiB (at %s)",
                          (int)(WATCH_MAX_EXPORT_BYTES >> 20), rel);
                 git_blob_free(blob);
-                st->r = -EFBIG;
-                return -1;
+                return -EFBIG;
         }
-        snprintf(parent, sizeof(parent), "%s", path);
-        slash = strrchr(parent, '/');
-        if (slash)
-                *slash = '\0';
-        st->r = mkdir_p(parent);
-        f = st->r == 0 ? fopen(path, "we") : NULL;
-        if (!f || fwrite(git_blob_rawcontent(blob), 1, (size_t)git_blob_rawsize(blob), f) !=
-                      (size_t)git_blob_rawsize(blob)) {
-                snprintf(st->err, st->err_size, "cannot write %s", path);
-                st->r = -EIO;
+        /* created here and now, never through a link or over something already there */
+        fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+                r = -errno;
+                snprintf(st->err, st->err_size, "cannot create %s: %s", rel, strerror(errno));
+                git_blob_free(blob);
+                return r;
         }
-        if (f)
-                fclose(f);
+        while (done < size) {
+                ssize_t n = write(fd, (const char *)git_blob_rawcontent(blob) + done, size - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        r = n < 0 ? -errno : -EIO;
+                        snprintf(st->err, st->err_size, "cannot write %s: %s", rel, strerror(-r));
+                        break;
+                }
+                done += (size_t)n;
+        }
+        if (close(fd) < 0 && r == 0) {
+                r = -errno;
+                snprintf(st->err, st->err_size, "cannot write %s: %s", rel, strerror(-r));
+        }
         git_blob_free(blob);
-        return st->r < 0 ? -1 : 0;
+        return r;
+}
+
+/* Writes tree (at rel in the repository) into the directory dirfd, refusing unsafe names. */
+static int export_tree(struct export_state *st, git_tree *tree, int dirfd, const char *rel,
+                       int depth)
+{
+        int r = 0;
+
+        if (depth > 64) {
+                snprintf(st->err, st->err_size, "%s: folders nested more than 64 deep", rel);
+                return -ELOOP;
+        }
+        for (size_t i = 0; r == 0 && i < git_tree_entrycount(tree); i++) {
+                const git_tree_entry *entry = git_tree_entry_byindex(tree, i);
+                const char *name = git_tree_entry_name(entry);
+                char path[4096];
+                if (!safe_entry_name(name)) {
+                        snprintf(st->err, st->err_size,
+                                 "the commit's tree holds an entry named \"%s\" in \"%s\", which git "
+                                 "refuses to check out and ascendopt refuses to export",
+                                 name, rel[0] ? rel : ".");
+                        return -EINVAL;
+                }
+                if (format_path(path, sizeof(path), "%s%s%s", rel, rel[0] ? "/" : "", name) < 0) {
+                        snprintf(st->err, st->err_size, "a path in the repository is too long: %s",
+                                 rel);
+                        return -ENAMETOOLONG;
+                }
+                if (git_tree_entry_type(entry) == GIT_OBJECT_TREE) {
+                        size_t n = strlen(path);
+                        bool on_the_way = strncmp(st->op_dir, path, n) == 0 &&
+                                          (st->op_dir[n] == '\0' || st->op_dir[n] == '/');
+                        git_tree *sub = NULL;
+                        int subfd;
+                        /* every folder but the other operators' */
+                        if (!on_the_way && is_operator_tree(st->repo, entry))
+                                continue;
+                        if (git_tree_lookup(&sub, st->repo, git_tree_entry_id(entry)) < 0) {
+                                snprintf(st->err, st->err_size, "cannot read %s", path);
+                                return -EIO;
+                        }
+                        if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST) {
+                                r = -errno;
+                                snprintf(st->err, st->err_size, "cannot create %s: %s", path,
+                                         strerror(errno));
+                        } else if ((subfd = openat(dirfd, name,
+                                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+                                   0) {
+                                r = -errno;
+                                snprintf(st->err, st->err_size, "cannot open %s: %s", path,
+                                         strerror(errno));
+                        } else {
+                                r = export_tree(st, sub, subfd, path, depth + 1);
+                                close(subfd);
+                        }
+                        git_tree_free(sub);
+                } else if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB &&
+                           git_tree_entry_filemode(entry) != GIT_FILEMODE_LINK) {
+                        /* links are left out: an export holds regular files only */
+                        r = export_blob(st, dirfd, path, entry);
+                }
+        }
+        return r;
 }
 
 int watch_export_operator(const char *repo_path, const char *commit, const char *op_dir,
@@ -733,8 +802,8 @@ int watch_export_operator(const char *repo_path, const char *commit, const char 
         git_repository *repo = NULL;
         git_tree *root = NULL;
         git_tree_entry *entry = NULL;
-        struct export_state st = { .dest = dest, .op_dir = op_dir, .err = err, .err_size = err_size };
-        int code, r;
+        struct export_state st = { .op_dir = op_dir, .err = err, .err_size = err_size };
+        int code, r, fd = -1;
 
         git_libgit2_init();
         r = open_repo(repo_path, &repo, err, err_size);
@@ -751,14 +820,22 @@ int watch_export_operator(const char *repo_path, const char *commit, const char 
                 goto out;
         }
         r = mkdir_p(dest);
+        if (r == 0 && (fd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+                r = -errno;
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", dest, strerror(-r));
                 goto out;
         }
         st.repo = repo;
-        git_tree_walk(root, GIT_TREEWALK_PRE, export_entry, &st);
-        r = st.r;
+        r = export_tree(&st, root, fd, "", 0);
+        if (r < 0 && strncmp(err, repo_path, strlen(repo_path)) != 0) {
+                char why[2048];
+                snprintf(why, sizeof(why), "%s", err);
+                snprintf(err, err_size, "%s at %.12s: %s", repo_path, commit, why);
+        }
 out:
+        if (fd >= 0)
+                close(fd);
         git_tree_entry_free(entry);
         git_tree_free(root);
         git_repository_free(repo);

@@ -199,7 +199,7 @@ fi
 
 # Run the operator program directly with trace and jitter fields in the spec.
 prog=$TMP/run1/operator
-spec=$TMP/run1/case_$(idx double_buffer).json
+spec=$TMP/run1/inputs/case_$(idx double_buffer).json
 if [ -x "$prog" ] && [ -f "$spec" ]; then
 	"$TMP/json" set "$spec" "$TMP/s_trace.json" trace_path "\"$TMP/trace.json\""
 	mkdir -p "$TMP/o1" "$TMP/o2" "$TMP/o3"

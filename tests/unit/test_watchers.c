@@ -309,7 +309,7 @@ static void test_export_operator_from_a_commit(void **state)
         /* with the repository's other files, but no other operator's */
         snprintf(text, sizeof(text), "%s/README.md", dest);
         assert_int_equal(access(text, R_OK), 0);
-        snprintf(text, sizeof(text), "%s/src/nn", dest);
+        snprintf(text, sizeof(text), "%s/src/nn/relu", dest);
         assert_int_equal(access(text, F_OK), -1);
         assert_int_equal(watch_export_operator(repo, first, "src/nope", dest, err, sizeof(err)),
                          -ENOENT);
