@@ -8,6 +8,7 @@
  */
 #include "npu.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -789,6 +790,123 @@ static void entry_rename(const char *entry, char *buf, size_t size)
                 snprintf(buf, size, "#define %s ascendsim_entry_%s\n", name, name);
 }
 
+/*
+ * The tiling classes a real build hands the kernel: it generates one
+ * struct at global scope for each BEGIN_TILING_DATA_DEF(Name) of the
+ * operator's tiling headers and nothing else of them.  The kernel unit
+ * sees those classes through one using-declaration each, not through all
+ * of namespace optiling, whose constants and helpers would clash with the
+ * kernel's own (BLOCK_SIZE, MAX_DIM_NUM, Ceil).  Only classes declared
+ * directly in namespace optiling are named: one at global scope needs
+ * nothing, one in a nested namespace was never visible unqualified.
+ * The scan skips comments, literals and preprocessor lines and follows
+ * braces, as npu/sim/tiling-classes.awk does for npu/sim/build.sh.
+ */
+enum { SCOPE_OPTILING = 1, SCOPE_OTHER = 2, SCOPE_DEPTH_MAX = 64 };
+
+static const char *skip_space(const char *p)
+{
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+                p++;
+        return p;
+}
+
+static size_t ident_len(const char *p)
+{
+        size_t n = 0;
+
+        if (!isalpha((unsigned char)*p) && *p != '_')
+                return 0;
+        while (isalnum((unsigned char)p[n]) || p[n] == '_')
+                n++;
+        return n;
+}
+
+static void scan_tiling_classes(const char *text, FILE *f)
+{
+        unsigned char scope[SCOPE_DEPTH_MAX];
+        size_t depth = 0;
+        bool line_start = true;
+
+        for (const char *p = text; *p;) {
+                size_t n;
+
+                if (*p == '\n') {
+                        line_start = true;
+                        p++;
+                        continue;
+                }
+                if (*p == ' ' || *p == '\t' || *p == '\r') {
+                        p++;
+                        continue;
+                }
+                if (p[0] == '/' && p[1] == '/') {
+                        p += strcspn(p, "\n");
+                } else if (p[0] == '/' && p[1] == '*') {
+                        const char *end = strstr(p + 2, "*/");
+                        p = end ? end + 2 : p + strlen(p);
+                } else if (*p == '"' || *p == '\'') {
+                        char quote = *p++;
+                        while (*p && *p != quote && *p != '\n')
+                                p += p[0] == '\\' && p[1] ? 2 : 1;
+                        if (*p == quote)
+                                p++;
+                } else if (*p == '#' && line_start) {
+                        /* a directive, with its continuation lines */
+                        while (*p && *p != '\n')
+                                p += p[0] == '\\' && p[1] ? 2 : 1;
+                } else if (*p == '{') {
+                        if (depth < SCOPE_DEPTH_MAX)
+                                scope[depth] = SCOPE_OTHER;
+                        depth++;
+                        p++;
+                } else if (*p == '}') {
+                        depth -= depth > 0;
+                        p++;
+                } else if ((n = ident_len(p)) > 0) {
+                        const char *q = skip_space(p + n);
+                        if (n == 9 && strncmp(p, "namespace", 9) == 0) {
+                                size_t m = ident_len(q);
+                                const char *r = skip_space(q + m);
+                                if (*r == '{') {
+                                        if (depth < SCOPE_DEPTH_MAX)
+                                                scope[depth] =
+                                                    m == 8 && strncmp(q, "optiling", 8) == 0
+                                                        ? SCOPE_OPTILING
+                                                        : SCOPE_OTHER;
+                                        depth++;
+                                        n = (size_t)(r + 1 - p);
+                                }
+                        } else if (n == 21 && strncmp(p, "BEGIN_TILING_DATA_DEF", 21) == 0 &&
+                                   *q == '(') {
+                                const char *name = skip_space(q + 1);
+                                size_t m = ident_len(name);
+                                const char *r = skip_space(name + m);
+                                if (m && *r == ')' && depth == 1 && scope[0] == SCOPE_OPTILING)
+                                        fprintf(f, "using optiling::%.*s;\n", (int)m, name);
+                        }
+                        p += n;
+                } else {
+                        p++;
+                }
+                line_start = false;
+        }
+}
+
+static void write_tiling_class_uses(const struct npu_op_layout *l, FILE *f)
+{
+        for (size_t i = 0; i < l->n_tiling_headers; i++) {
+                char *text = NULL;
+                size_t len = 0;
+
+                /* an unreadable header fails the compile that force-includes it */
+                if (read_text_file(l->tiling_headers[i], 4u << 20, &text, &len) < 0)
+                        continue;
+                scan_tiling_classes(text, f);
+                free(text);
+        }
+}
+
 static int start_compile_kernel(struct npu_eval *e)
 {
         struct compile_args *args = NULL;
@@ -799,15 +917,23 @@ static int start_compile_kernel(struct npu_eval *e)
 
         format_path(glue, sizeof(glue), "%s/glue.cpp", e->inputs_dir);
         entry_rename(e->manifest->kernel, rename, sizeof(rename));
-        if (asprintf(&text,
-                     "// Generated by ascendopt: the kernel translation unit and its entry.\n"
-                     "#include \"kernel_operator.h\"\n"
-                     "%s"
-                     "#include \"%s/%s\"\n"
-                     "ASCENDSIM_KERNEL_ENTRY(%s);\n",
-                     rename, e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel) < 0)
+        size_t text_len = 0;
+        FILE *f = open_memstream(&text, &text_len);
+        if (!f)
                 return -ENOMEM;
-        r = write_file_exclusive(glue, text, strlen(text), 0644);
+        fputs("// Generated by ascendopt: the kernel translation unit and its entry.\n", f);
+        write_tiling_class_uses(e->layout, f);
+        fprintf(f,
+                "#include \"kernel_operator.h\"\n"
+                "%s"
+                "#include \"%s/%s\"\n"
+                "ASCENDSIM_KERNEL_ENTRY(%s);\n",
+                rename, e->manifest->dir, e->manifest->kernel_source, e->manifest->kernel);
+        if (fclose(f) != 0) {
+                free(text);
+                return -ENOMEM;
+        }
+        r = write_file_exclusive(glue, text, text_len, 0644);
         free(text);
         if (r < 0)
                 return r;

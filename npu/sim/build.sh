@@ -13,10 +13,12 @@
 #       -DORIG_DTYPE_X=DT_FLOAT16 ...) the evaluator derives from the case.
 #
 # The kernel translation unit (GLUE.cpp, which #includes op_kernel/<op>.cpp)
-# is compiled apart from the host sources because it gets two force-includes
+# is compiled apart from the host sources because it gets force-includes
 # the real build provides by generating code: every OPDIR/op_host/*tiling*.h
-# (so GET_TILING_DATA sees the tiling classes) and ascendsim/kernel_prelude.h
-# (which brings them to global scope, where generated tiling structs live).
+# (so GET_TILING_DATA sees the tiling classes) and ascendsim/kernel_prelude.h,
+# then a header of using-declarations that brings each tiling class (and no
+# other name of namespace optiling) to global scope, where generated tiling
+# structs live; the evaluator writes the same lines at the top of its glue.
 # The two compiles are independent and run in parallel.
 set -eu
 
@@ -59,10 +61,14 @@ op)
 	work="$out.objs"
 	mkdir -p "$work"
 	includes=
+	headers=
 	for h in "$opdir"/op_host/*tiling*.h; do
-		[ -f "$h" ] && includes="$includes -include $h"
+		[ -f "$h" ] && includes="$includes -include $h" && headers="$headers $h"
 	done
 	includes="$includes -include ascendsim/kernel_prelude.h"
+	# shellcheck disable=SC2086
+	if [ -n "$headers" ]; then awk -f "$HERE/tiling-classes.awk" $headers; fi >"$work/tiling_classes.h"
+	includes="$includes -include $work/tiling_classes.h"
 	pids=
 	objs=
 	for src in "$opdir"/op_host/*.cpp; do

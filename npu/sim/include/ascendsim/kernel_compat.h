@@ -125,6 +125,32 @@ ASCENDSIM_NOCOV inline uint32_t AlignUp(uint32_t a, uint32_t b, ascendsim::srclo
 	return DivCeil(a, b, loc) * b;
 }
 
+// The other 32-bit rounding helper CANN's kernel utilities (asc-devkit,
+// beside DivCeil and AlignUp) put in AscendC: Ceil(a, b) = a / b rounded up,
+// a plain function on uint32_t, so kernels call it on any integers, which
+// convert (adaptive_max_pool3d's on int64_t).  The element-wise Ceil on
+// LocalTensors is a different overload.
+ASCENDSIM_NOCOV inline uint32_t Ceil(uint32_t a, uint32_t b, ascendsim::srcloc loc = {})
+{
+	if (b == 0)
+		ascendsim::fail("invalid_argument", loc, "Ceil(%u, 0): division by zero", a);
+	return (a + b - 1) / b;
+}
+
+// Trap stops the kernel (documented among the debugging interfaces: the
+// AI Core stops; a CPU build asserts): the run ends as a crash at the call.
+[[noreturn]] ASCENDSIM_NOCOV inline void Trap(ascendsim::srcloc loc = {})
+{
+	ascendsim::fail("crash", loc, "the kernel called Trap()");
+}
+
+// The size of one data block in bytes (documented among the system
+// variable accessors, constexpr int16_t): 32 on Atlas A2.
+constexpr int16_t GetDataBlockSizeInBytes()
+{
+	return ONE_BLK_SIZE;
+}
+
 // The system workspace: the kernel entry hands the launch's workspace to
 // SetSysWorkspace, and library code asks for it with GetSysWorkSpacePtr.
 ASCENDSIM_NOCOV inline GM_ADDR &ascendsim_sys_workspace()

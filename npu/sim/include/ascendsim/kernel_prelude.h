@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: MIT
 //
 // Force-included last into the kernel translation unit after the operator's
-// tiling headers (see npu/sim/build.sh): real builds generate the kernel's
-// tiling structs at global scope, so make the optiling classes visible there,
-// and defines the DT_* / FORMAT_* names the per-variant macros expand to.
+// tiling headers (see npu/sim/build.sh): defines the DT_* / FORMAT_* names
+// the per-variant macros expand to.  Real builds generate the kernel's
+// tiling structs at global scope and nothing else of the op_host headers:
+// the generated glue brings each tiling class there with a using-declaration
+// (not all of namespace optiling, whose constants clash with kernels').
 #ifndef ASCENDSIM_KERNEL_PRELUDE_H
 #define ASCENDSIM_KERNEL_PRELUDE_H
 
+#include "ascendsim/tiling_rank.h"
+
+// GET_TILING_DATA's overload sets, which REGISTER_TILING_DATA_CLASS extends
+// inside optiling, come to global scope the same way; the fallbacks are
+// declared into optiling first so that the names exist when the operator
+// registers nothing.
 namespace optiling {
+using ::ascendsim::ascendsim_pick_tiling;
+using ::ascendsim::ascendsim_pick_tiling_named;
 }
-using namespace optiling;
+using optiling::ascendsim_pick_tiling;
+using optiling::ascendsim_pick_tiling_named;
 
 // Macros real builds define per variant; values match ge::DataType so that
 // `#if ORIG_DTYPE_X == DT_FLOAT16` works in the preprocessor.

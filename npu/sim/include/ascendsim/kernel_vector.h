@@ -626,6 +626,22 @@ ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S>
 	}
 }
 
+// ScalarCast: one scalar through Cast's conversion rules.  Documented for
+// float -> half with CAST_ODD and float -> int32_t with CAST_ROUND,
+// CAST_CEIL, CAST_FLOOR or CAST_RINT only.
+template <class T, class U, RoundMode roundMode> ASCENDSIM_NOCOV inline U ScalarCast(T valueIn)
+{
+	static_assert(std::is_same<T, float>::value && ascendsim::is_one_of<U, half, int32_t>::value,
+		      "ScalarCast converts float to half or int32_t");
+	static_assert(!std::is_same<U, half>::value || roundMode == RoundMode::CAST_ODD,
+		      "ScalarCast float -> half takes CAST_ODD");
+	static_assert(!std::is_same<U, int32_t>::value ||
+			  (roundMode == RoundMode::CAST_ROUND || roundMode == RoundMode::CAST_CEIL ||
+			   roundMode == RoundMode::CAST_FLOOR || roundMode == RoundMode::CAST_RINT),
+		      "ScalarCast float -> int32_t takes CAST_ROUND, CAST_CEIL, CAST_FLOOR or CAST_RINT");
+	return ascendsim::cast_value<U, T>(valueIn, (uint8_t)roundMode);
+}
+
 template <class D, class S, bool isSetMask>
 ASCENDSIM_NOCOV inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint8_t mode, const uint64_t *bits,
 		      uint64_t mask, int32_t repeat, const UnaryRepeatParams &p, ascendsim::srcloc loc)
