@@ -443,7 +443,8 @@ static int mark_export_root(const char *dest, char *err, size_t err_size)
         char path[4300];
         FILE *f;
 
-        if (format_path(path, sizeof(path), "%s/" NPU_EXPORT_MARKER, dest) < 0 || !(f = fopen(path, "we"))) {
+        if (format_path(path, sizeof(path), "%s/" NPU_EXPORT_MARKER, dest) < 0 ||
+            !(f = fopen(path, "we"))) {
                 snprintf(err, err_size, "%s: cannot mark the export's root", dest);
                 return -EIO;
         }

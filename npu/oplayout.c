@@ -1084,10 +1084,10 @@ int npu_op_layout_rebase(const struct npu_op_layout *l, const char *new_root,
                 c->op_dir = NULL;
                 r = -ENOMEM;
         }
-#define REBASE(field)                                                                                 \
-        if (r == 0) {                                                                                  \
-                r = rebase_list(l->field, l->n_##field, from, new_root, &c->field);                    \
-                c->n_##field = r == 0 ? l->n_##field : 0;                                              \
+#define REBASE(field)                                                               \
+        if (r == 0) {                                                               \
+                r = rebase_list(l->field, l->n_##field, from, new_root, &c->field); \
+                c->n_##field = r == 0 ? l->n_##field : 0;                           \
         }
         REBASE(host_units)
         REBASE(host_includes)

@@ -326,7 +326,9 @@ struct shared_scan {
 
 static bool is_source_name(const char *name)
 {
-        static const char *const suffixes[] = { ".h", ".hpp", ".hh", ".inc", ".cpp", ".cc", ".cxx" };
+        static const char *const suffixes[] = {
+                ".h", ".hpp", ".hh", ".inc", ".cpp", ".cc", ".cxx"
+        };
         size_t n = strlen(name);
 
         if (strcmp(name, "CMakeLists.txt") == 0)
@@ -365,7 +367,8 @@ static int scan_entry(const char *root, const git_tree_entry *entry, void *paylo
                 }
                 return 0;
         }
-        if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || !is_source_name(git_tree_entry_name(entry)))
+        if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
+            !is_source_name(git_tree_entry_name(entry)))
                 return 0;
         if (sc->n == SHARED_SCAN_MAX_FILES || sc->bytes > SHARED_SCAN_MAX_BYTES) {
                 sc->r = -E2BIG;
@@ -477,8 +480,8 @@ static int add_dependents(git_repository *repo, git_tree *tree, const struct dir
         r = sc.r;
         for (size_t i = 0; r == 0 && i < sc.n; i++)
                 for (size_t j = 0; j < changed->n && !sc.files[i].affected; j++)
-                        sc.files[i].affected = !sc.files[i].op_dir &&
-                                               strcmp(sc.files[i].path, changed->dirs[j]) == 0;
+                        sc.files[i].affected =
+                            !sc.files[i].op_dir && strcmp(sc.files[i].path, changed->dirs[j]) == 0;
         while (r == 0 && grew) {
                 grew = false;
                 for (size_t i = 0; i < sc.n; i++)
@@ -551,8 +554,8 @@ int watch_changed_operators(const char *repo_path, const char *old_oid, const ch
                 r = classify_path(d->new_file.path, new_tree, operator_globs, n_globs, &set,
                                   n_globs ? NULL : &shared);
                 if (r == 0 && d->old_file.path && strcmp(d->old_file.path, d->new_file.path))
-                        r = classify_path(d->old_file.path, new_tree, operator_globs, n_globs,
-                                          &set, n_globs ? NULL : &shared);
+                        r = classify_path(d->old_file.path, new_tree, operator_globs, n_globs, &set,
+                                          n_globs ? NULL : &shared);
         }
         if (r == 0 && shared.n) {
                 r = add_dependents(repo, new_tree, &shared, &set);
@@ -748,10 +751,11 @@ static int export_tree(struct export_state *st, git_tree *tree, int dirfd, const
                 const char *name = git_tree_entry_name(entry);
                 char path[4096];
                 if (!safe_entry_name(name)) {
-                        snprintf(st->err, st->err_size,
-                                 "the commit's tree holds an entry named \"%s\" in \"%s\", which git "
-                                 "refuses to check out and ascendopt refuses to export",
-                                 name, rel[0] ? rel : ".");
+                        snprintf(
+                            st->err, st->err_size,
+                            "the commit's tree holds an entry named \"%s\" in \"%s\", which git "
+                            "refuses to check out and ascendopt refuses to export",
+                            name, rel[0] ? rel : ".");
                         return -EINVAL;
                 }
                 if (format_path(path, sizeof(path), "%s%s%s", rel, rel[0] ? "/" : "", name) < 0) {
@@ -777,8 +781,8 @@ static int export_tree(struct export_state *st, git_tree *tree, int dirfd, const
                                 snprintf(st->err, st->err_size, "cannot create %s: %s", path,
                                          strerror(errno));
                         } else if ((subfd = openat(dirfd, name,
-                                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
-                                   0) {
+                                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                       O_CLOEXEC)) < 0) {
                                 r = -errno;
                                 snprintf(st->err, st->err_size, "cannot open %s: %s", path,
                                          strerror(errno));

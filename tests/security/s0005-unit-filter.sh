@@ -18,6 +18,13 @@ sed -e "s|@BINDIR@|$BUILD|g" -e "s|@SYSCONFDIR@|$SRC/etc|g" -e "s|@SYSUSERSDIR@|
 user_unit=$SCRATCH/ascendoptd-user.service
 sed -e "s|@BINDIR@|$BUILD|g" "$SRC/systemd/ascendoptd.user.service.in" >"$user_unit"
 
+case $(uname -m) in
+x86_64 | aarch64) ;;
+*)
+	for _ in $(seq 7); do skip "seccomp-run knows x86_64 and aarch64 only"; done
+	exit 0
+	;;
+esac
 if ! command -v systemd-analyze >/dev/null 2>&1; then
 	for _ in $(seq 7); do skip "systemd-analyze is not installed (it expands the filter's groups)"; done
 	exit 0

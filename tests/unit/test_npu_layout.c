@@ -74,9 +74,10 @@ static void test_cmake_declares_the_build(void **state)
         char op[PATH_MAX], err[512] = "";
 
         (void)state;
-        put("CMakeLists.txt", "set(SHARED ${CMAKE_CURRENT_SOURCE_DIR}/lib/common)  # the shared folder\n"
-                              "add_subdirectory(lib/common)\n"
-                              "target_link_libraries(optiling PRIVATE $<BUILD_INTERFACE:headers_lib> graph)\n");
+        put("CMakeLists.txt",
+            "set(SHARED ${CMAKE_CURRENT_SOURCE_DIR}/lib/common)  # the shared folder\n"
+            "add_subdirectory(lib/common)\n"
+            "target_link_libraries(optiling PRIVATE $<BUILD_INTERFACE:headers_lib> graph)\n");
         put("lib/common/CMakeLists.txt", "add_library(headers_lib INTERFACE)\n"
                                          "target_include_directories(headers_lib INTERFACE\n"
                                          "  $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/inc>\n"
@@ -123,10 +124,12 @@ static void test_cmake_declares_the_build(void **state)
         assert_int_equal(l->n_shared_files, 4);
         assert_true(has(l->shared_files, l->n_shared_files, "lib/common/inc/shared.h", false));
         assert_true(has(l->shared_files, l->n_shared_files, "lib/common/inc/deeper/more.h", false));
-        assert_true(has(l->shared_files, l->n_shared_files, "lib/common/kinc/kernel_base.h", false));
+        assert_true(
+            has(l->shared_files, l->n_shared_files, "lib/common/kinc/kernel_base.h", false));
         assert_true(has(l->shared_files, l->n_shared_files, "lib/common/src/tiling.cpp", false));
         /* a shared header that defines tiling data reaches the kernel */
-        assert_true(has(l->tiling_headers, l->n_tiling_headers, "lib/common/inc/deeper/more.h", true));
+        assert_true(
+            has(l->tiling_headers, l->n_tiling_headers, "lib/common/inc/deeper/more.h", true));
         assert_true(npu_op_layout_uses_repo(l));
         npu_op_layout_free(l);
 }
@@ -140,7 +143,8 @@ static void test_folder_layout_without_cmake(void **state)
         put("src/common/inc/util.h", "// shared\n");
         put("src/common/include/more.h", "// shared too\n");
         put("src/other/inc/not_common.h", "// not under a common folder\n");
-        put("src/math/two/op_host/two.cpp", "#include \"util.h\"\n#include \"aclnn/opdev/op_log.h\"\n");
+        put("src/math/two/op_host/two.cpp",
+            "#include \"util.h\"\n#include \"aclnn/opdev/op_log.h\"\n");
         put("src/math/two/op_host/two_proto.cc", "// proto\n");
         put("src/math/two/op_host/aclnn_two.cpp", "// a wrapper by name\n");
         put("src/math/two/op_host/two_l0.cpp", "// a wrapper by name\n");

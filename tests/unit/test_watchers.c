@@ -258,7 +258,8 @@ static void test_shared_files_queue_their_operators(void **state)
         char a[64], b[64], c[64], d[64], got[512];
 
         make_repo();
-        sh("mkdir -p src/common/inc/family src/common/src src/nn/gelu/op_host src/nn/gelu/op_kernel && "
+        sh("mkdir -p src/common/inc/family src/common/src src/nn/gelu/op_host "
+           "src/nn/gelu/op_kernel && "
            "echo '#define BASE 1' > src/common/inc/family/base.h && "
            "printf '#include \"family/base.h\"\\n' > src/common/inc/family/derived.h && "
            "echo '// tiling' > src/common/src/shared_tiling.cpp && "

@@ -6,7 +6,8 @@
 
 #include "register/tilingdata_base.h"
 
-namespace optiling {
+namespace optiling
+{
 BEGIN_TILING_DATA_DEF(SandboxProbeTilingData)
 TILING_DATA_FIELD_DEF(uint32_t, total);
 END_TILING_DATA_DEF;
