@@ -507,7 +507,12 @@ static void classify_end(struct child *c, int status)
         double cpu = (double)r->usage.ru_utime.tv_sec + (double)r->usage.ru_stime.tv_sec +
                      ((double)r->usage.ru_utime.tv_usec + (double)r->usage.ru_stime.tv_usec) / 1e6;
 
-        if (WIFEXITED(status)) {
+        if (WIFEXITED(status) && r->sandboxed && WEXITSTATUS(status) > 128 &&
+            WEXITSTATUS(status) - 128 < NSIG) {
+                /* bubblewrap exits with 128 + the signal that killed the sandbox's command */
+                r->exit_code = -1;
+                r->signal = WEXITSTATUS(status) - 128;
+        } else if (WIFEXITED(status)) {
                 r->exit_code = WEXITSTATUS(status);
                 r->signal = 0;
         } else if (WIFSIGNALED(status)) {

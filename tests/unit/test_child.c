@@ -221,6 +221,37 @@ static void test_file_size_limit_is_reported(void **state)
         rmdir(dir);
 }
 
+/* In the sandbox too: bubblewrap turns the signal into exit 128 + SIGXFSZ, which was shown as "exit 153". */
+static void test_file_size_limit_is_named_in_the_sandbox(void **state)
+{
+        struct fixture *fx = *state;
+        char dir[] = "/tmp/ascendopt-test-XXXXXX";
+        char file[128], why[128];
+        const char *argv[] = { "dd", "if=/dev/zero", NULL, "bs=65536", "count=32", NULL };
+        struct child_spec spec = { .argv = argv,
+                                   .limits.file_size_bytes = 100000,
+                                   .timeout_s = 20 };
+        struct finished f = { 0 };
+
+        if (!child_runner_has_sandbox(fx->runner)) {
+                skip();
+                return;
+        }
+        assert_non_null(mkdtemp(dir));
+        spec.sandbox_dir = dir;
+        snprintf(file, sizeof(file), "of=%s/big", dir);
+        argv[2] = file;
+        start(fx, &spec, &f);
+        run_until(fx->base, &f.count, 1, 30);
+        assert_true(f.last.sandboxed);
+        assert_int_equal(f.last.signal, SIGXFSZ);
+        assert_int_equal(f.last.limit_hit, CHILD_LIMIT_FILE_SIZE);
+        assert_string_equal(child_result_describe(&f.last, why, sizeof(why)),
+                            "file size limit exceeded");
+        unlink(file + 3);
+        rmdir(dir);
+}
+
 static void test_output_over_cap_is_truncated_and_marked(void **state)
 {
         struct fixture *fx = *state;
@@ -467,6 +498,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_timeout_kills_grandchildren, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cpu_limit_is_reported, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_file_size_limit_is_reported, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_file_size_limit_is_named_in_the_sandbox, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_output_over_cap_is_truncated_and_marked, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_hundred_concurrent_children_leak_no_fd, setup,
