@@ -70,6 +70,10 @@ int cli_usage_error(const char *command, const char *message);
 /* Parses a decimal unsigned number; -EINVAL on anything else. */
 int cli_parse_u64(const char *s, uint64_t *ret);
 
+/* A duration in seconds: a finite number > 0 and at most CLI_MAX_TIMEOUT_S; -EINVAL otherwise. */
+#define CLI_MAX_TIMEOUT_S 86400.0
+int cli_parse_seconds(const char *s, double *ret);
+
 /* Prints one JSON object on stdout, indented on a terminal, compact otherwise. */
 void cli_print_json(const json_t *value);
 

@@ -89,6 +89,22 @@ int cli_usage_error(const char *command, const char *message)
         return EX_USAGE;
 }
 
+int cli_parse_seconds(const char *s, double *ret)
+{
+        char *end;
+        double v;
+
+        if (!s || !*s)
+                return -EINVAL;
+        errno = 0;
+        v = strtod(s, &end);
+        /* !(v > 0) also refuses nan; a day is already far past any compile or run */
+        if (*end || errno || !(v > 0) || v > CLI_MAX_TIMEOUT_S)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int cli_parse_u64(const char *s, uint64_t *ret)
 {
         char *end;

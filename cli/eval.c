@@ -235,9 +235,9 @@ int cmd_eval(int argc, char **argv)
                         compare = optarg;
                         break;
                 case 't':
-                        eval_options.timeout_s = strtod(optarg, NULL);
-                        if (eval_options.timeout_s <= 0)
-                                return cli_usage_error("eval", "--timeout wants seconds > 0");
+                        if (cli_parse_seconds(optarg, &eval_options.timeout_s) < 0)
+                                return cli_usage_error("eval", "--timeout wants seconds, > 0 and "
+                                                               "at most 86400");
                         break;
                 case 'P':
                         if (n_permissive == MAX_PERMISSIVE)

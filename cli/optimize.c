@@ -370,9 +370,9 @@ int cmd_optimize(int argc, char **argv)
                         state_flag = optarg;
                         break;
                 case 't':
-                        timeout = strtod(optarg, NULL);
-                        if (timeout <= 0)
-                                return cli_usage_error("optimize", "--timeout wants seconds > 0");
+                        if (cli_parse_seconds(optarg, &timeout) < 0)
+                                return cli_usage_error("optimize", "--timeout wants seconds, > 0 "
+                                                                   "and at most 86400");
                         break;
                 case 'j':
                         run.json = true;

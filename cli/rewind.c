@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -288,9 +289,9 @@ int cmd_rewind(int argc, char **argv)
                         root = optarg;
                         break;
                 case 'T':
-                        timeout = strtod(optarg, &end);
-                        if (*end || end == optarg || !(timeout > 0)) {
-                                ret = cli_usage_error("rewind", "--timeout takes seconds");
+                        if (cli_parse_seconds(optarg, &timeout) < 0) {
+                                ret = cli_usage_error("rewind", "--timeout takes seconds, > 0 and "
+                                                                "at most 86400");
                                 goto out;
                         }
                         break;
@@ -315,6 +316,17 @@ int cmd_rewind(int argc, char **argv)
         }
         if (optind < argc) {
                 for (int i = optind; i < argc && n_ops < MAX_OPS; i++) {
+                        struct stat st;
+                        int error = stat(argv[i], &st) < 0 ? errno
+                                    : S_ISDIR(st.st_mode)  ? 0
+                                                           : ENOTDIR;
+                        if (error) {
+                                fprintf(stderr, "ascendopt rewind: %s: %s\n", argv[i],
+                                        error == ENOENT ? "no such operator directory"
+                                                        : strerror(error));
+                                ret = EX_NOINPUT;
+                                goto out;
+                        }
                         ops[n_ops] = strdup(argv[i]);
                         n_ops += ops[n_ops] != NULL;
                 }

@@ -127,6 +127,13 @@ int json_parse_text(const char *text, size_t len, const char *source, json_t **r
  */
 int format_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Whether path is a plain relative path inside a tree: not empty, not
+ * absolute, no empty, "." or ".." component, no control character, at
+ * most PATH_MAX bytes.  What a client or a manifest may name below a root.
+ */
+bool path_is_plain_relative(const char *path);
+
 /* Creates a directory and its missing parents (mode 0755). */
 int mkdir_p(const char *path);
 

@@ -27,6 +27,27 @@ int format_path(char *buf, size_t size, const char *fmt, ...)
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+bool path_is_plain_relative(const char *path)
+{
+        const char *p = path;
+
+        if (!path || !*path || *path == '/' || strlen(path) >= PATH_MAX)
+                return false;
+        while (*p) {
+                size_t len = strcspn(p, "/");
+                if (len == 0 || (len == 1 && p[0] == '.') ||
+                    (len == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                for (size_t i = 0; i < len; i++)
+                        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+                                return false;
+                p += len;
+                if (*p == '/' && !*++p)
+                        return false; /* a trailing slash is an empty component */
+        }
+        return true;
+}
+
 int mkdir_p(const char *path)
 {
         char buf[PATH_MAX];

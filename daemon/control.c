@@ -432,6 +432,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         const char *repo_path = json_string_value(json_object_get(body, "repo"));
         const char *op_dir = json_string_value(json_object_get(body, "op_dir"));
         const char *branch = json_string_value(json_object_get(body, "branch"));
+        const char *prefix;
         const struct config_repo *repo;
         struct watch_tip *tips = NULL;
         char *pattern[1];
@@ -444,15 +445,31 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
                 reply_error(req, 400, "enqueue needs \"repo\" and \"op_dir\"");
                 return;
         }
+        if (!path_is_plain_relative(op_dir)) {
+                reply_error(req, 400,
+                            "\"op_dir\" must be a path inside the repository, relative, with no "
+                            "'.' or '..' component");
+                return;
+        }
         repo = daemon_find_repo(c->daemon->config, repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
                 return;
         }
+        prefix = c->daemon->config->publish.prefix;
+        if (branch && prefix && strncmp(branch, prefix, strlen(prefix)) == 0) {
+                snprintf(message, sizeof(message),
+                         "%.256s is under the publish prefix %.256s: ascendopt's own output is "
+                         "never optimized again",
+                         branch, prefix);
+                reply_error(req, 400, message);
+                return;
+        }
         if (!branch)
                 branch = repo->n_branches ? repo->branches[0] : "main";
         pattern[0] = (char *)branch;
-        r = watch_list_tips(repo->path, pattern, 1, NULL, &tips, &n, err, sizeof(err));
+        /* a pattern never picks one of our own sibling branches */
+        r = watch_list_tips(repo->path, pattern, 1, prefix, &tips, &n, err, sizeof(err));
         if (r < 0 || n == 0) {
                 snprintf(message, sizeof(message), "%s: branch %s not found%s%s", repo->path,
                          branch, r < 0 ? ": " : "", r < 0 ? err : "");

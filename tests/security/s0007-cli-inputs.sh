@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Inputs a user or a client gives are checked before anything acts on
+# them: an operator path that climbs out of its repository, a branch of
+# ascendopt's own output, a timeout that is not a number of seconds, an
+# operator directory that does not exist.
+. "$(dirname "$0")/../tap.sh"
+plan 7
+
+repo=$SCRATCH/ops
+sock=$SCRATCH/ascendoptd.sock
+cfg=$SCRATCH/ascendoptd.json
+export ASCENDOPT_SOCKET=$sock
+cli() { "$BUILD/ascendopt" "$@"; }
+
+git init -q -b main "$repo"
+(
+	cd "$repo" && git config user.email t@example.com && git config user.name Tester &&
+	mkdir -p ops/add/op_host ops/add/op_kernel &&
+	echo h >ops/add/op_host/add.cpp && echo k >ops/add/op_kernel/add.cpp &&
+	git add -A && git commit -qm initial && git branch ascendopt/main/ops/add
+)
+printf '{"state_dir": "%s/state", "socket": "%s", "devices": 1, "repos": [{"path": "%s", "branches": ["*"]}]}' \
+	"$SCRATCH" "$sock" "$repo" >"$cfg"
+"$BUILD/ascendoptd" --config "$cfg" 2>>"$SCRATCH/log" &
+pid=$!
+for _ in $(seq 100); do [ -S "$sock" ] && cli status >/dev/null 2>&1 && break; sleep 0.05; done
+cli pause >/dev/null
+
+contains "enqueue refuses an operator path with '..'" "$(cli enqueue "$repo" ../../etc 2>&1)" "no '.' or '..' component"
+contains "and an absolute one" "$(cli enqueue "$repo" /etc 2>&1)" "relative"
+contains "enqueue refuses ascendopt's own sibling branch" \
+	"$(cli enqueue "$repo" ops/add --branch ascendopt/main/ops/add 2>&1)" "publish prefix"
+is "and a pattern matching it picks the user's branch instead" \
+	"$(cli enqueue "$repo" ops/add --json 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["branch"])')" main
+kill -TERM "$pid"
+wait "$pid"
+
+cli eval "$SCRATCH" --timeout nan >/dev/null 2>&1
+is "--timeout nan is a usage error" "$?" 64
+cli eval "$SCRATCH" --timeout 1e9 >/dev/null 2>&1
+is "so is a timeout of 30 years" "$?" 64
+cli rewind "$SCRATCH/nonexistent" >/dev/null 2>&1
+is "rewind of a missing operator fails (EX_NOINPUT)" "$?" 66
+done_testing
