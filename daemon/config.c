@@ -8,12 +8,16 @@
 #include "common/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <git2.h>
 
 /* A config file larger than this is surely not a config file. */
 #define CONFIG_MAX_FILE_BYTES (1u << 20)
@@ -397,6 +401,22 @@ static int load_devices(struct config *c, const json_t *v, char *err, size_t siz
         return 0;
 }
 
+/* Whether prefix + "x" is a valid branch name for git ('..', '@{', control characters... are not). */
+static bool prefix_makes_branch_names(const char *prefix)
+{
+        char name[512];
+        int valid = 0;
+
+        if (format_path(name, sizeof(name), "refs/heads/%sx", prefix) < 0)
+                return false;
+        if (git_libgit2_init() < 0)
+                return false;
+        if (git_reference_name_is_valid(&valid, name) < 0)
+                valid = 0;
+        git_libgit2_shutdown();
+        return valid;
+}
+
 static int load_sections(struct config *c, const json_t *doc, char *err, size_t size)
 {
         const json_t *ep = json_object_get(doc, "episode");
@@ -431,10 +451,12 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         if (!c->publish.prefix)
                 return -ENOMEM;
         if (c->publish.prefix[strlen(c->publish.prefix) - 1] != '/' ||
-            strncmp(c->publish.prefix, "refs/", 5) == 0 || c->publish.prefix[0] == '/')
+            strncmp(c->publish.prefix, "refs/", 5) == 0 || c->publish.prefix[0] == '/' ||
+            !prefix_makes_branch_names(c->publish.prefix))
                 return config_error(err, size,
                                     "%s: .publish.prefix: must be a branch name prefix ending "
-                                    "in '/', such as \"ascendopt/\", got \"%s\"",
+                                    "in '/' that git accepts (no '..', '@{', spaces or "
+                                    "control characters), such as \"ascendopt/\", got \"%s\"",
                                     c->source, c->publish.prefix);
 
         c->llm.enabled = llm_obj != NULL;
@@ -520,6 +542,14 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                 r = -ENOMEM;
                 goto out;
         }
+        if (strlen(c->socket) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+                r = config_error(err, err_size,
+                                 "%s: .socket: \"%s\" is longer than a unix socket path may be "
+                                 "(%zu bytes); choose a shorter path",
+                                 source, c->socket,
+                                 sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
+                goto out;
+        }
         r = load_devices(c, json_object_get(doc, "devices"), err, err_size);
         if (r < 0)
                 goto out;
@@ -542,12 +572,16 @@ int config_load(const char *path, struct config **ret_config, char *err, size_t 
         char *text = NULL;
         FILE *f = NULL;
         size_t got;
-        int r;
+        int fd, r;
 
-        f = fopen(path, "re");
+        /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below) */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        f = fd >= 0 ? fdopen(fd, "r") : NULL;
         if (!f) {
                 r = -errno;
                 snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+                if (fd >= 0)
+                        close(fd);
                 goto out;
         }
         if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -3,9 +3,9 @@
 # Inputs a user or a client gives are checked before anything acts on
 # them: an operator path that climbs out of its repository, a branch of
 # ascendopt's own output, a timeout that is not a number of seconds, an
-# operator directory that does not exist.
+# operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 7
+plan 10
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -42,4 +42,15 @@ cli eval "$SCRATCH" --timeout 1e9 >/dev/null 2>&1
 is "so is a timeout of 30 years" "$?" 64
 cli rewind "$SCRATCH/nonexistent" >/dev/null 2>&1
 is "rewind of a missing operator fails (EX_NOINPUT)" "$?" 66
+
+# the daemon's config: a FIFO, a prefix git refuses, a socket path too long
+mkfifo "$SCRATCH/fifo.json"
+out=$(timeout 10 "$BUILD/ascendoptd" --config "$SCRATCH/fifo.json" --check-config 2>&1)
+contains "a FIFO as the config is refused at once (it used to hang)" "$out" "not a regular file"
+echo '{"publish": {"prefix": "a/../b/"}}' >"$SCRATCH/c.json"
+contains "a publish prefix with '..' is refused" \
+	"$("$BUILD/ascendoptd" --config "$SCRATCH/c.json" --check-config 2>&1)" ".publish.prefix"
+printf '{"socket": "%s/%0200d"}' "$SCRATCH" 0 >"$SCRATCH/c.json"
+contains "a socket path longer than a unix socket allows is refused" \
+	"$("$BUILD/ascendoptd" --config "$SCRATCH/c.json" --check-config 2>&1)" ".socket"
 done_testing

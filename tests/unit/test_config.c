@@ -187,7 +187,12 @@ static void test_cross_field_rules(void **state)
                      "ascendoptd.json: .repos[1].path: \"/a\" is already listed as .repos[0]");
         expect_error("{\"publish\": {\"prefix\": \"refs/heads/x/\"}}",
                      "ascendoptd.json: .publish.prefix: must be a branch name prefix ending in "
-                     "'/', such as \"ascendopt/\", got \"refs/heads/x/\"");
+                     "'/' that git accepts (no '..', '@{', spaces or control characters), such "
+                     "as \"ascendopt/\", got \"refs/heads/x/\"");
+        expect_error("{\"publish\": {\"prefix\": \"bot/../x/\"}}",
+                     "ascendoptd.json: .publish.prefix: must be a branch name prefix ending in "
+                     "'/' that git accepts (no '..', '@{', spaces or control characters), such "
+                     "as \"ascendopt/\", got \"bot/../x/\"");
         expect_error("{\"episode\": {\"stage1_steps\": 0, \"stage2_steps\": 0}}",
                      "ascendoptd.json: .episode: stage1_steps and stage2_steps are both 0, so an "
                      "episode could never evaluate anything");
