@@ -39,6 +39,34 @@ const char *cli_socket_path(const char *flag, char *buf, size_t size)
         return buf;
 }
 
+/*
+ * A string from the daemon's answer made safe for a terminal: control
+ * characters (an escape sequence in a repository path or branch name
+ * could rewrite the screen) are shown as '?'.  NULL when not a string.
+ * Each call takes the next of a few buffers, enough for one printf.
+ */
+static const char *shown_value(const json_t *v)
+{
+        static char buffers[12][1024];
+        static size_t next;
+        const char *s = json_string_value(v);
+        char *out;
+        size_t i;
+
+        if (!s)
+                return NULL;
+        out = buffers[next++ % ARRAY_SIZE(buffers)];
+        for (i = 0; s[i] && i < sizeof(buffers[0]) - 1; i++)
+                out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+        out[i] = '\0';
+        return out;
+}
+
+static const char *shown(const json_t *object, const char *key)
+{
+        return shown_value(json_object_get(object, key));
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
         while (len) {
@@ -208,7 +236,7 @@ static int call(const char *command, const struct remote_args *a, const char *me
                 return EX_UNAVAILABLE;
         }
         if (status >= 300) {
-                const char *message = json_string_value(json_object_get(*ret_body, "error"));
+                const char *message = shown(*ret_body, "error");
                 fprintf(stderr, "ascendopt %s: %s\n", command, message ? message : "failed");
                 json_decref(*ret_body);
                 return status == 403 ? EX_NOPERM : status == 404 ? EX_DATAERR : EX_SOFTWARE;
@@ -219,12 +247,9 @@ static int call(const char *command, const struct remote_args *a, const char *me
 static void print_item(const json_t *item)
 {
         printf("  %-6lld %-10s %-7s %-28s %.12s  %s\n",
-               (long long)json_integer_value(json_object_get(item, "id")),
-               json_string_value(json_object_get(item, "state")),
-               json_string_value(json_object_get(item, "priority")),
-               json_string_value(json_object_get(item, "op_dir")),
-               json_string_value(json_object_get(item, "commit")),
-               json_string_value(json_object_get(item, "branch")));
+               (long long)json_integer_value(json_object_get(item, "id")), shown(item, "state"),
+               shown(item, "priority"), shown(item, "op_dir"), shown(item, "commit"),
+               shown(item, "branch"));
 }
 
 int cmd_status(int argc, char **argv)
@@ -245,12 +270,10 @@ int cmd_status(int argc, char **argv)
                 json_decref(status);
                 return EX_OK;
         }
-        printf("ascendoptd %s, pid %lld, up %lld s, backend %s on %s%s\n",
-               json_string_value(json_object_get(status, "version")),
+        printf("ascendoptd %s, pid %lld, up %lld s, backend %s on %s%s\n", shown(status, "version"),
                (long long)json_integer_value(json_object_get(status, "pid")),
                (long long)json_integer_value(json_object_get(status, "uptime_s")),
-               json_string_value(json_object_get(status, "backend")),
-               json_string_value(json_object_get(status, "platform")),
+               shown(status, "backend"), shown(status, "platform"),
                json_is_true(json_object_get(status, "paused")) ? ", PAUSED" : "");
         sandbox = json_string_value(json_object_get(status, "sandbox"));
         if (sandbox && strcmp(sandbox, "off") == 0)
@@ -264,11 +287,10 @@ int cmd_status(int argc, char **argv)
         printf("devices:\n");
         json_array_foreach(json_object_get(status, "devices"), i, v)
         {
-                const char *reason = json_string_value(json_object_get(v, "reason"));
+                const char *reason = shown(v, "reason");
                 const json_t *next = json_object_get(v, "next_probe_s");
                 printf("  %-4lld %s%s%s", (long long)json_integer_value(json_object_get(v, "id")),
-                       json_string_value(json_object_get(v, "state")), reason ? ": " : "",
-                       reason ? reason : "");
+                       shown(v, "state"), reason ? ": " : "", reason ? reason : "");
                 if (next)
                         printf(" (probed again %s%lld s)",
                                json_integer_value(next) ? "in " : "now, ",
@@ -278,8 +300,7 @@ int cmd_status(int argc, char **argv)
         json_array_foreach(json_object_get(status, "running"), i, v)
             printf("  running item %lld on device %lld: %s (%lld s)\n",
                    (long long)json_integer_value(json_object_get(v, "item")),
-                   (long long)json_integer_value(json_object_get(v, "device")),
-                   json_string_value(json_object_get(v, "op_dir")),
+                   (long long)json_integer_value(json_object_get(v, "device")), shown(v, "op_dir"),
                    (long long)json_integer_value(json_object_get(v, "running_s")));
         if (!json_is_true(json_object_get(status, "can_run_episodes")))
                 printf("  (no episode can run: see the daemon's log)\n");
@@ -291,21 +312,17 @@ int cmd_status(int argc, char **argv)
         {
                 size_t j;
                 json_t *b;
-                printf("  %s%s%s\n", json_string_value(json_object_get(v, "path")),
-                       json_object_get(v, "error") ? ": " : "",
-                       json_object_get(v, "error") ? json_string_value(json_object_get(v, "error"))
-                                                   : "");
+                printf("  %s%s%s\n", shown(v, "path"), json_object_get(v, "error") ? ": " : "",
+                       json_object_get(v, "error") ? shown(v, "error") : "");
                 json_array_foreach(json_object_get(v, "branches"), j, b)
-                    printf("    %-24s %.12s%s\n", json_string_value(json_object_get(b, "branch")),
-                           json_string_value(json_object_get(b, "tip")),
+                    printf("    %-24s %.12s%s\n", shown(b, "branch"), shown(b, "tip"),
                            json_object_get(b, "last_seen") ? "" : " (not seen yet)");
         }
         if (json_array_size(json_object_get(status, "stalled_siblings")))
                 printf("sibling branches left alone because someone else committed to them\n"
                        "(run 'ascendopt recreate REPO OPDIR' to rebuild one):\n");
         json_array_foreach(json_object_get(status, "stalled_siblings"), i, v)
-            printf("  %s in %s\n", json_string_value(json_object_get(v, "ref")),
-                   json_string_value(json_object_get(v, "repo")));
+            printf("  %s in %s\n", shown(v, "ref"), shown(v, "repo"));
         json_decref(status);
         return EX_OK;
 }
@@ -394,17 +411,15 @@ int cmd_candidates(int argc, char **argv)
                         double us = json_number_value(json_object_get(row, "latency_us"));
                         printf("  %-6lld %-12.12s %4lld %5lld  %-22.22s %-14.14s ",
                                json_integer_value(json_object_get(row, "item")),
-                               json_string_value(json_object_get(row, "commit")) ?: "?",
+                               shown(row, "commit") ?: "?",
                                json_integer_value(json_object_get(row, "evaluation")),
                                json_integer_value(json_object_get(row, "stage")),
-                               json_string_value(json_object_get(row, "technique")) ?: "?",
-                               json_string_value(json_object_get(row, "status")) ?: "?");
+                               shown(row, "technique") ?: "?", shown(row, "status") ?: "?");
                         if (us > 0)
                                 printf("%12.2f", us);
                         else
                                 printf("%12s", "-");
-                        printf("  %.12s%s%s\n",
-                               json_string_value(json_object_get(row, "identity")) ?: "",
+                        printf("  %.12s%s%s\n", shown(row, "identity") ?: "",
                                json_is_true(json_object_get(row, "new_best")) ? "  new best" : "",
                                json_is_true(json_object_get(row, "memo_hit")) ? "  (memo)" : "");
                 }
@@ -441,10 +456,15 @@ int cmd_show(int argc, char **argv)
                        "COMMIT", "BRANCH");
                 print_item(item);
                 json_array_foreach(json_object_get(item, "reasons"), i, reason)
-                    printf("  %s\n", json_string_value(reason));
+                    printf("  %s\n", shown_value(reason));
                 cli_print_llm_usage(json_object_get(json_object_get(item, "summary"), "llm"));
-                if (report)
-                        printf("\n%s", report);
+                if (report) {
+                        /* Markdown: lines and tabs kept, other control characters not */
+                        putchar('\n');
+                        for (const char *p = report; *p; p++)
+                                putchar((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t' ? '?'
+                                                                                             : *p);
+                }
         }
         json_decref(item);
         return EX_OK;
@@ -485,7 +505,7 @@ int cmd_recreate(int argc, char **argv)
         if (a.json)
                 cli_print_json(answer);
         else
-                printf("%s\n", json_string_value(json_object_get(answer, "summary")));
+                printf("%s\n", shown(answer, "summary"));
         json_decref(answer);
         return EX_OK;
 }
@@ -503,8 +523,7 @@ int cmd_enqueue(int argc, char **argv)
         else
                 printf("queued item %lld: %s at %.12s on %s\n",
                        (long long)json_integer_value(json_object_get(answer, "id")),
-                       argv[a.first_arg + 1], json_string_value(json_object_get(answer, "commit")),
-                       json_string_value(json_object_get(answer, "branch")));
+                       argv[a.first_arg + 1], shown(answer, "commit"), shown(answer, "branch"));
         json_decref(answer);
         return EX_OK;
 }

@@ -5,7 +5,7 @@
 # ascendopt's own output, a timeout that is not a number of seconds, an
 # operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 10
+plan 11
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -33,6 +33,14 @@ contains "enqueue refuses ascendopt's own sibling branch" \
 	"$(cli enqueue "$repo" ops/add --branch ascendopt/main/ops/add 2>&1)" "publish prefix"
 is "and a pattern matching it picks the user's branch instead" \
 	"$(cli enqueue "$repo" ops/add --json 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["branch"])')" main
+# an operator folder whose name holds a terminal escape (git allows it in a tree)
+esc=$(printf 'ops/x\033[2Jy')
+(cd "$repo" && git checkout -q main && mkdir -p "$esc/op_host" "$esc/op_kernel" &&
+	echo h >"$esc/op_host/a.cpp" && echo k >"$esc/op_kernel/a.cpp" && git add -A && git commit -qm esc)
+for _ in $(seq 60); do cli queue --json 2>/dev/null | grep -q 'x\\u001b' && break; sleep 0.1; done
+out=$(cli queue; cli episodes)
+check "queue and episodes show a path's escape sequence as '?', never raw" \
+	bash -c '! grep -q $'"'"'\033'"'"' <<<"$1" && grep -q "ops/x?\[2Jy" <<<"$1"' _ "$out"
 kill -TERM "$pid"
 wait "$pid"
 
