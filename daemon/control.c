@@ -72,18 +72,31 @@ static void reply_error(struct evhttp_request *req, int code, const char *messag
         reply(req, code, json_pack("{s:s}", "error", message));
 }
 
-/* Whether the peer may change things: our user, root, or our group. */
+/*
+ * Whether the peer may change things: our user, root, or a member of our
+ * group, as its primary group or one of its supplementary groups (as they
+ * were when it connected: SO_PEERGROUPS).
+ */
 static bool peer_may_write(struct evhttp_request *req)
 {
         struct evhttp_connection *conn = evhttp_request_get_connection(req);
         struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
         struct ucred cred;
+        gid_t groups[256];
         socklen_t len = sizeof(cred);
         int fd = bev ? (int)bufferevent_getfd(bev) : -1;
 
         if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
                 return false;
-        return cred.uid == 0 || cred.uid == geteuid() || cred.gid == getegid();
+        if (cred.uid == 0 || cred.uid == geteuid() || cred.gid == getegid())
+                return true;
+        len = sizeof(groups);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+                return false; /* more than 256 groups (ERANGE): only the above */
+        for (size_t i = 0; i < len / sizeof(groups[0]); i++)
+                if (groups[i] == getegid())
+                        return true;
+        return false;
 }
 
 static json_t *read_body(struct evhttp_request *req)

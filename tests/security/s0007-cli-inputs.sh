@@ -5,7 +5,7 @@
 # ascendopt's own output, a timeout that is not a number of seconds, an
 # operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 11
+plan 12
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -41,6 +41,14 @@ for _ in $(seq 60); do cli queue --json 2>/dev/null | grep -q 'x\\u001b' && brea
 out=$(cli queue; cli episodes)
 check "queue and episodes show a path's escape sequence as '?', never raw" \
 	bash -c '! grep -q $'"'"'\033'"'"' <<<"$1" && grep -q "ops/x?\[2Jy" <<<"$1"' _ "$out"
+# a member of the daemon's group through a supplementary group may change things
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 0711 "$SCRATCH"
+	out=$(setpriv --reuid=65534 --regid=65534 --groups="$(id -g)" "$BUILD/ascendopt" resume 2>&1)
+	is "a client whose supplementary groups hold the daemon's group may resume it" "$?/$out" "0/$out"
+else
+	skip "a client in the daemon's group by a supplementary group: needs root and setpriv"
+fi
 kill -TERM "$pid"
 wait "$pid"
 
