@@ -489,7 +489,19 @@ static int add_base_files(struct candidate *c, const char *root, const char *sub
                         continue;
                 }
                 if (c->n == MAX_FILES) {
+                        log_error("%s: more than %d files under op_host/ and op_kernel/, the most "
+                                  "an operator may have (each is copied into every candidate)",
+                                  root, MAX_FILES);
                         r = -E2BIG;
+                        free(names[i]);
+                        continue;
+                }
+                if (st.st_size > (off_t)FILE_MAX_BYTES) {
+                        log_error("%s: %lld bytes, over the %u MiB an operator's file may have "
+                                  "(each is copied into every candidate); keep data out of "
+                                  "op_host/ and op_kernel/",
+                                  full, (long long)st.st_size, FILE_MAX_BYTES >> 20);
+                        r = -EFBIG;
                         free(names[i]);
                         continue;
                 }

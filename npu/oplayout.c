@@ -831,8 +831,8 @@ static int scan_kernel_dir(struct scan *s, const char *dir, const char *const *d
                         continue;
                 if (S_ISDIR(st.st_mode))
                         r = scan_kernel_dir(s, path, dirs, n_dirs, depth + 1);
-                else if (S_ISREG(st.st_mode))
-                        r = scan_file(s, path, dirs, n_dirs);
+                else if (S_ISREG(st.st_mode) && st.st_size <= (off_t)SOURCE_MAX_BYTES)
+                        r = scan_file(s, path, dirs, n_dirs); /* larger: data, not a source */
         }
         list_release(&names);
         return r;

@@ -476,13 +476,22 @@ static int add_file(struct episode *ep, const char *rel, bool is_source)
         char path[PATH_MAX];
         int r;
 
-        if (ep->n_files == MAX_OP_FILES)
+        if (ep->n_files == MAX_OP_FILES) {
+                log_error("%s: more than %d files in op_host/ and op_kernel/, the most an "
+                          "episode edits",
+                          ep->manifest->dir, MAX_OP_FILES - 1);
                 return -E2BIG;
+        }
         if (format_path(path, sizeof(path), "%s/%s", ep->manifest->dir, rel) < 0)
                 return -ENAMETOOLONG;
         f = &ep->files[ep->n_files];
         memset(f, 0, sizeof(*f));
         r = read_text(path, &f->disk);
+        if (r == -EFBIG)
+                log_error("%s: larger than the %u KiB an operator's source file may have (each "
+                          "is copied into every candidate); keep data out of op_host/ and "
+                          "op_kernel/",
+                          path, (unsigned)(MAX_FILE_BYTES >> 10));
         if (r < 0)
                 return r;
         f->path = strdup(rel);

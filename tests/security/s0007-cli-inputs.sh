@@ -5,7 +5,7 @@
 # ascendopt's own output, a timeout that is not a number of seconds, an
 # operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 12
+plan 14
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -69,4 +69,13 @@ contains "a publish prefix with '..' is refused" \
 printf '{"socket": "%s/%0200d"}' "$SCRATCH" 0 >"$SCRATCH/c.json"
 contains "a socket path longer than a unix socket allows is refused" \
 	"$("$BUILD/ascendoptd" --config "$SCRATCH/c.json" --check-config 2>&1)" ".socket"
+
+# a data blob in an operator: never scanned as a source, never copied into candidates
+cp -r "$SRC/tests/ops/ok/unary_ops" "$SCRATCH/blob"
+head -c 5000000 /dev/zero >"$SCRATCH/blob/op_kernel/table.bin"
+is "eval of an operator holding a 5 MB data file still runs" \
+	"$(cli eval "$SCRATCH/blob" --state-dir "$SCRATCH/bstate" --json 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])')" ok
+contains "optimize refuses it, naming the file and the limit" \
+	"$(cli optimize "$SCRATCH/blob" --state-dir "$SCRATCH/bstate" --budget 2 2>&1)" "table.bin: larger than the 4096 KiB"
 done_testing
