@@ -2236,6 +2236,16 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         clear_candidate(ep);
 }
 
+/* A result evaluated with its outputs kept that is not kept after all: its scratch goes too. */
+static void discard_kept(json_t *result)
+{
+        const char *dir = json_string_value(json_object_get(result, "scratch_dir"));
+
+        if (dir)
+                rm_rf(dir);
+        json_decref(result);
+}
+
 static void on_baseline(struct episode *ep, json_t *result)
 {
         const char *status = json_string_value(json_object_get(result, "status"));
@@ -2251,7 +2261,7 @@ static void on_baseline(struct episode *ep, json_t *result)
                          json_string_value(json_object_get(error, "message"))
                              ? json_string_value(json_object_get(error, "message"))
                              : "no message");
-                json_decref(result);
+                discard_kept(result);
                 finish(ep, "failed", "infra_error", message);
                 return;
         }
@@ -2270,12 +2280,12 @@ static void on_baseline(struct episode *ep, json_t *result)
                          rule ? " (use --permissive RULE for code that relies on hardware "
                                 "leniency)"
                               : "");
-                json_decref(result);
+                discard_kept(result);
                 finish(ep, "failed", "baseline", message);
                 return;
         }
         if (latency <= 0) {
-                json_decref(result);
+                discard_kept(result);
                 finish(ep, "failed", "infra_error",
                        "the backend reported no latency for the baseline, so there is nothing "
                        "to optimize against");

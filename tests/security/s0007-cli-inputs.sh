@@ -5,7 +5,7 @@
 # ascendopt's own output, a timeout that is not a number of seconds, an
 # operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 14
+plan 15
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -78,4 +78,8 @@ is "eval of an operator holding a 5 MB data file still runs" \
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])')" ok
 contains "optimize refuses it, naming the file and the limit" \
 	"$(cli optimize "$SCRATCH/blob" --state-dir "$SCRATCH/bstate" --budget 2 2>&1)" "table.bin: larger than the 4096 KiB"
+
+# a baseline that fails leaves nothing in the scratch directory
+cli optimize "$SRC/tests/ops/bad/acc_val_unset" --state-dir "$SCRATCH/fstate" --budget 2 >/dev/null 2>&1
+is "a failed baseline leaves no scratch behind" "$(ls -A "$SCRATCH/fstate/scratch" 2>/dev/null)" ""
 done_testing
