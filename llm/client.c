@@ -969,6 +969,14 @@ static int parse_endpoint(struct llm_client *c, const char *endpoint, char *err,
              len--)
                 c->shown_endpoint[len - 1] = '\0';
         c->loopback = llm_endpoint_is_loopback(endpoint);
+        if (strcmp(scheme, "http") == 0 && !c->loopback) {
+                r = client_error(err, size, -EINVAL,
+                                 "llm.endpoint: \"%s\" is plain http to another machine: the API "
+                                 "key and the operators' source would travel in clear; use "
+                                 "https://, or http only to a loopback address",
+                                 c->shown_endpoint);
+                goto out;
+        }
 out:
         curl_free(scheme);
         curl_free(shown);

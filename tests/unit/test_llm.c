@@ -1011,6 +1011,14 @@ static void test_client_options_are_checked(void **state)
         assert_non_null(strstr(err, "llm.endpoint"));
         o.endpoint = "http://127.0.0.1:1/v1?key=x";
         assert_int_equal(llm_client_new(fx->base, &o, &c, err, sizeof(err)), -EINVAL);
+        /* the key and the source never travel in clear to another machine */
+        o.endpoint = "http://llm.example.com/v1";
+        assert_int_equal(llm_client_new(fx->base, &o, &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "in clear"));
+        o.endpoint = "https://llm.example.com/v1";
+        assert_int_equal(llm_client_new(fx->base, &o, &c, err, sizeof(err)), 0);
+        assert_null(llm_client_free(c));
+        c = NULL;
         o.endpoint = "http://127.0.0.1:1/v1/";
         o.api_key = "sk-abc\r\nX-Evil: 1";
         assert_int_equal(llm_client_new(fx->base, &o, &c, err, sizeof(err)), -EINVAL);
