@@ -99,25 +99,44 @@ static bool peer_may_write(struct evhttp_request *req)
         return false;
 }
 
-static json_t *read_body(struct evhttp_request *req)
+/* The request's body as a JSON object; NULL and why (in why) otherwise. */
+static json_t *read_body(struct evhttp_request *req, char *why, size_t why_size)
 {
         struct evbuffer *in = evhttp_request_get_input_buffer(req);
         size_t len = evbuffer_get_length(in);
+        json_error_t error;
         char *text;
         json_t *body;
 
         if (len == 0)
                 return json_object();
-        if (len > MAX_BODY_BYTES)
+        if (len > MAX_BODY_BYTES) {
+                snprintf(why, why_size, "the body is %zu bytes; at most %d are taken", len,
+                         MAX_BODY_BYTES);
                 return NULL;
+        }
         text = malloc(len + 1);
-        if (!text)
+        if (!text) {
+                snprintf(why, why_size, "out of memory");
                 return NULL;
+        }
         evbuffer_copyout(in, text, len);
         text[len] = '\0';
-        body = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+        body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
         free(text);
-        return json_is_object(body) ? body : (json_decref(body), NULL);
+        if (!body) {
+                snprintf(why, why_size, "the body is not JSON: %.200s at byte %d", error.text,
+                         error.position);
+                return NULL;
+        }
+        if (!json_is_object(body)) {
+                snprintf(why, why_size,
+                         "the body must be a JSON object, such as "
+                         "{\"repo\": \"/path\", \"op_dir\": \"ops/add\"}");
+                json_decref(body);
+                return NULL;
+        }
+        return body;
 }
 
 /*
@@ -652,7 +671,7 @@ static void handle(struct evhttp_request *req, void *arg)
         const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
         const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
         enum evhttp_cmd_type method = evhttp_request_get_command(req);
-        char err[1024];
+        char err[1024], why[320];
         json_t *body = NULL;
 
         if (!path) {
@@ -682,9 +701,9 @@ static void handle(struct evhttp_request *req, void *arg)
                 reply_error(req, 403, "only the daemon's user, root or its group may change it");
                 return;
         }
-        body = read_body(req);
+        body = read_body(req, why, sizeof(why));
         if (!body) {
-                reply_error(req, 400, "the body must be a JSON object of at most 64 KiB");
+                reply_error(req, 400, why);
                 return;
         }
         if (strcmp(path, "/v1/recreate") == 0) {

@@ -5,7 +5,7 @@
 # ascendopt's own output, a timeout that is not a number of seconds, an
 # operator directory that does not exist; a config the daemon cannot use.
 . "$(dirname "$0")/../tap.sh"
-plan 15
+plan 17
 
 repo=$SCRATCH/ops
 sock=$SCRATCH/ascendoptd.sock
@@ -41,6 +41,17 @@ for _ in $(seq 60); do cli queue --json 2>/dev/null | grep -q 'x\\u001b' && brea
 out=$(cli queue; cli episodes)
 check "queue and episodes show a path's escape sequence as '?', never raw" \
 	bash -c '! grep -q $'"'"'\033'"'"' <<<"$1" && grep -q "ops/x?\[2Jy" <<<"$1"' _ "$out"
+post() { # BODY: the daemon's answer to POST /v1/enqueue with that body
+	python3 - "$sock" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+body = sys.argv[2].encode()
+s.sendall(b"POST /v1/enqueue HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+print(s.makefile("rb").read().decode(errors="replace").split("\r\n\r\n", 1)[-1])
+PY
+}
+contains "a body that is not JSON is told where it broke" "$(post '{"repo": ')" "not JSON"
+contains "a JSON body that is not an object is told what to send" "$(post '[1, 2]')" "must be a JSON object"
 # a member of the daemon's group through a supplementary group may change things
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 0711 "$SCRATCH"
