@@ -808,6 +808,37 @@ out:
 
 /* ---------------------------------------------------------------- commits */
 
+/*
+ * The source commit must still be on its branch (the tip, or an ancestor
+ * of it): a commit force-pushed away, with whatever it held, must not
+ * become reachable again as the parent of a sibling branch.
+ */
+static int check_source_on_branch(git_repository *repo, const struct publish_request *req,
+                                  const git_oid *source, const char *source_hex, char *err,
+                                  size_t err_size)
+{
+        git_reference *branch = NULL;
+        const git_oid *tip;
+        int r;
+
+        r = git_branch_lookup(&branch, repo, req->branch, GIT_BRANCH_LOCAL);
+        if (r == GIT_ENOTFOUND)
+                r = git_branch_lookup(&branch, repo, req->branch, GIT_BRANCH_REMOTE);
+        if (r < 0)
+                return fail(err, err_size, -ESTALE,
+                            "%s: branch %s is gone; its commit %.7s is not published",
+                            req->repo_path, req->branch, source_hex);
+        tip = git_reference_target(branch);
+        r = tip && (git_oid_equal(tip, source) || git_graph_descendant_of(repo, tip, source) == 1)
+                ? 0
+                : fail(err, err_size, -ESTALE,
+                       "%s: commit %.7s is no longer on branch %s (rewritten or force-pushed "
+                       "away); it is not published",
+                       req->repo_path, source_hex, req->branch);
+        git_reference_free(branch);
+        return r;
+}
+
 /* Sleeps 5, 10, 20 ... ms plus up to half as much again, so racers spread out. */
 static void backoff(unsigned attempt, unsigned *seed)
 {
@@ -894,6 +925,9 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                 goto out;
         }
         git_oid_tostr(source_hex, sizeof(source_hex), &source_id);
+        r = check_source_on_branch(repo, req, &source_id, source_hex, err, err_size);
+        if (r < 0)
+                goto out;
         r = git_commit_tree(&base, source);
         if (r < 0) {
                 r = fail_git(err, err_size, r, "%s: cannot read the tree of %s", req->repo_path,

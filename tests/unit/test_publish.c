@@ -708,6 +708,28 @@ static void test_newer_source_moves_branch_and_keeps_reflog(void **state)
         free(src2);
 }
 
+/* A commit force-pushed away (with whatever it held) never becomes reachable again. */
+static void test_commit_no_longer_on_its_branch_is_not_published(void **state)
+{
+        char *gone, err[512] = "";
+        struct publish_request req;
+        struct publish_outcome out;
+
+        sh("cd %s && printf 'secret\\n' > docs/KEY && git add docs/KEY && git commit -qm oops",
+           repo);
+        gone = rev("main");
+        sh("cd %s && git reset -q --hard HEAD~1", repo);
+        req = request(repo, gone, files_v2, 2);
+        assert_int_equal(publish_commit(&req, &out, err, sizeof(err)), -ESTALE);
+        assert_non_null(strstr(err, "no longer on branch main"));
+        assert_int_equal(sh_status("git -C %s rev-parse -q --verify " SIBLING " >/dev/null", repo),
+                         1);
+        req.branch = "gone";
+        assert_int_equal(publish_commit(&req, &out, err, sizeof(err)), -ESTALE);
+        assert_non_null(strstr(err, "branch gone is gone"));
+        free(gone);
+}
+
 static void test_identical_content_is_unchanged(void **state)
 {
         char *src = rev("main"), *objects_before, *objects_after;
@@ -1202,6 +1224,8 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_newer_source_moves_branch_and_keeps_reflog,
                                                 setup, teardown),
+                cmocka_unit_test_setup_teardown(
+                    test_commit_no_longer_on_its_branch_is_not_published, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_identical_content_is_unchanged, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_foreign_commit_stops_updates_until_recreate,
