@@ -143,17 +143,29 @@ static bool has_lock_component(const char *name)
         return false;
 }
 
-static void slashes_to_plus(char *s, size_t len)
+/*
+ * Appends name to buf at *at with '/' as '+', and '+' and '%' escaped as
+ * "%2B" and "%25", so that distinct names stay distinct ("a/b" gives
+ * "a+b", "a+b" gives "a%2Bb").  -ENAMETOOLONG when it does not fit.
+ */
+static int append_encoded(char *buf, size_t size, size_t *at, const char *name)
 {
-        for (size_t i = 0; i < len; i++)
-                if (s[i] == '/')
-                        s[i] = '+';
+        for (const char *p = name; *p; p++) {
+                const char *piece = *p == '/' ? "+" : *p == '+' ? "%2B" : *p == '%' ? "%25" : NULL;
+                size_t n = piece ? strlen(piece) : 1;
+                if (*at + n >= size)
+                        return -ENAMETOOLONG;
+                memcpy(buf + *at, piece ? piece : p, n);
+                *at += n;
+        }
+        buf[*at] = '\0';
+        return 0;
 }
 
 int publish_branch_name(const char *prefix, const char *branch, const char *op_path, char *buf,
                         size_t size, char *err, size_t err_size)
 {
-        size_t start;
+        size_t at;
         int valid = 0, r;
 
         if (!prefix || !*prefix || prefix[0] == '/')
@@ -174,15 +186,20 @@ int publish_branch_name(const char *prefix, const char *branch, const char *op_p
                             "branch \"%s\" and operator \"%s\": a path component ends in "
                             "\".lock\", which git does not allow in a ref name",
                             branch, op_path);
-        r = snprintf(buf, size, HEADS "%s%s/%s", prefix, branch, op_path);
-        if (r < 0 || (size_t)r >= size)
+        r = snprintf(buf, size, HEADS "%s", prefix);
+        at = r > 0 ? (size_t)r : 0;
+        if (r >= 0 && (size_t)r < size && append_encoded(buf, size, &at, branch) == 0 &&
+            at + 1 < size) {
+                buf[at++] = '/';
+                r = append_encoded(buf, size, &at, op_path);
+        } else {
+                r = -ENAMETOOLONG;
+        }
+        if (r < 0)
                 return fail(err, err_size, -ENAMETOOLONG,
                             "the sibling branch name for branch \"%s\" and operator \"%s\" is "
                             "longer than %zu bytes",
                             branch, op_path, size ? size - 1 : 0);
-        start = strlen(HEADS) + strlen(prefix);
-        slashes_to_plus(buf + start, strlen(branch));
-        slashes_to_plus(buf + start + strlen(branch) + 1, strlen(op_path));
 
         if (git_libgit2_init() < 0)
                 return fail(err, err_size, -EIO, "libgit2 failed to initialise");

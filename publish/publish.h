@@ -33,8 +33,9 @@
 
 /*
  * Writes the sibling ref name "refs/heads/<prefix><branch>/<op-path>" into
- * buf, with every '/' inside branch and op_path replaced by '+', e.g. prefix
- * "ascendopt/", branch "dev/x", op_path "src/math/add" give
+ * buf, with every '/' inside branch and op_path replaced by '+' (and '+'
+ * and '%' escaped as "%2B" and "%25", so that "a/b" and "a+b" differ), e.g.
+ * prefix "ascendopt/", branch "dev/x", op_path "src/math/add" give
  * "refs/heads/ascendopt/dev+x/src+math+add".  Exactly two components lie
  * under the prefix, so no sibling ref can shadow another.
  *
