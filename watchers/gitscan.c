@@ -282,6 +282,15 @@ static int classify_path(const char *path, git_tree *new_tree, char *const *glob
                         return dir_set_add(set, path, (size_t)(hit - path));
                 return 0;
         }
+        /* any other file inside an operator's folder (a reference, a test, its
+         * CMakeLists.txt) is the innermost such operator's */
+        for (size_t len = strlen(path); len > 0; len--) {
+                if (path[len - 1] != '/')
+                        continue;
+                if (tree_has_dir(new_tree, path, len - 1, "op_host") &&
+                    tree_has_dir(new_tree, path, len - 1, "op_kernel"))
+                        return dir_set_add(set, path, len - 1);
+        }
         if (!shared)
                 return 0;
         /* past the limit, the rest of a huge commit's shared files go unsearched */

@@ -169,6 +169,14 @@ static void test_changed_operators_are_found(void **state)
         changed(a, d, NULL, 0, got, sizeof(got));
         assert_string_equal(got, "src/math/add src/nn/relu");
 
+        /* any other file of an operator's folder (its reference, a test) is the operator's */
+        sh("echo r > src/math/add/reference.c && mkdir -p src/math/add/tests && "
+           "echo t > src/math/add/tests/case.json && git add -A && git commit -qm reference");
+        capture(e, sizeof(e), "git rev-parse HEAD");
+        changed(d, e, NULL, 0, got, sizeof(got));
+        assert_string_equal(got, "src/math/add");
+        strcpy(d, e);
+
         /* an operator that lost its kernel directory is no longer one */
         sh("git rm -rq src/nn/relu/op_kernel && git commit -qm gone");
         capture(e, sizeof(e), "git rev-parse HEAD");
