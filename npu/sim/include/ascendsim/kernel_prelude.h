@@ -37,8 +37,12 @@ using optiling::ascendsim_pick_tiling_named;
 #define DT_UINT64 10
 #define DT_DOUBLE 11
 #define DT_BOOL 12
+#define DT_STRING 13
 #define DT_COMPLEX64 16
+#define DT_COMPLEX128 17
 #define DT_BF16 27
+#define DT_UNDEFINED 28
+#define DT_INT4 29
 #endif
 #ifndef FORMAT_ND
 #define FORMAT_NCHW 0

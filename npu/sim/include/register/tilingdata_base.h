@@ -17,6 +17,20 @@
 #include "ascendsim/host.h"
 #include "ascendsim/tiling_rank.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
+// Host tiling code in namespace optiling names these containers without
+// std::, as CANN's own headers let it (ge_glu_grad_v2, scatter_list).  A
+// kernel unit sees only the tiling classes of optiling (the glue's
+// using-declarations), so these never clash with a kernel's own names.
+namespace optiling {
+using std::map;
+using std::string;
+using std::vector;
+} // namespace optiling
+
 #define ASCENDSIM_CAT2(a, b) a##b
 #define ASCENDSIM_CAT(a, b) ASCENDSIM_CAT2(a, b)
 
