@@ -12,17 +12,7 @@
 
 plan 6
 
-probe() { # ACTION TARGET: a copy of the probe operator set to act so
-	rm -rf "$SCRATCH/op"
-	cp -r "$SRC/tests/security/ops/sandbox_probe" "$SCRATCH/op"
-	python3 - "$SCRATCH/op/ascendopt.json" "$1" "$2" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["attrs"] = {"action": sys.argv[2], "target": sys.argv[3]}
-json.dump(m, open(sys.argv[1], "w"))
-PY
-}
-ev() { "$BUILD/ascendopt" eval "$SCRATCH/op" --state-dir "$SCRATCH/state" --work-dir "$SCRATCH/work" --json "$@"; }
+. "$(dirname "$0")/probe.sh"
 status() { python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'; }
 
 echo "precious" >"$SCRATCH/target"
