@@ -64,7 +64,7 @@ BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c)
 # Each fuzzer is compiled by clang from the sources it exercises, so the
 # coverage instrumentation reaches exactly the code under test.
 FUZZERS          := config schema tokens
-FUZZ_config_SRCS := daemon/config.c common/schema.c common/log.c
+FUZZ_config_SRCS := daemon/config.c common/schema.c common/log.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
 FUZZ_tokens_SRCS := optimizer/tokens.c
 FUZZ_BINS        := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZERS))
