@@ -254,6 +254,26 @@ static void eval_free(struct npu_eval *e)
         free(e);
 }
 
+/* Whether a failure says the disk was full (a compiler's or the run's ENOSPC). */
+static bool out_of_space(const json_t *error, const json_t *cases)
+{
+        static const char needle[] = "No space left on device";
+        const char *message = json_string_value(json_object_get(error, "message"));
+        size_t i;
+        json_t *c;
+
+        if (message && strstr(message, needle))
+                return true;
+        json_array_foreach(cases, i, c)
+        {
+                message =
+                    json_string_value(json_object_get(json_object_get(c, "error"), "message"));
+                if (message && strstr(message, needle))
+                        return true;
+        }
+        return false;
+}
+
 static void finish(struct npu_eval *e, const char *status, json_t *error)
 {
         json_t *result = e->result;
@@ -265,6 +285,17 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         json_t *c;
 
         e->step = STEP_DONE;
+        if (strcmp(status, "ok") != 0 && strcmp(status, "infra_error") != 0 &&
+            out_of_space(error, e->cases)) {
+                /* the disk failed, not the operator: retried later, never cached */
+                json_t *why = json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
+                                        "out of disk space while evaluating: ",
+                                        json_string_value(json_object_get(error, "message"))
+                                            ?: "a case failed writing");
+                json_decref(error);
+                error = why;
+                status = "infra_error";
+        }
         json_object_set_new(result, "status", json_string(status));
         if (error)
                 json_object_set_new(result, "error", error);

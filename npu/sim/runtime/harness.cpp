@@ -180,8 +180,10 @@ void write_result(const char *status, const char *kind, const char *file, int li
 	if (!kind && std::strcmp(status, "ok") == 0)
 		timing_result(o, roofline_us());
 	std::string path = R.out_dir + "/result.json";
+	errno = 0;
 	if (json_dump_file(o, path.c_str(), JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0) {
-		std::fprintf(stderr, "ascendsim: cannot write %s\n", path.c_str());
+		std::fprintf(stderr, "ascendsim: cannot write %s: %s\n", path.c_str(),
+			     errno ? std::strerror(errno) : "unknown error");
 		_exit(73);
 	}
 	json_decref(o);
