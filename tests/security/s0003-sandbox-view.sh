@@ -67,6 +67,7 @@ printf '{"state_dir": "%s/dstate", "socket": "%s/d.sock", "sandbox": "maybe"}' "
 contains "the daemon's config takes \"sandbox\": \"on\" or \"off\" only, and says so" \
 	"$("$BUILD/ascendoptd" --config "$SCRATCH/d.json" --check-config 2>&1)" ".sandbox"
 printf '{"state_dir": "%s/dstate", "socket": "%s/d.sock", "sandbox": "off"}' "$SCRATCH" "$SCRATCH" >"$SCRATCH/d.json"
-check "\"sandbox\": \"off\" is a valid config" "$BUILD/ascendoptd" --config "$SCRATCH/d.json" --check-config >/dev/null
+check "\"sandbox\": \"off\" is a valid config" \
+	bash -c '"$1" --config "$2" --check-config >/dev/null' _ "$BUILD/ascendoptd" "$SCRATCH/d.json"
 
 done_testing
