@@ -654,6 +654,13 @@ static int compare_strings(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Sorts a list by name (an empty list has no array: qsort must not see it). */
+static void list_sort(struct list *l)
+{
+        if (l->n > 1)
+                qsort(l->items, l->n, sizeof(*l->items), compare_strings);
+}
+
 /* op_host's .cpp and .cc units, sorted, without the aclnn and opdev wrappers. */
 static int list_host_units(const char *op_dir, struct list *units)
 {
@@ -674,7 +681,7 @@ static int list_host_units(const char *op_dir, struct list *units)
                         r = list_add(&names, e->d_name);
         closedir(d);
         if (r == 0)
-                qsort(names.items, names.n, sizeof(*names.items), compare_strings);
+                list_sort(&names);
         for (size_t i = 0; r == 0 && i < names.n; i++) {
                 if (is_wrapper_name(names.items[i]) ||
                     format_path(path, sizeof(path), "%s/%s", dir, names.items[i]) < 0 ||
@@ -822,7 +829,7 @@ static int scan_kernel_dir(struct scan *s, const char *dir, const char *const *d
                 if (e->d_name[0] != '.')
                         r = list_add(&names, e->d_name);
         closedir(d);
-        qsort(names.items, names.n, sizeof(*names.items), compare_strings);
+        list_sort(&names);
         for (size_t i = 0; r == 0 && i < names.n; i++) {
                 char path[PATH_MAX];
                 struct stat st;
@@ -995,7 +1002,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                                         r = list_add(&names, e->d_name);
                         closedir(d);
                 }
-                qsort(names.items, names.n, sizeof(*names.items), compare_strings);
+                list_sort(&names);
                 for (size_t i = 0; r == 0 && i < names.n; i++)
                         if (format_path(path, sizeof(path), "%s/op_host/%s", real_op,
                                         names.items[i]) == 0)
@@ -1013,7 +1020,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         list_take(&cm.host_includes, &l->host_includes, &l->n_host_includes);
         list_take(&cm.kernel_includes, &l->kernel_includes, &l->n_kernel_includes);
         list_take(&cm.kernel_defines, &l->kernel_defines, &l->n_kernel_defines);
-        qsort(s.shared.items, s.shared.n, sizeof(*s.shared.items), compare_strings);
+        list_sort(&s.shared);
         list_take(&s.shared, &l->shared_files, &l->n_shared_files);
         r = 0;
 out:
