@@ -683,8 +683,8 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       m->inputs[t].name);
                 c->input_ranges = json_deep_copy(m->input_ranges);
                 if (!c->input_ranges ||
-                    json_object_update(c->input_ranges,
-                                       json_object_get(obj, "input_ranges") ?: json_object()) < 0)
+                    (json_object_get(obj, "input_ranges") &&
+                     json_object_update(c->input_ranges, json_object_get(obj, "input_ranges")) < 0))
                         return -ENOMEM;
                 r = check_ranges(m, json_object_get(obj, "input_ranges"), i, err, size);
                 if (r < 0)
