@@ -292,9 +292,9 @@ static void test_branch_names(void **state)
                          0);
         assert_string_equal(buf, "refs/heads/bots/ascendopt-main/add");
         /* injective: branches a/b and a+b, or operators x/y and x+y, never share a sibling */
-        assert_int_equal(publish_branch_name("ascendopt/", "a+b", "x+y%z", buf, sizeof(buf), err,
-                                             sizeof(err)),
-                         0);
+        assert_int_equal(
+            publish_branch_name("ascendopt/", "a+b", "x+y%z", buf, sizeof(buf), err, sizeof(err)),
+            0);
         assert_string_equal(buf, "refs/heads/ascendopt/a%2Bb/x%2By%25z");
 
         assert_int_equal(publish_branch_name("ascendopt/", "main", "src/../add", buf, sizeof(buf),
