@@ -571,7 +571,7 @@ int watch_changed_operators(const char *repo_path, const char *old_oid, const ch
                 if (r == -E2BIG)
                         snprintf(err, err_size,
                                  "%s: %.12s changes shared files, and the repository has more "
-                                 "than %d source files or %d MiB to search for what includes "
+                                 "than %d source files or %u MiB to search for what includes "
                                  "them",
                                  repo_path, new_oid, SHARED_SCAN_MAX_FILES,
                                  SHARED_SCAN_MAX_BYTES >> 20);
