@@ -698,6 +698,8 @@ private:
 namespace platform_ascendc {
 
 enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, FB = 7, BT = 8, RESERVED };
+// What ReserveLocalMemory sets aside in the UB (CANN documents 8, 16 and 32 KiB).
+enum class ReservedSize { RESERVED_SIZE_8K, RESERVED_SIZE_16K, RESERVED_SIZE_32K };
 
 enum class SocVersion {
 	ASCEND910 = 0,
@@ -731,7 +733,7 @@ public:
 		if (!info_)
 			return;
 		switch (type) {
-		case CoreMemType::UB: size = info_->ub_reported; break;
+		case CoreMemType::UB: size = info_->ub_reported - reserved_ub_; break;
 		case CoreMemType::L1: size = info_->l1; break;
 		case CoreMemType::L0_A: size = info_->l0a; break;
 		case CoreMemType::L0_B: size = info_->l0b; break;
@@ -765,9 +767,18 @@ public:
 		return (sliceNum + ratio - 1) / ratio;
 	}
 	fe::PlatFormInfos *GetPlatformInfos() const { return info_; }
+	// Sets UB aside for the kernel's own use: GetCoreMemSize(UB) reports the
+	// rest.  Only the last call counts, as documented.
+	void ReserveLocalMemory(ReservedSize size)
+	{
+		reserved_ub_ = size == ReservedSize::RESERVED_SIZE_32K   ? 32 * 1024
+			       : size == ReservedSize::RESERVED_SIZE_16K ? 16 * 1024
+									 : 8 * 1024;
+	}
 
 private:
 	fe::PlatFormInfos *info_ = nullptr;
+	uint64_t reserved_ub_ = 0;
 };
 
 class PlatformAscendCManager {

@@ -18,7 +18,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext *context)
 	uint64_t total = context->GetInputShape(0)->GetStorageShape().GetShapeSize();
 	if (total == 0 || coreNum == 0)
 		return ge::GRAPH_FAILED;
-	const uint64_t bytesPerElement = 24; /* all queues x 2 buffers, plus temporaries */
+	const uint64_t bytesPerElement = 28; /* 3 queues x 2 buffers x 4 bytes, and 4 for Sigmoid's temporaries */
 	uint64_t tileLength = ubSize / bytesPerElement / 128 * 128;
 	if (tileLength > 8192)
 		tileLength = 8192;
