@@ -418,13 +418,16 @@ ASCENDSIM_NOCOV inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalT
 }
 
 // Fill `size` elements of GM with `value` (MTE3); used to clear outputs
-// before atomic accumulation.
+// before atomic accumulation.  The documented types are the 16- and 32-bit
+// ones; bfloat16_t is accepted too, as a 16-bit pattern, because CANN's own
+// operators clear bfloat16 outputs with it and build (cann-ops
+// reflection_pad3d_grad, max_pool3d_grad_with_argmax).
 template <class T>
 ASCENDSIM_NOCOV inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, const uint64_t size, const T value,
 			     ascendsim::srcloc loc = {})
 {
-	static_assert(ascendsim::is_one_of<T, uint16_t, int16_t, half, uint32_t, int32_t, float>::value,
-		      "InitGlobalMemory supports uint16_t, int16_t, half, uint32_t, int32_t and float");
+	static_assert(ascendsim::is_one_of<T, uint16_t, int16_t, half, bfloat16_t, uint32_t, int32_t, float>::value,
+		      "InitGlobalMemory supports uint16_t, int16_t, half, bfloat16_t, uint32_t, int32_t and float");
 	gmWorkspaceAddr.check(gmWorkspaceAddr.addr_, size * sizeof(T), "InitGlobalMemory", loc);
 	ascendsim::instr r = ascendsim::copy_record("InitGlobalMemory", ascendsim::INSTR_COPY_OUT,
 						    ascendsim::PIPE_ID_MTE3, ascendsim::dtype_of<T>::code, loc);

@@ -726,12 +726,13 @@ ASCENDSIM_NOCOV inline void compare_run(const char *api, const AscendC::LocalTen
 		return; /* a NOP on Atlas A2 */
 	compare_count_check<T>(n, api, loc);
 	uint32_t nbytes = (n + 7) / 8;
-	vec_operand(dst, nbytes, api, "dst", loc);
+	uint32_t melems = (uint32_t)((nbytes + sizeof(U) - 1) / sizeof(U)); /* dst elements the bits fill */
+	vec_operand(dst, melems, api, "dst", loc);
 	vec_operand(src0, n, api, "src0", loc);
 	if (src1)
 		vec_operand(*src1, n, api, "src1", loc);
 	instr r = vec_record(api, dtype_of<T>::code, n, count_repeats<T>(n), loc);
-	r.dst = span_of(dst, nbytes);
+	r.dst = span_of(dst, melems);
 	r.src[0] = span_of(src0, n);
 	if (src1)
 		r.src[1] = span_of(*src1, n);
@@ -753,7 +754,7 @@ ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor
 {
 	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
 		      "Compare supports half and float, and int32_t with CMPMODE::EQ");
-	static_assert(ascendsim::is_one_of<U, int8_t, uint8_t>::value, "Compare writes its bit mask to an int8_t or uint8_t tensor");
+	static_assert(ascendsim::is_bit_container<U>::value, "Compare writes its bit mask to an integer tensor");
 	const T *b = src1.data_;
 	ascendsim::compare_run("Compare", dst, src0, &src1, [b](uint32_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
 			       cmpMode, count, loc);
@@ -783,9 +784,10 @@ ASCENDSIM_NOCOV inline void compare_repeat(const char *api, const AscendC::Local
 	if (repeat == 0)
 		return;
 	uint64_t nbytes = (uint64_t)repeat * lanes / 8;
+	uint64_t melems = (nbytes + sizeof(U) - 1) / sizeof(U); /* dst elements the bits fill */
 	uint64_t e0 = lane_extent(lp, epb, s0blk, s0rep);
 	uint64_t e1 = src1 ? lane_extent(lp, epb, s1blk, s1rep) : 0;
-	vec_operand(dst, nbytes, api, "dst", loc);
+	vec_operand(dst, melems, api, "dst", loc);
 	vec_operand(src0, e0, api, "src0", loc);
 	if (src1)
 		vec_operand(*src1, e1, api, "src1", loc);
@@ -795,7 +797,7 @@ ASCENDSIM_NOCOV inline void compare_repeat(const char *api, const AscendC::Local
 	r.blk_stride[2] = s1blk;
 	r.rep_stride[1] = s0rep;
 	r.rep_stride[2] = s1rep;
-	r.dst = span_of(dst, nbytes);
+	r.dst = span_of(dst, melems);
 	r.src[0] = span_of(src0, e0);
 	if (src1)
 		r.src[1] = span_of(*src1, e1);
@@ -821,7 +823,7 @@ ASCENDSIM_NOCOV inline void Compare(const LocalTensor<U> &dst, const LocalTensor
 {
 	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
 		      "Compare supports half and float, and int32_t with CMPMODE::EQ");
-	static_assert(ascendsim::is_one_of<U, int8_t, uint8_t>::value, "Compare writes its bit mask to an int8_t or uint8_t tensor");
+	static_assert(ascendsim::is_bit_container<U>::value, "Compare writes its bit mask to an integer tensor");
 	(void)mask; /* reserved on Atlas A2 */
 	const T *b = src1.data_;
 	ascendsim::compare_repeat("Compare", dst, src0, &src1, [b](uint64_t i) ASCENDSIM_NOCOV { return ascendsim::num<T>::load(b[i]); },
@@ -845,7 +847,7 @@ ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const Local
 {
 	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
 		      "CompareScalar supports half and float, and int32_t with CMPMODE::EQ");
-	static_assert(std::is_same<U, uint8_t>::value, "CompareScalar writes its bit mask to a uint8_t tensor");
+	static_assert(ascendsim::is_bit_container<U>::value, "CompareScalar writes its bit mask to an integer tensor");
 	(void)mask; /* reserved on Atlas A2 */
 	auto s = ascendsim::num<T>::load(src1Scalar);
 	ascendsim::compare_repeat("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr,
@@ -868,7 +870,7 @@ ASCENDSIM_NOCOV inline void CompareScalar(const LocalTensor<U> &dst, const Local
 {
 	static_assert(ascendsim::is_one_of<T, half, float, int32_t>::value,
 		      "CompareScalar supports half and float, and int32_t with CMPMODE::EQ");
-	static_assert(std::is_same<U, uint8_t>::value, "CompareScalar writes its bit mask to a uint8_t tensor");
+	static_assert(ascendsim::is_bit_container<U>::value, "CompareScalar writes its bit mask to an integer tensor");
 	auto s = ascendsim::num<T>::load(src1Scalar);
 	ascendsim::compare_run("CompareScalar", dst, src0, (const LocalTensor<T> *)nullptr, [s](uint32_t) ASCENDSIM_NOCOV { return s; },
 			       cmpMode, count, loc);
@@ -889,8 +891,7 @@ ASCENDSIM_NOCOV inline void select_lanes(const char *api, const AscendC::LocalTe
 					 AscendC::SELMODE mode, const lane_plan &lp, const AscendC::BinaryRepeatParams &p,
 					 srcloc loc)
 {
-	static_assert(is_one_of<U, uint8_t, uint16_t, uint32_t, uint64_t>::value,
-		      "Select takes its mask as a uint8_t, uint16_t, uint32_t or uint64_t tensor (the documented types)");
+	static_assert(is_bit_container<U>::value, "Select takes its mask as an integer tensor");
 	constexpr uint32_t epb = 32 / sizeof(T);
 	if (src1 && mode == AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
 		fail("invalid_argument", loc, "%s with two tensors needs VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE", api);

@@ -127,6 +127,15 @@ struct bfloat16_t {
 	ASCENDSIM_NOCOV bfloat16_t &operator/=(bfloat16_t o) { return *this = bfloat16_t((float)*this / (float)o); }
 };
 
+// int4b_t, the 4-bit signed integer CANN lists among Atlas A2's data types.
+// Two share a byte, which the simulator's tensors cannot address, so the
+// type is only named: kernels that test for it (IsSameType<T, int4b_t>) or
+// keep a branch for an int4 output compile and run on the other dtypes; a
+// tensor of int4b_t has no dtype_of and does not compile.
+struct int4b_t {
+	int8_t storage_;
+};
+
 ASCENDSIM_NOCOV inline bfloat16_t operator+(bfloat16_t a, bfloat16_t b) { return bfloat16_t((float)a + (float)b); }
 ASCENDSIM_NOCOV inline bfloat16_t operator-(bfloat16_t a, bfloat16_t b) { return bfloat16_t((float)a - (float)b); }
 ASCENDSIM_NOCOV inline bfloat16_t operator*(bfloat16_t a, bfloat16_t b) { return bfloat16_t((float)a * (float)b); }
@@ -172,6 +181,15 @@ template <> struct dtype_of<uint64_t> { static constexpr dtype_code code = DTYPE
 template <> struct dtype_of<bool> { static constexpr dtype_code code = DTYPE_BOOL; };
 
 template <class T, class... U> struct is_one_of : std::disjunction<std::is_same<T, U>...> {};
+
+// A tensor that holds a bit mask (Compare's and CompareScalar's dst, Select's
+// selMask).  CANN documents uint8_t (and a few wider unsigned types) for it,
+// but its functions take the container as a free template parameter and
+// read or write the tensor's bytes as one bit array, so the container never
+// changes a bit's place; CANN's own operators pass int8_t and uint16_t masks
+// and build with it (cann-ops equal, less, radius, adaptive_max_pool3d).
+// Any integer container is accepted; floating types are still refused.
+template <class U> struct is_bit_container : std::integral_constant<bool, std::is_integral<U>::value && !std::is_same<U, bool>::value> {};
 
 // How a vector instruction computes on a type: load widens to `calc`, store
 // rounds (floats, to nearest even) or wraps (integers) back to the element.
