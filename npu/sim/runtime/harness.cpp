@@ -240,6 +240,7 @@ bool is_permissive(const char *kind)
 void finish_error(const char *status, const char *kind, const char *file, int line, const std::string &msg)
 {
 	write_result(status, kind, file, line, with_context(msg));
+	std::fflush(stdout); /* what the operator printed, for the error's context */
 	std::fflush(stderr);
 	_exit(0);
 }
@@ -374,9 +375,14 @@ namespace {
 
 // Page-aligned (so 512-byte aligned) with an unmapped guard page after the
 // rounded-up size, so raw pointer overruns fault instead of corrupting.
+// The allocation is what torch_npu's caching allocator, through which most
+// operators meet their tensors, hands out on Atlas A2: the size plus 32
+// bytes, rounded up to 512 (NPUCachingAllocator: kMinBlockSize 512,
+// AddPadSize 32 before Ascend910_95).  Kernels that read a whole block past
+// a tensor's end (CANN's own equal, kl_div_target_backward) stay inside it.
 uint8_t *gm_alloc(uint64_t bytes, const std::string &name)
 {
-	uint64_t alloc = ((bytes + 31) & ~31ULL) + 32;
+	uint64_t alloc = (bytes + 32 + 511) & ~511ULL;
 	uint64_t rounded = (alloc + 4095) & ~4095ULL;
 	void *p = mmap(nullptr, rounded + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)

@@ -573,7 +573,7 @@ void gm_check_slow(const gm_region *r, const void *view, uint64_t view_bytes, co
 	if (a + bytes > r->data_end)
 		warn(loc,
 		     "%s: %llu bytes at offset %lld of GM buffer '%s' reach past its %llu data bytes into the allocation's "
-		     "32-byte padding",
+		     "padding",
 		     api, (unsigned long long)bytes, (long long)(a - r->begin), r->name,
 		     (unsigned long long)(r->data_end - r->begin));
 }

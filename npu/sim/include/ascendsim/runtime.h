@@ -172,8 +172,9 @@ void warn(srcloc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 
 // GM allocations made by the harness (inputs, outputs, workspace, tiling).
 // A region models what the device allocator hands out: the tensor's bytes
-// rounded up to 32 plus 32 more, so [data_end, end) is padding that kernels
-// may touch (with a warning) without faulting.
+// plus 32, rounded up to 512 (torch_npu's caching allocator), so
+// [data_end, end) is padding that kernels may touch (with a warning)
+// without faulting.
 struct gm_region {
 	uint8_t *begin;
 	uint8_t *data_end; /* end of the tensor's own bytes */
