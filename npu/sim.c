@@ -1239,6 +1239,48 @@ static json_t *read_case_result(struct npu_eval *e)
         return r;
 }
 
+/*
+ * The operator's own last words: the last line its host code printed (an
+ * OP_LOGE or a printf before the tiling returned a failure), to stderr or
+ * to stdout, with control characters shown as '?'.  "" when it printed none.
+ */
+static void last_printed_line(const struct child_result *r, char *buf, size_t size)
+{
+        const struct child_output *outs[] = { &r->err, &r->out };
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < ARRAY_SIZE(outs) && !buf[0]; i++) {
+                const char *d = outs[i]->data, *end, *start;
+                size_t n = 0;
+                if (!d || !outs[i]->len)
+                        continue;
+                end = d + outs[i]->len;
+                while (end > d && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+                        end--;
+                for (start = end; start > d && start[-1] != '\n';)
+                        start--;
+                for (; start < end && n + 1 < size; start++)
+                        buf[n++] = (unsigned char)*start < 0x20 || *start == 0x7f ? '?' : *start;
+                buf[n] = '\0';
+        }
+}
+
+/* A tiling that fails says why only in what it printed: the message says it too. */
+static void add_printed_reason(json_t *error, const struct child_result *r)
+{
+        const char *kind = json_string_value(json_object_get(error, "kind"));
+        const char *message = json_string_value(json_object_get(error, "message"));
+        char line[300], *joined = NULL;
+
+        if (!kind || !message || strcmp(kind, "tiling_error") != 0)
+                return;
+        last_printed_line(r, line, sizeof(line));
+        if (!line[0] || asprintf(&joined, "%s; it printed: %s", message, line) < 0)
+                return;
+        json_object_set_new(error, "message", json_string(joined));
+        free(joined);
+}
+
 static void on_run_done(struct npu_eval *e, const struct child_result *r)
 {
         const struct npu_case *c = &e->manifest->cases[e->next_case];
@@ -1268,6 +1310,8 @@ static void on_run_done(struct npu_eval *e, const struct child_result *r)
         status = json_string_value(json_object_get(case_result, "status"));
         if (!status || strcmp(status, "ok") != 0) {
                 json_t *error = json_object_get(case_result, "error");
+                if (error)
+                        add_printed_reason(error, r);
                 finish(e, status ? status : "runtime_error", error ? json_incref(error) : NULL);
                 json_decref(case_result);
                 return;
