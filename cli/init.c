@@ -2268,6 +2268,71 @@ static bool binding_kinds_agree(const struct opdef *def, const json_t *args,
 }
 
 /*
+ * Binds main.cpp's arguments by the order of the aclnn call CANN generates
+ * for an OpDef: every input, then every attribute, then every output (a
+ * ref output, which shares its input's tensor, only once), each in the
+ * OpDef's order, nullptr for an optional input left out.  Only where the
+ * count is exactly that and every argument is of its place's kind: a
+ * tensor (or a number standing for one) at an input, nullptr only at an
+ * optional one; a value the attribute can take, or one init cannot read,
+ * at an attribute; a tensor at an output.  A hand-written aclnn wrapper
+ * with another order seldom fits all of that, and then names bind instead.
+ * -ENOENT when it does not fit.
+ */
+static int bind_signature(const struct opdef *def, const json_t *args, struct example_binding *b)
+{
+        size_t n = json_array_size(args), outs = 0, a = 0;
+        bool skip_refs;
+
+        for (size_t k = 0; k < def->n_outputs; k++)
+                outs += !def->outputs[k].undeclared;
+        if (n == def->n_inputs + def->n_attrs + outs)
+                skip_refs = false;
+        else if (n == def->n_inputs + def->n_attrs + def->n_outputs_declared &&
+                 def->n_outputs_declared < outs)
+                skip_refs = true;
+        else
+                return -ENOENT;
+        memset(b, 0, sizeof(*b));
+        for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
+                b->input[i] = b->output[i] = -1;
+        for (size_t i = 0; i < MAX_ATTRS; i++)
+                b->attr[i] = -1;
+        for (size_t k = 0; k < def->n_inputs; k++, a++) {
+                const json_t *arg = json_array_get(args, a);
+                if (arg_is(arg, "null")) {
+                        if (def->inputs[k].type != PARAM_OPTIONAL)
+                                return -ENOENT;
+                        b->input[k] = EXAMPLE_ABSENT;
+                        b->absent++;
+                } else if (arg_is(arg, "tensor") || arg_is(arg, "list") ||
+                           (numeric_value(arg) && def->inputs[k].type != PARAM_DYNAMIC)) {
+                        b->input[k] = (int)a;
+                } else
+                        return -ENOENT;
+        }
+        for (size_t k = 0; k < def->n_attrs; k++, a++) {
+                const json_t *arg = json_array_get(args, a);
+                if (tensor_like(arg))
+                        return -ENOENT;
+                if (arg_is(arg, "value") && !value_fits(&def->attrs[k], arg))
+                        return -ENOENT;
+                if (arg_is(arg, "value"))
+                        b->attr[k] = (int)a;
+        }
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                const json_t *arg;
+                if (def->outputs[k].undeclared || (skip_refs && def->outputs[k].ref))
+                        continue;
+                arg = json_array_get(args, a++);
+                if (!arg_is(arg, "tensor") && !arg_is(arg, "list"))
+                        return -ENOENT;
+                b->output[k] = (int)a - 1;
+        }
+        return binding_kinds_agree(def, args, b) ? 0 : -ENOENT;
+}
+
+/*
  * One example (examples/DIR with main.cpp and gen_data.py) as a case:
  * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
  * tensors are the OpDef's inputs then its outputs in order (attributes
@@ -2293,8 +2358,10 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         args = json_object_get(call, "args");
         if (example_file_values(st, example, args, &written, why, why_size) < 0)
                 goto out;
-        if (bind_example(def, args, true, &b, detail, sizeof(detail)) < 0 ||
-            !binding_kinds_agree(def, args, &b)) {
+        if (bind_signature(def, args, &b) == 0) {
+                /* the generated aclnn order: no names needed */
+        } else if (bind_example(def, args, true, &b, detail, sizeof(detail)) < 0 ||
+                   !binding_kinds_agree(def, args, &b)) {
                 /* names that mislead (input_2 for the OpDef's second input, input1): by position */
                 struct example_binding by_position;
                 char position_detail[400];
