@@ -105,16 +105,6 @@ private:
 	std::string s_;
 };
 
-class Operator {
-public:
-	const char *GetName() const { return ""; }
-	graphStatus GetName(AscendString &name) const
-	{
-		name = AscendString("");
-		return GRAPH_SUCCESS;
-	}
-};
-
 // A graph-level tensor's bytes, as shape functions read constant inputs.
 class Tensor {
 public:
@@ -163,6 +153,88 @@ public:
 
 private:
 	std::vector<int64_t> dims_;
+};
+
+// A graph-level tensor description (graph/tensor.h in the GE API
+// reference, ascendgraphapi TensorDesc): shape, format and dtype.  A
+// default one is float in NCHW, as GetInputDesc documents for a missing
+// input (atlasgeapi_07_0647).
+class TensorDesc {
+public:
+	TensorDesc() = default;
+	explicit TensorDesc(Shape shape, Format format = FORMAT_ND, DataType dt = DT_FLOAT)
+	    : shape_(std::move(shape)), format_(format), dtype_(dt) {}
+	Shape GetShape() const { return shape_; }
+	void SetShape(const Shape &shape) { shape_ = shape; }
+	Format GetFormat() const { return format_; }
+	void SetFormat(Format format) { format_ = format; }
+	DataType GetDataType() const { return dtype_; }
+	void SetDataType(DataType dt) { dtype_ = dt; }
+
+private:
+	Shape shape_;
+	Format format_ = FORMAT_NCHW;
+	DataType dtype_ = DT_FLOAT;
+};
+
+// The graph-level operator a check-support or op-select-format function
+// reads (graph/operator.h, ascendgraphapi Operator): its input and output
+// descriptions by name and its attributes.  The reads follow the reference:
+// GetInputDescByName / GetOutputDescByName give a default TensorDesc for a
+// name the operator lacks (atlasgeapi_07_0647), TryGetInputDesc and
+// GetAttr fail for one.  The simulator runs no graph: the harness calls
+// tiling and inference only, so the descriptions are those its fields
+// hold, empty unless it fills them.
+class Operator {
+public:
+	const char *GetName() const { return name_.c_str(); }
+	graphStatus GetName(AscendString &name) const
+	{
+		name = AscendString(name_.c_str());
+		return GRAPH_SUCCESS;
+	}
+	TensorDesc GetInputDescByName(const char_t *name) const { return find(inputs_, name); }
+	TensorDesc GetInputDesc(const std::string &name) const { return find(inputs_, name); }
+	TensorDesc GetInputDesc(uint32_t index) const { return index < inputs_.size() ? inputs_[index].second : TensorDesc(); }
+	TensorDesc GetOutputDescByName(const char_t *name) const { return find(outputs_, name); }
+	TensorDesc GetOutputDesc(const std::string &name) const { return find(outputs_, name); }
+	TensorDesc GetOutputDesc(uint32_t index) const
+	{
+		return index < outputs_.size() ? outputs_[index].second : TensorDesc();
+	}
+	graphStatus TryGetInputDesc(const char_t *name, TensorDesc &desc) const
+	{
+		for (const auto &p : inputs_)
+			if (p.first == name)
+				return desc = p.second, GRAPH_SUCCESS;
+		return GRAPH_FAILED;
+	}
+	graphStatus GetAttr(const char_t *name, int64_t &v) const { return attr(name, v); }
+	graphStatus GetAttr(const char_t *name, int32_t &v) const { return attr(name, v); }
+	graphStatus GetAttr(const char_t *name, float &v) const { return attr(name, v); }
+	graphStatus GetAttr(const char_t *name, bool &v) const { return attr(name, v); }
+
+	/* Harness state: (name, description) per IR input and output, in order; scalar attributes. */
+	std::string name_;
+	std::vector<std::pair<std::string, TensorDesc>> inputs_, outputs_;
+	std::map<std::string, double> attrs_;
+
+private:
+	static TensorDesc find(const std::vector<std::pair<std::string, TensorDesc>> &v, const std::string &name)
+	{
+		for (const auto &p : v)
+			if (p.first == name)
+				return p.second;
+		return TensorDesc();
+	}
+	template <class T> graphStatus attr(const char_t *name, T &v) const
+	{
+		auto it = attrs_.find(name);
+		if (it == attrs_.end())
+			return GRAPH_FAILED;
+		v = static_cast<T>(it->second);
+		return GRAPH_SUCCESS;
+	}
 };
 
 } // namespace ge
@@ -443,6 +515,13 @@ public:
 		instance_ = AnchorInstanceInfo((uint32_t)io_->in_ir_first[ir], (uint32_t)io_->in_ir_count[ir]);
 		return &instance_;
 	}
+	const AnchorInstanceInfo *GetOutputInstanceInfo(size_t ir) const
+	{
+		if (ir >= io_->out_ir_first.size())
+			return nullptr;
+		instance_ = AnchorInstanceInfo((uint32_t)io_->out_ir_first[ir], (uint32_t)io_->out_ir_count[ir]);
+		return &instance_;
+	}
 	const CompileTimeTensorDesc *GetInputTdInfo(size_t i) const
 	{
 		return i < io_->in_desc.size() ? &io_->in_desc[i] : nullptr;
@@ -457,33 +536,65 @@ public:
 	mutable AnchorInstanceInfo instance_;
 };
 
-class TilingContext {
+// The part every runtime context shares: the node's inputs, outputs,
+// attributes and names.  CANN documents it as the base of the tiling and
+// inference contexts, which add no data of their own, so code may view any
+// of them as one (reinterpret_cast<ExtendedKernelContext *>(context), as
+// the basicdataapi reference's examples for GetComputeNodeInputNum and
+// GetComputeNodeOutputNum do, atlasopapi_07_00078 and _00079).
+class ExtendedKernelContext {
 public:
-	const ComputeNodeInfo *GetComputeNodeInfo() const
-	{
-		node_info_.io_ = io_;
-		return &node_info_;
-	}
-	const StorageShape *GetInputShape(size_t i) const { return at(io_->in_shapes, i); }
-	const StorageShape *GetOutputShape(size_t i) const { return at(io_->out_shapes, i); }
-	const StorageShape *GetOptionalInputShape(size_t ir) const { return ir_at(io_->in_shapes, ir, 0, true); }
-	const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return ir_at(io_->in_shapes, ir, rel, true); }
 	const CompileTimeTensorDesc *GetInputDesc(size_t i) const { return at(io_->in_desc, i); }
-	const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { return ir_at(io_->in_desc, ir, 0, true); }
+	const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return at(io_->out_desc, i); }
+	const CompileTimeTensorDesc *GetOptionalInputDesc(size_t ir) const { return ir_at(io_->in_desc, ir, 0); }
 	const CompileTimeTensorDesc *GetDynamicInputDesc(size_t ir, size_t rel) const
 	{
-		return ir_at(io_->in_desc, ir, rel, true);
+		return ir_at(io_->in_desc, ir, rel);
 	}
-	const CompileTimeTensorDesc *GetOutputDesc(size_t i) const { return at(io_->out_desc, i); }
-	const Tensor *GetInputTensor(size_t i) const { return at(io_->in_tensors, i); }
-	const Tensor *GetOptionalInputTensor(size_t ir) const { return ir_at(io_->in_tensors, ir, 0, true); }
-	const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return ir_at(io_->in_tensors, ir, rel, true); }
+	// A required input's description by its IR index (its one instance).
+	const CompileTimeTensorDesc *GetRequiredInputDesc(size_t ir) const { return ir_at(io_->in_desc, ir, 0); }
+	const AnchorInstanceInfo *GetIrInputInstanceInfo(size_t ir) const
+	{
+		return GetComputeNodeInfo()->GetInputInstanceInfo(ir);
+	}
+	const AnchorInstanceInfo *GetIrOutputInstanceInfo(size_t ir) const
+	{
+		return GetComputeNodeInfo()->GetOutputInstanceInfo(ir);
+	}
 	size_t GetComputeNodeInputNum() const { return io_->in_ir_first.size(); }
 	size_t GetComputeNodeOutputNum() const { return io_->out_ir_first.size(); }
 	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
 	const char *GetNodeName() const { return io_->node_name.c_str(); }
 	const char *GetNodeType() const { return io_->node_type.c_str(); }
+	const ComputeNodeInfo *GetComputeNodeInfo() const
+	{
+		node_info_.io_ = io_;
+		return &node_info_;
+	}
 
+	/* Harness state. */
+	ascendsim::host_io *io_ = nullptr;
+	mutable ComputeNodeInfo node_info_;
+
+protected:
+	template <class T> const T *at(const std::vector<T> &v, size_t i) const { return i < v.size() ? &v[i] : nullptr; }
+	template <class T> const T *ir_at(const std::vector<T> &v, size_t ir, size_t rel) const
+	{
+		if (ir >= io_->in_ir_first.size() || (int)rel >= io_->in_ir_count[ir])
+			return nullptr;
+		return at(v, (size_t)io_->in_ir_first[ir] + rel);
+	}
+};
+
+class TilingContext : public ExtendedKernelContext {
+public:
+	const StorageShape *GetInputShape(size_t i) const { return at(io_->in_shapes, i); }
+	const StorageShape *GetOutputShape(size_t i) const { return at(io_->out_shapes, i); }
+	const StorageShape *GetOptionalInputShape(size_t ir) const { return ir_at(io_->in_shapes, ir, 0); }
+	const StorageShape *GetDynamicInputShape(size_t ir, size_t rel) const { return ir_at(io_->in_shapes, ir, rel); }
+	const Tensor *GetInputTensor(size_t i) const { return at(io_->in_tensors, i); }
+	const Tensor *GetOptionalInputTensor(size_t ir) const { return ir_at(io_->in_tensors, ir, 0); }
+	const Tensor *GetDynamicInputTensor(size_t ir, size_t rel) const { return ir_at(io_->in_tensors, ir, rel); }
 	ge::graphStatus SetBlockDim(uint32_t block_dim)
 	{
 		block_dim_ = block_dim;
@@ -532,7 +643,6 @@ public:
 	const void *GetCompileInfo() const { return io_->compile_info; }
 
 	/* Harness state. */
-	ascendsim::host_io *io_ = nullptr;
 	uint32_t block_dim_ = 0;
 	bool block_dim_set_ = false;
 	uint64_t tiling_key_ = 0;
@@ -540,19 +650,9 @@ public:
 	bool need_atomic_ = false;
 	TilingData raw_;
 	std::vector<size_t> workspace_;
-	mutable ComputeNodeInfo node_info_;
-
-private:
-	template <class T> const T *at(const std::vector<T> &v, size_t i) const { return i < v.size() ? &v[i] : nullptr; }
-	template <class T> const T *ir_at(const std::vector<T> &v, size_t ir, size_t rel, bool) const
-	{
-		if (ir >= io_->in_ir_first.size() || (int)rel >= io_->in_ir_count[ir])
-			return nullptr;
-		return at(v, (size_t)io_->in_ir_first[ir] + rel);
-	}
 };
 
-class InferShapeContext {
+class InferShapeContext : public ExtendedKernelContext {
 public:
 	const Shape *GetInputShape(size_t i) const
 	{
@@ -572,25 +672,11 @@ public:
 	}
 	Shape *GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
 	const Tensor *GetInputTensor(size_t i) const { return i < io_->in_tensors.size() ? &io_->in_tensors[i] : nullptr; }
-	const CompileTimeTensorDesc *GetInputDesc(size_t i) const
-	{
-		return i < io_->in_desc.size() ? &io_->in_desc[i] : nullptr;
-	}
-	const CompileTimeTensorDesc *GetOutputDesc(size_t i) const
-	{
-		return i < io_->out_desc.size() ? &io_->out_desc[i] : nullptr;
-	}
-	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
-	const char *GetNodeName() const { return io_->node_name.c_str(); }
-	const char *GetNodeType() const { return io_->node_type.c_str(); }
-	size_t GetComputeNodeInputNum() const { return io_->in_ir_first.size(); }
-	size_t GetComputeNodeOutputNum() const { return io_->out_ir_first.size(); }
 
-	ascendsim::host_io *io_ = nullptr;
 	std::vector<Shape> out_;
 };
 
-class InferDataTypeContext {
+class InferDataTypeContext : public ExtendedKernelContext {
 public:
 	ge::DataType GetInputDataType(size_t i) const
 	{
@@ -610,11 +696,7 @@ public:
 		out_[i] = dt;
 		return ge::GRAPH_SUCCESS;
 	}
-	const RuntimeAttrs *GetAttrs() const { return &io_->attrs; }
-	const char *GetNodeName() const { return io_->node_name.c_str(); }
-	const char *GetNodeType() const { return io_->node_type.c_str(); }
 
-	ascendsim::host_io *io_ = nullptr;
 	std::vector<ge::DataType> out_;
 };
 
