@@ -134,13 +134,12 @@ ASCENDSIM_NOCOV inline void sort_groups(const char *api, const AscendC::LocalTen
 	vec_operand(dst, (uint64_t)n * 8 / sizeof(T), api, "dst", loc);
 	vec_operand(src0, n, api, "src0 (scores)", loc);
 	vec_operand(src1, n, api, "src1 (indices)", loc);
-	if (ub_offset(dst.data_) % 256)
-		violation("misaligned_operand", loc, "%s: dst at UB 0x%x is not 256-byte aligned", api, ub_offset(dst.data_));
-	if (ub_offset(src0.data_) % (32 * sizeof(T)))
-		violation("misaligned_operand", loc, "%s: src0 at UB 0x%x is not %zu-byte aligned", api, ub_offset(src0.data_),
-			  32 * sizeof(T));
-	if (ub_offset(src1.data_) % 128)
-		violation("misaligned_operand", loc, "%s: src1 at UB 0x%x is not 128-byte aligned", api, ub_offset(src1.data_));
+	/*
+	 * Each operand starts 32-byte aligned (vec_operand checks it), as the
+	 * parameter tables of Sort32 and Sort ask.  The 256/128-byte figures
+	 * in Sort32's repeat note are the strides from one repeat to the next;
+	 * CANN's own moe_soft_max_topk sorts into a dst on a 128-byte boundary.
+	 */
 	instr r = vec_record("Sort32", dtype_of<T>::code, n, (uint32_t)repeat, loc);
 	r.dst = span_of(dst, (uint64_t)n * 8 / sizeof(T));
 	r.src[0] = span_of(src0, n);
