@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 53
+plan 55
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -233,6 +233,15 @@ contains "a grown bench case that does not run (this kernel keeps a row in UB) i
 	"the grown case bench did not run (runtime_error (ub_overflow): OptionalBias"
 contains "a case with other dtypes than the first is left out, and said" "$out" \
 	"case Test_OptionalBias_003 gives input x as float16, where an earlier case has float32"
+mn=$SCRATCH/ex/misnamed
+mkdir -p "$mn/examples/AclNNInvocationNaive"
+cp -r "$SRC/tests/ops/ok/optional_bias/op_host" "$SRC/tests/ops/ok/optional_bias/op_kernel" "$mn/"
+cp "$fx/misnamed_main.cpp" "$mn/examples/AclNNInvocationNaive/main.cpp"
+cp "$fx/bias_gen_data.py" "$mn/examples/AclNNInvocationNaive/gen_data.py"
+out=$(cli init "$mn" 2>&1)
+contains "tensors whose names mislead bind by the generated aclnn order, and the golden matches" "$out" "; golden match"
+is "the tensor called gamma is x, the one called x is gamma" \
+	"$(py 'print(m["cases"][0]["shapes"])' "$mn/ascendopt.json")" "{'x': [2, 4], 'bias': None, 'gamma': [4], 'y': [2, 4]}"
 sc=$(bare "$SRC/tests/ops/ok/scale_inplace" repo/math/scale_inplace)
 out=$(cli init --no-check --case x=1000 "$sc" 2>&1)
 contains "an OpDef without outputs updates its inputs in place, and init says so" "$out" \

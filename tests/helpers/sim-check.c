@@ -7,7 +7,8 @@
  *       'ascendopt eval --work-dir WORKDIR' run against case_N/ref/, which
  *       the operator's independent reference.c wrote
  *   sim-check expect OPDIR RESULT.json the status and error kind of a run
- *       against OPDIR/expect.json
+ *       against OPDIR/expect.json (and its message, where expect.json has
+ *       "message_contains")
  *
  * Prints one line per problem; exits 0 when everything matches.
  */
@@ -113,7 +114,7 @@ static int check_expect(const char *opdir, const char *result_path)
 {
         char path[PATH_MAX];
         json_t *expect, *result;
-        const char *want_status, *want_kind, *got_status, *got_kind;
+        const char *want_status, *want_kind, *got_status, *got_kind, *want_text, *got_text;
         int r = 0;
 
         snprintf(path, sizeof(path), "%s/expect.json", opdir);
@@ -129,8 +130,11 @@ static int check_expect(const char *opdir, const char *result_path)
         want_kind = json_string_value(json_object_get(expect, "kind"));
         got_status = json_string_value(json_object_get(result, "status"));
         got_kind = json_string_value(json_object_get(json_object_get(result, "error"), "kind"));
+        want_text = json_string_value(json_object_get(expect, "message_contains"));
+        got_text = json_string_value(json_object_get(json_object_get(result, "error"), "message"));
         if (!got_status || strcmp(got_status, want_status ? want_status : "") != 0 ||
-            (want_kind && (!got_kind || strcmp(got_kind, want_kind) != 0))) {
+            (want_kind && (!got_kind || strcmp(got_kind, want_kind) != 0)) ||
+            (want_text && (!got_text || !strstr(got_text, want_text)))) {
                 printf("want %s/%s, got %s/%s: %s\n", want_status, want_kind ? want_kind : "-",
                        got_status ? got_status : "?", got_kind ? got_kind : "-",
                        json_string_value(
