@@ -400,9 +400,10 @@ static const struct npu_tensor *find_tensor(const struct npu_manifest *m, const 
         return NULL;
 }
 
-/* Checks one shape: dims, or for a dynamic list a list of dims. */
+/* Checks one shape: dims, or for a dynamic list a list of dims; its elements in *ret_elements. */
 static int check_shape(const struct npu_manifest *m, size_t ci, const char *tensor,
-                       const json_t *shape, char *err, size_t size)
+                       const json_t *shape, unsigned long long *ret_elements, char *err,
+                       size_t size)
 {
         bool is_list = json_array_size(shape) > 0 && json_is_array(json_array_get(shape, 0));
         size_t n_items = is_list ? json_array_size(shape) : 1;
@@ -436,6 +437,7 @@ static int check_shape(const struct npu_manifest *m, size_t ci, const char *tens
                 return manifest_error(err, size,
                                       "%s: .cases[%zu].shapes.%s: more than %llu elements",
                                       m->source, ci, tensor, NPU_MAX_CASE_ELEMENTS);
+        *ret_elements = total;
         return 0;
 }
 
@@ -648,9 +650,11 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       "%s: .cases[%zu].name: \"%s\" is already "
                                                       "the name of .cases[%zu]",
                                                       m->source, i, c->name, j);
+                unsigned long long case_bytes = 0;
                 json_object_foreach((json_t *)shp, key, value)
                 {
                         const struct npu_tensor *out = find_output(m, key);
+                        unsigned long long elements = 0;
                         if (!find_tensor(m, key))
                                 return manifest_error(err, size,
                                                       "%s: .cases[%zu].shapes.%s: no input or "
@@ -669,9 +673,16 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                                       m->source, i, key);
                         if (json_is_null(value))
                                 continue;
-                        r = check_shape(m, i, key, value, err, size);
+                        r = check_shape(m, i, key, value, &elements, err, size);
                         if (r < 0)
                                 return r;
+                        case_bytes += elements * npu_dtype_size(find_tensor(m, key)->dtype);
+                        if (case_bytes > NPU_MAX_CASE_BYTES)
+                                return manifest_error(
+                                    err, size,
+                                    "%s: .cases[%zu].shapes: its tensors hold more than %llu GiB "
+                                    "in all (the limit of one case; reached at %s)",
+                                    m->source, i, NPU_MAX_CASE_BYTES >> 30, key);
                 }
                 for (size_t t = 0; t < m->n_inputs; t++)
                         if (!json_object_get(shp, m->inputs[t].name))

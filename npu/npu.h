@@ -26,6 +26,10 @@ struct event_base;
 #define NPU_MAX_DIMS          8
 #define NPU_MAX_LIST_ITEMS    64
 #define NPU_MAX_CASE_ELEMENTS (1ull << 31)
+/* Bytes one case's tensors may hold in all: its inputs and outputs on disk
+ * and in simulated GM, with the workspace its tiling asks for (each counted
+ * once; the scratch an evaluation writes is about twice this). */
+#define NPU_MAX_CASE_BYTES (4ull << 30)
 
 /* ----------------------------------------------------------------- dtypes */
 

@@ -384,6 +384,13 @@ uint8_t *gm_alloc(uint64_t bytes, const std::string &name)
 {
 	uint64_t alloc = (bytes + 32 + 511) & ~511ULL;
 	uint64_t rounded = (alloc + 4095) & ~4095ULL;
+	if (bytes > g_run.gm_budget || alloc > g_run.gm_budget - g_run.gm_bytes)
+		finish_error("runtime_error", "case_too_large", "", 0,
+			     strprintf("%s needs %llu bytes of GM, past the %llu GiB one case may take in all (its inputs, "
+				       "outputs and workspace; %llu bytes are taken)",
+				       name.c_str(), (unsigned long long)bytes, (unsigned long long)(g_run.gm_budget >> 30),
+				       (unsigned long long)g_run.gm_bytes));
+	g_run.gm_bytes += alloc;
 	void *p = mmap(nullptr, rounded + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		finish_error("infra_error", "infra_error", "", 0,
@@ -1007,6 +1014,7 @@ int harness_main(int argc, char **argv)
 	g_run.auto_sync = as ? json_is_true(as) : true;
 	g_run.track_sync = !g_run.auto_sync;
 	g_run.instruction_budget = json_u64(spec, "max_instructions", 4000000000ULL);
+	g_run.gm_budget = json_u64(spec, "max_gm_bytes", UINT64_MAX);
 	uint64_t max_seconds = json_u64(spec, "max_seconds", 0);
 	const char *trace_path = json_string_value(json_object_get(spec, "trace_path"));
 	if (trace_path)

@@ -145,6 +145,8 @@ struct run_state {
 	uint32_t user_event_ids;   /* of which AllocEventID may hand out */
 	uint64_t system_workspace; /* bytes before the user workspace */
 	uint32_t tiling_bytes;     /* size the host saved */
+	uint64_t gm_bytes;         /* GM the harness has allocated for the case */
+	uint64_t gm_budget;        /* and may (the spec's max_gm_bytes) */
 	bool auto_sync;
 	bool track_sync;           /* race tracking on (auto_sync off) */
 	const char *op_name;
