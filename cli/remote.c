@@ -281,6 +281,13 @@ int cmd_status(int argc, char **argv)
                        "(\"sandbox\": \"off\" in its config)\n");
         else if (sandbox && strcmp(sandbox, "missing") == 0)
                 printf("sandbox: MISSING: no episode runs; %s\n", CHILD_NO_SANDBOX_HELP);
+        v = json_object_get(status, "waiting_for_space");
+        if (v)
+                printf("space: WAITING: %s has %lld MiB free, under limits.min_free_bytes (%lld "
+                       "MiB); nothing starts until there is more\n",
+                       shown(v, "state_dir"),
+                       (long long)(json_integer_value(json_object_get(v, "free_bytes")) >> 20),
+                       (long long)(json_integer_value(json_object_get(v, "min_free_bytes")) >> 20));
         printf("queue: %lld waiting; %lld commits seen\n",
                (long long)json_integer_value(json_object_get(status, "queue_depth")),
                (long long)json_integer_value(json_object_get(status, "commits_seen")));

@@ -141,6 +141,7 @@ static const struct schema limits = {
                 { "store_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
                 { "cache_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
                 { "queue_max_items", &(const struct schema)INT_RANGE(1, 1e7), false },
+                { "min_free_bytes", &(const struct schema)INT_RANGE(0, 1e15), false },
                 { NULL, NULL, false },
             },
 };
@@ -479,6 +480,7 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->limits.store_max_bytes = (uint64_t)number_or(lim, "store_max_bytes", 8e9);
         c->limits.cache_max_bytes = (uint64_t)number_or(lim, "cache_max_bytes", 4e9);
         c->limits.queue_max_items = (uint64_t)number_or(lim, "queue_max_items", 10000);
+        c->limits.min_free_bytes = (uint64_t)number_or(lim, "min_free_bytes", 1073741824.0);
 
         r = load_repos(c, json_object_get(doc, "repos"), err, size);
         return r;

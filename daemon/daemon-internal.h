@@ -96,6 +96,11 @@ struct daemon {
         struct event *watchdog;
         /* while work waits on a device another process holds: retry leasing it */
         struct event *device_retry;
+        /* the state dir's file system is short of limits.min_free_bytes: wait for space */
+        bool space_paused;
+        uint64_t space_free;      /* bytes free when last looked */
+        unsigned space_checks;    /* looks since the pause, for the backoff */
+        struct event *space_check;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };

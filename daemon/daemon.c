@@ -363,6 +363,8 @@ static void daemon_release(struct daemon *d)
                 event_free(d->watchdog);
         if (d->device_retry)
                 event_free(d->device_retry);
+        if (d->space_check)
+                event_free(d->space_check);
         scheduler_stop_rechecks(d);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
@@ -696,6 +698,12 @@ json_t *daemon_status(struct daemon *d)
         json_object_set_new(status, "platform",
                             json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
         json_object_set_new(status, "paused", json_boolean(d->paused));
+        if (d->space_paused)
+                json_object_set_new(
+                    status, "waiting_for_space",
+                    json_pack("{s:s, s:I, s:I}", "state_dir", d->config->state_dir, "free_bytes",
+                              (json_int_t)d->space_free, "min_free_bytes",
+                              (json_int_t)d->config->limits.min_free_bytes));
         json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
         json_object_set_new(status, "sandbox", json_string(sandbox_state(d)));
         json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));

@@ -73,6 +73,7 @@ struct config_limits {
         uint64_t store_max_bytes;
         uint64_t cache_max_bytes;
         uint64_t queue_max_items;
+        uint64_t min_free_bytes; /* below it on the state dir's file system, no episode starts */
 };
 
 struct config {

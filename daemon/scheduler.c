@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
@@ -549,8 +550,65 @@ static void retry_devices_later(struct daemon *d)
                 evtimer_add(d->device_retry, &second);
 }
 
+/* Bytes free to the daemon's user on the state dir's file system; UINT64_MAX when unknown. */
+static uint64_t state_free_bytes(const struct daemon *d)
+{
+        struct statvfs st;
+
+        if (statvfs(d->config->state_dir, &st) < 0)
+                return UINT64_MAX;
+        return (uint64_t)st.f_bavail * st.f_frsize;
+}
+
+static void on_space_check(evutil_socket_t fd, short what, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        (void)fd, (void)what;
+        scheduler_kick(d); /* looks again, and resumes or waits longer */
+}
+
+/*
+ * Whether there is space to start an episode.  Short of
+ * limits.min_free_bytes the queue pauses, says so once in the log and in
+ * status, and looks again after 5 s, doubling to 5 minutes: free space
+ * has no event to wait on, and the timer runs only while paused.
+ */
+static bool space_to_start(struct daemon *d)
+{
+        uint64_t need = d->config->limits.min_free_bytes;
+        struct timeval later = { 5, 0 };
+
+        d->space_free = state_free_bytes(d);
+        if (d->space_free >= need) {
+                if (d->space_paused)
+                        log_notice("resumed: %s has %" PRIu64 " MiB free again",
+                                   d->config->state_dir, d->space_free >> 20);
+                d->space_paused = false;
+                d->space_checks = 0;
+                return true;
+        }
+        if (!d->space_paused)
+                log_warning("paused: %s has %" PRIu64 " MiB free, under limits.min_free_bytes "
+                            "(%" PRIu64 " MiB); the queue resumes when there is space",
+                            d->config->state_dir, d->space_free >> 20, need >> 20);
+        d->space_paused = true;
+        later.tv_sec = d->space_checks < 6 ? 5L << d->space_checks : 300;
+        d->space_checks++;
+        if (!d->space_check)
+                d->space_check = evtimer_new(d->base, on_space_check, d);
+        if (d->space_check && !evtimer_pending(d->space_check, NULL))
+                evtimer_add(d->space_check, &later);
+        return false;
+}
+
 void scheduler_kick(struct daemon *d)
 {
+        if (!d->paused && !d->stopping && d->evaluator && queue_depth(d->queue) > 0 &&
+            !space_to_start(d)) {
+                notify_status(d);
+                return;
+        }
         while (!d->paused && !d->stopping && d->evaluator) {
                 struct running *run = free_slot(d);
                 json_t *item = NULL;
