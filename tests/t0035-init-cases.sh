@@ -236,7 +236,10 @@ contains "a case with other dtypes than the first is left out, and said" "$out" 
 mn=$SCRATCH/ex/misnamed
 mkdir -p "$mn/examples/AclNNInvocationNaive"
 cp -r "$SRC/tests/ops/ok/optional_bias/op_host" "$SRC/tests/ops/ok/optional_bias/op_kernel" "$mn/"
-cp "$fx/misnamed_main.cpp" "$mn/examples/AclNNInvocationNaive/main.cpp"
+# bias_main.cpp with the variables of x and gamma swapped: their names mislead
+sed -e 's/&x);$/\&tmp);/' -e 's/&gamma);$/\&x);/' -e 's/&tmp);$/\&gamma);/' \
+	-e 's/GetWorkspaceSize(x, bias, gamma,/GetWorkspaceSize(gamma, bias, x,/' \
+	"$fx/bias_main.cpp" >"$mn/examples/AclNNInvocationNaive/main.cpp"
 cp "$fx/bias_gen_data.py" "$mn/examples/AclNNInvocationNaive/gen_data.py"
 out=$(cli init "$mn" 2>&1)
 contains "tensors whose names mislead bind by the generated aclnn order, and the golden matches" "$out" "; golden match"
