@@ -2,7 +2,8 @@
 //
 // Reductions: ReduceSum/ReduceMax/ReduceMin (count and mask/repeat forms),
 // WholeReduceSum/Max/Min, RepeatReduceSum and BlockReduceSum/Max/Min, the
-// registers they leave (ACC_VAL, MAX_MIN_CNT) and the vcadd intrinsic.
+// registers they leave (ACC_VAL, MAX_MIN_CNT), the vcadd intrinsic and the
+// high-level Sum.
 // Sums run as a pairwise tree inside each 256-byte repeat, rounding every
 // partial sum to the element type; across repeats the count form of
 // ReduceSum adds in order and the mask/repeat form folds the repeat sums as
@@ -626,6 +627,83 @@ ASCENDSIM_NOCOV inline void vcadd_run(T *dstp, T *srcp, uint8_t repeat, uint16_t
 } // namespace ascendsim
 
 namespace AscendC {
+
+// The high-level Sum (AscendC API reference, Sum): the sum of the first n
+// of every row of inner elements, outter rows, one result per row in dst.
+// inner * sizeof(T) must be a whole number of 32-byte blocks and 1 <= n <=
+// inner; src, dst and the temporary space must not overlap.  It adds as
+// ReduceSum does, which the reference says it shares: a pairwise tree in
+// each 256-byte repeat, the repeat sums then in order.  CANN documents no
+// size for the temporary space (GetSumMaxMinTmpSize gives no figures), so
+// the simulator checks none beyond a given sharedTmpBuffer not overlapping.
+struct SumParams {
+	uint32_t outter = 1;
+	uint32_t inner;
+	uint32_t n;
+};
+
+} // namespace AscendC
+
+namespace ascendsim {
+
+template <class T>
+ASCENDSIM_NOCOV inline void sum_rows(const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src,
+				     const AscendC::LocalTensor<uint8_t> *tmp, const AscendC::SumParams &p, srcloc loc)
+{
+	const char *api = "Sum";
+	constexpr uint32_t lanes = 256 / sizeof(T), epb = 32 / sizeof(T);
+	if (p.outter == 0 || p.n == 0 || p.n > p.inner || (p.inner * sizeof(T)) % 32 != 0)
+		fail("invalid_argument", loc,
+		     "Sum: SumParams{outter %u, inner %u, n %u}: outter and n must be at least 1, n at most inner, and "
+		     "inner * %zu bytes a multiple of 32",
+		     p.outter, p.inner, p.n, sizeof(T));
+	uint64_t in = (uint64_t)p.outter * p.inner, out = ((uint64_t)p.outter * sizeof(T) + 31) / 32 * 32 / sizeof(T);
+	vec_operand(src, in, api, "srcTensor", loc);
+	vec_operand(dst, out, api, "dstTensor", loc);
+	uint32_t s0 = ub_offset(src.data_), d0 = ub_offset(dst.data_);
+	if (s0 < d0 + out * sizeof(T) && d0 < s0 + in * sizeof(T))
+		fail("invalid_argument", loc, "Sum: dstTensor (UB 0x%x) overlaps srcTensor (UB 0x%x)", d0, s0);
+	if (tmp) {
+		uint32_t t0 = ub_offset(tmp->data_), tn = tmp->size_;
+		if ((t0 < d0 + out * sizeof(T) && d0 < t0 + tn) || (t0 < s0 + in * sizeof(T) && s0 < t0 + tn))
+			fail("invalid_argument", loc, "Sum: sharedTmpBuffer (UB 0x%x) overlaps a source or destination", t0);
+	}
+	uint32_t reps = (p.n + lanes - 1) / lanes;
+	instr r = vec_record(api, dtype_of<T>::code, p.outter * p.n, p.outter * reps, loc);
+	r.dst = span_of(dst, p.outter);
+	r.src[0] = span_of(src, in);
+	issue(r);
+	lane_plan lp{};
+	lp.counter = true;
+	lp.lanes = lanes;
+	lp.total = p.n;
+	lp.repeats = reps;
+	for (uint32_t row = 0; row < p.outter; row++)
+		dst.data_[row] = accumulate_sum(lp, src.data_ + (uint64_t)row * p.inner, epb, 1, 8);
+}
+
+} // namespace ascendsim
+
+namespace AscendC {
+
+template <class T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+ASCENDSIM_NOCOV inline void Sum(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor,
+				const LocalTensor<uint8_t> &sharedTmpBuffer, const SumParams &sumParams,
+				ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sum supports half and float");
+	static_assert(reduceDim == -1, "Sum sums the last dimension only: reduceDim is -1");
+	ascendsim::sum_rows(dstTensor, srcTensor, &sharedTmpBuffer, sumParams, loc);
+}
+
+template <class T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+ASCENDSIM_NOCOV inline void Sum(const LocalTensor<T> &dstTensor, const LocalTensor<T> &srcTensor, const SumParams &sumParams,
+				ascendsim::srcloc loc = {})
+{
+	static_assert(ascendsim::is_one_of<T, half, float>::value, "Sum supports half and float");
+	static_assert(reduceDim == -1, "Sum sums the last dimension only: reduceDim is -1");
+	ascendsim::sum_rows(dstTensor, srcTensor, (const LocalTensor<uint8_t> *)nullptr, sumParams, loc);
+}
 
 // The accumulator a count-form ReduceSum left: raw bits (the older
 // reg_others spelling kernels call without a type), or as T.
