@@ -426,7 +426,7 @@ uint32_t queue_alloc(queue_state *q, srcloc loc)
 	     q->num);
 }
 
-void queue_enque(queue_state *q, uint32_t off, srcloc loc)
+static void enque(queue_state *q, uint32_t off, uint8_t from, uint8_t to, uint8_t pos, srcloc loc)
 {
 	queue_ready(q, "EnQue", loc);
 	int i = queue_slot_of(q, off, "EnQue", loc);
@@ -439,15 +439,51 @@ void queue_enque(queue_state *q, uint32_t off, srcloc loc)
 	q->slot_state[i] = SLOT_ENQUEUED;
 	q->fifo[(q->fifo_head + q->fifo_count) % QUEUE_MAX_SLOTS] = (uint8_t)i;
 	q->fifo_count++;
+	q->enq_from[i] = from;
+	q->enq_to[i] = to;
+	q->enq_pos[i] = pos;
 	int ev = -1, id = -1;
-	if (q->producer != PIPE_ID_NONE) {
-		ev = hard_event_for(q->producer, q->consumer);
+	if (from != PIPE_ID_NONE) {
+		ev = hard_event_for(from, to);
 		id = queue_event_take(ev, "EnQue", loc);
-		flag_set(ev, id, q->producer, loc);
+		flag_set(ev, id, from, loc);
 		q->enq_event[i] = (int8_t)id;
 	}
-	queue_instr("EnQue", INSTR_QUEUE_ENQUE, q->producer == PIPE_ID_NONE ? (uint8_t)PIPE_ID_V : q->producer, ev, id, loc, off,
-		    q->len);
+	queue_instr("EnQue", INSTR_QUEUE_ENQUE, from == PIPE_ID_NONE ? (uint8_t)PIPE_ID_V : from, ev, id, loc, off, q->len);
+}
+
+void queue_enque(queue_state *q, uint32_t off, srcloc loc)
+{
+	enque(q, off, q->producer, q->consumer, 0, loc);
+}
+
+/*
+ * The pipes between two user positions of a bound VECIN/VECOUT queue, on
+ * the one path CANN's EnQue reference allows, GM -> UB (VECIN or VECOUT)
+ * -> GM: data comes into VECIN or from GM by MTE2 and into VECOUT from
+ * the vector unit; it leaves VECIN for the vector unit, VECOUT or GM by
+ * MTE3.  false for another pair.
+ */
+static bool user_pipes(int pos_src, int pos_dst, uint8_t *from, uint8_t *to)
+{
+	using AscendC::TPosition;
+	TPosition s = (TPosition)pos_src, d = (TPosition)pos_dst;
+	bool ub_s = s == TPosition::VECIN || s == TPosition::VECOUT, ub_d = d == TPosition::VECIN || d == TPosition::VECOUT;
+	if (!((s == TPosition::GM && ub_d) || (ub_s && (d == TPosition::GM || ub_d)) ) || s == d)
+		return false;
+	*from = s == TPosition::VECOUT ? PIPE_ID_V : PIPE_ID_MTE2;
+	*to = d == TPosition::VECIN ? PIPE_ID_V : PIPE_ID_MTE3;
+	return true;
+}
+
+void queue_enque_at(queue_state *q, uint32_t off, int pos_src, int pos_dst, srcloc loc)
+{
+	uint8_t from, to;
+	if (!user_pipes(pos_src, pos_dst, &from, &to))
+		fail("queue_misuse", loc,
+		     "EnQue<%d, %d>: a queue hands a tensor on only along GM -> VECIN or VECOUT -> GM (TPosition values)",
+		     pos_src, pos_dst);
+	enque(q, off, from, to, (uint8_t)(pos_src << 4 | pos_dst), loc);
 }
 
 uint32_t queue_deque(queue_state *q, srcloc loc)
@@ -460,16 +496,25 @@ uint32_t queue_deque(queue_state *q, srcloc loc)
 	q->fifo_count--;
 	q->slot_state[i] = SLOT_ALLOCATED;
 	int ev = -1, id = q->enq_event[i];
+	uint8_t to = q->enq_to[i];
 	if (id >= 0) {
-		ev = hard_event_for(q->producer, q->consumer);
-		flag_wait(ev, id, q->consumer);
+		ev = hard_event_for(q->enq_from[i], to);
+		flag_wait(ev, id, to);
 		slot(ev, id).owner = FLAG_FREE;
 		q->enq_event[i] = -1;
 	}
 	uint32_t off = q->base + (uint32_t)i * q->len;
-	queue_instr("DeQue", INSTR_QUEUE_DEQUE, q->consumer == PIPE_ID_NONE ? (uint8_t)PIPE_ID_V : q->consumer, ev, id, loc, off,
-		    q->len);
+	queue_instr("DeQue", INSTR_QUEUE_DEQUE, to == PIPE_ID_NONE ? (uint8_t)PIPE_ID_V : to, ev, id, loc, off, q->len);
 	return off;
+}
+
+uint32_t queue_deque_at(queue_state *q, int pos_src, int pos_dst, srcloc loc)
+{
+	queue_ready(q, "DeQue", loc);
+	if (q->fifo_count && q->enq_pos[q->fifo[q->fifo_head]] != (uint8_t)(pos_src << 4 | pos_dst))
+		fail("queue_misuse", loc, "DeQue<%d, %d> of a tensor that was not enqueued between those positions",
+		     pos_src, pos_dst);
+	return queue_deque(q, loc);
 }
 
 void queue_free(queue_state *q, uint32_t off, srcloc loc)

@@ -93,6 +93,24 @@ public:
 		return make<T>(ascendsim::queue_deque(&q_, loc));
 	}
 
+	// The hand-off between two user positions (GM -> VECIN or VECOUT -> GM),
+	// so that a bound VECIN/VECOUT queue serves a copy in, a vector step
+	// and a copy out with one buffer (EnQue<GM, VECIN>, EnQue<VECOUT, GM>).
+	template <TPosition srcUserPos, TPosition dstUserPos, class T>
+	ASCENDSIM_NOCOV bool EnQue(const LocalTensor<T> &tensor, ascendsim::srcloc loc = {})
+	{
+		if (!tensor.data_)
+			ascendsim::fail("queue_misuse", loc, "EnQue of a LocalTensor that was never allocated");
+		ascendsim::queue_enque_at(&q_, ascendsim::ub_offset(tensor.data_), (int)srcUserPos, (int)dstUserPos, loc);
+		return true;
+	}
+
+	template <TPosition srcUserPos, TPosition dstUserPos, class T>
+	ASCENDSIM_NOCOV LocalTensor<T> DeQue(ascendsim::srcloc loc = {})
+	{
+		return make<T>(ascendsim::queue_deque_at(&q_, (int)srcUserPos, (int)dstUserPos, loc));
+	}
+
 	ASCENDSIM_NOCOV bool VacantInQue() const { return ascendsim::queue_vacant(&q_) != 0; }
 	ASCENDSIM_NOCOV bool HasTensorInQue() const { return ascendsim::queue_count(&q_) != 0; }
 	ASCENDSIM_NOCOV int32_t GetTensorCountInQue() const { return ascendsim::queue_count(&q_); }

@@ -211,6 +211,9 @@ struct queue_state {
 	uint32_t base;      /* UB offset of slot 0 */
 	uint8_t slot_state[QUEUE_MAX_SLOTS];
 	int8_t enq_event[QUEUE_MAX_SLOTS];
+	uint8_t enq_from[QUEUE_MAX_SLOTS]; /* the pipes an EnQue handed the slot between */
+	uint8_t enq_to[QUEUE_MAX_SLOTS];
+	uint8_t enq_pos[QUEUE_MAX_SLOTS];  /* EnQue<src, dst>'s positions (src << 4 | dst), 0 for EnQue() */
 	int8_t free_event[QUEUE_MAX_SLOTS];
 	uint8_t fifo[QUEUE_MAX_SLOTS];
 	uint8_t fifo_head, fifo_count;
@@ -222,6 +225,10 @@ void queue_setup(queue_state *q, int pos_src, int pos_dst, int32_t depth);
 uint32_t queue_alloc(queue_state *q, srcloc loc);             /* UB offset */
 void queue_enque(queue_state *q, uint32_t ub_offset, srcloc loc);
 uint32_t queue_deque(queue_state *q, srcloc loc);             /* UB offset */
+// EnQue<src, dst> and DeQue<src, dst> of a TQueBind: the hand-off between
+// the positions given (TPosition values) rather than the queue's own.
+void queue_enque_at(queue_state *q, uint32_t ub_offset, int pos_src, int pos_dst, srcloc loc);
+uint32_t queue_deque_at(queue_state *q, int pos_src, int pos_dst, srcloc loc);
 void queue_free(queue_state *q, uint32_t ub_offset, srcloc loc);
 int queue_vacant(const queue_state *q);
 int queue_count(const queue_state *q);
