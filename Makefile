@@ -4,7 +4,7 @@
 # the exec helper, cmocka unit tests, shell integration tests, libFuzzer
 # targets and benchmarks.  Targets: all check bench demo install clean lint
 # fuzz calibrate seed-bank stress.  Knobs: SANITIZE=address,undefined, PREFIX, DESTDIR, NO_DEPS=1 (skip
-# scripts/install-deps), FUZZ_SECONDS.
+# scripts/install-deps), FUZZ_RUNS (executions per fuzz target), FUZZ_SECONDS (an optional cap on each).
 
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
@@ -18,7 +18,8 @@ CC       ?= cc
 CLANG    ?= clang
 OPT      ?= -O2 -g
 SANITIZE ?=
-FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?= 10000000
+FUZZ_SECONDS ?=
 NPROC    := $(shell nproc 2>/dev/null || echo 2)
 
 BUILD    := build$(if $(SANITIZE),-san)
@@ -63,10 +64,13 @@ BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c)
 
 # Each fuzzer is compiled by clang from the sources it exercises, so the
 # coverage instrumentation reaches exactly the code under test.
-FUZZERS          := config schema tokens
+FUZZERS          := config manifest request schema tokens tree_names
 FUZZ_config_SRCS := daemon/config.c common/schema.c common/log.c common/path.c
+FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c common/schema.c common/log.c common/path.c
+FUZZ_request_SRCS := daemon/control-request.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
 FUZZ_tokens_SRCS := optimizer/tokens.c
+FUZZ_tree_names_SRCS := watchers/gitscan.c store/store.c common/sha256.c common/path.c common/log.c
 FUZZ_BINS        := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZERS))
 FUZZ_CFLAGS       = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. -D_GNU_SOURCE \
                     -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
@@ -139,12 +143,10 @@ bench-run: all $(BENCH_BINS)
 
 fuzzers: $(FUZZ_BINS)
 
+# Each target for FUZZ_RUNS executions, one at a time; a crash fails.
 fuzz: fuzzers
-	@for f in $(FUZZ_BINS); do \
-		name=$$(basename $$f); mkdir -p $(FUZZ_DIR)/corpus/$$name; \
-		echo "== $$name for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_DIR)/corpus/$$name tests/fuzz/corpus/$$name || exit 1; \
-	done
+	@FUZZ_DIR=$(abspath $(FUZZ_DIR)) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		bash bench/fuzz.sh $(FUZZ_BINS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

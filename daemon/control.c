@@ -32,8 +32,7 @@
 
 #include <event2/keyvalq_struct.h>
 
-#define MAX_BODY_BYTES (64 * 1024)
-#define LIST_LIMIT     500
+#define LIST_LIMIT 500
 /* accept() out of descriptors: paused this long, doubling up to the max */
 #define ACCEPT_PAUSE_MIN_MS 100
 #define ACCEPT_PAUSE_MAX_MS 10000
@@ -99,43 +98,24 @@ static bool peer_may_write(struct evhttp_request *req)
         return false;
 }
 
-/* The request's body as a JSON object; NULL and why (in why) otherwise. */
-static json_t *read_body(struct evhttp_request *req, char *why, size_t why_size)
+/* The request's body as control_request_body() takes it. */
+static json_t *read_body(struct evhttp_request *req, const char *path, char *why, size_t why_size)
 {
         struct evbuffer *in = evhttp_request_get_input_buffer(req);
         size_t len = evbuffer_get_length(in);
-        json_error_t error;
-        char *text;
+        char *text = NULL;
         json_t *body;
 
-        if (len == 0)
-                return json_object();
-        if (len > MAX_BODY_BYTES) {
-                snprintf(why, why_size, "the body is %zu bytes; at most %d are taken", len,
-                         MAX_BODY_BYTES);
-                return NULL;
+        if (len > 0 && len <= CONTROL_MAX_BODY_BYTES) {
+                text = malloc(len);
+                if (!text) {
+                        snprintf(why, why_size, "out of memory");
+                        return NULL;
+                }
+                evbuffer_copyout(in, text, len);
         }
-        text = malloc(len + 1);
-        if (!text) {
-                snprintf(why, why_size, "out of memory");
-                return NULL;
-        }
-        evbuffer_copyout(in, text, len);
-        text[len] = '\0';
-        body = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
+        body = control_request_body(path, text, len, why, why_size);
         free(text);
-        if (!body) {
-                snprintf(why, why_size, "the body is not JSON: %.200s at byte %d", error.text,
-                         error.position);
-                return NULL;
-        }
-        if (!json_is_object(body)) {
-                snprintf(why, why_size,
-                         "the body must be a JSON object, such as "
-                         "{\"repo\": \"/path\", \"op_dir\": \"ops/add\"}");
-                json_decref(body);
-                return NULL;
-        }
         return body;
 }
 
@@ -459,6 +439,7 @@ static void reply_unknown_repo(struct evhttp_request *req, const char *repo_path
         reply_error(req, 404, message);
 }
 
+/* body: as control_request_body() checked it (repo and a plain relative op_dir) */
 static void post_enqueue(struct control *c, struct evhttp_request *req, const json_t *body)
 {
         const char *repo_path = json_string_value(json_object_get(body, "repo"));
@@ -473,16 +454,6 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         uint64_t id = 0;
         int r;
 
-        if (!repo_path || !op_dir) {
-                reply_error(req, 400, "enqueue needs \"repo\" and \"op_dir\"");
-                return;
-        }
-        if (!path_is_plain_relative(op_dir)) {
-                reply_error(req, 400,
-                            "\"op_dir\" must be a path inside the repository, relative, with no "
-                            "'.' or '..' component");
-                return;
-        }
         repo = daemon_find_repo(c->daemon->config, repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
@@ -578,6 +549,7 @@ static void on_recreated(int r, const char *summary, void *userdata)
 /*
  * Rebuilds an operator's sibling branch from its newest finished episode,
  * replacing whatever tip it has (someone else's too): 'ascendopt recreate'.
+ * body: as control_request_body() checked it (repo and op_dir).
  */
 static void post_recreate(struct control *c, struct evhttp_request *req, const json_t *body)
 {
@@ -589,10 +561,6 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
         char episode_id[32], message[1600], summary[1536];
         int r;
 
-        if (!repo_path || !op_dir) {
-                reply_error(req, 400, "recreate needs \"repo\" and \"op_dir\"");
-                return;
-        }
         repo = daemon_find_repo(c->daemon->config, repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
@@ -641,15 +609,12 @@ out:
         json_decref(item);
 }
 
+/* body: as control_request_body() checked it (an integer id) */
 static void post_cancel(struct control *c, struct evhttp_request *req, const json_t *body)
 {
         const json_t *id = json_object_get(body, "id");
         int r;
 
-        if (!json_is_integer(id)) {
-                reply_error(req, 400, "cancel needs an integer \"id\"");
-                return;
-        }
         r = queue_cancel(c->daemon->queue, (uint64_t)json_integer_value(id),
                          "cancelled by request");
         if (r == -ENOENT)
@@ -701,7 +666,7 @@ static void handle(struct evhttp_request *req, void *arg)
                 reply_error(req, 403, "only the daemon's user, root or its group may change it");
                 return;
         }
-        body = read_body(req, why, sizeof(why));
+        body = read_body(req, path, why, sizeof(why));
         if (!body) {
                 reply_error(req, 400, why);
                 return;
@@ -849,7 +814,7 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
         c->daemon = d;
         evhttp_set_gencb(c->http, handle, c);
         evhttp_set_allowed_methods(c->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
-        evhttp_set_max_body_size(c->http, MAX_BODY_BYTES);
+        evhttp_set_max_body_size(c->http, CONTROL_MAX_BODY_BYTES);
         evhttp_set_max_headers_size(c->http, 16 * 1024);
         evhttp_set_timeout(c->http, 30);
         bound = evhttp_accept_socket_with_handle(c->http, fd);

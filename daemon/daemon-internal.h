@@ -189,4 +189,17 @@ json_t *daemon_repos_status(struct store *store, const struct config_repo *repos
 int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size);
 struct control *control_stop(struct control *control);
 
+/*
+ * A POST body as the control API takes it: len bytes of text (not read
+ * when over CONTROL_MAX_BODY_BYTES; need not end in NUL; none is an empty
+ * object) parsed as a JSON object, with the fields the endpoint at path
+ * needs checked ("repo" and "op_dir" for /v1/enqueue and /v1/recreate, a
+ * plain relative op_dir for enqueue, an integer "id" for /v1/cancel).
+ * Returns the object (the caller owns it), or NULL with why saying what is
+ * wrong, for a 400 reply.
+ */
+#define CONTROL_MAX_BODY_BYTES (64 * 1024)
+json_t *control_request_body(const char *path, const char *text, size_t len, char *why,
+                             size_t why_size);
+
 #endif

@@ -267,6 +267,14 @@ static int find_kernel_source(struct npu_manifest *m, char *err, size_t size)
         DIR *d;
 
         snprintf(base, sizeof(base), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
+        /* a function's name never holds one; a path would pick a source outside op_kernel/ */
+        if (strchr(base, '/'))
+                return manifest_error(err, size,
+                                      "%s: %s: \"%s\" is not a kernel entry (a function name, "
+                                      "with template arguments if any, such as is_finite<1, 2>)",
+                                      m->source,
+                                      json_object_get(m->doc, "kernel") ? ".kernel" : ".name",
+                                      json_object_get(m->doc, "kernel") ? m->kernel : m->name);
         tries[0] = base;
         tries[1] = dirname;
         for (size_t i = 0; i < 2; i++) {

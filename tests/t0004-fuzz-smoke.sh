@@ -4,7 +4,10 @@
 # corpus, so the fuzzers cannot rot between real fuzzing sessions.
 . "$(dirname "$0")/tap.sh"
 fuzz_dir=${ASCENDOPT_FUZZ_DIR:-$SRC/build-fuzz}
-fuzzers=("$fuzz_dir"/fuzz_*)
+fuzzers=()
+for f in "$fuzz_dir"/fuzz_*; do
+	[ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$f")
+done
 plan "${#fuzzers[@]}"
 for f in "${fuzzers[@]}"; do
 	name=$(basename "$f")

@@ -679,14 +679,16 @@ static bool is_operator_tree(git_repository *repo, const git_tree_entry *entry)
 }
 
 /*
- * Whether a tree entry's name is safe to create: git's own path checks
- * refuse these, but objects fetched without fsck (git's default) may hold
- * them, and "..", or a name with a slash, would write outside the export.
+ * git's own path checks refuse these names, but objects fetched without
+ * fsck (git's default) may hold them, and "..", or a name with a slash,
+ * would write outside the export.
  */
-static bool safe_entry_name(const char *name)
+bool watch_entry_name_ok(const char *name, size_t len)
 {
-        return name[0] && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
-               strcasecmp(name, ".git") != 0 && !strchr(name, '/') && !strchr(name, '\\');
+        return len > 0 && !memchr(name, '\0', len) && !memchr(name, '/', len) &&
+               !memchr(name, '\\', len) && !(len == 1 && name[0] == '.') &&
+               !(len == 2 && name[0] == '.' && name[1] == '.') &&
+               !(len == 4 && strncasecmp(name, ".git", 4) == 0);
 }
 
 static int export_blob(struct export_state *st, int dirfd, const char *rel,
@@ -759,7 +761,7 @@ static int export_tree(struct export_state *st, git_tree *tree, int dirfd, const
                 const git_tree_entry *entry = git_tree_entry_byindex(tree, i);
                 const char *name = git_tree_entry_name(entry);
                 char path[4096];
-                if (!safe_entry_name(name)) {
+                if (!watch_entry_name_ok(name, strlen(name))) {
                         snprintf(
                             st->err, st->err_size,
                             "the commit's tree holds an entry named \"%s\" in \"%s\", which git "

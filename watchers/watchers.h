@@ -156,4 +156,12 @@ double watch_rescan_delay_s(unsigned n);
 int watch_export_operator(const char *repo_path, const char *commit, const char *op_dir,
                           const char *dest, char *err, size_t err_size);
 
+/*
+ * Whether a git tree entry's name (len bytes, not NUL-terminated) may be
+ * created in an export: not empty, ".", "..", nor ".git" in any ASCII case
+ * (a case-insensitive filesystem would take it for the repository's own),
+ * and no '/', '\\' or NUL in it.
+ */
+bool watch_entry_name_ok(const char *name, size_t len);
+
 #endif

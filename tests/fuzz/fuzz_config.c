@@ -6,7 +6,17 @@
 
 #include <string.h>
 
+#include <git2.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+/* libgit2 stays initialized, as in the daemon: the publish prefix check
+ * would otherwise load the TLS certificates again on every input. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+        return git_libgit2_init() < 0 ? -1 : 0;
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

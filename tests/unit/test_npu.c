@@ -160,6 +160,21 @@ static void test_manifest_errors_name_the_field(void **state)
                               "[{\"name\": \"a\", \"shapes\": {\"x\": [1]}}]}",
                               ".kernel: cannot tell the kernel source: no "
                               "op_kernel/other_entry.cpp and 2 .cpp files in op_kernel/");
+        /* the kernel source is a file of op_kernel/, never one a path in the entry points to */
+        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                              "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "
+                              "\"float16\"}], \"kernel\": \"../op_host/add_custom\", \"cases\": "
+                              "[{\"name\": \"a\", \"shapes\": {\"x\": [1]}}]}",
+                              ".kernel: \"../op_host/add_custom\" is not a kernel entry (a "
+                              "function name, with template arguments if any, such as "
+                              "is_finite<1, 2>)");
+        expect_manifest_error("{\"name\": \"../op_host/AddCustom\", \"inputs\": [{\"name\": "
+                              "\"x\", \"dtype\": \"float16\"}], \"outputs\": [{\"name\": \"z\", "
+                              "\"dtype\": \"float16\"}], \"cases\": [{\"name\": \"a\", "
+                              "\"shapes\": {\"x\": [1]}}]}",
+                              ".name: \"../op_host/AddCustom\" is not a kernel entry (a "
+                              "function name, with template arguments if any, such as "
+                              "is_finite<1, 2>)");
 }
 
 #define REF_TENSORS(in, out)                                                                   \
