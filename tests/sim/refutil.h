@@ -229,4 +229,33 @@ static uint16_t ref_f2h_mode(float f, int mode)
         return ref_f2h((float)r);
 }
 
+/* A float sum as the simulator's ReduceSum adds: a pairwise tree over at
+ * most 64 values (one 256-byte repeat), every partial rounded to float. */
+static inline float ref_tree_f32(const float *src, int n)
+{
+        float v[64];
+        memcpy(v, src, n * sizeof(float));
+        while (n > 1) {
+                int h = n / 2;
+                for (int i = 0; i < h; i++)
+                        v[i] = v[2 * i] + v[2 * i + 1];
+                if (n & 1)
+                        v[h] = v[n - 1];
+                n = h + (n & 1);
+        }
+        return v[0];
+}
+
+/* n floats as ReduceSum's count form adds them: a tree per 64, the trees in order. */
+static inline float ref_sum_in_order_f32(const float *x, int n)
+{
+        float acc = 0;
+        for (int r = 0; r * 64 < n; r++) {
+                int m = n - r * 64 < 64 ? n - r * 64 : 64;
+                float part = ref_tree_f32(x + r * 64, m);
+                acc = r == 0 ? part : acc + part;
+        }
+        return acc;
+}
+
 #endif

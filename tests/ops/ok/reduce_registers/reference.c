@@ -9,32 +9,6 @@
  */
 #include "../../../sim/refutil.h"
 
-static float tree(const float *src, int n)
-{
-	float v[64];
-	memcpy(v, src, n * sizeof(float));
-	while (n > 1) {
-		int h = n / 2;
-		for (int i = 0; i < h; i++)
-			v[i] = v[2 * i] + v[2 * i + 1];
-		if (n & 1)
-			v[h] = v[n - 1];
-		n = h + (n & 1);
-	}
-	return v[0];
-}
-
-static float in_order(const float *x, int n)
-{
-	float acc = 0;
-	for (int r = 0; r * 64 < n; r++) {
-		int m = n - r * 64 < 64 ? n - r * 64 : 64;
-		float part = tree(x + r * 64, m);
-		acc = r == 0 ? part : acc + part;
-	}
-	return acc;
-}
-
 static float index_bits(uint32_t i)
 {
 	float f;
@@ -64,10 +38,10 @@ int main(int argc, char **argv)
 		float *out = o + r * 24;
 		float sums[5];
 		for (int k = 0; k < 5; k++)
-			sums[k] = tree(row + k * 64, 64);
-		out[0] = out[1] = out[2] = in_order(row, 300);
-		out[3] = tree(sums, 5);
-		out[4] = in_order(row, 320);
+			sums[k] = ref_tree_f32(row + k * 64, 64);
+		out[0] = out[1] = out[2] = ref_sum_in_order_f32(row, 300);
+		out[3] = ref_tree_f32(sums, 5);
+		out[4] = ref_sum_in_order_f32(row, 320);
 		int mx = extreme(row, 320, 1), mn = extreme(row, 300, 0);
 		out[5] = row[mx];
 		out[6] = index_bits((uint32_t)mx);
