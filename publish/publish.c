@@ -897,6 +897,50 @@ static int fail_foreign(const struct publish_request *req, const char *refname,
                     req->repo_path, req->op_path, req->branch);
 }
 
+/*
+ * The commit of an unfinished earlier attempt (req->resume), when it still
+ * exists and is ours for this source commit: its only parent is the source
+ * and its trailer names it.  Anything else is ignored, and a new commit is
+ * made.
+ */
+static bool find_resumed_commit(git_repository *repo, const struct publish_request *req,
+                                const git_oid *source, git_oid *ret_commit)
+{
+        git_commit *c = NULL;
+        git_oid id, named;
+        bool usable;
+
+        if (!req->resume || !is_full_hex(req->resume->commit) ||
+            git_oid_fromstr(&id, req->resume->commit) < 0 || git_commit_lookup(&c, repo, &id) < 0)
+                return false;
+        usable = git_commit_parentcount(c) == 1 && git_oid_equal(git_commit_parent_id(c, 0), source) &&
+                 find_source_trailer(git_commit_message(c), &named) && git_oid_equal(&named, source);
+        git_commit_free(c);
+        if (usable)
+                *ret_commit = id;
+        return usable;
+}
+
+/* Hands the caller what is about to happen, before the ref first moves. */
+static int record_intent(const struct publish_request *req, const char *refname,
+                         const git_commit *tip, const git_oid *commit, char *err, size_t err_size)
+{
+        struct publish_intent intent = { 0 };
+        int r;
+
+        snprintf(intent.ref, sizeof(intent.ref), "%s", refname);
+        if (tip)
+                git_oid_tostr(intent.previous, sizeof(intent.previous), git_commit_id(tip));
+        git_oid_tostr(intent.commit, sizeof(intent.commit), commit);
+        r = req->before_update(&intent, req->userdata);
+        if (r < 0)
+                return fail(err, err_size, r,
+                            "%s: cannot record what is about to be published (%s); nothing was "
+                            "published",
+                            refname, strerror(-r));
+        return 0;
+}
+
 int publish_commit_hooked(const struct publish_request *req, const struct publish_hooks *hooks,
                           struct publish_outcome *ret_outcome, char *err, size_t err_size)
 {
@@ -912,7 +956,7 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
         char *message = NULL;
         const char *name, *email;
         git_oid source_id, tree_id, commit_id, tip_id;
-        bool have_commit = false, done = false, automatic = false;
+        bool have_commit = false, done = false, automatic = false, resumed = false;
         unsigned seed = backoff_seed();
         int r;
 
@@ -975,6 +1019,7 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
         }
         snprintf(logmsg, sizeof(logmsg), "ascendopt: %s %s from %s at %.7s",
                  req->recreate ? "recreate" : "publish", req->op_path, req->branch, source_hex);
+        resumed = have_commit = find_resumed_commit(repo, req, &source_id, &commit_id);
 
         for (unsigned attempt = 0; attempt < PUBLISH_MAX_ATTEMPTS && !done; attempt++) {
                 struct publish_sibling s = { 0 };
@@ -994,6 +1039,14 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                                  "to another branch",
                                  refname, req->repo_path);
                         goto out;
+                }
+                if (tip && resumed && git_oid_equal(git_commit_id(tip), &commit_id)) {
+                        /* the earlier attempt moved the ref and died before saying so */
+                        out.result = req->resume->previous[0] ? PUBLISH_MOVED : PUBLISH_CREATED;
+                        out.recovered = true;
+                        git_oid_tostr(out.commit, sizeof(out.commit), &commit_id);
+                        snprintf(out.previous, sizeof(out.previous), "%s", req->resume->previous);
+                        break;
                 }
                 if (tip) {
                         tip_id = *git_commit_id(tip);
@@ -1021,6 +1074,11 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                                 goto out;
                         }
                         have_commit = true;
+                        if (req->before_update) {
+                                r = record_intent(req, refname, tip, &commit_id, err, err_size);
+                                if (r < 0)
+                                        goto out;
+                        }
                 }
                 if (!tip) {
                         char conflict[PUBLISH_REF_MAX];
@@ -1084,7 +1142,7 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                          refname, PUBLISH_MAX_ATTEMPTS);
                 goto out;
         }
-        if (out.result != PUBLISH_UNCHANGED) {
+        if (out.result != PUBLISH_UNCHANGED && !out.recovered) {
                 r = reflog_is_automatic(repo, &automatic);
                 for (unsigned attempt = 0; r == 0 && !automatic; attempt++) {
                         r = append_reflog(repo, refname, tip ? &tip_id : NULL, &commit_id, who,

@@ -63,6 +63,17 @@ struct publish_file {
         size_t len;
 };
 
+/*
+ * What a publication is about to do, handed to the request's
+ * before_update so that the caller can record it durably before the ref
+ * moves: after a crash, that record says which commit was meant.
+ */
+struct publish_intent {
+        char ref[PUBLISH_REF_MAX];        /* the full sibling ref name */
+        char previous[PUBLISH_OID_HEX_SIZE]; /* the tip it expects to replace; "" to create */
+        char commit[PUBLISH_OID_HEX_SIZE];   /* the new commit */
+};
+
 struct publish_request {
         /* A work tree, a linked worktree or a bare repository; never searched upwards. */
         const char *repo_path;
@@ -80,6 +91,23 @@ struct publish_request {
          * This is what 'ascendopt recreate' sets.
          */
         bool recreate;
+        /*
+         * Called once, after the new commit is written and before the ref
+         * first moves (not when resuming with an existing commit).  A
+         * negative return stops the publication with that error and the ref
+         * untouched.  May be NULL.
+         */
+        int (*before_update)(const struct publish_intent *intent, void *userdata);
+        void *userdata;
+        /*
+         * The intent of an earlier attempt at this publication that may not
+         * have finished (a crash), or NULL.  When the ref already points at
+         * its commit, nothing is written and the outcome says recovered.
+         * Otherwise its commit, when it still exists and is ours for this
+         * source commit, is the one the ref moves to, so that one
+         * publication never becomes two commits.
+         */
+        const struct publish_intent *resume;
 };
 
 enum publish_result {
@@ -98,6 +126,7 @@ struct publish_outcome {
         char previous[PUBLISH_OID_HEX_SIZE]; /* its tip before; "" when created */
         bool replaced_foreign;               /* recreate replaced someone else's tip */
         unsigned attempts;                   /* ref updates tried, 0 when unchanged */
+        bool recovered; /* the ref already pointed at request->resume's commit */
 };
 
 /*

@@ -5,6 +5,8 @@
  *   ready/<rank>/<sequence>        the id, while queued; rank 0 resumes work
  *                                  interrupted by a restart, 1 is manual, 2 commits
  *   op/<repo>\0<branch>\0<op_dir>  the id of the newest item of that operator
+ *   intent/<id>                    what publishing a running item is about to
+ *                                  write (queue_put_intent); gone when it ends
  * and meta's queue_next_id.  Ids and sequences share one counter.
  */
 #include "queue.h"
@@ -139,6 +141,44 @@ static void enqueue_item(struct queue *q, struct store_batch *b, json_t *item, i
         put_ready(b, rank, sequence, (uint64_t)json_integer_value(json_object_get(item, "id")));
         snprintf(value, sizeof(value), "%" PRIu64, q->next_id);
         store_batch_put(b, STORE_META, NEXT_ID_KEY, strlen(NEXT_ID_KEY), value, strlen(value));
+}
+
+static void intent_key(char *buf, size_t size, uint64_t id)
+{
+        snprintf(buf, size, "intent/%016" PRIx64, id);
+}
+
+int queue_put_intent(struct queue *q, uint64_t id, const json_t *intent)
+{
+        struct store_batch *b = store_batch_new(q->store);
+        char key[64];
+        int r;
+
+        if (!b)
+                return -ENOMEM;
+        intent_key(key, sizeof(key), id);
+        r = store_batch_put_json(b, STORE_QUEUE, key, intent);
+        if (r == 0)
+                r = store_batch_commit(b);
+        store_batch_free(b);
+        return r;
+}
+
+int queue_get_intent(struct queue *q, uint64_t id, json_t **ret_intent)
+{
+        char key[64];
+
+        intent_key(key, sizeof(key), id);
+        return store_get_json(q->store, STORE_QUEUE, key, ret_intent);
+}
+
+/* An item that ends takes its publishing intent with it, in the same batch. */
+static void drop_intent(struct store_batch *b, uint64_t id)
+{
+        char key[64];
+
+        intent_key(key, sizeof(key), id);
+        store_batch_delete(b, STORE_QUEUE, key, strlen(key));
 }
 
 int queue_get(struct queue *q, uint64_t id, json_t **ret_item)
@@ -465,6 +505,7 @@ int queue_finish(struct queue *q, uint64_t id, enum queue_state state, const cha
         }
         add_reason(item, reason);
         json_object_del(item, "device");
+        drop_intent(b, id);
         if (state == QUEUE_FAILED && retry &&
             json_integer_value(json_object_get(item, "attempts")) < q->options.max_attempts) {
                 enqueue_item(

@@ -91,6 +91,18 @@ int queue_finish(struct queue *queue, uint64_t id, enum queue_state state, const
 /* Cancels a queued or running item (running ones: the caller stops the episode). */
 int queue_cancel(struct queue *queue, uint64_t id, const char *reason);
 
+/*
+ * Publishing a running item records what it is about to write (a JSON
+ * object: ref, previous tip, new commit) before the ref moves, in a synced
+ * batch of its own; after a crash the restarted daemon reads it back and
+ * finishes that publication instead of making another.  The intent goes
+ * when the item ends (queue_finish, queue_cancel).  These two touch only
+ * the store, so a worker thread may call them.  queue_get_intent: -ENOENT
+ * when there is none.
+ */
+int queue_put_intent(struct queue *queue, uint64_t id, const json_t *intent);
+int queue_get_intent(struct queue *queue, uint64_t id, json_t **ret_intent);
+
 /* The record of one item; -ENOENT when unknown. */
 int queue_get(struct queue *queue, uint64_t id, json_t **ret_item);
 

@@ -988,6 +988,120 @@ static void test_cas_waits_out_a_lock_and_gives_up_on_a_stuck_one(void **state)
 
 /* --------------------------------------------------------- repository kinds */
 
+/* An intent recorder: keeps what it was given, or refuses with fail_with. */
+struct intent_log {
+        unsigned calls;
+        int fail_with;
+        struct publish_intent last;
+        char tip_seen[PUBLISH_OID_HEX_SIZE]; /* the ref's tip while the intent is recorded */
+};
+
+static int record_intent(const struct publish_intent *intent, void *userdata)
+{
+        struct intent_log *log = userdata;
+        char *tip = rev(SIBLING);
+
+        log->calls++;
+        log->last = *intent;
+        snprintf(log->tip_seen, sizeof(log->tip_seen), "%s", tip ? tip : "");
+        free(tip);
+        return log->fail_with;
+}
+
+static void test_intent_is_recorded_before_the_ref_moves(void **state)
+{
+        char *src = rev("main");
+        struct publish_request req = request(repo, src, files_v2, 2);
+        struct publish_outcome first = publish_ok(&req), out;
+        struct intent_log log = { 0 };
+        char err[1024] = "";
+
+        req.files = files_v3;
+        req.before_update = record_intent;
+        req.userdata = &log;
+        out = publish_ok(&req);
+        assert_int_equal(log.calls, 1);
+        assert_string_equal(log.last.ref, SIBLING);
+        assert_string_equal(log.last.previous, first.commit);
+        assert_string_equal(log.last.commit, out.commit);
+        /* it was told before the swap: the ref still held the old tip */
+        assert_string_equal(log.tip_seen, first.commit);
+
+        /* a recorder that fails stops the publication with the ref untouched */
+        log = (struct intent_log){ .fail_with = -ENOSPC };
+        req.files = files_v2;
+        assert_int_equal(publish_commit(&req, &out, err, sizeof(err)), -ENOSPC);
+        assert_non_null(strstr(err, "cannot record what is about to be published"));
+        assert_non_null(strstr(err, "nothing was published"));
+        assert_out(log.last.previous, "git -C %s rev-parse " SIBLING, repo);
+        free(src);
+}
+
+static void test_resume_after_a_crash_never_publishes_twice(void **state)
+{
+        char *src = rev("main");
+        struct publish_request req = request(repo, src, files_v2, 2);
+        struct publish_outcome first = publish_ok(&req), out;
+        struct intent_log log = { .fail_with = -EINTR };
+        char err[1024] = "";
+        size_t reflog_before;
+
+        /* an attempt that wrote its commit and intent, then died before the swap */
+        req.files = files_v3;
+        req.before_update = record_intent;
+        req.userdata = &log;
+        assert_int_equal(publish_commit(&req, &out, err, sizeof(err)), -EINTR);
+        assert_out(first.commit, "git -C %s rev-parse " SIBLING, repo);
+
+        /* retried with the intent: the ref moves to exactly that commit */
+        req.before_update = NULL;
+        req.resume = &log.last;
+        out = publish_ok(&req);
+        assert_int_equal(out.result, PUBLISH_MOVED);
+        assert_false(out.recovered);
+        assert_string_equal(out.commit, log.last.commit);
+        assert_out(log.last.commit, "git -C %s rev-parse " SIBLING, repo);
+
+        /* the process died after the swap: the same intent is recognised, nothing is written */
+        reflog_before = reflog_count(repo, SIBLING);
+        out = publish_ok(&req);
+        assert_true(out.recovered);
+        assert_int_equal(out.result, PUBLISH_MOVED);
+        assert_string_equal(out.commit, log.last.commit);
+        assert_string_equal(out.previous, first.commit);
+        assert_int_equal(out.attempts, 0);
+        assert_int_equal(reflog_count(repo, SIBLING), reflog_before);
+        assert_out(log.last.commit, "git -C %s rev-parse " SIBLING, repo);
+        free(src);
+}
+
+static void test_resume_with_an_unusable_commit_makes_a_new_one(void **state)
+{
+        char *src = rev("main"), *other;
+        struct publish_request req = request(repo, src, files_v2, 2);
+        struct publish_outcome first = publish_ok(&req), out;
+        struct publish_intent intent = { .ref = SIBLING };
+
+        /* a commit that does not exist, then one that is not ours for this source */
+        snprintf(intent.commit, sizeof(intent.commit), "%040d", 7);
+        req.files = files_v3;
+        req.resume = &intent;
+        out = publish_ok(&req);
+        assert_false(out.recovered);
+        assert_string_not_equal(out.commit, intent.commit);
+        assert_string_equal(out.previous, first.commit);
+
+        other = foreign_commit(src, "Jane User", "jane@example.com", "hers");
+        snprintf(intent.commit, sizeof(intent.commit), "%s", other);
+        req.files = files_v2;
+        out = publish_ok(&req);
+        assert_false(out.recovered);
+        assert_string_not_equal(out.commit, other);
+        assert_out("kernel v2", "git -C %s show " SIBLING ":" OP "/op_kernel/add.cpp", repo);
+        free(other);
+        free(src);
+}
+
 static void test_bare_repository(void **state)
 {
         char bare[256], *src, *src2, *head_before, first[PUBLISH_OID_HEX_SIZE], want[128];
@@ -1254,6 +1368,12 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_reftable_repository_is_refused, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_bad_requests_write_nothing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_intent_is_recorded_before_the_ref_moves, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_resume_after_a_crash_never_publishes_twice,
+                                                setup, teardown),
+                cmocka_unit_test_setup_teardown(test_resume_with_an_unusable_commit_makes_a_new_one,
+                                                setup, teardown),
         };
         int r;
 

@@ -177,6 +177,31 @@ static void test_restart_resumes_running_items_first(void **state)
         assert_true(c > b);
 }
 
+static void test_publishing_intent_survives_a_restart_until_the_item_ends(void **state)
+{
+        uint64_t a = enqueue("ops/a", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        uint64_t b = enqueue("ops/b", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        json_t *intent = json_pack("{s:s, s:s, s:s}", "ref", "refs/heads/ascendopt/main/ops+a",
+                                   "previous", "", "commit", "1111111111111111111111111111111111111111");
+        json_t *got = NULL;
+
+        assert_int_equal(queue_get_intent(queue, a, &got), -ENOENT);
+        assert_int_equal(claim(0), a);
+        assert_int_equal(queue_put_intent(queue, a, intent), 0);
+        close_all(); /* died between recording the intent and the end of the item */
+        open_all(0, NULL);
+        assert_int_equal(queue_get_intent(queue, a, &got), 0);
+        assert_true(json_equal(got, intent));
+        json_decref(got);
+        got = NULL;
+        assert_int_equal(queue_get_intent(queue, b, &got), -ENOENT);
+        /* it goes when the item ends, in the same batch */
+        assert_int_equal(claim(0), a);
+        assert_int_equal(queue_finish(queue, a, QUEUE_DONE, "published", false), 0);
+        assert_int_equal(queue_get_intent(queue, a, &got), -ENOENT);
+        json_decref(intent);
+}
+
 static void test_queue_has_a_limit(void **state)
 {
         struct queue_request req = {
@@ -276,6 +301,8 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_restart_resumes_running_items_first, setup,
                                                 teardown),
+                cmocka_unit_test_setup_teardown(
+                    test_publishing_intent_survives_a_restart_until_the_item_ends, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_queue_has_a_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_devices_are_leased_once_across_processes,
