@@ -142,6 +142,8 @@ static const struct schema limits = {
                 { "cache_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
                 { "queue_max_items", &(const struct schema)INT_RANGE(1, 1e7), false },
                 { "min_free_bytes", &(const struct schema)INT_RANGE(0, 1e15), false },
+                { "control_connections", &(const struct schema)INT_RANGE(1, 4096), false },
+                { "control_request_s", &(const struct schema)INT_RANGE(1, 3600), false },
                 { NULL, NULL, false },
             },
 };
@@ -481,6 +483,8 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->limits.cache_max_bytes = (uint64_t)number_or(lim, "cache_max_bytes", 4e9);
         c->limits.queue_max_items = (uint64_t)number_or(lim, "queue_max_items", 10000);
         c->limits.min_free_bytes = (uint64_t)number_or(lim, "min_free_bytes", 1073741824.0);
+        c->limits.control_connections = (unsigned)number_or(lim, "control_connections", 64);
+        c->limits.control_request_s = (unsigned)number_or(lim, "control_request_s", 30);
 
         r = load_repos(c, json_object_get(doc, "repos"), err, size);
         return r;

@@ -48,7 +48,16 @@ struct control {
         struct event *accept_resume;
         int accept_pause_ms; /* 0: accepting normally */
         time_t accept_failed_at;
+        struct control_conns *conns;
+        bool full;     /* control_connections are open: not accepting more */
+        bool stopping; /* control_stop is freeing the connections */
 };
+
+/*
+ * The listener's user data is evhttp's own, so its error callback finds the
+ * control here: one per daemon.
+ */
+static struct control *accepting_control;
 
 static void reply(struct evhttp_request *req, int code, json_t *body)
 {
@@ -59,6 +68,8 @@ static void reply(struct evhttp_request *req, int code, json_t *body)
                           "application/json");
         if (out && text)
                 evbuffer_add(out, text, strlen(text));
+        if (accepting_control)
+                control_conns_replied(accepting_control->conns, req);
         evhttp_send_reply(req, code, code < 300 ? "OK" : "Error", out);
         if (out)
                 evbuffer_free(out);
@@ -639,6 +650,7 @@ static void handle(struct evhttp_request *req, void *arg)
         char err[1024], why[320];
         json_t *body = NULL;
 
+        control_conns_request(c->conns, req);
         if (!path) {
                 reply_error(req, 400, "malformed request");
                 return;
@@ -720,19 +732,33 @@ static int claim_path(const char *path, char *err, size_t err_size)
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-/*
- * The listener's user data is evhttp's own, so its error callback finds the
- * control here: one per daemon.
- */
-static struct control *accepting_control;
-
 static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
 {
         struct control *c = arg;
 
         (void)fd;
         (void)what;
-        evconnlistener_enable(c->listener);
+        if (!c->full)
+                evconnlistener_enable(c->listener);
+}
+
+/* control_connections are open, or not any more: pause or resume accepting. */
+static void on_full(bool full, void *userdata)
+{
+        struct control *c = userdata;
+
+        if (c->stopping)
+                return;
+        c->full = full;
+        if (full) {
+                log_msg(LOG_NOTICE, "control",
+                        "%u connections are open (limits.control_connections); further clients "
+                        "wait until one ends",
+                        c->daemon->config->limits.control_connections);
+                evconnlistener_disable(c->listener);
+        } else if (!evtimer_pending(c->accept_resume, NULL)) {
+                evconnlistener_enable(c->listener);
+        }
 }
 
 /*
@@ -812,6 +838,13 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
                 goto fail;
         }
         c->daemon = d;
+        r = control_conns_new(d->base, d->config->limits.control_connections,
+                              d->config->limits.control_request_s, on_full, c, &c->conns);
+        if (r < 0) {
+                snprintf(err, err_size, "cannot track the control connections: %s", strerror(-r));
+                goto fail;
+        }
+        evhttp_set_bevcb(c->http, control_conns_open, c->conns);
         evhttp_set_gencb(c->http, handle, c);
         evhttp_set_allowed_methods(c->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST);
         evhttp_set_max_body_size(c->http, CONTROL_MAX_BODY_BYTES);
@@ -843,8 +876,10 @@ fail:
                 evhttp_free(c->http);
         if (fd >= 0)
                 close(fd);
-        if (c)
+        if (c) {
+                control_conns_free(c->conns);
                 free(c->path);
+        }
         free(c);
         unlink(path);
         return r;
@@ -854,7 +889,9 @@ struct control *control_stop(struct control *c)
 {
         if (!c)
                 return NULL;
+        c->stopping = true;
         evhttp_free(c->http);
+        c->conns = control_conns_free(c->conns);
         if (c->accept_resume)
                 event_free(c->accept_resume);
         if (accepting_control == c)

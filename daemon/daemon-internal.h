@@ -98,8 +98,8 @@ struct daemon {
         struct event *device_retry;
         /* the state dir's file system is short of limits.min_free_bytes: wait for space */
         bool space_paused;
-        uint64_t space_free;      /* bytes free when last looked */
-        unsigned space_checks;    /* looks since the pause, for the backoff */
+        uint64_t space_free;   /* bytes free when last looked */
+        unsigned space_checks; /* looks since the pause, for the backoff */
         struct event *space_check;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
@@ -112,6 +112,13 @@ struct published_episode {
         const char *commit;
         const char *op_dir;
         bool recreate; /* 'ascendopt recreate': replace even someone else's tip */
+        /*
+         * The queue item being published, or 0 (recreate): its intent is
+         * recorded in the queue before the ref moves.  resume is the intent
+         * an earlier, interrupted attempt recorded (queue_get_intent), or NULL.
+         */
+        uint64_t item_id;
+        const json_t *resume;
 };
 
 /* Hears how a publication ended: r as below, and the summary line. */
@@ -151,6 +158,37 @@ void scheduler_kick(struct daemon *d);
  * the store and running an episode leave megabytes free in the heap.
  */
 void daemon_trim_memory(struct daemon *d);
+
+/*
+ * The control socket's connections (daemon/control-conns.c): at most max
+ * open at once, and at most deadline_s to send a whole request (a request
+ * being answered gets more).  full_changed says when the limit is reached
+ * and when it is not any more, so that the caller pauses and resumes
+ * accepting.  control_conns_open is evhttp's bevcb, with the
+ * control_conns as its argument; control_conns_request and
+ * control_conns_replied bracket the answering of each request.
+ */
+struct control_conns;
+struct bufferevent;
+struct evhttp_request;
+typedef void (*control_conns_full_fn)(bool full, void *userdata);
+int control_conns_new(struct event_base *base, unsigned max, unsigned deadline_s,
+                      control_conns_full_fn full_changed, void *userdata,
+                      struct control_conns **ret);
+struct control_conns *control_conns_free(struct control_conns *conns);
+struct bufferevent *control_conns_open(struct event_base *base, void *conns);
+void control_conns_request(struct control_conns *conns, struct evhttp_request *req);
+void control_conns_replied(struct control_conns *conns, struct evhttp_request *req);
+
+/*
+ * Fault injection for the crash-safety tests (tests/security/s0010,
+ * 'make stress'): when $ASCENDOPT_CRASH_AT names step, the daemon logs it
+ * and kills itself with SIGKILL right there, as a power cut or an OOM kill
+ * would.  The steps of a publication: "episode-done" (the search's record
+ * says done, nothing published yet), "intent" (the intent is in the queue,
+ * the ref not moved), "ref" (the ref moved, the item's end not recorded).
+ */
+void daemon_crash_point(const char *step);
 
 /* Ends the event loop once stopping and the last episode is gone. */
 void daemon_episode_ended(struct daemon *d);

@@ -157,6 +157,16 @@ void daemon_trim_memory(struct daemon *d)
         page_out_idle_code();
 }
 
+void daemon_crash_point(const char *step)
+{
+        const char *at = getenv("ASCENDOPT_CRASH_AT");
+
+        if (!at || strcmp(at, step) != 0)
+                return;
+        log_msg(LOG_WARNING, "crash", "ASCENDOPT_CRASH_AT=%s: killing the daemon here", step);
+        raise(SIGKILL);
+}
+
 /* Called when an episode has ended while stopping: the last one ends the loop. */
 void daemon_episode_ended(struct daemon *d)
 {
@@ -699,11 +709,11 @@ json_t *daemon_status(struct daemon *d)
                             json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
         json_object_set_new(status, "paused", json_boolean(d->paused));
         if (d->space_paused)
-                json_object_set_new(
-                    status, "waiting_for_space",
-                    json_pack("{s:s, s:I, s:I}", "state_dir", d->config->state_dir, "free_bytes",
-                              (json_int_t)d->space_free, "min_free_bytes",
-                              (json_int_t)d->config->limits.min_free_bytes));
+                json_object_set_new(status, "waiting_for_space",
+                                    json_pack("{s:s, s:I, s:I}", "state_dir", d->config->state_dir,
+                                              "free_bytes", (json_int_t)d->space_free,
+                                              "min_free_bytes",
+                                              (json_int_t)d->config->limits.min_free_bytes));
         json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
         json_object_set_new(status, "sandbox", json_string(sandbox_state(d)));
         json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));

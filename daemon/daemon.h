@@ -74,6 +74,8 @@ struct config_limits {
         uint64_t cache_max_bytes;
         uint64_t queue_max_items;
         uint64_t min_free_bytes; /* below it on the state dir's file system, no episode starts */
+        unsigned control_connections; /* open on the control socket at once */
+        unsigned control_request_s;   /* to send a whole request, from connecting */
 };
 
 struct config {

@@ -9,6 +9,7 @@
 
 #include "common/common.h"
 #include "publish/publish.h"
+#include "queue/queue.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -171,6 +172,9 @@ struct publish_job {
         struct published_files *files;
         struct report report;
         struct publish_outcome outcome;
+        uint64_t item_id;
+        struct publish_intent resume;
+        bool has_resume;
         int result;
         char err[2048];
         daemon_publish_done_fn done;
@@ -193,6 +197,38 @@ static void publish_job_free(struct publish_job *job)
         free(job);
 }
 
+/* On the worker, before the ref moves: the intent goes to the queue, synced. */
+static int record_intent(const struct publish_intent *intent, void *userdata)
+{
+        struct publish_job *job = userdata;
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "ref", intent->ref, "previous",
+                              intent->previous, "commit", intent->commit, "source", job->commit);
+        int r = o ? queue_put_intent(job->d->queue, job->item_id, o) : -ENOMEM;
+
+        json_decref(o);
+        if (r == 0)
+                daemon_crash_point("intent");
+        return r;
+}
+
+/* An intent read back from the queue; false when it is not one. */
+static bool intent_from_json(const json_t *o, const char *source, struct publish_intent *ret)
+{
+        const char *ref = json_string_value(json_object_get(o, "ref"));
+        const char *previous = json_string_value(json_object_get(o, "previous"));
+        const char *commit = json_string_value(json_object_get(o, "commit"));
+        const char *from = json_string_value(json_object_get(o, "source"));
+
+        if (!ref || !previous || !commit || !from || strcmp(from, source) != 0 ||
+            strlen(ref) >= sizeof(ret->ref) || strlen(previous) >= sizeof(ret->previous) ||
+            strlen(commit) >= sizeof(ret->commit))
+                return false;
+        snprintf(ret->ref, sizeof(ret->ref), "%s", ref);
+        snprintf(ret->previous, sizeof(ret->previous), "%s", previous);
+        snprintf(ret->commit, sizeof(ret->commit), "%s", commit);
+        return true;
+}
+
 static void publish_work(void *data)
 {
         struct publish_job *job = data;
@@ -206,12 +242,19 @@ static void publish_work(void *data)
                 .message = job->report.commit_message,
                 .prefix = job->prefix,
                 .recreate = job->ep.recreate,
+                .before_update = job->item_id ? record_intent : NULL,
+                .userdata = job,
+                .resume = job->has_resume ? &job->resume : NULL,
         };
 
         job->result = publish_commit(&request, &job->outcome, job->err, sizeof(job->err));
 }
 
-/* Back on the loop: remember or forget a stalled sibling, run the hook, tell the caller. */
+/*
+ * Back on the loop: remember or forget a stalled sibling, tell the caller
+ * (who records the end of the item), then run the hook, so that a crash
+ * never runs it twice for one publication.
+ */
 static void publish_done(void *data, int status)
 {
         struct publish_job *job = data;
@@ -219,6 +262,7 @@ static void publish_done(void *data, int status)
         const struct publish_outcome *outcome = &job->outcome;
         char summary[2200];
         int r = status < 0 ? status : job->result;
+        bool hook;
 
         if (status < 0)
                 snprintf(job->err, sizeof(job->err), "the daemon stopped first");
@@ -226,12 +270,18 @@ static void publish_done(void *data, int status)
                 remember_stalled(d, &job->ep, job->err);
         if (r < 0) {
                 snprintf(summary, sizeof(summary), "not published: %s", job->err);
+                job->done(r, summary, job->userdata);
                 goto out;
         }
         forget_stalled(d, outcome->ref);
-        snprintf(summary, sizeof(summary), "published %s at %.12s (%s)", outcome->ref,
-                 outcome->commit, publish_result_name(outcome->result));
-        if (job->hook && outcome->result != PUBLISH_UNCHANGED && !d->stopping) {
+        snprintf(summary, sizeof(summary), "published %s at %.12s (%s%s)", outcome->ref,
+                 outcome->commit, publish_result_name(outcome->result),
+                 outcome->recovered ? ", by the attempt before a restart" : "");
+        hook = job->hook && outcome->result != PUBLISH_UNCHANGED;
+        if (job->item_id)
+                daemon_crash_point("ref");
+        job->done(r, summary, job->userdata);
+        if (hook && !d->stopping) {
                 char env[6][1200];
                 const char *extra[6];
                 snprintf(env[0], sizeof(env[0]), "ASCENDOPT_BRANCH=%s", outcome->ref + 11);
@@ -245,7 +295,6 @@ static void publish_done(void *data, int status)
                 run_hook(d, job->hook, extra, 6);
         }
 out:
-        job->done(r, summary, job->userdata);
         publish_job_free(job);
 }
 
@@ -274,7 +323,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 .op_path = ep->op_dir,
                 .backend = config_backend_name(d->config->backend),
                 .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
-                .date = time(NULL),
+                .date = 0, /* the episode's finish: the same report after a restart */
         };
         struct publish_job *job = NULL;
         bool failed = false;
@@ -329,6 +378,9 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                                               .commit = job->commit,
                                               .op_dir = job->op_dir,
                                               .recreate = ep->recreate };
+        job->item_id = ep->item_id;
+        job->has_resume =
+            ep->resume && job->commit && intent_from_json(ep->resume, job->commit, &job->resume);
         if (failed) {
                 r = -ENOMEM;
                 snprintf(err, sizeof(err), "out of memory");

@@ -293,11 +293,57 @@ static void on_published(int r, const char *summary, void *userdata)
         char context[64], reason[3072];
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (r == -ECANCELED) {
+                /* the daemon stopped first: the item stays running and publishes on restart */
+                log_msg(LOG_INFO, context, "%s: stopped before publishing; it publishes on restart",
+                        run->op_dir);
+                struct daemon *d = run->daemon;
+                release(run);
+                daemon_episode_ended(d);
+                return;
+        }
         if (r == -EEXIST)
                 log_msg(LOG_WARNING, context, "%s: %s", run->op_dir, summary);
         else if (r < 0)
                 log_msg(LOG_ERR, context, "%s: %s", run->op_dir, summary);
         done_reason(run, summary, reason, sizeof(reason));
+        end_episode(run, QUEUE_DONE, reason, false);
+}
+
+/*
+ * Publishes a finished episode; the device is let go when the git work,
+ * done on a worker, is back.  resume is the intent an interrupted attempt
+ * left in the queue, or NULL.  Takes the record.
+ */
+static void publish_finished(struct running *run, json_t *record, const json_t *resume)
+{
+        struct daemon *d = run->daemon;
+        const struct published_episode ep = {
+                .repo = run->repo,
+                .branch = run->branch,
+                .commit = run->commit,
+                .op_dir = run->op_dir,
+                .item_id = run->item_id,
+                .resume = resume,
+        };
+        char context[64], published[1536], reason[3072];
+        int r;
+
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
+        run->base_us =
+            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
+        run->best_us =
+            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
+        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s",
+                 json_string_value(json_object_get(record, "stop_reason")) ?: "");
+        r = daemon_publish_episode(d, &ep, record, on_published, run, published, sizeof(published));
+        json_decref(record);
+        if (r == 0)
+                return;
+        if (r < 0)
+                log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
+        done_reason(run, published, reason, sizeof(reason));
         end_episode(run, QUEUE_DONE, reason, false);
 }
 
@@ -320,32 +366,11 @@ static void on_episode_done(json_t *record, void *userdata)
                 return;
         }
         run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
-        run->base_us =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        run->best_us =
-            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
-        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s",
-                 json_string_value(json_object_get(record, "stop_reason")) ?: "");
         if (state && strcmp(state, "done") == 0) {
-                const struct published_episode ep = {
-                        .repo = run->repo,
-                        .branch = run->branch,
-                        .commit = run->commit,
-                        .op_dir = run->op_dir,
-                };
-                char published[1536];
-                int r;
+                log_msg(LOG_NOTICE, context, "%s: search finished; publishing", run->op_dir);
+                daemon_crash_point("episode-done");
                 d->episodes_done++;
-                /* the git work runs on a worker; the device is let go when it is back */
-                r = daemon_publish_episode(d, &ep, record, on_published, run, published,
-                                           sizeof(published));
-                json_decref(record);
-                if (r == 0)
-                        return;
-                if (r < 0)
-                        log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
-                done_reason(run, published, reason, sizeof(reason));
-                end_episode(run, QUEUE_DONE, reason, false);
+                publish_finished(run, record, NULL);
         } else if (state && strcmp(state, "cancelled") == 0) {
                 json_decref(record);
                 end_episode(run, QUEUE_CANCELLED, "cancelled", false);
@@ -483,6 +508,36 @@ static void export_done(void *data, int status)
         free(job);
 }
 
+/*
+ * An item whose episode finished before a restart (its record says done)
+ * is never searched again: what it found is published, finishing the
+ * interrupted publication when the queue holds its intent.
+ */
+static bool publish_without_search(struct running *run)
+{
+        struct daemon *d = run->daemon;
+        json_t *record = NULL, *intent = NULL;
+        char context[64], id[64];
+
+        snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
+        if (episode_load(d->store, id, &record) < 0)
+                return false;
+        if (strcmp(json_string_value(json_object_get(record, "state")) ?: "", "done") != 0) {
+                json_decref(record);
+                return false;
+        }
+        snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
+        if (queue_get_intent(d->queue, run->item_id, &intent) < 0)
+                intent = NULL;
+        log_msg(LOG_NOTICE, context,
+                "%s: its search finished before the restart; publishing what it found%s",
+                run->op_dir, intent ? ", as the interrupted publication meant to" : "");
+        d->episodes_done++;
+        publish_finished(run, record, intent);
+        json_decref(intent);
+        return true;
+}
+
 /* Starts a claimed item: its operator is exported on a worker, then the episode starts. */
 static void start_item(struct daemon *d, struct running *run, json_t *item)
 {
@@ -508,6 +563,8 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 fail_start(run, "state_dir is too long");
                 return;
         }
+        if (publish_without_search(run))
+                return;
         job = calloc(1, sizeof(*job));
         if (!job) {
                 fail_start(run, "out of memory");

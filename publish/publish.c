@@ -913,8 +913,9 @@ static bool find_resumed_commit(git_repository *repo, const struct publish_reque
         if (!req->resume || !is_full_hex(req->resume->commit) ||
             git_oid_fromstr(&id, req->resume->commit) < 0 || git_commit_lookup(&c, repo, &id) < 0)
                 return false;
-        usable = git_commit_parentcount(c) == 1 && git_oid_equal(git_commit_parent_id(c, 0), source) &&
-                 find_source_trailer(git_commit_message(c), &named) && git_oid_equal(&named, source);
+        usable =
+            git_commit_parentcount(c) == 1 && git_oid_equal(git_commit_parent_id(c, 0), source) &&
+            find_source_trailer(git_commit_message(c), &named) && git_oid_equal(&named, source);
         git_commit_free(c);
         if (usable)
                 *ret_commit = id;

@@ -69,7 +69,7 @@ struct publish_file {
  * moves: after a crash, that record says which commit was meant.
  */
 struct publish_intent {
-        char ref[PUBLISH_REF_MAX];        /* the full sibling ref name */
+        char ref[PUBLISH_REF_MAX];           /* the full sibling ref name */
         char previous[PUBLISH_OID_HEX_SIZE]; /* the tip it expects to replace; "" to create */
         char commit[PUBLISH_OID_HEX_SIZE];   /* the new commit */
 };

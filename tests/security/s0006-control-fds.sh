@@ -12,7 +12,9 @@ sock=$SCRATCH/ascendoptd.sock
 cfg=$SCRATCH/ascendoptd.json
 log=$SCRATCH/daemon.log
 export ASCENDOPT_SOCKET=$sock
-printf '{"state_dir": "%s/state", "socket": "%s", "devices": 1}' "$SCRATCH" "$sock" >"$cfg"
+# a connection limit above the descriptors, so that accept() runs out first
+printf '{"state_dir": "%s/state", "socket": "%s", "devices": 1, "limits": {"control_connections": 200}}' \
+	"$SCRATCH" "$sock" >"$cfg"
 (
 	ulimit -n 96
 	exec "$BUILD/ascendoptd" --config "$cfg" 2>>"$log"

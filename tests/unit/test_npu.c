@@ -146,13 +146,14 @@ static void test_manifest_errors_name_the_field(void **state)
                               "[4]}}], \"levle\": 1}",
                               ".levle: unknown key \"levle\"");
         /* 2^30 float32 elements each: one tensor is allowed, the second passes 4 GiB */
-        expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
-                              "\"float32\"}, {\"name\": \"y\", \"dtype\": \"float32\"}], "
-                              "\"outputs\": [{\"name\": \"z\", \"dtype\": \"float32\"}], \"cases\": "
-                              "[{\"name\": \"a\", \"shapes\": {\"x\": [1024, 1048576], \"y\": [1024, "
-                              "1048576], \"z\": [1]}}]}",
-                              ".cases[0].shapes: its tensors hold more than 4 GiB in all (the "
-                              "limit of one case; reached at y)");
+        expect_manifest_error(
+            "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+            "\"float32\"}, {\"name\": \"y\", \"dtype\": \"float32\"}], "
+            "\"outputs\": [{\"name\": \"z\", \"dtype\": \"float32\"}], \"cases\": "
+            "[{\"name\": \"a\", \"shapes\": {\"x\": [1024, 1048576], \"y\": [1024, "
+            "1048576], \"z\": [1]}}]}",
+            ".cases[0].shapes: its tensors hold more than 4 GiB in all (the "
+            "limit of one case; reached at y)");
         write_file("op_kernel/helpers.cpp", "// a second kernel file\n");
         expect_manifest_error("{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
                               "\"float16\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": "

@@ -181,8 +181,9 @@ static void test_publishing_intent_survives_a_restart_until_the_item_ends(void *
 {
         uint64_t a = enqueue("ops/a", "c1", QUEUE_PRIORITY_MANUAL, NULL);
         uint64_t b = enqueue("ops/b", "c1", QUEUE_PRIORITY_MANUAL, NULL);
-        json_t *intent = json_pack("{s:s, s:s, s:s}", "ref", "refs/heads/ascendopt/main/ops+a",
-                                   "previous", "", "commit", "1111111111111111111111111111111111111111");
+        json_t *intent =
+            json_pack("{s:s, s:s, s:s}", "ref", "refs/heads/ascendopt/main/ops+a", "previous", "",
+                      "commit", "1111111111111111111111111111111111111111");
         json_t *got = NULL;
 
         assert_int_equal(queue_get_intent(queue, a, &got), -ENOENT);
