@@ -2332,6 +2332,156 @@ static int bind_signature(const struct opdef *def, const json_t *args, struct ex
         return binding_kinds_agree(def, args, b) ? 0 : -ENOENT;
 }
 
+/* Where name is among the first n of the aclnn declaration's parameters, once: its index, else -1. */
+static int launch_param(const json_t *params, const json_t *name, size_t n)
+{
+        int at = -1;
+
+        if (!json_is_string(name))
+                return -1;
+        for (size_t i = 0; i < n; i++)
+                if (json_equal(json_array_get(params, i), name)) {
+                        if (at >= 0)
+                                return -1;
+                        at = (int)i;
+                }
+        return at;
+}
+
+/*
+ * Binds main.cpp's arguments through a hand-written aclnn wrapper (launch,
+ * from init_read_launcher): the call's arguments are the declaration's
+ * parameters in order, and a parameter the level-0 launch hands the kernel
+ * under its own name is the OpDef input, output or attribute at its place
+ * in OP_INPUT, OP_OUTPUT or OP_ATTR.  Every input the launch passes must be
+ * such a parameter (one the wrapper computes -- sorted indices, a shape
+ * tensor -- cannot be read from the example), OP_INPUT must have as many
+ * tensors as the OpDef has inputs, OP_OUTPUT as many as its outputs (or its
+ * outputs that are not refs), and no parameter may stand for two places.
+ * An attribute the launch converts (an expression) or whose value does not
+ * fit keeps the OpDef's default.  The shapes are the example's: a wrapper
+ * that reshapes a tensor and passes it on under the same name is not
+ * followed.  -ENOENT and why when it does not fit.
+ */
+static int bind_launcher(const struct opdef *def, const json_t *args, const json_t *launch,
+                         struct example_binding *b, char *why, size_t why_size)
+{
+        const json_t *params = json_object_get(launch, "params");
+        const json_t *inputs = json_object_get(launch, "inputs");
+        const json_t *outputs = json_object_get(launch, "outputs");
+        const json_t *attrs = json_object_get(launch, "attrs");
+        const char *launcher = json_string_value(json_object_get(launch, "launcher"));
+        size_t n = json_array_size(args), outs = 0, plain = 0, m = json_array_size(outputs);
+        bool used[64] = { false }, all_outputs;
+
+        if (json_array_size(params) != n + 2 || n > ARRAY_SIZE(used))
+                return snprintf(why, why_size,
+                                "%s declares %zu parameters besides the workspace size and "
+                                "executor, the call passes %zu",
+                                json_string_value(json_object_get(launch, "header")),
+                                json_array_size(params) >= 2 ? json_array_size(params) - 2 : 0, n),
+                       -ENOENT;
+        if (json_array_size(inputs) != def->n_inputs)
+                return snprintf(why, why_size,
+                                "%s launches %s with %zu input tensors where the OpDef has %zu",
+                                launcher, def->type, json_array_size(inputs), def->n_inputs),
+                       -ENOENT;
+        for (size_t k = 0; k < def->n_outputs; k++) {
+                outs += !def->outputs[k].undeclared;
+                plain += !def->outputs[k].undeclared && !def->outputs[k].ref;
+        }
+        if (m != outs && m != plain)
+                return snprintf(why, why_size,
+                                "%s launches %s with %zu output tensors where the OpDef has %zu",
+                                launcher, def->type, m, outs),
+                       -ENOENT;
+        all_outputs = m == outs;
+        memset(b, 0, sizeof(*b));
+        for (size_t i = 0; i < NPU_MAX_TENSORS; i++)
+                b->input[i] = b->output[i] = -1;
+        for (size_t i = 0; i < MAX_ATTRS; i++)
+                b->attr[i] = -1;
+        for (size_t k = 0; k < def->n_inputs; k++) {
+                const json_t *name = json_array_get(inputs, k);
+                int at = launch_param(params, name, n);
+                const json_t *arg = at >= 0 ? json_array_get(args, (size_t)at) : NULL;
+                if (at < 0 || used[at])
+                        return snprintf(why, why_size,
+                                        "%s passes %s as the OpDef's input %s, which is no "
+                                        "parameter of %s by that name: the wrapper computes or "
+                                        "renames it",
+                                        launcher,
+                                        json_is_string(name) ? json_string_value(name)
+                                                             : "an expression",
+                                        def->inputs[k].name,
+                                        json_string_value(json_object_get(launch, "header"))),
+                               -ENOENT;
+                used[at] = true;
+                if (arg_is(arg, "null") && def->inputs[k].type == PARAM_OPTIONAL) {
+                        b->input[k] = EXAMPLE_ABSENT;
+                        b->absent++;
+                } else if (arg_is(arg, "tensor") || arg_is(arg, "list") ||
+                           (numeric_value(arg) && def->inputs[k].type != PARAM_DYNAMIC))
+                        b->input[k] = at;
+                else
+                        return snprintf(why, why_size,
+                                        "%s passes the call's %s as the OpDef's input %s, but the "
+                                        "example gives no tensor there",
+                                        launcher, json_string_value(name), def->inputs[k].name),
+                               -ENOENT;
+        }
+        for (size_t k = 0, o = 0; k < def->n_outputs; k++) {
+                const json_t *name, *arg;
+                int at;
+                if (def->outputs[k].undeclared || (!all_outputs && def->outputs[k].ref))
+                        continue;
+                name = json_array_get(outputs, o++);
+                at = launch_param(params, name, n);
+                arg = at >= 0 ? json_array_get(args, (size_t)at) : NULL;
+                if (at < 0 || used[at] ||
+                    !(arg_is(arg, "tensor") || arg_is(arg, "list") || arg_is(arg, "null")))
+                        return snprintf(why, why_size,
+                                        "%s passes %s as the OpDef's output %s, which is no "
+                                        "tensor the aclnn call is given",
+                                        launcher,
+                                        json_is_string(name) ? json_string_value(name)
+                                                             : "an expression",
+                                        def->outputs[k].name),
+                               -ENOENT;
+                used[at] = true;
+                b->output[k] = at;
+        }
+        for (size_t k = 0; json_array_size(attrs) == def->n_attrs && k < def->n_attrs; k++) {
+                int at = launch_param(params, json_array_get(attrs, k), n);
+                if (at < 0 || used[at] || !arg_is(json_array_get(args, (size_t)at), "value") ||
+                    !value_fits(&def->attrs[k], json_array_get(args, (size_t)at)))
+                        continue;
+                used[at] = true;
+                b->attr[k] = at;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const json_t *arg = json_array_get(args, i);
+                if (used[i])
+                        continue;
+                if (arg_is(arg, "value"))
+                        b->values_left++;
+                else if (arg_is(arg, "tensor") || arg_is(arg, "list")) {
+                        size_t len = strlen(b->dropped_names);
+                        snprintf(b->dropped_names + len, sizeof(b->dropped_names) - len, "%s%s",
+                                 b->dropped ? ", " : "",
+                                 json_string_value(json_array_get(params, i)) ?: "?");
+                        b->dropped++;
+                }
+        }
+        if (!binding_kinds_agree(def, args, b))
+                return snprintf(why, why_size,
+                                "bound through %s, the example's tensors have dtypes of another "
+                                "kind than the OpDef's inputs",
+                                launcher),
+                       -ENOENT;
+        return 0;
+}
+
 /*
  * One example (examples/DIR with main.cpp and gen_data.py) as a case:
  * shapes, dtypes and attribute values from main.cpp's aclnn call, whose
@@ -2347,8 +2497,9 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         json_t *shapes = json_object(), *attrs = json_object(), *data = json_object();
         json_t *written = NULL, *outs = NULL;
         json_t *casted = json_array(), *v; /* tensors whose dtype aclnn casts */
+        json_t *launch = NULL;             /* a hand-written wrapper's level-0 launch */
         struct example_binding b;
-        char detail[400] = "";
+        char detail[400] = "", launch_why[400] = "";
         size_t i;
         int r = -ENOENT;
 
@@ -2358,7 +2509,18 @@ static int read_example(const struct opdef *def, const char *example, struct st_
         args = json_object_get(call, "args");
         if (example_file_values(st, example, args, &written, why, why_size) < 0)
                 goto out;
-        if (bind_signature(def, args, &b) == 0) {
+        if (init_read_launcher(st->opdir, def->type,
+                               json_string_value(json_object_get(call, "call")), &launch,
+                               launch_why, sizeof(launch_why)) == 0 &&
+            bind_launcher(def, args, launch, &b, launch_why, sizeof(launch_why)) == 0) {
+                /* the wrapper's own launch says where each parameter goes */
+                note(notes,
+                     "%s/main.cpp: %s bound to the OpDef by the names %s passes to %s's "
+                     "launch in %s",
+                     example, json_string_value(json_object_get(call, "call")),
+                     json_string_value(json_object_get(launch, "header")), def->type,
+                     json_string_value(json_object_get(launch, "launcher")));
+        } else if (bind_signature(def, args, &b) == 0) {
                 /* the generated aclnn order: no names needed */
         } else if (bind_example(def, args, true, &b, detail, sizeof(detail)) < 0 ||
                    !binding_kinds_agree(def, args, &b)) {
@@ -2564,6 +2726,12 @@ static int read_example(const struct opdef *def, const char *example, struct st_
                 json_object_update(st->attrs, attrs);
         r = 0;
 out:
+        /* a wrapper whose launch was read but did not bind says why, for --case */
+        if (r < 0 && launch && launch_why[0]) {
+                size_t len = strlen(why);
+                snprintf(why + len, why_size - len, " (and %s)", launch_why);
+        }
+        json_decref(launch);
         json_decref(casted);
         json_decref(call);
         json_decref(shapes);

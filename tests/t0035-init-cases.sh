@@ -14,7 +14,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 55
+plan 59
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -284,6 +284,34 @@ is "a tensor more than the kernel takes is dropped, the last ones are the output
 	"$(case_of dropped 'print(c["shapes"])')" \
 	"{'x': [4, 32], 'gamma': [32], 'beta': [32], 'offset': [32], 'y': [4, 32], 'rstd': [4]}"
 rm -rf "$SCRATCH/norm"
+
+# ---- a hand-written aclnn wrapper whose call takes the tensors in another
+# order than the OpDef: its level-0 launch (ADD_TO_LAUNCHER_LIST_AICORE)
+# says which parameter is which input, output and attribute
+pg=$SCRATCH/pooling/pool_grad
+mkdir -p "$pg"
+cp -r "$fx/pool_grad/op_host" "$fx/pool_grad/op_kernel" "$fx/pool_grad/examples" "$pg/"
+cp "$fx/pool_grad/gen_data.py" "$pg/examples/swapped/"
+out=$(cli init --no-check "$pg" 2>&1)
+is "tensors bind by the names the wrapper's launch passes, not by the aclnn call's order" \
+	"$(py 'c = m["cases"][0]; print(c["shapes"], c["attrs"])' "$pg/ascendopt.json")" \
+	"{'x': [4, 8], 'grad': [2, 4], 'argmax': [2, 4], 'y': [4, 8]} {'ksize': 2, 'ceil_mode': True}"
+is "and so do the files gen_data.py writes for them" \
+	"$(py 'print(m["cases"][0]["golden"]["inputs"])' "$pg/ascendopt.json")" \
+	"{'x': {'file': 'input/self.bin'}, 'grad': {'file': 'input/grad.bin'}, 'argmax': {'file': 'input/indices.bin'}}"
+contains "init says where the binding comes from" "$out" \
+	"examples/swapped/main.cpp: aclnnPoolBackwardGetWorkspaceSize bound to the OpDef by the names op_host/aclnn_pool_grad.h passes to PoolGrad's launch in op_host/pool_grad_l0.cpp"
+# a launch that hands the kernel a tensor the wrapper computes (here from
+# gradOutput) does not bind; where nothing else binds either, init stops
+sed -i 's/OP_INPUT(self, gradOutput, indices)/OP_INPUT(self, gradOutput, sortedIndices)/' "$pg/op_host/pool_grad_l0.cpp"
+sed -i -e 's/const aclTensor \*indices, int64_t kernelSize,//' -e 's/int64_t poolMode, bool ceilMode, //' \
+	"$pg/op_host/aclnn_pool_grad.h"
+sed -i 's/(gradOut, self, indices, kernelSize, poolMode, ceilMode, gradIn/(gradOut, self, gradIn/' \
+	"$pg/examples/swapped/main.cpp"
+out=$(cli init --no-check --force "$pg" 2>&1)
+contains "a tensor the wrapper computes is named, with the file" "$out" \
+	"op_host/pool_grad_l0.cpp passes sortedIndices as the OpDef's input argmax, which is no parameter of op_host/aclnn_pool_grad.h by that name"
+rm -rf "$SCRATCH/pooling"
 
 # ---- --all over a small repository: one line per operator
 rm -f "$SCRATCH"/repo/*/*/ascendopt.json

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a hand-written aclnn wrapper in op_host for what 'ascendopt init'
+ * needs to bind an example's aclnn call onto the OpDef: the parameter names
+ * of the aclnnXxxGetWorkspaceSize declaration (op_host/aclnn_*.h) and the
+ * level-0 launch ADD_TO_LAUNCHER_LIST_AICORE(Type, OP_INPUT(...),
+ * OP_OUTPUT(...), OP_ATTR(...)) that hands the kernel its tensors and
+ * attributes in the OpDef's order.  Where the wrapper passes a parameter on
+ * under its own name, the launch says which OpDef input, output or attribute
+ * it is, whatever order the aclnn call has.  Only plain names are read: an
+ * expression in the launch (a tensor the wrapper computes, a converted
+ * attribute) is left unnamed, for the caller to judge.
+ */
+#include "cli-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimizer/optimizer.h"
+
+#define LAUNCHER_MAX_BYTES (4u << 20)
+#define LAUNCHER_MAX_FILES 128
+
+struct unit {
+        char rel[300];
+        char *text;
+        struct token_list tokens;
+};
+
+static bool unit_load(struct unit *u, const char *opdir, const char *name)
+{
+        char path[4096];
+        size_t len = 0;
+        unsigned line = 0;
+
+        memset(u, 0, sizeof(*u));
+        snprintf(u->rel, sizeof(u->rel), "op_host/%s", name);
+        if (format_path(path, sizeof(path), "%s/op_host/%s", opdir, name) < 0 ||
+            read_text_file(path, LAUNCHER_MAX_BYTES, &u->text, &len) < 0)
+                return false;
+        if (tokenize(u->text, len, &u->tokens, &line) < 0) {
+                free(u->text);
+                u->text = NULL;
+                return false;
+        }
+        return true;
+}
+
+static void unit_release(struct unit *u)
+{
+        token_list_release(&u->tokens);
+        free(u->text);
+        u->text = NULL;
+}
+
+static bool ident_at(const struct unit *u, size_t i)
+{
+        return i < u->tokens.n && u->tokens.tokens[i].kind == TOKEN_IDENTIFIER;
+}
+
+static json_t *token_string(const struct unit *u, size_t i)
+{
+        return json_stringn(u->text + u->tokens.tokens[i].start, u->tokens.tokens[i].len);
+}
+
+/*
+ * The arguments of the call whose '(' is at open, each as its name when it
+ * is one identifier, else null; NULL when the parentheses do not close.
+ */
+static json_t *call_names(const struct unit *u, size_t open)
+{
+        size_t close = token_match(&u->tokens, open), start;
+        json_t *names;
+
+        if (close >= u->tokens.n)
+                return NULL;
+        names = json_array();
+        start = token_next(&u->tokens, open);
+        if (start == close)
+                return names;
+        for (size_t i = start; i <= close; i = token_next(&u->tokens, i)) {
+                if (token_is(&u->tokens, i, "(") || token_is(&u->tokens, i, "[") ||
+                    token_is(&u->tokens, i, "{")) {
+                        i = token_match(&u->tokens, i);
+                        if (i >= close)
+                                break;
+                        continue;
+                }
+                if (!token_is(&u->tokens, i, ",") && i != close)
+                        continue;
+                json_array_append_new(names,
+                                      ident_at(u, start) && token_next(&u->tokens, start) == i
+                                          ? token_string(u, start)
+                                          : json_null());
+                start = token_next(&u->tokens, i);
+        }
+        return names;
+}
+
+/*
+ * The parameter names of a declaration whose '(' is at open: of each
+ * parameter, the last identifier before its end or its default value.
+ */
+static json_t *param_names(const struct unit *u, size_t open)
+{
+        size_t close = token_match(&u->tokens, open);
+        json_t *names;
+        size_t last = (size_t)-1;
+        bool in_default = false;
+
+        if (close >= u->tokens.n)
+                return NULL;
+        names = json_array();
+        for (size_t i = token_next(&u->tokens, open); i <= close; i = token_next(&u->tokens, i)) {
+                if (i < close && (token_is(&u->tokens, i, "(") || token_is(&u->tokens, i, "[") ||
+                                  token_is(&u->tokens, i, "<"))) {
+                        if (!token_is(&u->tokens, i, "<"))
+                                i = token_match(&u->tokens, i);
+                        continue;
+                }
+                if (token_is(&u->tokens, i, "="))
+                        in_default = true;
+                else if (ident_at(u, i) && !in_default)
+                        last = i;
+                if (token_is(&u->tokens, i, ",") || i == close) {
+                        if (last != (size_t)-1)
+                                json_array_append_new(names, token_string(u, last));
+                        else if (i != close || json_array_size(names))
+                                json_array_append_new(names, json_null());
+                        last = (size_t)-1;
+                        in_default = false;
+                }
+        }
+        return names;
+}
+
+/* A declaration of call (its name, then '(', then ... ');'), not a call. */
+static json_t *find_declaration(const struct unit *u, const char *call)
+{
+        for (size_t i = 0; i < u->tokens.n; i = token_next(&u->tokens, i)) {
+                size_t open = token_next(&u->tokens, i), close, after;
+                if (!ident_at(u, i) || !token_is(&u->tokens, i, call) ||
+                    !token_is(&u->tokens, open, "("))
+                        continue;
+                close = token_match(&u->tokens, open);
+                after = close < u->tokens.n ? token_next(&u->tokens, close) : u->tokens.n;
+                /* a declaration's parameters have types: two identifiers in a row somewhere */
+                if (after < u->tokens.n &&
+                    (token_is(&u->tokens, after, ";") || token_is(&u->tokens, after, "{"))) {
+                        json_t *names = param_names(u, open);
+                        bool typed = false;
+                        for (size_t k = token_next(&u->tokens, open); k < close;
+                             k = token_next(&u->tokens, k))
+                                typed |= ident_at(u, k) && ident_at(u, token_next(&u->tokens, k));
+                        if (names && typed)
+                                return names;
+                        json_decref(names);
+                }
+        }
+        return NULL;
+}
+
+/* {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...) at i, or NULL. */
+static json_t *read_launch(const struct unit *u, size_t i, const char *op_type)
+{
+        size_t open = token_next(&u->tokens, i), first, close;
+        json_t *launch;
+
+        if (!token_is(&u->tokens, open, "("))
+                return NULL;
+        first = token_next(&u->tokens, open);
+        if (!ident_at(u, first) || !token_is(&u->tokens, first, op_type) ||
+            !token_is(&u->tokens, token_next(&u->tokens, first), ","))
+                return NULL;
+        close = token_match(&u->tokens, open);
+        if (close >= u->tokens.n)
+                return NULL;
+        launch = json_pack("{s:[], s:[], s:[]}", "inputs", "outputs", "attrs");
+        for (size_t k = token_next(&u->tokens, first); k < close; k = token_next(&u->tokens, k)) {
+                static const char *const parts[][2] = { { "OP_INPUT", "inputs" },
+                                                        { "OP_OUTPUT", "outputs" },
+                                                        { "OP_ATTR", "attrs" } };
+                for (size_t p = 0; p < ARRAY_SIZE(parts); p++) {
+                        json_t *names;
+                        if (!token_is(&u->tokens, k, parts[p][0]) ||
+                            !token_is(&u->tokens, token_next(&u->tokens, k), "("))
+                                continue;
+                        names = call_names(u, token_next(&u->tokens, k));
+                        if (names)
+                                json_object_set_new(launch, parts[p][1], names);
+                }
+                if (token_is(&u->tokens, k, "("))
+                        k = token_match(&u->tokens, k);
+        }
+        return launch;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int init_read_launcher(const char *opdir, const char *op_type, const char *aclnn_call, json_t **ret,
+                       char *err, size_t err_size)
+{
+        char dir[4096], *names[LAUNCHER_MAX_FILES];
+        size_t n = 0, launches = 0;
+        json_t *params = NULL, *launch = NULL;
+        const char *header = NULL, *launcher = NULL;
+        struct dirent *e;
+        DIR *d;
+        int r = -ENOENT;
+
+        if (format_path(dir, sizeof(dir), "%s/op_host", opdir) < 0 || !(d = opendir(dir)))
+                return snprintf(err, err_size, "no op_host"), -ENOENT;
+        while ((e = readdir(d)) && n < ARRAY_SIZE(names)) {
+                const char *dot = strrchr(e->d_name, '.');
+                if (e->d_name[0] == '.' || !dot ||
+                    (strcmp(dot, ".h") && strcmp(dot, ".cpp") && strcmp(dot, ".cc")))
+                        continue;
+                names[n] = strdup(e->d_name);
+                n += names[n] != NULL;
+        }
+        closedir(d);
+        qsort(names, n, sizeof(*names), compare_strings);
+
+        for (size_t f = 0; f < n; f++) {
+                struct unit u;
+                if (!unit_load(&u, opdir, names[f]))
+                        continue;
+                if (!params && strncmp(names[f], "aclnn_", 6) == 0 &&
+                    (params = find_declaration(&u, aclnn_call)))
+                        header = names[f];
+                for (size_t i = 0; i < u.tokens.n; i = token_next(&u.tokens, i)) {
+                        json_t *one;
+                        if (!ident_at(&u, i) ||
+                            !token_is(&u.tokens, i, "ADD_TO_LAUNCHER_LIST_AICORE") ||
+                            !(one = read_launch(&u, i, op_type)))
+                                continue;
+                        /* the same launch written twice (two code paths) is one */
+                        if (launch && !json_equal(launch, one))
+                                launches++;
+                        if (!launch) {
+                                launch = one;
+                                launcher = names[f];
+                                launches = 1;
+                        } else
+                                json_decref(one);
+                }
+                unit_release(&u);
+        }
+        if (!params)
+                snprintf(err, err_size, "op_host/aclnn_*.h declares no %s", aclnn_call);
+        else if (!launch)
+                snprintf(err, err_size, "op_host launches no %s (ADD_TO_LAUNCHER_LIST_AICORE)",
+                         op_type);
+        else if (launches > 1)
+                snprintf(err, err_size,
+                         "op_host launches %s in %zu different ways: which one the example's call "
+                         "takes is the wrapper's choice",
+                         op_type, launches);
+        else {
+                json_object_set_new(launch, "params", json_incref(params));
+                json_object_set_new(launch, "header", json_sprintf("op_host/%s", header));
+                json_object_set_new(launch, "launcher", json_sprintf("op_host/%s", launcher));
+                *ret = json_incref(launch);
+                r = 0;
+        }
+        json_decref(params);
+        json_decref(launch);
+        for (size_t f = 0; f < n; f++)
+                free(names[f]);
+        return r;
+}
