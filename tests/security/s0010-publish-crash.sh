@@ -29,7 +29,7 @@ for step in episode-done intent ref; do
 	pid=$!
 	for _ in $(seq 200); do cli status >/dev/null 2>&1 && break; sleep 0.05; done
 	id=$(cli enqueue "$repo" ops/relu --json | grep -o '"id":[0-9]*' | cut -d: -f2)
-	wait "$pid"
+	{ wait "$pid"; } 2>/dev/null # the shell's "Killed" notice is expected
 	died=$?
 	tip_after_crash=$(git -C "$repo" rev-parse -q --verify "$sibling")
 
