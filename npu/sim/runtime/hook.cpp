@@ -86,6 +86,33 @@ static void clock_join(core_private *p, uint8_t pipe, const uint32_t in[PIPE_ID_
 			p->clock[pipe][q] = in[q];
 }
 
+/*
+ * The scalar unit dispatches every other pipe's instructions, in program
+ * order, and stops dispatching while it waits on a flag (asc-devkit
+ * docs/zh/guide/编程指南/高级编程/硬件实现/基本架构.md, "典型的指令流";
+ * 核内同步能力概述.md, WaitFlag blocks the destination pipe's later
+ * instructions).  So what pipe S knows to have completed, through a flag it
+ * waited on, has completed before any instruction dispatched after that:
+ * SetFlag<V_S>/WaitFlag<V_S> orders a later vector instruction after the
+ * earlier ones as a PipeBarrier<PIPE_V> would.  Scalar accesses themselves
+ * are not carried over: the docs still ask for S_V, S_MTE2 and S_MTE3
+ * flags after SetValue.
+ */
+static void inherit_scalar(core_private *p, uint8_t pipe)
+{
+	const uint32_t *s = p->clock[PIPE_ID_S];
+	for (int q = 0; q < PIPE_ID_COUNT; q++) {
+		if (q == PIPE_ID_S)
+			continue;
+		if (q == pipe) {
+			if (s[q] > p->barrier[q])
+				p->barrier[q] = s[q];
+		} else if (s[q] > p->clock[pipe][q]) {
+			p->clock[pipe][q] = s[q];
+		}
+	}
+}
+
 void sync_apply_all(core_private *p)
 {
 	for (int a = 0; a < PIPE_ID_COUNT; a++) {
@@ -274,6 +301,8 @@ void issue(const instr &r)
 			     strprintf("the kernel ran past its budget of %llu instructions (last: %s); it may never finish",
 				       (unsigned long long)g_run.instruction_budget, r.name));
 	core_private *p = g_core->priv;
+	if (g_run.track_sync && r.pipe < PIPE_ID_COUNT && r.pipe != PIPE_ID_S)
+		inherit_scalar(p, r.pipe);
 	switch (r.kind) {
 	case INSTR_SET_FLAG:
 		if (r.event_id >= 0 && slot(r.event, r.event_id).owner == FLAG_QUEUE)

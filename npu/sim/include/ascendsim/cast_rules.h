@@ -193,11 +193,14 @@ template <class D, class S> ASCENDSIM_NOCOV inline D cast_value(S v, uint8_t mod
 	}
 }
 
-// The conversions Cast accepts on the 910B vector unit.
+// The conversions Cast accepts on the 910B vector unit (asc-devkit Cast.md,
+// the Atlas A2 table).  half <-> int4b_t compile, as a kernel that keeps an
+// int4 branch for another dtype needs, and stop as unsupported if they run.
 template <class D, class S> constexpr bool cast_supported()
 {
 	return (std::is_same<S, half>::value &&
-		is_one_of<D, float, int32_t, int16_t, int8_t, uint8_t>::value) ||
+		is_one_of<D, float, int32_t, int16_t, int8_t, uint8_t, int4b_t>::value) ||
+	       (std::is_same<S, int4b_t>::value && is_one_of<D, half>::value) ||
 	       (std::is_same<S, float>::value &&
 		is_one_of<D, half, bfloat16_t, int32_t, int64_t, int16_t, float>::value) ||
 	       (std::is_same<S, bfloat16_t>::value && is_one_of<D, float, int32_t>::value) ||
@@ -206,6 +209,12 @@ template <class D, class S> constexpr bool cast_supported()
 	       (std::is_same<S, int8_t>::value && is_one_of<D, half>::value) ||
 	       (std::is_same<S, uint8_t>::value && is_one_of<D, half>::value) ||
 	       (std::is_same<S, int64_t>::value && is_one_of<D, int32_t, float>::value);
+}
+
+// A Cast with an int4b_t side: accepted by the compiler, not emulated.
+template <class D, class S> constexpr bool cast_int4()
+{
+	return std::is_same<D, int4b_t>::value || std::is_same<S, int4b_t>::value;
 }
 
 } // namespace ascendsim

@@ -602,27 +602,33 @@ ASCENDSIM_NOCOV inline void Cast(const LocalTensor<D> &dst, const LocalTensor<S>
 		 ascendsim::srcloc loc = {})
 {
 	static_assert(ascendsim::cast_supported<D, S>(), "Cast does not support this pair of types on the 910B vector unit");
-	uint8_t mode = (uint8_t)roundMode;
-	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
-		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
-	mode = ascendsim::cast_mode_for<D, S>(mode, loc);
-	uint32_t n = count;
-	ascendsim::vec_operand(dst, n, "Cast", "dst", loc);
-	ascendsim::vec_operand(src, n, "Cast", "src", loc);
-	constexpr size_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
-	ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, n, ((uint64_t)n * wide + 255) / 256, loc);
-	r.src_dtype = ascendsim::dtype_of<S>::code;
-	r.dst = ascendsim::span_of(dst, n);
-	r.src[0] = ascendsim::span_of(src, n);
-	ascendsim::issue(r);
-	D *d = dst.data_;
-	const S *s = src.data_;
-	if (sizeof(D) > sizeof(S) && (const void *)d == (const void *)s) {
-		for (uint32_t i = n; i-- > 0;)
-			d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+	if constexpr (ascendsim::cast_int4<D, S>()) {
+		(void)dst, (void)src, (void)roundMode, (void)count;
+		ascendsim::unsupported(loc, "Cast %s: int4b_t tensors (two elements a byte) are not emulated",
+				       std::is_same<D, int4b_t>::value ? "half -> int4b_t" : "int4b_t -> half");
 	} else {
-		for (uint32_t i = 0; i < n; i++)
-			d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+		uint8_t mode = (uint8_t)roundMode;
+		if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
+			ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+		mode = ascendsim::cast_mode_for<D, S>(mode, loc);
+		uint32_t n = count;
+		ascendsim::vec_operand(dst, n, "Cast", "dst", loc);
+		ascendsim::vec_operand(src, n, "Cast", "src", loc);
+		constexpr size_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
+		ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, n, ((uint64_t)n * wide + 255) / 256, loc);
+		r.src_dtype = ascendsim::dtype_of<S>::code;
+		r.dst = ascendsim::span_of(dst, n);
+		r.src[0] = ascendsim::span_of(src, n);
+		ascendsim::issue(r);
+		D *d = dst.data_;
+		const S *s = src.data_;
+		if (sizeof(D) > sizeof(S) && (const void *)d == (const void *)s) {
+			for (uint32_t i = n; i-- > 0;)
+				d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+		} else {
+			for (uint32_t i = 0; i < n; i++)
+				d[i] = ascendsim::cast_value<D, S>(s[i], mode);
+		}
 	}
 }
 
@@ -646,32 +652,38 @@ template <class D, class S, bool isSetMask>
 ASCENDSIM_NOCOV inline void cast_mask(const LocalTensor<D> &dst, const LocalTensor<S> &src, uint8_t mode, const uint64_t *bits,
 		      uint64_t mask, int32_t repeat, const UnaryRepeatParams &p, ascendsim::srcloc loc)
 {
-	constexpr uint32_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
-	constexpr uint32_t epb_d = 32 / sizeof(D), epb_s = 32 / sizeof(S);
-	if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
-		ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
-	mode = ascendsim::cast_mode_for<D, S>(mode, loc);
-	ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / wide, isSetMask, bits, mask, repeat, "Cast", loc);
-	uint64_t ed = ascendsim::lane_extent(lp, epb_d, p.dstBlkStride, p.dstRepStride);
-	uint64_t es = ascendsim::lane_extent(lp, epb_s, p.srcBlkStride, p.srcRepStride);
-	ascendsim::vec_operand(dst, ed, "Cast", "dst", loc);
-	ascendsim::vec_operand(src, es, "Cast", "src", loc);
-	ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, 0, 0, loc);
-	ascendsim::mask_record<D>(r, lp);
-	r.src_dtype = ascendsim::dtype_of<S>::code;
-	r.blk_stride[0] = p.dstBlkStride;
-	r.blk_stride[1] = p.srcBlkStride;
-	r.rep_stride[0] = p.dstRepStride;
-	r.rep_stride[1] = p.srcRepStride;
-	r.dst = ascendsim::span_of(dst, ed);
-	r.src[0] = ascendsim::span_of(src, es);
-	ascendsim::issue(r);
-	for (uint32_t rr = 0; rr < lp.repeats; rr++)
-		for (uint32_t k = 0; k < lp.lanes; k++)
-			if (ascendsim::lane_on(lp, rr, k))
-				dst.data_[ascendsim::lane_offset(rr, k, epb_d, p.dstBlkStride, p.dstRepStride)] =
-				    ascendsim::cast_value<D, S>(
-					src.data_[ascendsim::lane_offset(rr, k, epb_s, p.srcBlkStride, p.srcRepStride)], mode);
+	if constexpr (ascendsim::cast_int4<D, S>()) {
+		(void)dst, (void)src, (void)mode, (void)bits, (void)mask, (void)repeat, (void)p;
+		ascendsim::unsupported(loc, "Cast %s: int4b_t tensors (two elements a byte) are not emulated",
+				       std::is_same<D, int4b_t>::value ? "half -> int4b_t" : "int4b_t -> half");
+	} else {
+		constexpr uint32_t wide = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
+		constexpr uint32_t epb_d = 32 / sizeof(D), epb_s = 32 / sizeof(S);
+		if (mode == ascendsim::CM_ODD && !(std::is_same<D, half>::value && std::is_same<S, float>::value))
+			ascendsim::fail("invalid_argument", loc, "Cast: CAST_ODD is only defined for float -> half");
+		mode = ascendsim::cast_mode_for<D, S>(mode, loc);
+		ascendsim::lane_plan lp = ascendsim::plan_lanes(256 / wide, isSetMask, bits, mask, repeat, "Cast", loc);
+		uint64_t ed = ascendsim::lane_extent(lp, epb_d, p.dstBlkStride, p.dstRepStride);
+		uint64_t es = ascendsim::lane_extent(lp, epb_s, p.srcBlkStride, p.srcRepStride);
+		ascendsim::vec_operand(dst, ed, "Cast", "dst", loc);
+		ascendsim::vec_operand(src, es, "Cast", "src", loc);
+		ascendsim::instr r = ascendsim::vec_record("Cast", ascendsim::dtype_of<D>::code, 0, 0, loc);
+		ascendsim::mask_record<D>(r, lp);
+		r.src_dtype = ascendsim::dtype_of<S>::code;
+		r.blk_stride[0] = p.dstBlkStride;
+		r.blk_stride[1] = p.srcBlkStride;
+		r.rep_stride[0] = p.dstRepStride;
+		r.rep_stride[1] = p.srcRepStride;
+		r.dst = ascendsim::span_of(dst, ed);
+		r.src[0] = ascendsim::span_of(src, es);
+		ascendsim::issue(r);
+		for (uint32_t rr = 0; rr < lp.repeats; rr++)
+			for (uint32_t k = 0; k < lp.lanes; k++)
+				if (ascendsim::lane_on(lp, rr, k))
+					dst.data_[ascendsim::lane_offset(rr, k, epb_d, p.dstBlkStride, p.dstRepStride)] =
+					    ascendsim::cast_value<D, S>(
+						src.data_[ascendsim::lane_offset(rr, k, epb_s, p.srcBlkStride, p.srcRepStride)], mode);
+	}
 }
 
 template <class D, class S, bool isSetMask = true>

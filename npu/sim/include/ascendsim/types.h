@@ -130,8 +130,10 @@ struct bfloat16_t {
 // int4b_t, the 4-bit signed integer CANN lists among Atlas A2's data types.
 // Two share a byte, which the simulator's tensors cannot address, so the
 // type is only named: kernels that test for it (IsSameType<T, int4b_t>) or
-// keep a branch for an int4 output compile and run on the other dtypes; a
-// tensor of int4b_t has no dtype_of and does not compile.
+// keep a branch for an int4 output (a Cast between half and int4b_t, the
+// pairs Atlas A2 documents) compile and run on the other dtypes; that Cast
+// stops as unsupported if it runs, and any other API on a tensor of
+// int4b_t has no dtype_of and does not compile.
 struct int4b_t {
 	int8_t storage_;
 };

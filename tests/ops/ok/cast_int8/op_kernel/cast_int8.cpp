@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Kernel of cast_int8: int8 -> half, 2x + 1 in half, back to int8 (CAST_TRUNC) and uint8 (CAST_FLOOR) with saturation.
+// It keeps a plain-if branch for an int4 output, as real quant kernels do.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -54,7 +55,11 @@ private:
 		Cast(h, xLocal, RoundMode::CAST_NONE, n);
 		Muls(h, h, (half)2.0, n);
 		Adds(h, h, (half)1.0, n);
-		Cast(yLocal, h, RoundMode::CAST_TRUNC, n);
+		/* the int4 branch real quant kernels keep: it compiles, y is int8 here */
+		if (ORIG_DTYPE_Y == DT_INT4)
+			Cast(yLocal.ReinterpretCast<int4b_t>(), h, RoundMode::CAST_TRUNC, n);
+		else
+			Cast(yLocal, h, RoundMode::CAST_TRUNC, n);
 		Cast(uLocal, h, RoundMode::CAST_FLOOR, n);
 		yQueue.EnQue(yLocal);
 		uQueue.EnQue(uLocal);
