@@ -924,70 +924,6 @@ static void scan_tiling_classes(const char *text, FILE *f)
         }
 }
 
-/*
- * Skips blank space and comments from p and returns the next directive's
- * word ("ifndef") with its argument in ret_arg, or NULL when the next
- * thing is not a directive of the form '# word identifier'.
- */
-static const char *next_directive(const char *p, const char **ret_end, char *ret_arg,
-                                  size_t arg_size, size_t *ret_word_len)
-{
-        for (;;) {
-                p = skip_space(p);
-                if (p[0] == '/' && p[1] == '/')
-                        p += strcspn(p, "\n");
-                else if (p[0] == '/' && p[1] == '*') {
-                        const char *end = strstr(p + 2, "*/");
-                        if (!end)
-                                return NULL;
-                        p = end + 2;
-                } else
-                        break;
-        }
-        if (*p != '#')
-                return NULL;
-        p++;
-        while (*p == ' ' || *p == '\t')
-                p++;
-        const char *word = p;
-        size_t n = ident_len(p);
-        if (!n)
-                return NULL;
-        p += n;
-        while (*p == ' ' || *p == '\t')
-                p++;
-        size_t m = ident_len(p);
-        if (!m || m >= arg_size)
-                return NULL;
-        memcpy(ret_arg, p, m);
-        ret_arg[m] = '\0';
-        *ret_word_len = n;
-        *ret_end = p + m;
-        return word;
-}
-
-/*
- * The include guard of a tiling header: its first directive '#ifndef X'
- * followed by '#define X'.  A real build never puts the tiling header in
- * the kernel's unit, so its guard must not stay defined there: a kernel
- * header of the same name may have the same guard (ctc_loss_v3_grad has
- * op_host/ and op_kernel/ctc_loss_v3_grad.h both guarded by one macro),
- * and the forced copy would hide the kernel's.  Writes '#undef X'.
- */
-static void write_tiling_guard_undef(const char *text, FILE *f)
-{
-        char guard[128], def[128];
-        const char *end;
-        size_t n;
-        const char *w = next_directive(text, &end, guard, sizeof(guard), &n);
-
-        if (!w || n != 6 || strncmp(w, "ifndef", 6) != 0)
-                return;
-        w = next_directive(end, &end, def, sizeof(def), &n);
-        if (w && n == 6 && strncmp(w, "define", 6) == 0 && strcmp(guard, def) == 0)
-                fprintf(f, "#undef %s\n", guard);
-}
-
 static void write_tiling_class_uses(const struct npu_op_layout *l, FILE *f)
 {
         for (size_t i = 0; i < l->n_tiling_headers; i++) {
@@ -998,7 +934,6 @@ static void write_tiling_class_uses(const struct npu_op_layout *l, FILE *f)
                 if (read_text_file(l->tiling_headers[i], 4u << 20, &text, &len) < 0)
                         continue;
                 scan_tiling_classes(text, f);
-                write_tiling_guard_undef(text, f);
                 free(text);
         }
 }

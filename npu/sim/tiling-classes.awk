@@ -3,9 +3,7 @@
 # Prints a using-declaration for each tiling class declared directly in
 # namespace optiling by BEGIN_TILING_DATA_DEF(Name) in the headers given,
 # skipping comments, literals and preprocessor lines and following braces:
-# the same scan as scan_tiling_classes() in npu/sim.c, for build.sh.  It
-# also prints '#undef X' for a header guarded by '#ifndef X' '#define X', as
-# write_tiling_guard_undef() does: the kernel must not see that guard.
+# the same scan as scan_tiling_classes() in npu/sim.c, for build.sh.
 function flush(   s, tok, name) {
 	s = buf
 	depth = 0
@@ -36,7 +34,6 @@ function flush(   s, tok, name) {
 	buf = ""
 }
 FNR == 1 && NR > 1 { flush(); incomment = 0; cont = 0 }
-FNR == 1 { ndirectives = 0; guard = "" }
 {
 	line = $0
 	if (cont) {
@@ -45,14 +42,6 @@ FNR == 1 { ndirectives = 0; guard = "" }
 	}
 	if (!incomment && line ~ /^[ \t]*#/) {
 		cont = line ~ /\\$/
-		word = line
-		sub(/^[ \t]*#[ \t]*/, "", word)
-		split(word, f, /[ \t]+/)
-		if (ndirectives == 0 && f[1] == "ifndef" && buf ~ /^[ \t\n]*$/)
-			guard = f[2]
-		else if (ndirectives == 1 && f[1] == "define" && guard != "" && f[2] == guard)
-			print "#undef " guard
-		ndirectives++
 		next
 	}
 	out = ""

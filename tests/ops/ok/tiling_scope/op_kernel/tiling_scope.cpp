@@ -3,12 +3,12 @@
 // Kernel of tiling_scope: z = x * scale in tiles of BLOCK_SIZE elements,
 // the kernel's own constant, which must not clash with optiling's
 // BLOCK_SIZE; the tiling class is named unqualified, as generated structs
-// are.  The constant comes from a header that shares op_host's include
-// guard.
+// are.
 #include "kernel_operator.h"
-#include "tiling_scope_tiling.h"
 
 using namespace AscendC;
+
+constexpr uint32_t BLOCK_SIZE = 256;
 
 extern "C" __global__ __aicore__ void tiling_scope(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
