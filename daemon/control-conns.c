@@ -4,8 +4,9 @@
  * evhttp's own timeout restarts with every byte, so a client trickling a
  * request held its descriptor forever.  Here each connection evhttp
  * accepts gets its bufferevent from us (evhttp_set_bevcb): we keep a
- * reference to it and a timer.  A connection still without a whole
- * request when the timer fires is shut down; one whose request is being
+ * reference to it and a timer, started at the connection and again at each
+ * reply.  A connection still without a whole request when the timer fires
+ * is shut down; one whose request is being
  * answered (a recreate waits for git) gets more time.  At max
  * connections the listener is paused, so further clients wait in the
  * kernel's backlog; it resumes as connections end.
@@ -176,12 +177,16 @@ void control_conns_request(struct control_conns *cs, struct evhttp_request *req)
         evhttp_connection_set_closecb(evhttp_request_get_connection(req), on_close, cs);
 }
 
+/* A kept-alive connection gets the whole deadline again for its next request. */
 void control_conns_replied(struct control_conns *cs, struct evhttp_request *req)
 {
         struct conn *conn = conn_of(cs, req);
+        struct timeval tv = { cs ? cs->deadline_s : 0, 0 };
 
-        if (conn)
-                conn->answering = false;
+        if (!conn)
+                return;
+        conn->answering = false;
+        evtimer_add(conn->deadline, &tv);
 }
 
 int control_conns_new(struct event_base *base, unsigned max, unsigned deadline_s,

@@ -7,7 +7,7 @@
 # clients wait in the backlog, not refused), and connections that end give
 # their descriptors back.
 . "$(dirname "$0")/../tap.sh"
-plan 6
+plan 7
 
 sock=$SCRATCH/ascendoptd.sock
 cfg=$SCRATCH/ascendoptd.json
@@ -42,6 +42,35 @@ PY
 )
 check "a trickling client is cut off at the 2 s deadline (held ${held} s of a 70 s trickle)" \
 	test "${held:-99}" -ge 1 -a "${held:-99}" -le 5
+
+# a kept-alive client whose requests each come in time is not cut at the deadline
+served=$(python3 - "$sock" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(5)
+served = 0
+for pause in (0, 1.2, 1.2, 1.2):  # 3.6 s in all, each request within 2 s of the last reply
+    time.sleep(pause)
+    try:
+        s.sendall(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise OSError("closed")
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+        while len(body) < length:
+            body += s.recv(65536)
+        served += 1
+    except OSError:
+        break
+print(served)
+PY
+)
+is "a kept-alive client gets the deadline afresh after each reply" "$served" 4
 
 # four idle connections fill the limit; status waits for a slot instead of failing
 python3 - "$sock" "$SCRATCH/hold" <<'PY' &
