@@ -173,16 +173,24 @@ int cmd_gc(int argc, char **argv)
         format_path(dir, sizeof(dir), "%s/store", state);
         bool have_store = access(dir, F_OK) == 0;
         if (have_store) {
-                if (store_open(dir, &store, err, sizeof(err)) < 0) {
-                        fprintf(stderr, "ascendopt gc: %s\n", err);
-                        return EX_TEMPFAIL;
+                r = store_open(dir, &store, err, sizeof(err));
+                if (r == 0) {
+                        r = store_compact(store);
+                        if (r < 0)
+                                snprintf(err, sizeof(err), "%s", store_last_error(store));
+                        store_close(store);
                 }
-                store_compact(store);
-                store_close(store);
         }
+        /* what was trimmed is said even when the store could not be compacted */
         printf("gc: removed %zu cached object%s (%.1f MB), %zu stale scratch director%s; %s\n",
                removed, removed == 1 ? "" : "s", (double)freed / 1e6, scratch,
                scratch == 1 ? "y" : "ies",
-               have_store ? "store compacted" : "no store in " STATE_HINT);
+               !have_store ? "no store in " STATE_HINT
+               : r == 0    ? "store compacted"
+                           : "store not compacted");
+        if (have_store && r < 0) {
+                fprintf(stderr, "ascendopt gc: %s\n", err);
+                return EX_TEMPFAIL;
+        }
         return EX_OK;
 }

@@ -101,6 +101,9 @@ struct daemon {
         uint64_t space_free;   /* bytes free when last looked */
         unsigned space_checks; /* looks since the pause, for the backoff */
         struct event *space_check;
+        /* a branch move the store could not record is looked at again */
+        unsigned record_retries;
+        struct event *record_retry;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };

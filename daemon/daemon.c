@@ -318,17 +318,44 @@ static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
         sd_notify(0, "READY=1");
 }
 
+static void on_record_retry(evutil_socket_t fd, short what, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        (void)fd, (void)what;
+        if (d->watcher)
+                watcher_rescan_all(d->watcher);
+}
+
+/*
+ * The store could not record a branch move (a full disk, most often): its
+ * tip stays unrecorded, so a scan reports the move again.  Scans after 5 s,
+ * doubling to 5 minutes, until one is recorded.
+ */
+static void retry_record_later(struct daemon *d)
+{
+        struct timeval later = { d->record_retries < 6 ? 5L << d->record_retries : 300, 0 };
+
+        if (!d->record_retry)
+                d->record_retry = evtimer_new(d->base, on_record_retry, d);
+        if (!d->record_retry || evtimer_pending(d->record_retry, NULL))
+                return;
+        evtimer_add(d->record_retry, &later);
+        d->record_retries++;
+}
+
 /* A branch moved: queue its changed operators and record the tip in one batch. */
 static void on_branch_moved(const struct watch_event *e, void *userdata)
 {
         struct daemon *d = userdata;
         struct store_batch *b = store_batch_new(d->store);
+        uint64_t *ids = calloc(e->n_operator_dirs + 1, sizeof(*ids));
         size_t queued = 0;
         int r = 0;
 
-        if (!b) {
+        if (!b || !ids) {
                 log_error("out of memory while queueing %s %s", e->repo, e->branch);
-                return;
+                goto out;
         }
         for (size_t i = 0; i < e->n_operator_dirs && r == 0; i++) {
                 struct queue_request req = { .repo = e->repo,
@@ -336,33 +363,40 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
                                              .op_dir = e->operator_dirs[i],
                                              .commit = e->new_oid,
                                              .priority = QUEUE_PRIORITY_COMMIT };
-                uint64_t id = 0, running_older = 0;
-                r = queue_enqueue(d->queue, b, &req, &id, &running_older);
-                if (r == -ENOSPC) {
+                r = queue_enqueue(d->queue, b, &req, &ids[i], NULL);
+                if (r == -ENOSPC)
                         log_msg(LOG_ERR, e->repo,
                                 "queue is full (limits.queue_max_items); %s on %s is not "
                                 "queued and will be retried on the next change",
                                 e->operator_dirs[i], e->branch);
-                        break;
-                }
-                if (r == 0) {
-                        queued++;
-                        log_msg(LOG_INFO, e->repo, "queued item %llu: %s at %.12s on %s",
-                                (unsigned long long)id, e->operator_dirs[i], e->new_oid, e->branch);
-                }
+                else if (r < 0)
+                        log_msg(LOG_ERR, e->repo, "cannot queue %s on %s: %s",
+                                e->operator_dirs[i], e->branch, strerror(-r));
         }
         /* the tip moves only together with everything it produced */
         if (r == 0) {
                 watch_record_tip(b, e->repo, e->branch, e->new_oid);
                 r = store_batch_commit(b);
-                if (r < 0)
-                        log_error("cannot record %s %s: %s", e->repo, e->branch, strerror(-r));
-                else
-                        d->commits_seen++;
+                if (r < 0) {
+                        log_error("cannot record %s %s, looking again later: %s", e->repo,
+                                  e->branch, store_last_error(d->store));
+                        retry_record_later(d);
+                }
         }
-        store_batch_free(b);
+        if (r < 0) {
+                queue_recount(d->queue); /* it counted what the batch would have queued */
+                goto out;
+        }
+        d->commits_seen++;
+        d->record_retries = 0;
+        for (size_t i = 0; i < e->n_operator_dirs; i++, queued++)
+                log_msg(LOG_INFO, e->repo, "queued item %llu: %s at %.12s on %s",
+                        (unsigned long long)ids[i], e->operator_dirs[i], e->new_oid, e->branch);
         if (queued)
                 scheduler_kick(d);
+out:
+        free(ids);
+        store_batch_free(b);
 }
 
 static void daemon_release(struct daemon *d)
@@ -375,6 +409,8 @@ static void daemon_release(struct daemon *d)
                 event_free(d->device_retry);
         if (d->space_check)
                 event_free(d->space_check);
+        if (d->record_retry)
+                event_free(d->record_retry);
         scheduler_stop_rechecks(d);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
@@ -597,6 +633,42 @@ static void open_llm(struct daemon *d)
                        : "");
 }
 
+/*
+ * Opens the store, waiting while its file system is too full for RocksDB
+ * (store.h): exiting instead would have systemd restart the daemon into the
+ * same failure every 5 s.  Looks again after 5 s, doubling to a minute (the
+ * watchdog's half), and tells systemd it is still starting and why; a stop
+ * signal ends the wait with d->stopping set.
+ */
+static int open_store_when_space(struct daemon *d, const char *path, char *err, size_t err_size)
+{
+        unsigned waits = 0;
+        int r;
+
+        for (;;) {
+                struct timeval later = { waits < 4 ? 5L << waits : 60, 0 };
+                uint64_t free_bytes;
+
+                r = store_open(path, &d->store, err, err_size);
+                if (r != -ENOSPC || d->stopping)
+                        break;
+                free_bytes = store_free_bytes(d->config->state_dir);
+                if (waits == 0)
+                        log_warning("%s; waiting for space before starting", err);
+                sd_notifyf(0,
+                           "STATUS=waiting for disk space: %" PRIu64 " MiB free in %s\n"
+                           "EXTEND_TIMEOUT_USEC=%llu\nWATCHDOG=1",
+                           free_bytes >> 20, d->config->state_dir,
+                           (unsigned long long)(later.tv_sec + 30) * 1000000ull);
+                event_base_loopexit(d->base, &later);
+                event_base_dispatch(d->base);
+                waits++;
+        }
+        if (r == 0 && waits)
+                log_notice("store %s opened after waiting for disk space", path);
+        return r;
+}
+
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
 static int daemon_open(struct daemon *d)
 {
@@ -610,7 +682,9 @@ static int daemon_open(struct daemon *d)
 
         r = format_path(path, sizeof(path), "%s/store", d->config->state_dir);
         if (r == 0)
-                r = store_open(path, &d->store, err, sizeof(err));
+                r = open_store_when_space(d, path, err, sizeof(err));
+        if (r == 0 && d->stopping)
+                return 0; /* stopped while waiting for space */
         if (r < 0) {
                 log_error("%s", r == -ENAMETOOLONG ? "state_dir is too long" : err);
                 return -EX_CANTCREAT;

@@ -264,7 +264,10 @@ static void end_episode(struct running *run, enum queue_state end, const char *r
         r = queue_finish(d->queue, run->item_id, end, reason, retry);
         /* 'ascendopt cancel' already ended a cancelled item in the queue */
         if (r < 0 && !(end == QUEUE_CANCELLED && r == -EINVAL))
-                log_msg(LOG_ERR, context, "cannot record the end of the episode in the queue");
+                log_msg(LOG_ERR, context,
+                        "cannot record the end of the episode in the queue (the item stays "
+                        "running and resumes at the next start): %s",
+                        r == -ENOENT ? strerror(-r) : store_last_error(d->store));
         run->episode = NULL;
         /* the device stays leased until its probe says whether it is healthy */
         if (run->run_timed_out && !d->stopping && probe_device(run))

@@ -236,6 +236,7 @@ struct npu_eval {
         enum eval_step step;
         struct child *children[MAX_HOST_SOURCES + 1];
         bool cancelled;
+        int cancel_errno; /* why the evaluation cancelled itself; 0: asked to */
         double started, compile_s, run_s;
         json_t *result;
         json_t *cases;
@@ -1370,7 +1371,11 @@ static void on_step_done(const struct child_result *r, void *userdata)
                 if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
                         return;
                 finish(e, "infra_error",
-                       json_pack("{s:s, s:s}", "kind", "infra_error", "message", "cancelled"));
+                       json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
+                                 e->cancel_errno == ENOSPC ? "out of disk space while evaluating: "
+                                 : e->cancel_errno         ? "cannot start the compiles: "
+                                                           : "cancelled",
+                                 e->cancel_errno ? strerror(e->cancel_errno) : ""));
                 return;
         }
         switch (e->step) {
@@ -1537,7 +1542,8 @@ static int start_compiles(struct npu_eval *e)
                 r = 0;
         if (r < 0 && e->compiles_pending) {
                 /* children already run: they report back, and the evaluation
-                 * ends through the callback as infra_error */
+                 * ends through the callback as infra_error, saying why */
+                e->cancel_errno = -r;
                 npu_eval_cancel(e);
                 return 0;
         }

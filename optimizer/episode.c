@@ -382,7 +382,9 @@ static void finish(struct episode *ep, const char *state, const char *error_kind
                     json_pack("{s:s, s:s}", "kind", error_kind, "message", message));
         json_object_set_new(ep->record, "finished", json_integer((json_int_t)time(NULL)));
         if (persist(ep) < 0)
-                log_msg(LOG_ERR, ep->options.log_context, "cannot record the episode's end");
+                log_msg(LOG_ERR, ep->options.log_context,
+                        "cannot record the episode's end (it resumes at the next start): %s",
+                        store_last_error(ep->store));
         record = json_incref(ep->record);
         ep->done(record, ep->userdata);
         episode_free(ep);
@@ -1788,7 +1790,8 @@ static void llm_discard(struct episode *ep, const char *verdict, const char *mes
         ep->llm_skip_once = true;
         ep->phase = PHASE_SEARCH;
         if (persist(ep) < 0)
-                log_msg(LOG_ERR, ep->options.log_context, "cannot record the LLM's step");
+                log_msg(LOG_ERR, ep->options.log_context, "cannot record the LLM's step: %s",
+                        store_last_error(ep->store));
         next_candidate(ep);
 }
 
@@ -2230,8 +2233,8 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         }
         if (persist(ep) < 0)
                 log_msg(LOG_ERR, ep->options.log_context,
-                        "cannot record evaluation %d; the episode goes on",
-                        counter(ep, "evaluations"));
+                        "cannot record evaluation %d; the episode goes on: %s",
+                        counter(ep, "evaluations"), store_last_error(ep->store));
         report(ep, what, ep->pending_stage, result, new_best);
         clear_candidate(ep);
 }
@@ -2306,7 +2309,8 @@ static void on_baseline(struct episode *ep, json_t *result)
         if (!search_best(ep->search, NULL))
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, latency, NULL);
         if (persist(ep) < 0)
-                log_msg(LOG_ERR, ep->options.log_context, "cannot record the baseline");
+                log_msg(LOG_ERR, ep->options.log_context, "cannot record the baseline: %s",
+                        store_last_error(ep->store));
         report(ep, "baseline", 0, result, false);
         next_candidate(ep);
 }

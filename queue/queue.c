@@ -421,6 +421,16 @@ int queue_enqueue(struct queue *q, struct store_batch *b, const struct queue_req
         return 0;
 }
 
+int queue_recount(struct queue *q)
+{
+        uint64_t depth = 0;
+        int r = store_scan(q->store, STORE_QUEUE, "ready/", 6, count_item, &depth);
+
+        if (r == 0)
+                q->depth = depth;
+        return r;
+}
+
 int queue_enqueue_now(struct queue *q, const struct queue_request *req, uint64_t *ret_id,
                       uint64_t *ret_running_older)
 {
@@ -430,8 +440,11 @@ int queue_enqueue_now(struct queue *q, const struct queue_request *req, uint64_t
         if (!b)
                 return -ENOMEM;
         r = queue_enqueue(q, b, req, ret_id, ret_running_older);
-        if (r == 0)
+        if (r == 0) {
                 r = store_batch_commit(b);
+                if (r < 0)
+                        queue_recount(q);
+        }
         store_batch_free(b);
         return r;
 }

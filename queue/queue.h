@@ -69,6 +69,12 @@ struct queue_request {
 int queue_enqueue(struct queue *queue, struct store_batch *batch, const struct queue_request *req,
                   uint64_t *ret_id, uint64_t *ret_running_older);
 
+/*
+ * Counts the queued items again from the store, after a batch holding
+ * queue_enqueue could not be committed (queue_depth() counted them).
+ */
+int queue_recount(struct queue *queue);
+
 /* Like queue_enqueue, in a batch of its own that is committed before it returns. */
 int queue_enqueue_now(struct queue *queue, const struct queue_request *req, uint64_t *ret_id,
                       uint64_t *ret_running_older);

@@ -9,16 +9,32 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <rocksdb/c.h>
 
 #define SCHEMA_KEY "schema_version"
 #define OWNER_FILE "OWNER"
+
+/*
+ * RocksDB must never meet a full disk itself.  Debian's librocksdb (7.8) is
+ * built with assertions, and a write that fails for space followed by the
+ * sync RocksDB always does next aborts the process
+ * (WritableFileWriter::AssertFalseAndGetStatusForPrevError), on every
+ * restart while the disk stays full.  So the store refuses to open, write
+ * or compact with less than STORE_MIN_FREE_BYTES free (plus what the step
+ * itself writes), and a memtable is kept small enough that its flush fits
+ * in that reserve.
+ */
+#define STORE_WRITE_BUFFER_BYTES (8u << 20)
 
 static const char *const family_names[STORE_FAMILY_COUNT] = {
         [STORE_META] = "meta",
@@ -39,6 +55,7 @@ struct store {
         rocksdb_readoptions_t *read;
         rocksdb_writeoptions_t *write_synced;
         int schema_version;
+        char last_error[512];
 };
 
 struct store_batch {
@@ -60,11 +77,59 @@ static rocksdb_column_family_handle_t *handle(struct store *s, enum store_family
 static int rocks_error(char *rocks_err, const char *what, const char *dir, char *err,
                        size_t err_size)
 {
+        int r = rocks_err && strstr(rocks_err, "No space left") ? -ENOSPC : -EIO;
+
         if (err && err_size)
                 snprintf(err, err_size, "store %s: %s: %s", dir, what,
                          rocks_err ? rocks_err : "unknown error");
         rocksdb_free(rocks_err);
-        return -EIO;
+        return r;
+}
+
+uint64_t store_free_bytes(const char *dir)
+{
+        struct statvfs st;
+
+        if (statvfs(dir, &st) < 0)
+                return UINT64_MAX; /* not ours to judge: RocksDB will say */
+        return (uint64_t)st.f_bavail * st.f_frsize;
+}
+
+/* The bytes of RocksDB's write-ahead logs in dir: opening replays them into new tables. */
+static uint64_t wal_bytes(const char *dir)
+{
+        uint64_t total = 0;
+        struct dirent *e;
+        struct stat st;
+        DIR *d = opendir(dir);
+
+        if (!d)
+                return 0;
+        while ((e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+
+                if (len > 4 && strcmp(e->d_name + len - 4, ".log") == 0 &&
+                    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        total += (uint64_t)st.st_size;
+        }
+        closedir(d);
+        return total;
+}
+
+/* -ENOSPC, saying how much is free and needed, unless dir has room for extra bytes. */
+static int check_space(const char *dir, const char *what, uint64_t extra, char *err,
+                       size_t err_size)
+{
+        uint64_t free_bytes = store_free_bytes(dir), need = STORE_MIN_FREE_BYTES + extra;
+
+        if (free_bytes >= need)
+                return 0;
+        if (err && err_size)
+                snprintf(err, err_size,
+                         "store %s: cannot %s: %" PRIu64 " MiB free on its file system, it needs "
+                         "%" PRIu64 " MiB; free some space (ascendopt gc --max-cache-bytes trims the object cache)",
+                         dir, what, free_bytes >> 20, (need + (1u << 20) - 1) >> 20);
+        return -ENOSPC;
 }
 
 /* Describes who holds the store, from the OWNER file the holder wrote. */
@@ -159,6 +224,9 @@ int store_open(const char *dir, struct store **ret_store, char *err, size_t err_
                          strerror(-r));
                 return r;
         }
+        r = check_space(dir, "open", wal_bytes(dir), err, err_size);
+        if (r < 0)
+                return r;
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
@@ -183,6 +251,8 @@ int store_open(const char *dir, struct store **ret_store, char *err, size_t err_
                         r = -ENOMEM;
                         goto fail;
                 }
+                rocksdb_options_set_write_buffer_size(s->family_options[i],
+                                                      STORE_WRITE_BUFFER_BYTES);
                 if (i > 0)
                         names[i] = family_names[i - 1];
                 family_options[i] = s->family_options[i];
@@ -361,13 +431,28 @@ size_t store_batch_count(const struct store_batch *b)
 
 int store_batch_commit(struct store_batch *b)
 {
+        struct store *s = b->store;
         char *rocks_err = NULL;
+        size_t size = 0;
+        int r;
 
-        rocksdb_write(b->store->db, b->store->write_synced, b->batch, &rocks_err);
+        /* The batch goes to the log now and into a table at the next flush. */
+        rocksdb_writebatch_data(b->batch, &size);
+        r = check_space(s->dir, "write", 2 * (uint64_t)size, s->last_error,
+                        sizeof(s->last_error));
+        if (r < 0)
+                return r;
+        rocksdb_write(s->db, s->write_synced, b->batch, &rocks_err);
         if (rocks_err)
-                return rocks_error(rocks_err, "write failed", b->store->dir, NULL, 0);
+                return rocks_error(rocks_err, "write failed", s->dir, s->last_error,
+                                   sizeof(s->last_error));
         rocksdb_writebatch_clear(b->batch);
         return 0;
+}
+
+const char *store_last_error(const struct store *s)
+{
+        return s->last_error[0] ? s->last_error : "no error";
 }
 
 int store_scan(struct store *s, enum store_family family, const void *prefix, size_t prefix_len,
@@ -440,6 +525,15 @@ int store_candidate_put(struct store_batch *b, const char *identity, const json_
 
 int store_compact(struct store *s)
 {
+        uint64_t size = 0;
+        int r;
+
+        /* Compaction writes the new tables before it deletes the old. */
+        if (store_size_bytes(s, &size) < 0)
+                size = 0;
+        r = check_space(s->dir, "compact", size, s->last_error, sizeof(s->last_error));
+        if (r < 0)
+                return r;
         for (int i = 0; i <= STORE_FAMILY_COUNT; i++)
                 rocksdb_compact_range_cf(s->db, s->families[i], NULL, 0, NULL, 0);
         return 0;

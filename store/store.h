@@ -17,6 +17,16 @@
 
 #include "common/common.h"
 
+/*
+ * The room the store keeps free on its file system: RocksDB (as Debian
+ * builds it) aborts when one of its own writes finds the disk full, so the
+ * store refuses to open or write below this.  See store.c.
+ */
+#define STORE_MIN_FREE_BYTES (32ull << 20)
+
+/* Bytes free for an unprivileged writer on the file system holding dir. */
+uint64_t store_free_bytes(const char *dir);
+
 /* Bumped whenever the layout of keys or values changes; see store_open(). */
 #define STORE_SCHEMA_VERSION 1
 
@@ -40,6 +50,9 @@ const char *store_family_name(enum store_family family);
  * Opens (creating if needed) the store in dir.  Errors, with a message in err:
  *   -EBUSY     another process holds the store; the message names it when known
  *   -EPROTO    the store was written by a newer schema this build cannot read
+ *   -ENOSPC    its file system has less than STORE_MIN_FREE_BYTES free, plus
+ *              what replaying the write-ahead log writes; the message says
+ *              how much there is and how much it needs
  *   -EIO       RocksDB failed; its message is included
  */
 int store_open(const char *dir, struct store **ret_store, char *err, size_t err_size);
@@ -75,8 +88,16 @@ void store_batch_delete(struct store_batch *batch, enum store_family family, con
                         size_t key_len);
 size_t store_batch_count(const struct store_batch *batch);
 
-/* Writes the batch atomically and fsyncs before returning.  The batch is left empty. */
+/*
+ * Writes the batch atomically and fsyncs before returning.  The batch is
+ * left empty.  -ENOSPC, before RocksDB is asked, when the store's file
+ * system has less than STORE_MIN_FREE_BYTES plus twice the batch free;
+ * -EIO when RocksDB fails.  store_last_error() has the message.
+ */
 int store_batch_commit(struct store_batch *batch);
+
+/* What the last failed write or compaction said, for logs. */
+const char *store_last_error(const struct store *store);
 
 /* ------------------------------------------------------------ scans */
 
@@ -111,7 +132,11 @@ int store_candidate_get(struct store *store, const char *identity, json_t **ret_
  */
 int store_candidate_put(struct store_batch *batch, const char *identity, const json_t *result);
 
-/* Compacts every family, dropping deleted and overwritten values from disk. */
+/*
+ * Compacts every family, dropping deleted and overwritten values from disk;
+ * -ENOSPC (store_last_error() says how much is free) short of the room the
+ * new tables need.
+ */
 int store_compact(struct store *store);
 
 /* Estimated bytes on disk, for the size caps of the config. */

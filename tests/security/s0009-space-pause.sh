@@ -22,14 +22,15 @@ fs=$SCRATCH/fs
 mkdir -p "$fs"
 unshare -m bash -s "$fs" "$BUILD" "$repo" "$SCRATCH" >"$SCRATCH/out" 2>&1 <<'EOF_INNER'
 fs=$1 build=$2 repo=$3 scratch=$4
-mount -t tmpfs -o size=64m none "$fs" || exit 1
+mount -t tmpfs -o size=128m none "$fs" || exit 1
 export ASCENDOPT_SOCKET=$scratch/d.sock
 printf '{"state_dir": "%s/state", "socket": "%s", "devices": 1, "repos": [{"path": "%s"}],
- "limits": {"min_free_bytes": 16777216}}' "$fs" "$ASCENDOPT_SOCKET" "$repo" >"$scratch/d.json"
+ "limits": {"min_free_bytes": 100663296}}' "$fs" "$ASCENDOPT_SOCKET" "$repo" >"$scratch/d.json"
 "$build/ascendoptd" --config "$scratch/d.json" 2>"$scratch/d.log" &
 pid=$!
 for _ in $(seq 100); do "$build/ascendopt" status >/dev/null 2>&1 && break; sleep 0.05; done
-head -c 60000000 /dev/zero >"$fs/fill" 2>/dev/null # leaves a few MB
+# leaves about 55 MiB: under the limit, over the store's own reserve
+head -c 64000000 /dev/zero >"$fs/fill" 2>/dev/null
 (cd "$repo" && echo k2 >ops/add/op_kernel/add.cpp && git commit -qam kernel)
 for _ in $(seq 60); do "$build/ascendopt" status --json | grep -q waiting_for_space && break; sleep 0.1; done
 echo "STATUS $("$build/ascendopt" status --json)"
@@ -43,7 +44,7 @@ echo "EPISODES $("$build/ascendopt" episodes --json)"
 kill "$pid"; wait "$pid"
 EOF_INNER
 line() { sed -n "s/^$1 //p" "$SCRATCH/out"; }
-contains "with 16 MiB demanded and a few free, status says the daemon waits for space" \
+contains "with 96 MiB demanded and about 55 free, status says the daemon waits for space" \
 	"$(line STATUS)" '"waiting_for_space":{"free_bytes":'
 contains "and the CLI says so, with the limit" "$(line TEXT)" \
 	"space: WAITING: $fs/state has"

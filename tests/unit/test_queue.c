@@ -218,6 +218,28 @@ static void test_queue_has_a_limit(void **state)
         assert_int_equal(queue_enqueue_now(queue, &req, NULL, NULL), 0);
 }
 
+/* A batch that never reached the store (a full disk) queues nothing, and the limit says so. */
+static void test_an_uncommitted_enqueue_is_not_counted(void **state)
+{
+        struct queue_request req = {
+                .repo = "/r", .branch = "main", .op_dir = "ops/x", .commit = "c1"
+        };
+        struct store_batch *b;
+        json_t *item = NULL;
+
+        close_all();
+        open_all(1, NULL);
+        b = store_batch_new(store);
+        assert_non_null(b);
+        assert_int_equal(queue_enqueue(queue, b, &req, NULL, NULL), 0);
+        store_batch_free(b); /* as when its commit fails */
+        assert_int_equal(queue_recount(queue), 0);
+        assert_int_equal(queue_depth(queue), 0);
+        assert_int_equal(queue_claim_next(queue, 0, &item), -ENOENT);
+        assert_int_equal(queue_enqueue_now(queue, &req, NULL, NULL), 0);
+        assert_int_equal(queue_depth(queue), 1);
+}
+
 static void test_cancel(void **state)
 {
         char buf[32];
@@ -305,6 +327,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(
                     test_publishing_intent_survives_a_restart_until_the_item_ends, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_queue_has_a_limit, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_an_uncommitted_enqueue_is_not_counted, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_devices_are_leased_once_across_processes,
                                                 setup, teardown),
