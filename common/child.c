@@ -40,7 +40,7 @@
 #define DEFAULT_MAX_CHILDREN  256
 #define TRUNCATION_MARKER_MAX 96
 /* Upper bound on argv entries we add around the user's argv. */
-#define EXTRA_ARGS_MAX 64
+#define EXTRA_ARGS_MAX 80
 
 extern char **environ;
 
@@ -205,6 +205,19 @@ static char *resolve_program(const char *name)
         return NULL;
 }
 
+struct child_limits child_limits_or_defaults(struct child_limits l)
+{
+        if (!l.address_space_bytes)
+                l.address_space_bytes = (uint64_t)CHILD_DEFAULT_ADDRESS_SPACE_MB << 20;
+        if (!l.cpu_seconds)
+                l.cpu_seconds = CHILD_DEFAULT_CPU_S;
+        if (!l.file_size_bytes)
+                l.file_size_bytes = (uint64_t)CHILD_DEFAULT_FILE_SIZE_MB << 20;
+        if (!l.processes)
+                l.processes = CHILD_DEFAULT_PROCESSES;
+        return l;
+}
+
 const char *child_find_exec_helper(void)
 {
         static char next_to_self[PATH_MAX];
@@ -363,7 +376,8 @@ int child_runner_new(struct event_base *base, const struct child_runner_options 
         runner->base = base;
         runner->max_children = options->max_children ? options->max_children : DEFAULT_MAX_CHILDREN;
         runner->max_throttled = options->max_throttled;
-        runner->exec_helper = strdup(helper);
+        /* absolute: a sandbox binds it at the same path (build_argv) */
+        runner->exec_helper = realpath(helper, NULL);
         if (!runner->exec_helper) {
                 r = -ENOMEM;
                 goto fail;
@@ -664,7 +678,19 @@ static int add_limit(const char **argv, size_t *n, size_t max, char *buf, const 
         return r < 0 ? r : add_arg(argv, n, max, buf);
 }
 
-/* The full argv: helper [limits] -- [bwrap ... --] program args. */
+/*
+ * The full argv: helper [limits] -- [bwrap ... -- [helper --nproc N --]]
+ * program args.
+ *
+ * RLIMIT_NPROC counts the processes of a uid, but since Linux 5.14 it is
+ * checked per user namespace: set inside a sandbox's own namespace it
+ * counts that sandbox's processes alone, while set before bubblewrap makes
+ * the namespace it counts every process of the daemon's user, and the
+ * limit for the namespace's parent level is copied from it (kernel/ucount.c).
+ * So with a user namespace the helper runs a second time, inside, for the
+ * process limit.  Processes of uid 0 are exempt from it: a daemon run as
+ * root has no per-sandbox process limit (docs/security.md).
+ */
 static int build_argv(struct child_runner *runner, const struct child_spec *spec,
                       const char *program, char numbers[5][24], const char ***ret_argv,
                       bool *ret_sandboxed)
@@ -672,6 +698,7 @@ static int build_argv(struct child_runner *runner, const struct child_spec *spec
         size_t user = 0, n = 0, max;
         const char **argv;
         bool sandbox = spec->sandbox_dir && runner->bwrap;
+        bool nproc_inside = sandbox && runner->userns && spec->limits.processes;
         uint64_t address_space = spec->limits.address_space_bytes;
         int r = 0;
 
@@ -695,7 +722,8 @@ static int build_argv(struct child_runner *runner, const struct child_spec *spec
         if (!r)
                 r = add_limit(argv, &n, max, numbers[2], "--fsize", spec->limits.file_size_bytes);
         if (!r)
-                r = add_limit(argv, &n, max, numbers[3], "--nproc", spec->limits.processes);
+                r = add_limit(argv, &n, max, numbers[3], "--nproc",
+                              nproc_inside ? 0 : spec->limits.processes);
         if (!r && spec->nice > 0)
                 r = add_limit(argv, &n, max, numbers[4], "--nice", (uint64_t)spec->nice);
         if (!r)
@@ -721,6 +749,16 @@ static int build_argv(struct child_runner *runner, const struct child_spec *spec
                         r = add_arg(argv, &n, max, "--chdir");
                 if (!r)
                         r = add_arg(argv, &n, max, spec->cwd ? spec->cwd : spec->sandbox_dir);
+                if (!r && nproc_inside) {
+                        const char *inside[] = { "--ro-bind", runner->exec_helper,
+                                                 runner->exec_helper, "--",
+                                                 runner->exec_helper };
+                        for (size_t i = 0; !r && i < ARRAY_SIZE(inside); i++)
+                                r = add_arg(argv, &n, max, inside[i]);
+                        if (!r)
+                                r = add_limit(argv, &n, max, numbers[3], "--nproc",
+                                              spec->limits.processes);
+                }
                 if (!r)
                         r = add_arg(argv, &n, max, "--");
         }

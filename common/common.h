@@ -202,6 +202,19 @@ struct child_limits {
         uint64_t processes;           /* RLIMIT_NPROC, counted per user */
 };
 
+/*
+ * What an evaluation's children get where its caller sets no limit (the
+ * CLI); the daemon's episode.rlimits defaults to the same.  Processes are
+ * counted per sandbox (see build_argv in child.c).
+ */
+#define CHILD_DEFAULT_ADDRESS_SPACE_MB 8192
+#define CHILD_DEFAULT_CPU_S            600
+#define CHILD_DEFAULT_FILE_SIZE_MB     1024
+#define CHILD_DEFAULT_PROCESSES        256
+
+/* limits with each unset (0) field replaced by its CHILD_DEFAULT_ value. */
+struct child_limits child_limits_or_defaults(struct child_limits limits);
+
 struct child_spec {
         /* argv[0] is the program; it is looked up in PATH when it has no '/' */
         const char *const *argv;

@@ -438,10 +438,13 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->episode.wall_budget_s = number_or(ep, "wall_budget_s", 4 * 3600);
         c->episode.cancel_superseded =
             supersede && strcmp(json_string_value(supersede), "cancel") == 0;
-        c->episode.rlimits.address_space_mb = (uint64_t)number_or(rl, "address_space_mb", 8192);
-        c->episode.rlimits.cpu_s = (uint64_t)number_or(rl, "cpu_s", 600);
-        c->episode.rlimits.file_size_mb = (uint64_t)number_or(rl, "file_size_mb", 1024);
-        c->episode.rlimits.processes = (uint64_t)number_or(rl, "processes", 0);
+        c->episode.rlimits.address_space_mb =
+            (uint64_t)number_or(rl, "address_space_mb", CHILD_DEFAULT_ADDRESS_SPACE_MB);
+        c->episode.rlimits.cpu_s = (uint64_t)number_or(rl, "cpu_s", CHILD_DEFAULT_CPU_S);
+        c->episode.rlimits.file_size_mb =
+            (uint64_t)number_or(rl, "file_size_mb", CHILD_DEFAULT_FILE_SIZE_MB);
+        c->episode.rlimits.processes =
+            (uint64_t)number_or(rl, "processes", CHILD_DEFAULT_PROCESSES);
         if (c->episode.stage1_steps + c->episode.stage2_steps == 0)
                 return config_error(err, size,
                                     "%s: .episode: stage1_steps and stage2_steps are both 0, "

@@ -463,8 +463,14 @@ static int open_runner(struct daemon *d)
                           "(install it or set ASCENDOPT_EXEC_HELPER)");
                 return -EX_UNAVAILABLE;
         }
-        if (child_runner_has_sandbox(d->runner))
+        if (child_runner_has_sandbox(d->runner)) {
+                if (getuid() == 0)
+                        log_warning("running as root: the kernel exempts uid 0 from "
+                                    "episode.rlimits.processes, so a candidate's processes are "
+                                    "bounded only by the unit's TasksMax; run as the unit's "
+                                    "ascendopt user (docs/security.md)");
                 return 0;
+        }
         if (d->config->sandbox_off)
                 log_warning("the sandbox is off (\"sandbox\": \"off\" in %s) and bubblewrap is "
                             "not usable here: candidates are compiled and run with no isolation, "

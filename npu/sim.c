@@ -421,7 +421,7 @@ static int start_child(struct npu_eval *e, const char *const *argv, bool sandbox
         struct child_spec spec = {
                 .argv = argv,
                 .cwd = e->work_dir,
-                .limits = e->options.limits,
+                .limits = child_limits_or_defaults(e->options.limits),
                 .timeout_s = e->options.timeout_s > 0 ? e->options.timeout_s : 120,
                 .output_cap = 256 * 1024,
                 .sandbox_dir = sandboxed ? e->work_dir : NULL,

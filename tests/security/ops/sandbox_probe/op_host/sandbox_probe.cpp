@@ -13,12 +13,15 @@
 //                folder as leak.txt, if it can read it at all
 //   report       writes what the sandbox lets it see and do to
 //                probe-report.txt in the case's output folder
+//   fork         forks target (a number) processes that sleep, and
+//                writes how many it got to probe-report.txt
 #include "sandbox_probe_tiling.h"
 #include "register/op_def_registry.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -80,6 +83,22 @@ static void act(const char *action, const char *target)
 		if (in)
 			fclose(in);
 		append("leak.txt", in ? buf : "unreadable\n");
+	} else if (strcmp(action, "fork") == 0) {
+		char line[64];
+		int want = atoi(target), got = 0;
+		for (int i = 0; i < want; i++) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				/* let go of the output pipes; the sandbox's end kills it */
+				close(1);
+				close(2);
+				sleep(30);
+				_exit(0);
+			}
+			got += pid > 0;
+		}
+		snprintf(line, sizeof(line), "forked %d of %d\n", got, want);
+		append("probe-report.txt", line);
 	} else if (strcmp(action, "report") == 0) {
 		char line[512];
 		FILE *status = fopen("/proc/self/status", "r");
