@@ -394,6 +394,13 @@ int cmd_optimize(int argc, char **argv)
                                                    "SoC of the NPU (e.g. Ascend910B4)");
         if (backend == NPU_BACKEND_SIM && toolkit)
                 return cli_usage_error("optimize", "--toolkit needs --backend ascend");
+        if (backend == NPU_BACKEND_ASCEND &&
+            !(getenv("ASCENDOPT_SANDBOX") && strcmp(getenv("ASCENDOPT_SANDBOX"), "off") == 0)) {
+                fprintf(stderr, "ascendopt optimize: --backend ascend: %s; run it with "
+                                "ASCENDOPT_SANDBOX=off to accept that\n",
+                        ASCEND_UNSANDBOXED_HELP);
+                return EX_CONFIG;
+        }
         if (!realpath(argv[optind], opdir)) {
                 fprintf(stderr, "ascendopt optimize: %s: %s\n", argv[optind], strerror(errno));
                 return EX_NOINPUT;

@@ -316,6 +316,15 @@ bool child_runner_has_sandbox(const struct child_runner *runner);
         "bubblewrap (scripts/install-deps), or run without a sandbox with \"sandbox\": \"off\" " \
         "in the daemon's config or ASCENDOPT_SANDBOX=off for a command"
 
+/*
+ * Why the ascend backend needs the sandbox turned off on purpose: its
+ * builds and msprof runs need the NPU's device nodes and the CANN toolkit,
+ * which no sandbox gives yet (issue #25).
+ */
+#define ASCEND_UNSANDBOXED_HELP                                                          \
+        "the ascend backend compiles and runs candidates outside the sandbox (they need " \
+        "the NPU's device nodes and the CANN toolkit, which the sandbox does not give yet)"
+
 /* What a child_start error means for a user: CHILD_NO_SANDBOX_HELP for -EPERM, else strerror. */
 const char *child_strerror(int r);
 

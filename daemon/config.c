@@ -565,6 +565,13 @@ int config_parse(const char *text, size_t len, const char *source, struct config
         r = load_sections(c, doc, err, err_size);
         if (r < 0)
                 goto out;
+        if (c->backend == CONFIG_BACKEND_ASCEND && !c->sandbox_off) {
+                /* fail closed: nothing runs unsandboxed unless the config says so */
+                r = config_error(err, err_size, "%s: .backend: %s", source,
+                                 ASCEND_UNSANDBOXED_HELP "; add \"sandbox\": \"off\" to "
+                                                                "accept that on this NPU host");
+                goto out;
+        }
         *ret_config = c;
         c = NULL;
 out:

@@ -463,6 +463,11 @@ static int open_runner(struct daemon *d)
                           "(install it or set ASCENDOPT_EXEC_HELPER)");
                 return -EX_UNAVAILABLE;
         }
+        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
+                log_warning("%s: \"sandbox\": \"off\" in %s accepts that", ASCEND_UNSANDBOXED_HELP,
+                            d->config->source);
+                return 0;
+        }
         if (child_runner_has_sandbox(d->runner)) {
                 if (getuid() == 0)
                         log_warning("running as root: the kernel exempts uid 0 from "
@@ -484,6 +489,8 @@ static int open_runner(struct daemon *d)
 /* "on", "off" (allowed by the config and missing here) or "missing" (so nothing runs). */
 static const char *sandbox_state(const struct daemon *d)
 {
+        if (d->config->backend == CONFIG_BACKEND_ASCEND)
+                return "off"; /* its candidates never run in one (config.c) */
         if (child_runner_has_sandbox(d->runner))
                 return "on";
         return d->config->sandbox_off ? "off" : "missing";

@@ -11,7 +11,7 @@
 # infra_error, which is retried rather than blamed on the operator.  Without
 # npu-smi, "devices": "auto" stops the daemon with a clear line.
 . "$(dirname "$0")/tap.sh"
-plan 24
+plan 25
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/ops-repo
@@ -38,6 +38,7 @@ write_config() { # STATE_DIR
   "state_dir": "$1",
   "socket": "$ASCENDOPT_SOCKET",
   "backend": "ascend",
+  "sandbox": "off",
   "devices": "auto",
   "toolkit": "$fake/ascend-toolkit/latest",
   "episode": {"budget": 4, "rounds": 1, "stage1_steps": 2, "stage2_steps": 2,
@@ -135,7 +136,10 @@ kill -TERM "$pid"
 wait "$pid"
 
 # The same backend in the foreground, without a daemon.
-out=$(cli optimize "$repo/ops/add" --backend ascend --platform Ascend910B4 --device 1 \
+contains "the CLI runs the ascend backend only when told it may go unsandboxed" \
+	"$(cli optimize "$repo/ops/add" --backend ascend --platform Ascend910B4 2>&1)" \
+	"run it with ASCENDOPT_SANDBOX=off to accept that"
+out=$(ASCENDOPT_SANDBOX=off cli optimize "$repo/ops/add" --backend ascend --platform Ascend910B4 --device 1 \
 	--toolkit "$fake/ascend-toolkit/latest" --budget 2 --rounds 1 --stage1-steps 1 \
 	--stage2-steps 1 --state-dir "$SCRATCH/state-cli" --json 2>"$SCRATCH/optimize.err")
 is "ascendopt optimize --backend ascend exits 0" "$?" 0

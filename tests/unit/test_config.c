@@ -106,11 +106,11 @@ static void test_devices_forms(void **state)
 
         assert_int_equal(c->device_count, 4);
         config_free(c);
-        c = parse_ok("{\"backend\": \"ascend\", \"devices\": [0, 3]}");
+        c = parse_ok("{\"backend\": \"ascend\", \"sandbox\": \"off\", \"devices\": [0, 3]}");
         assert_int_equal(c->n_device_ids, 2);
         assert_int_equal(c->device_ids[1], 3);
         config_free(c);
-        c = parse_ok("{\"backend\": \"ascend\"}");
+        c = parse_ok("{\"backend\": \"ascend\", \"sandbox\": \"off\"}");
         assert_true(c->devices_auto);
         config_free(c);
         expect_error("{\"devices\": \"auto\"}",
@@ -127,13 +127,14 @@ static void test_devices_forms(void **state)
 static void test_toolkit(void **state)
 {
         struct config *c = parse_ok("{\"backend\": \"ascend\", \"platform\": \"Ascend910B4\", "
+                                    "\"sandbox\": \"off\", "
                                     "\"toolkit\": \"/opt/Ascend/ascend-toolkit/latest\"}");
 
         (void)state;
         assert_string_equal(c->toolkit, "/opt/Ascend/ascend-toolkit/latest");
         assert_true(c->platform_set);
         config_free(c);
-        c = parse_ok("{\"backend\": \"ascend\"}");
+        c = parse_ok("{\"backend\": \"ascend\", \"sandbox\": \"off\"}");
         assert_null(c->toolkit);
         assert_false(c->platform_set);
         config_free(c);
@@ -142,6 +143,17 @@ static void test_toolkit(void **state)
                      "backend; set \"backend\": \"ascend\" or drop it");
         expect_error("{\"backend\": \"ascend\", \"toolkit\": 3}",
                      "ascendoptd.json: .toolkit: expected a string");
+}
+
+/* Fail closed: the ascend backend runs candidates unsandboxed only when told it may. */
+static void test_ascend_needs_the_sandbox_off_on_purpose(void **state)
+{
+        (void)state;
+        expect_error("{\"backend\": \"ascend\"}",
+                     "ascendoptd.json: .backend: the ascend backend compiles and runs candidates "
+                     "outside the sandbox (they need the NPU's device nodes and the CANN toolkit, "
+                     "which the sandbox does not give yet); add \"sandbox\": \"off\" to accept "
+                     "that on this NPU host");
 }
 
 static void test_wrong_type_names_the_path(void **state)
@@ -287,6 +299,7 @@ int main(void)
                 cmocka_unit_test(test_repos_and_home_expansion),
                 cmocka_unit_test(test_devices_forms),
                 cmocka_unit_test(test_toolkit),
+                cmocka_unit_test(test_ascend_needs_the_sandbox_off_on_purpose),
                 cmocka_unit_test(test_wrong_type_names_the_path),
                 cmocka_unit_test(test_unknown_keys_are_named),
                 cmocka_unit_test(test_ranges_choices_and_required),
