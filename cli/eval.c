@@ -55,6 +55,8 @@ static void eval_usage(FILE *f)
                    "  --slow-after US      stop a bench case once its simulated time passes US\n"
                    "                       microseconds (status slow), as episodes do at 3x the\n"
                    "                       best\n"
+                   "  --scratch-mb MB     a run that leaves more than MB MiB in the work\n"
+                   "                       directory fails as runtime_error (default 16384)\n"
                    "  --state-dir DIR      where the object cache lives (default as for optimize:\n"
                    "                       $ASCENDOPT_STATE_DIR or ~/.local/state/ascendopt);\n"
                    "                       units compiled before, by eval or an episode, are\n"
@@ -197,6 +199,7 @@ int cmd_eval(int argc, char **argv)
                 { "trace", required_argument, NULL, 'T' },
                 { "jitter", required_argument, NULL, 'J' },
                 { "slow-after", required_argument, NULL, 'W' },
+                { "scratch-mb", required_argument, NULL, 'S' },
                 { "state-dir", required_argument, NULL, 'd' },
                 { "no-cache", no_argument, NULL, 'N' },
                 { "no-golden", no_argument, NULL, 'G' },
@@ -287,6 +290,14 @@ int cmd_eval(int argc, char **argv)
                         if (*end || end == optarg || !(eval_options.slow_after_us > 0))
                                 return cli_usage_error("eval",
                                                        "--slow-after wants microseconds > 0");
+                        break;
+                }
+                case 'S': {
+                        uint64_t mb = 0;
+                        if (cli_parse_u64(optarg, &mb) < 0 || mb == 0 || mb > (1ull << 24))
+                                return cli_usage_error("eval", "--scratch-mb wants MiB, 1 to "
+                                                               "16777216");
+                        eval_options.limits.scratch_bytes = mb << 20;
                         break;
                 }
                 case 'h':

@@ -215,6 +215,8 @@ struct child_limits child_limits_or_defaults(struct child_limits l)
                 l.file_size_bytes = (uint64_t)CHILD_DEFAULT_FILE_SIZE_MB << 20;
         if (!l.processes)
                 l.processes = CHILD_DEFAULT_PROCESSES;
+        if (!l.scratch_bytes)
+                l.scratch_bytes = (uint64_t)CHILD_DEFAULT_SCRATCH_MB << 20;
         return l;
 }
 

@@ -151,6 +151,17 @@ void json_counter_add(json_t *object, const char *key, json_int_t n);
 int rm_rf(const char *path);
 
 /*
+ * What a directory tree takes on disk (allocated blocks, links not
+ * followed) and how many entries it has, counted until either passes its
+ * max: enough to refuse it, and bounded work on a tree a sandboxed child
+ * built.  A tree deeper than DIR_USAGE_MAX_DEPTH counts as past
+ * max_entries.  -errno when path is not a directory that can be opened.
+ */
+#define DIR_USAGE_MAX_DEPTH 64
+int dir_usage(const char *path, uint64_t max_bytes, uint64_t max_entries, uint64_t *ret_bytes,
+              uint64_t *ret_entries);
+
+/*
  * Reads a whole file into a new NUL-terminated string (*ret_len bytes
  * before the NUL).  -EFBIG when it is larger than max_bytes, else -errno.
  */
@@ -199,18 +210,23 @@ struct child_limits {
         uint64_t address_space_bytes; /* RLIMIT_AS; ignored in ASan builds */
         uint64_t cpu_seconds;         /* RLIMIT_CPU */
         uint64_t file_size_bytes;     /* RLIMIT_FSIZE */
-        uint64_t processes;           /* RLIMIT_NPROC, counted per user */
+        uint64_t processes;           /* RLIMIT_NPROC, counted per sandbox (child.c) */
+        /* not an rlimit: the evaluation checks its work directory against it
+         * after each run (npu/sim.c) */
+        uint64_t scratch_bytes;
 };
 
 /*
  * What an evaluation's children get where its caller sets no limit (the
  * CLI); the daemon's episode.rlimits defaults to the same.  Processes are
- * counted per sandbox (see build_argv in child.c).
+ * counted per sandbox (see build_argv in child.c); scratch is the work
+ * directory's size after a run.
  */
 #define CHILD_DEFAULT_ADDRESS_SPACE_MB 8192
 #define CHILD_DEFAULT_CPU_S            600
 #define CHILD_DEFAULT_FILE_SIZE_MB     1024
 #define CHILD_DEFAULT_PROCESSES        256
+#define CHILD_DEFAULT_SCRATCH_MB       16384
 
 /* limits with each unset (0) field replaced by its CHILD_DEFAULT_ value. */
 struct child_limits child_limits_or_defaults(struct child_limits limits);

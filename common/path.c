@@ -115,6 +115,56 @@ int rm_rf(const char *path)
         return rmdir(path) < 0 ? -errno : 0;
 }
 
+struct usage {
+        uint64_t bytes, entries, max_bytes, max_entries;
+};
+
+/* Adds the entries below the directory open as fd (closed here) to u, until past a max. */
+static void add_usage(int fd, unsigned depth, struct usage *u)
+{
+        DIR *d = fdopendir(fd);
+        struct dirent *e;
+
+        if (!d) {
+                close(fd);
+                return;
+        }
+        while ((e = readdir(d)) && u->bytes <= u->max_bytes && u->entries <= u->max_entries) {
+                struct stat st;
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                        continue;
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                u->entries++;
+                u->bytes += (uint64_t)st.st_blocks * 512;
+                if (!S_ISDIR(st.st_mode))
+                        continue;
+                if (depth >= DIR_USAGE_MAX_DEPTH) {
+                        u->entries = u->max_entries + 1;
+                        break;
+                }
+                int child = openat(dirfd(d), e->d_name,
+                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (child >= 0)
+                        add_usage(child, depth + 1, u);
+        }
+        closedir(d);
+}
+
+int dir_usage(const char *path, uint64_t max_bytes, uint64_t max_entries, uint64_t *ret_bytes,
+              uint64_t *ret_entries)
+{
+        struct usage u = { .max_bytes = max_bytes, .max_entries = max_entries };
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        add_usage(fd, 0, &u);
+        *ret_bytes = u.bytes;
+        *ret_entries = u.entries;
+        return 0;
+}
+
 int program_relative_path(char *buf, size_t size, const char *rel)
 {
         char exe[PATH_MAX], *slash;

@@ -68,6 +68,7 @@ static const struct schema rlimits = {
                 { "cpu_s", &(const struct schema)INT_RANGE(1, 86400), false },
                 { "file_size_mb", &(const struct schema)INT_RANGE(1, 1 << 20), false },
                 { "processes", &(const struct schema)INT_RANGE(1, 1 << 20), false },
+                { "scratch_mb", &(const struct schema)INT_RANGE(1, 1 << 24), false },
                 { NULL, NULL, false },
             },
 };
@@ -445,6 +446,8 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
             (uint64_t)number_or(rl, "file_size_mb", CHILD_DEFAULT_FILE_SIZE_MB);
         c->episode.rlimits.processes =
             (uint64_t)number_or(rl, "processes", CHILD_DEFAULT_PROCESSES);
+        c->episode.rlimits.scratch_mb =
+            (uint64_t)number_or(rl, "scratch_mb", CHILD_DEFAULT_SCRATCH_MB);
         if (c->episode.stage1_steps + c->episode.stage2_steps == 0)
                 return config_error(err, size,
                                     "%s: .episode: stage1_steps and stage2_steps are both 0, "

@@ -506,7 +506,8 @@ static int open_evaluator(struct daemon *d)
                                                    << 20,
                             .cpu_seconds = d->config->episode.rlimits.cpu_s,
                             .file_size_bytes = d->config->episode.rlimits.file_size_mb << 20,
-                            .processes = d->config->episode.rlimits.processes },
+                            .processes = d->config->episode.rlimits.processes,
+                            .scratch_bytes = d->config->episode.rlimits.scratch_mb << 20 },
                 .sandbox = true,
         };
         char scratch[PATH_MAX], cache[PATH_MAX], err[1024];

@@ -35,6 +35,7 @@ struct config_rlimits {
         uint64_t cpu_s;
         uint64_t file_size_mb;
         uint64_t processes;
+        uint64_t scratch_mb;
 };
 
 struct config_episode {

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1283,6 +1284,40 @@ static void add_printed_reason(json_t *error, const struct child_result *r)
         free(joined);
 }
 
+/* Files a run may leave in its work directory; past it, the tree is not even walked further. */
+#define SCRATCH_MAX_ENTRIES 100000
+
+/*
+ * Whether the run that just ended left more in the work directory than
+ * limits.scratch_bytes (or SCRATCH_MAX_ENTRIES files); the evaluation then
+ * ends as the operator's runtime_error, naming the limit.  Each file was
+ * capped by RLIMIT_FSIZE while it ran; this bounds their sum.
+ */
+static bool scratch_exceeded(struct npu_eval *e)
+{
+        uint64_t limit = child_limits_or_defaults(e->options.limits).scratch_bytes, bytes = 0,
+                 entries = 0;
+        char message[256];
+
+        if (dir_usage(e->work_dir, limit, SCRATCH_MAX_ENTRIES, &bytes, &entries) < 0)
+                return false;
+        if (bytes > limit)
+                snprintf(message, sizeof(message),
+                         "the work directory holds more than %" PRIu64 " MiB after case %zu: "
+                         "past the scratch limit (episode.rlimits.scratch_mb, eval --scratch-mb)",
+                         limit >> 20, e->next_case);
+        else if (entries > SCRATCH_MAX_ENTRIES)
+                snprintf(message, sizeof(message),
+                         "the work directory holds more than %d entries (or is nested deeper than "
+                         "%d) after case %zu: past the scratch limit",
+                         SCRATCH_MAX_ENTRIES, DIR_USAGE_MAX_DEPTH, e->next_case);
+        else
+                return false;
+        finish(e, "runtime_error",
+               json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+        return true;
+}
+
 static void on_run_done(struct npu_eval *e, const struct child_result *r)
 {
         const struct npu_case *c = &e->manifest->cases[e->next_case];
@@ -1401,7 +1436,8 @@ static void on_step_done(const struct child_result *r, void *userdata)
                 return;
         case STEP_RUN:
                 e->run_s += r->wall_s;
-                on_run_done(e, r);
+                if (!scratch_exceeded(e))
+                        on_run_done(e, r);
                 return;
         case STEP_DONE:
                 return;

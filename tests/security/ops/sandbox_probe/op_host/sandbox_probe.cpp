@@ -15,6 +15,8 @@
 //                probe-report.txt in the case's output folder
 //   fork         forks target (a number) processes that sleep, and
 //                writes how many it got to probe-report.txt
+//   fill         writes target (a number) MiB into its work directory,
+//                in files of 4 MiB
 #include "sandbox_probe_tiling.h"
 #include "register/op_def_registry.h"
 
@@ -99,6 +101,19 @@ static void act(const char *action, const char *target)
 		}
 		snprintf(line, sizeof(line), "forked %d of %d\n", got, want);
 		append("probe-report.txt", line);
+	} else if (strcmp(action, "fill") == 0) {
+		static char block[1 << 20];
+		int mib = atoi(target);
+		memset(block, 'x', sizeof(block));
+		for (int i = 0; i < mib; i++) {
+			char name[64];
+			snprintf(name, sizeof(name), "fill-%d.bin", i / 4);
+			FILE *f = fopen(name, "a");
+			if (!f)
+				break;
+			fwrite(block, 1, sizeof(block), f);
+			fclose(f);
+		}
 	} else if (strcmp(action, "report") == 0) {
 		char line[512];
 		FILE *status = fopen("/proc/self/status", "r");
