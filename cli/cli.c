@@ -19,7 +19,7 @@
 struct command {
         const char *name;
         const char *summary;
-        int (*run)(int argc, char **argv); /* NULL: not in this build yet */
+        int (*run)(int argc, char **argv);
 };
 
 static int cmd_help(int argc, char **argv);
@@ -34,7 +34,6 @@ static const struct command commands[] = {
         { "rewind", "build experience entries from expert kernels", cmd_rewind },
         { "experience", "list, export or import the experience bank", cmd_experience },
         { "corpus", "list the operator corpus", cmd_corpus },
-        { "bench", "run the benchmark over the corpus", NULL },
         { "status", "show what the daemon is doing", cmd_status },
         { "queue", "show queued episodes", cmd_queue },
         { "episodes", "list episodes", cmd_episodes },
@@ -58,13 +57,9 @@ static void usage(FILE *f)
                    "\n"
                    "Commands:\n");
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                if (commands[i].run)
-                        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-        fprintf(f, "\nPlanned, not in this build yet:\n");
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                if (!commands[i].run)
-                        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-        fprintf(f, "\nRun 'ascendopt COMMAND --help' for a command's options.\n");
+                fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "\nRun 'ascendopt COMMAND --help' for a command's options; the benchmarks\n"
+                   "are 'make bench' in the source tree.\n");
 }
 
 static int cmd_help(int argc, char **argv)
@@ -180,13 +175,6 @@ int cli_main(int argc, char **argv)
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
                 if (strcmp(commands[i].name, name) != 0)
                         continue;
-                if (!commands[i].run) {
-                        fprintf(stderr,
-                                "ascendopt: '%s' is not in this build yet; the README's status "
-                                "table says which issue brings it\n",
-                                name);
-                        return EX_UNAVAILABLE;
-                }
                 return commands[i].run(argc - 1, argv + 1);
         }
         fprintf(stderr, "ascendopt: unknown command '%s'; run 'ascendopt --help'\n", name);

@@ -153,13 +153,14 @@ int cli_request(const char *socket_path, const char *method, const char *path, c
                         break;
                 len += (size_t)n;
         }
+        if (response)
+                response[len] = '\0'; /* before sscanf and strstr read it as a string */
         if (!response || sscanf(response, "HTTP/%*s %d", &status) != 1 ||
             !(payload = strstr(response, "\r\n\r\n"))) {
                 snprintf(err, err_size, "malformed answer from ascendoptd");
                 r = -EPROTO;
                 goto out;
         }
-        response[len] = '\0';
         payload += 4;
         *ret_body = json_loads(payload, 0, NULL);
         if (!*ret_body) {
