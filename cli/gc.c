@@ -8,6 +8,7 @@
  */
 #include "cli-internal.h"
 
+#include "npu/npu.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -22,86 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_OBJECTS   200000
 #define SCRATCH_AGE_S 3600
 #define STATE_HINT    "this state directory (see --state-dir)"
-
-struct object {
-        char name[96];
-        time_t used;
-        off_t size;
-};
-
-static int by_age(const void *a, const void *b)
-{
-        const struct object *x = a, *y = b;
-
-        return x->used < y->used ? -1 : x->used > y->used;
-}
-
-/* Evicts least recently used objects until the cache is at most max bytes. */
-static int trim_cache(const char *dir, uint64_t max, uint64_t *ret_freed, size_t *ret_removed)
-{
-        struct object *objects = calloc(MAX_OBJECTS, sizeof(*objects));
-        uint64_t total = 0;
-        size_t n = 0;
-        struct dirent *e;
-        DIR *d;
-
-        *ret_freed = 0;
-        *ret_removed = 0;
-        if (!objects)
-                return -ENOMEM;
-        d = opendir(dir);
-        while (d && (e = readdir(d)) && n < MAX_OBJECTS) {
-                char path[PATH_MAX];
-                struct stat st;
-                size_t len = strlen(e->d_name);
-                /* an object's recorded hash goes with it */
-                if (len > 7 && strcmp(e->d_name + len - 7, ".sha256") == 0)
-                        continue;
-                if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(objects[n].name) ||
-                    format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
-                    stat(path, &st) < 0)
-                        continue;
-                /* a precompiled prelude (pch-KEY/) counts as its header, which a use touches */
-                if (S_ISDIR(st.st_mode) && strncmp(e->d_name, "pch-", 4) == 0) {
-                        char gch[PATH_MAX];
-                        struct stat g;
-                        if (format_path(gch, sizeof(gch), "%s/ascendsim/host_prelude.h.gch",
-                                        path) == 0 &&
-                            stat(gch, &g) == 0)
-                                st = g;
-                        else
-                                st.st_size = 0; /* a build interrupted: oldest first */
-                } else if (!S_ISREG(st.st_mode)) {
-                        continue;
-                }
-                snprintf(objects[n].name, sizeof(objects[n].name), "%s", e->d_name);
-                /* a cache hit touches the mtime (npu/sim.c): it is the last use */
-                objects[n].used = st.st_mtime;
-                objects[n].size = st.st_size;
-                total += (uint64_t)st.st_size;
-                n++;
-        }
-        if (d)
-                closedir(d);
-        qsort(objects, n, sizeof(*objects), by_age);
-        for (size_t i = 0; i < n && total > max; i++) {
-                char path[PATH_MAX];
-                char sidecar[PATH_MAX + 8];
-                if (format_path(path, sizeof(path), "%s/%s", dir, objects[i].name) == 0 &&
-                    rm_rf(path) == 0) { /* an object, or a precompiled prelude's directory */
-                        snprintf(sidecar, sizeof(sidecar), "%s.sha256", path);
-                        unlink(sidecar);
-                        total -= (uint64_t)objects[i].size;
-                        *ret_freed += (uint64_t)objects[i].size;
-                        (*ret_removed)++;
-                }
-        }
-        free(objects);
-        return 0;
-}
 
 /* Removes scratch directories older than an hour: no evaluation lives that long. */
 static size_t clean_scratch(const char *dir)
@@ -134,11 +57,12 @@ int cmd_gc(int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        uint64_t max_cache = 4000000000ull, freed = 0;
+        uint64_t max_cache = 4000000000ull;
+        struct npu_cache_trim trim;
         const char *state_flag = NULL;
         char state[PATH_MAX], dir[PATH_MAX], err[1024];
         struct store *store = NULL;
-        size_t removed = 0, scratch;
+        size_t scratch;
         int opt, r;
 
         optind = 1;
@@ -163,7 +87,7 @@ int cmd_gc(int argc, char **argv)
         }
         cli_state_dir(state_flag, state, sizeof(state));
         format_path(dir, sizeof(dir), "%s/cache/objects", state);
-        r = trim_cache(dir, max_cache, &freed, &removed);
+        r = npu_cache_trim(dir, max_cache, &trim);
         if (r < 0) {
                 fprintf(stderr, "ascendopt gc: %s: %s\n", dir, strerror(-r));
                 return EX_IOERR;
@@ -183,7 +107,8 @@ int cmd_gc(int argc, char **argv)
         }
         /* what was trimmed is said even when the store could not be compacted */
         printf("gc: removed %zu cached object%s (%.1f MB), %zu stale scratch director%s; %s\n",
-               removed, removed == 1 ? "" : "s", (double)freed / 1e6, scratch,
+               trim.removed, trim.removed == 1 ? "" : "s",
+               (double)(trim.bytes_before - trim.bytes_after) / 1e6, scratch,
                scratch == 1 ? "y" : "ies",
                !have_store ? "no store in " STATE_HINT
                : r == 0    ? "store compacted"

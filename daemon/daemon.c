@@ -167,6 +167,75 @@ void daemon_crash_point(const char *step)
         raise(SIGKILL);
 }
 
+struct cache_trim_job {
+        struct daemon *daemon;
+        char dir[PATH_MAX];
+        uint64_t max_bytes;
+        struct npu_cache_trim trim;
+        int result;
+};
+
+static void cache_trim_work(void *data)
+{
+        struct cache_trim_job *job = data;
+
+        job->result = npu_cache_trim(job->dir, job->max_bytes, &job->trim);
+}
+
+static void cache_trim_done(void *data, int status)
+{
+        struct cache_trim_job *job = data;
+        struct daemon *d = job->daemon;
+
+        if (status < 0) { /* the pool is going away */
+                free(job);
+                return;
+        }
+        d->cache_trimming = false;
+        if (job->result < 0)
+                log_warning("cannot trim the object cache %s: %s", job->dir,
+                            strerror(-job->result));
+        else if (job->trim.removed)
+                log_notice("cache: removed %zu least recently used object%s (%.1f MB) to stay "
+                           "under limits.cache_max_bytes (%.1f MB)",
+                           job->trim.removed, job->trim.removed == 1 ? "" : "s",
+                           (double)(job->trim.bytes_before - job->trim.bytes_after) / 1e6,
+                           (double)job->max_bytes / 1e6);
+        if (job->result == 0 && job->trim.bytes_after > job->max_bytes)
+                log_info("cache: %.1f MB, over limits.cache_max_bytes while a precompiled "
+                         "prelude is in use",
+                         (double)job->trim.bytes_after / 1e6);
+        free(job);
+        if (d->cache_trim_again && !d->stopping) {
+                d->cache_trim_again = false;
+                daemon_trim_cache(d);
+        }
+}
+
+void daemon_trim_cache(struct daemon *d)
+{
+        struct cache_trim_job *job;
+
+        if (!d->workers || d->stopping)
+                return;
+        if (d->cache_trimming) {
+                d->cache_trim_again = true;
+                return;
+        }
+        job = calloc(1, sizeof(*job));
+        if (!job)
+                return;
+        job->daemon = d;
+        job->max_bytes = d->config->limits.cache_max_bytes;
+        if (format_path(job->dir, sizeof(job->dir), "%s/cache/objects", d->config->state_dir) <
+                0 ||
+            worker_pool_submit(d->workers, cache_trim_work, cache_trim_done, job) < 0) {
+                free(job); /* tried again after the next episode */
+                return;
+        }
+        d->cache_trimming = true;
+}
+
 /* Called when an episode has ended while stopping: the last one ends the loop. */
 void daemon_episode_ended(struct daemon *d)
 {
@@ -943,6 +1012,7 @@ int daemon_main(int argc, char **argv)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
         scheduler_kick(d);
+        daemon_trim_cache(d);
         daemon_trim_memory(d);
         if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");

@@ -534,6 +534,21 @@ struct npu_evaluator_options {
         unsigned warmup;                     /* warm-up launches before them; 0: 1 */
 };
 
+/* What npu_cache_trim() did. */
+struct npu_cache_trim {
+        uint64_t bytes_before, bytes_after; /* of the objects it counted */
+        size_t removed;                     /* objects and preludes removed */
+};
+
+/*
+ * Removes the least recently used objects of the cache in dir (an
+ * evaluator's cache_dir) until it holds at most max_bytes; a precompiled
+ * prelude used within the last hour stays, so the cache can stay over.
+ * A missing dir is an empty cache.  Blocks on the file system: the daemon
+ * calls it from a worker thread.
+ */
+int npu_cache_trim(const char *dir, uint64_t max_bytes, struct npu_cache_trim *ret);
+
 /*
  * Creates an evaluator.  runner, paths and store are borrowed.  For the
  * sim, reads the platform file, the simulator's headers and library, and

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # 'ascendopt gc': the object cache is trimmed oldest-first to its cap (an
 # outdated precompiled host prelude with it), stale scratch goes while
-# fresh scratch stays, and the store survives compaction.
+# fresh scratch stays, and the store survives compaction.  The daemon
+# keeps the cache under limits.cache_max_bytes by itself, at start and
+# after each episode.
 . "$(dirname "$0")/tap.sh"
-plan 8
+plan 11
 state="$SCRATCH/state"
 mkdir -p "$state/cache/objects" "$state/scratch/old" "$state/scratch/new"
 for i in 1 2 3; do head -c 1000 /dev/zero >"$state/cache/objects/obj$i.o"; done
@@ -32,4 +34,26 @@ check "stale scratch goes, fresh scratch stays" test ! -e "$state/scratch/old" -
 is "the store keeps its entries through compaction" "$("$BUILD/ascendopt" experience --json --state-dir "$state")" "$before"
 "$BUILD/ascendopt" gc --max-cache-bytes lots --state-dir "$state" >/dev/null 2>&1; rc=$?
 is "a bad cap is a usage error" "$rc" 64
+# The daemon: five objects of 1 MB, used one day apart, under a 2.5 MB cap.
+dstate=$SCRATCH/dstate
+objects=$dstate/cache/objects
+mkdir -p "$objects"
+for i in 1 2 3 4 5; do
+	head -c 1000000 /dev/urandom >"$objects/obj$i.o"
+	echo "hash" >"$objects/obj$i.o.sha256"
+	touch -d "$((6 - i)) days ago" "$objects/obj$i.o"
+done
+export ASCENDOPT_SOCKET=$SCRATCH/d.sock
+printf '{"state_dir": "%s", "socket": "%s", "repos": [], "limits": {"cache_max_bytes": 2500000}}' \
+	"$dstate" "$ASCENDOPT_SOCKET" >"$SCRATCH/d.json"
+"$BUILD/ascendoptd" --config "$SCRATCH/d.json" 2>"$SCRATCH/d.log" &
+pid=$!
+for _ in $(seq 100); do grep -q "cache: removed" "$SCRATCH/d.log" && break; sleep 0.1; done
+kill "$pid"
+wait "$pid"
+contains "the daemon trims the cache to limits.cache_max_bytes at start" "$(cat "$SCRATCH/d.log")" \
+	"cache: removed 3 least recently used objects (3.0 MB) to stay under limits.cache_max_bytes (2.5 MB)"
+is "  the two used last stay" "$(cd "$objects" && echo *.o)" "obj4.o obj5.o"
+is "  and the hashes of those it removed go with them" "$(cd "$objects" && echo *.sha256)" \
+	"obj4.o.sha256 obj5.o.sha256"
 done_testing
