@@ -9,6 +9,7 @@
 #include "cli-internal.h"
 
 #include "npu/npu.h"
+#include "optimizer/optimizer.h"
 #include "store/store.h"
 
 #include <dirent.h>
@@ -54,11 +55,13 @@ int cmd_gc(int argc, char **argv)
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, 'd' },
                 { "max-cache-bytes", required_argument, NULL, 'c' },
+                { "max-store-bytes", required_argument, NULL, 's' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        uint64_t max_cache = 4000000000ull;
+        uint64_t max_cache = 4000000000ull, max_store = 8000000000ull;
         struct npu_cache_trim trim;
+        struct episode_prune prune = { 0 };
         const char *state_flag = NULL;
         char state[PATH_MAX], dir[PATH_MAX], err[1024];
         struct store *store = NULL;
@@ -75,11 +78,19 @@ int cmd_gc(int argc, char **argv)
                         if (cli_parse_u64(optarg, &max_cache) < 0)
                                 return cli_usage_error("gc", "--max-cache-bytes wants a number");
                         break;
+                case 's':
+                        if (cli_parse_u64(optarg, &max_store) < 0)
+                                return cli_usage_error("gc", "--max-store-bytes wants a number");
+                        break;
                 case 'h':
-                        printf("Usage: ascendopt gc [--state-dir DIR] [--max-cache-bytes N]\n\n"
+                        printf("Usage: ascendopt gc [--state-dir DIR] [--max-cache-bytes N] "
+                               "[--max-store-bytes M]\n\n"
                                "Trims the object cache to N bytes (default 4 GB) by least "
                                "recent use,\nremoves scratch left by crashed evaluations and "
-                               "compacts the store.\n");
+                               "compacts the store; a store still\nover M bytes (default 8 GB) "
+                               "loses the trajectories of its oldest finished\nepisodes, never "
+                               "a memoized result or an experience entry.  The daemon does\n"
+                               "the same by itself with its config's limits.\n");
                         return EX_OK;
                 default:
                         return cli_usage_error("gc", "unknown option");
@@ -100,6 +111,8 @@ int cmd_gc(int argc, char **argv)
                 r = store_open(dir, &store, err, sizeof(err));
                 if (r == 0) {
                         r = store_compact(store);
+                        if (r == 0)
+                                r = episode_prune_store(store, max_store, &prune);
                         if (r < 0)
                                 snprintf(err, sizeof(err), "%s", store_last_error(store));
                         store_close(store);
@@ -113,6 +126,10 @@ int cmd_gc(int argc, char **argv)
                !have_store ? "no store in " STATE_HINT
                : r == 0    ? "store compacted"
                            : "store not compacted");
+        if (prune.dropped)
+                printf("gc: the store was over %.1f MB: %zu trajectories of the oldest finished "
+                       "episodes dropped, now %.1f MB\n",
+                       (double)max_store / 1e6, prune.dropped, (double)prune.size_after / 1e6);
         if (have_store && r < 0) {
                 fprintf(stderr, "ascendopt gc: %s\n", err);
                 return EX_TEMPFAIL;

@@ -104,8 +104,8 @@ struct daemon {
         /* a branch move the store could not record is looked at again */
         unsigned record_retries;
         struct event *record_retry;
-        /* the object cache's trim (daemon_trim_cache) */
-        bool cache_trimming, cache_trim_again;
+        /* the cache's and the store's limits (daemon_housekeeping) */
+        bool housekeeping, housekeeping_again;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
 };
@@ -165,11 +165,12 @@ void scheduler_kick(struct daemon *d);
 void daemon_trim_memory(struct daemon *d);
 
 /*
- * Trims the object cache to limits.cache_max_bytes on a worker thread (at
- * start and after each episode); a call while one runs makes it run once
- * more after.
+ * Keeps the object cache under limits.cache_max_bytes and the store under
+ * limits.store_max_bytes (npu_cache_trim, episode_prune_store), on a worker
+ * thread, at start and after each episode; a call while one runs makes it
+ * run once more after.
  */
-void daemon_trim_cache(struct daemon *d);
+void daemon_housekeeping(struct daemon *d);
 
 /*
  * The control socket's connections (daemon/control-conns.c): at most max

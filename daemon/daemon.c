@@ -167,73 +167,101 @@ void daemon_crash_point(const char *step)
         raise(SIGKILL);
 }
 
-struct cache_trim_job {
+struct housekeeping_job {
         struct daemon *daemon;
+        struct store *store; /* RocksDB's handles are thread-safe */
         char dir[PATH_MAX];
-        uint64_t max_bytes;
+        uint64_t cache_max, store_max;
         struct npu_cache_trim trim;
-        int result;
+        struct episode_prune prune;
+        int trim_result, prune_result;
+        char prune_error[512];
 };
 
-static void cache_trim_work(void *data)
+static void housekeeping_work(void *data)
 {
-        struct cache_trim_job *job = data;
+        struct housekeeping_job *job = data;
 
-        job->result = npu_cache_trim(job->dir, job->max_bytes, &job->trim);
+        job->trim_result = npu_cache_trim(job->dir, job->cache_max, &job->trim);
+        job->prune_result = episode_prune_store(job->store, job->store_max, &job->prune);
+        if (job->prune_result < 0) /* the store's message is this thread's */
+                snprintf(job->prune_error, sizeof(job->prune_error), "%s",
+                         job->prune_result == -ENOMEM ? strerror(ENOMEM)
+                                                      : store_last_error(job->store));
 }
 
-static void cache_trim_done(void *data, int status)
+static void log_housekeeping(const struct housekeeping_job *job)
 {
-        struct cache_trim_job *job = data;
+        if (job->trim_result < 0)
+                log_warning("cannot trim the object cache %s: %s", job->dir,
+                            strerror(-job->trim_result));
+        else if (job->trim.removed)
+                log_notice("cache: removed %zu least recently used object%s (%.1f MB) to stay "
+                           "under limits.cache_max_bytes (%.1f MB)",
+                           job->trim.removed, job->trim.removed == 1 ? "" : "s",
+                           (double)(job->trim.bytes_before - job->trim.bytes_after) / 1e6,
+                           (double)job->cache_max / 1e6);
+        if (job->trim_result == 0 && job->trim.bytes_after > job->cache_max)
+                log_info("cache: %.1f MB, over limits.cache_max_bytes while a precompiled "
+                         "prelude is in use",
+                         (double)job->trim.bytes_after / 1e6);
+        if (job->prune_result < 0)
+                log_warning("cannot keep the store under limits.store_max_bytes: %s",
+                            job->prune_error);
+        else if (job->prune.compacted)
+                log_notice("store: %.1f MB, over limits.store_max_bytes (%.1f MB): compacted, "
+                           "%zu trajectories of the oldest finished episodes dropped, now "
+                           "%.1f MB%s",
+                           (double)job->prune.size_before / 1e6, (double)job->store_max / 1e6,
+                           job->prune.dropped, (double)job->prune.size_after / 1e6,
+                           job->prune.size_after > job->store_max
+                               ? "; still over: memoized results and the experience bank are "
+                                 "kept whatever their size"
+                               : "");
+}
+
+static void housekeeping_done(void *data, int status)
+{
+        struct housekeeping_job *job = data;
         struct daemon *d = job->daemon;
 
         if (status < 0) { /* the pool is going away */
                 free(job);
                 return;
         }
-        d->cache_trimming = false;
-        if (job->result < 0)
-                log_warning("cannot trim the object cache %s: %s", job->dir,
-                            strerror(-job->result));
-        else if (job->trim.removed)
-                log_notice("cache: removed %zu least recently used object%s (%.1f MB) to stay "
-                           "under limits.cache_max_bytes (%.1f MB)",
-                           job->trim.removed, job->trim.removed == 1 ? "" : "s",
-                           (double)(job->trim.bytes_before - job->trim.bytes_after) / 1e6,
-                           (double)job->max_bytes / 1e6);
-        if (job->result == 0 && job->trim.bytes_after > job->max_bytes)
-                log_info("cache: %.1f MB, over limits.cache_max_bytes while a precompiled "
-                         "prelude is in use",
-                         (double)job->trim.bytes_after / 1e6);
+        d->housekeeping = false;
+        log_housekeeping(job);
         free(job);
-        if (d->cache_trim_again && !d->stopping) {
-                d->cache_trim_again = false;
-                daemon_trim_cache(d);
+        if (d->housekeeping_again && !d->stopping) {
+                d->housekeeping_again = false;
+                daemon_housekeeping(d);
         }
 }
 
-void daemon_trim_cache(struct daemon *d)
+void daemon_housekeeping(struct daemon *d)
 {
-        struct cache_trim_job *job;
+        struct housekeeping_job *job;
 
-        if (!d->workers || d->stopping)
+        if (!d->workers || !d->store || d->stopping)
                 return;
-        if (d->cache_trimming) {
-                d->cache_trim_again = true;
+        if (d->housekeeping) {
+                d->housekeeping_again = true;
                 return;
         }
         job = calloc(1, sizeof(*job));
         if (!job)
                 return;
         job->daemon = d;
-        job->max_bytes = d->config->limits.cache_max_bytes;
+        job->store = d->store;
+        job->cache_max = d->config->limits.cache_max_bytes;
+        job->store_max = d->config->limits.store_max_bytes;
         if (format_path(job->dir, sizeof(job->dir), "%s/cache/objects", d->config->state_dir) <
                 0 ||
-            worker_pool_submit(d->workers, cache_trim_work, cache_trim_done, job) < 0) {
+            worker_pool_submit(d->workers, housekeeping_work, housekeeping_done, job) < 0) {
                 free(job); /* tried again after the next episode */
                 return;
         }
-        d->cache_trimming = true;
+        d->housekeeping = true;
 }
 
 /* Called when an episode has ended while stopping: the last one ends the loop. */
@@ -1012,7 +1040,7 @@ int daemon_main(int argc, char **argv)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
         scheduler_kick(d);
-        daemon_trim_cache(d);
+        daemon_housekeeping(d);
         daemon_trim_memory(d);
         if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");

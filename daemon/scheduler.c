@@ -269,7 +269,7 @@ static void end_episode(struct running *run, enum queue_state end, const char *r
                         "running and resumes at the next start): %s",
                         r == -ENOENT ? strerror(-r) : store_last_error(d->store));
         run->episode = NULL;
-        daemon_trim_cache(d); /* what the episode added to the object cache */
+        daemon_housekeeping(d); /* what the episode added to the cache and the store */
         /* the device stays leased until its probe says whether it is healthy */
         if (run->run_timed_out && !d->stopping && probe_device(run))
                 return;

@@ -405,6 +405,23 @@ void episode_stop(struct episode *episode);
 /* Reads an episode record; -ENOENT when unknown. */
 int episode_load(struct store *store, const char *id, json_t **ret_record);
 
+/* What episode_prune_store() did; sizes are store_size_bytes() estimates. */
+struct episode_prune {
+        uint64_t size_before, size_after;
+        bool compacted;
+        size_t dropped; /* trajectories dropped */
+};
+
+/*
+ * Keeps store under max_bytes: compacts it, and while it is still over,
+ * drops the trajectories of done or cancelled episodes, oldest first (the record
+ * keeps its summary and "trajectory_dropped": the rows that went).
+ * Memoized results, blobs and the experience bank are never touched, so
+ * the store may stay over.  Compacting blocks: the daemon calls it from a
+ * worker thread.
+ */
+int episode_prune_store(struct store *store, uint64_t max_bytes, struct episode_prune *ret);
+
 /* ------------------------------------------------------------ experience */
 
 /*

@@ -1234,6 +1234,12 @@ static char *render_markdown(const struct report_facts *f)
                     "%" PRId64 " evaluations; %zu failed (marked on the plot). Stage I rows are "
                     "shaded blue, Stage II rows orange.\n\n",
                     f->evaluations, f->n_failed);
+        if (json_integer_value(get(f->record, "trajectory_dropped")) > 0)
+                sbuf_printf(&sb,
+                            "Its %" JSON_INTEGER_FORMAT " rows, one per candidate, were dropped "
+                            "to keep the store under limits.store_max_bytes: the plot and the "
+                            "lists below have only what the summary kept.\n\n",
+                            json_integer_value(get(f->record, "trajectory_dropped")));
         md_changes(&sb, f);
         md_correctness(&sb, f);
         md_spend(&sb, f);

@@ -55,8 +55,10 @@ struct store {
         rocksdb_readoptions_t *read;
         rocksdb_writeoptions_t *write_synced;
         int schema_version;
-        char last_error[512];
 };
+
+/* What the calling thread's last failed write or compaction said (store_last_error). */
+static __thread char last_error[512];
 
 struct store_batch {
         struct store *store;
@@ -438,21 +440,21 @@ int store_batch_commit(struct store_batch *b)
 
         /* The batch goes to the log now and into a table at the next flush. */
         rocksdb_writebatch_data(b->batch, &size);
-        r = check_space(s->dir, "write", 2 * (uint64_t)size, s->last_error,
-                        sizeof(s->last_error));
+        r = check_space(s->dir, "write", 2 * (uint64_t)size, last_error, sizeof(last_error));
         if (r < 0)
                 return r;
         rocksdb_write(s->db, s->write_synced, b->batch, &rocks_err);
         if (rocks_err)
-                return rocks_error(rocks_err, "write failed", s->dir, s->last_error,
-                                   sizeof(s->last_error));
+                return rocks_error(rocks_err, "write failed", s->dir, last_error,
+                                   sizeof(last_error));
         rocksdb_writebatch_clear(b->batch);
         return 0;
 }
 
 const char *store_last_error(const struct store *s)
 {
-        return s->last_error[0] ? s->last_error : "no error";
+        (void)s;
+        return last_error[0] ? last_error : "no error";
 }
 
 int store_scan(struct store *s, enum store_family family, const void *prefix, size_t prefix_len,
@@ -531,7 +533,7 @@ int store_compact(struct store *s)
         /* Compaction writes the new tables before it deletes the old. */
         if (store_size_bytes(s, &size) < 0)
                 size = 0;
-        r = check_space(s->dir, "compact", size, s->last_error, sizeof(s->last_error));
+        r = check_space(s->dir, "compact", size, last_error, sizeof(last_error));
         if (r < 0)
                 return r;
         for (int i = 0; i <= STORE_FAMILY_COUNT; i++)

@@ -96,7 +96,7 @@ size_t store_batch_count(const struct store_batch *batch);
  */
 int store_batch_commit(struct store_batch *batch);
 
-/* What the last failed write or compaction said, for logs. */
+/* What the calling thread's last failed write or compaction said, for logs. */
 const char *store_last_error(const struct store *store);
 
 /* ------------------------------------------------------------ scans */
