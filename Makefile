@@ -39,7 +39,7 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -I. -D_GNU_SOURCE -MMD -MP \
              $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_DIRS  := common daemon cli watchers queue store optimizer npu publish llm
+LIB_DIRS  := common config daemon cli watchers queue store optimizer npu publish llm
 PROG_SRCS := daemon/main.c cli/main.c common/exec-helper.c
 LIB_SRCS  := $(filter-out $(PROG_SRCS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS)) $(addsuffix /*/*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -65,7 +65,7 @@ BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c)
 # Each fuzzer is compiled by clang from the sources it exercises, so the
 # coverage instrumentation reaches exactly the code under test.
 FUZZERS          := config manifest request schema tokens tree_names
-FUZZ_config_SRCS := daemon/config.c common/schema.c common/log.c common/path.c
+FUZZ_config_SRCS := config/config.c common/schema.c common/log.c common/path.c
 FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c common/schema.c common/log.c common/path.c
 FUZZ_request_SRCS := daemon/control-request.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
@@ -253,6 +253,7 @@ install: all
 C_FILES = $(filter-out npu/sim/% tests/ops/% tests/fixtures/% examples/%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
 
 lint:
+	scripts/check-layers
 	clang-format --dry-run --Werror $(C_FILES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--inline-suppr --suppress=missingIncludeSystem --suppress=unknownMacro -I. -D_GNU_SOURCE \

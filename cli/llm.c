@@ -7,7 +7,7 @@
  */
 #include "cli-internal.h"
 
-#include "daemon/daemon.h"
+#include "config/config.h"
 #include "llm/llm.h"
 #include "optimizer/optimizer.h"
 

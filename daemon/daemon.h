@@ -1,130 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The daemon: its configuration (the JSON file of DESIGN's "Shared
- * interfaces", validated field by field) and the ascendoptd process around
- * the event loop.  daemon/main.c only calls daemon_main().
+ * The daemon: the ascendoptd process around the event loop.  Its
+ * configuration is config/config.h.  daemon/main.c only calls
+ * daemon_main().
  */
 #ifndef ASCENDOPT_DAEMON_H
 #define ASCENDOPT_DAEMON_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-/* Limits on what a config may ask for; every user-growable list has one. */
-#define CONFIG_MAX_REPOS    256
-#define CONFIG_MAX_PATTERNS 64
-#define CONFIG_MAX_DEVICES  64
-
-enum config_backend {
-        CONFIG_BACKEND_SIM,
-        CONFIG_BACKEND_ASCEND,
-};
-
-struct config_repo {
-        char *path;      /* absolute, with "~/" expanded */
-        char **branches; /* glob patterns such as "main" or "origin/release-*" */
-        size_t n_branches;
-        char **operators; /* globs of operator directories; none means auto-detect */
-        size_t n_operators;
-        bool llm_allowed;
-};
-
-struct config_rlimits {
-        uint64_t address_space_mb;
-        uint64_t cpu_s;
-        uint64_t file_size_mb;
-        uint64_t processes;
-        uint64_t scratch_mb;
-};
-
-struct config_episode {
-        int budget; /* measured evaluations, DESIGN's "Budget" */
-        int rounds;
-        int stage1_steps;
-        int stage2_steps;
-        double eval_timeout_s;
-        double wall_budget_s;
-        bool cancel_superseded; /* "on_supersede": "cancel" rather than "finish" */
-        struct config_rlimits rlimits;
-};
-
-struct config_publish {
-        char *prefix;
-        double min_speedup;
-        char *post_publish_hook; /* NULL when unset */
-};
-
-struct config_llm {
-        bool enabled; /* false when the "llm" object is absent */
-        char *endpoint;
-        char *model;
-        char *embedding_model; /* NULL: BM25 retrieval */
-        char *api_key_file;
-        char *api_key_env;
-        double timeout_s;
-        int max_tokens;
-        double temperature;
-        int max_concurrency;
-        int64_t episode_token_budget;
-        bool allow_loopback_for_all_repos;
-};
-
-struct config_limits {
-        uint64_t store_max_bytes;
-        uint64_t cache_max_bytes;
-        uint64_t queue_max_items;
-        uint64_t min_free_bytes; /* below it on the state dir's file system, no episode starts */
-        unsigned control_connections; /* open on the control socket at once */
-        unsigned control_request_s;   /* to send a whole request, from connecting */
-};
-
-struct config {
-        char *source; /* the file it came from, for messages */
-        char *state_dir;
-        char *socket;
-        enum config_backend backend;
-        char *platform;    /* sim: the profile; ascend: the SoC expected of the devices */
-        bool platform_set; /* given in the file rather than defaulted */
-        char *toolkit;     /* ascend: the CANN toolkit (root or set_env.sh); NULL: look */
-        /* devices: a count for sim; a list, or auto, for ascend */
-        int device_count;
-        int device_ids[CONFIG_MAX_DEVICES];
-        size_t n_device_ids;
-        bool devices_auto;
-        int max_parallel_compiles;
-        /* "sandbox": "off": candidates may run without bubblewrap when it is
-         * missing or unusable; by default nothing runs then */
-        bool sandbox_off;
-        int log_level;
-        struct config_episode episode;
-        struct config_repo *repos;
-        size_t n_repos;
-        struct config_publish publish;
-        struct config_llm llm;
-        struct config_limits limits;
-};
-
-/*
- * Parses and validates a config document.  source names it in errors.
- * Fields left out take the documented defaults, resolved against the
- * environment (STATE_DIRECTORY, RUNTIME_DIRECTORY, XDG_*, HOME).  On failure
- * returns -EINVAL with one message in err naming the field, such as
- * "ascendoptd.json: .repos[2].path: expected a string".
- */
-int config_parse(const char *text, size_t len, const char *source, struct config **ret_config,
-                 char *err, size_t err_size);
-
-/* Reads and parses a config file; -ENOENT and other read errors also fill err. */
-int config_load(const char *path, struct config **ret_config, char *err, size_t err_size);
-
-/* Where the config lives by default: /etc/ascendopt/ascendoptd.json for root,
- * else $XDG_CONFIG_HOME (or ~/.config)/ascendopt/ascendoptd.json.  Writes into buf. */
-const char *config_default_path(char *buf, size_t size);
-
-struct config *config_free(struct config *config);
-
-const char *config_backend_name(enum config_backend backend);
+#include "config/config.h"
 
 /* Runs ascendoptd with its command line; returns a sysexits exit code. */
 int daemon_main(int argc, char **argv);

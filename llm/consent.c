@@ -21,7 +21,7 @@
 
 #include <curl/curl.h>
 
-#include "daemon/daemon.h"
+#include "config/config.h"
 
 #define MAX_KEY_BYTES 4096
 

@@ -2,7 +2,7 @@
 /* libFuzzer target: arbitrary bytes through config parsing and validation.
  * Any input must give either a config or one error message, never a crash. */
 #include "common/common.h"
-#include "daemon/daemon.h"
+#include "config/config.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "common/common.h"
-#include "daemon/daemon.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <stdio.h>

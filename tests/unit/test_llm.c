@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "llm/llm.h"
-#include "daemon/daemon.h"
+#include "config/config.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -3,7 +3,7 @@
  * The ascendoptd configuration: its schema, written in C so that every error
  * names the JSON path of the field, and the defaults of each field left out.
  */
-#include "daemon.h"
+#include "config.h"
 
 #include "common/common.h"
 
