@@ -119,42 +119,11 @@ static size_t episodes_running(const struct daemon *d)
         return n;
 }
 
-/*
- * Pages out the daemon's private, file-backed code (librocksdb, libgit2 and
- * the like, mapped r-x from a file) with MADV_PAGEOUT: idle, the daemon
- * runs none of it, and the kernel faults it back in from the file when a
- * commit arrives.  Pages other processes also map are left alone by the
- * kernel.  Best effort: an old kernel without MADV_PAGEOUT changes nothing.
- */
-static void page_out_idle_code(void)
-{
-#ifdef MADV_PAGEOUT
-        char line[4096];
-        FILE *maps = fopen("/proc/self/maps", "re");
-
-        if (!maps)
-                return;
-        while (fgets(line, sizeof(line), maps)) {
-                unsigned long start, end;
-                char perms[8];
-                int path_at = 0;
-                if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &end, perms, &path_at) < 3)
-                        continue;
-                /* executable code mapped from a file: a path, not [vdso] or anonymous */
-                if (perms[2] != 'x' || !path_at || line[path_at] != '/')
-                        continue;
-                madvise((void *)start, end - start, MADV_PAGEOUT);
-        }
-        fclose(maps);
-#endif
-}
-
 void daemon_trim_memory(struct daemon *d)
 {
         if (episodes_running(d) != 0)
                 return;
         malloc_trim(0);
-        page_out_idle_code();
 }
 
 void daemon_crash_point(const char *step)
