@@ -7,6 +7,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "npu/npu.h"
 #include "store/store.h"
 
@@ -159,9 +161,9 @@ int cmd_corpus(int argc, char **argv)
                 return EX_NOINPUT;
         }
         cli_state_dir(state_flag, state, sizeof(state));
-        format_path(dir, sizeof(dir), "%s/store", state);
-        format_path(scratch, sizeof(scratch), "%s/scratch", state);
-        format_path(cache, sizeof(cache), "%s/cache/objects", state);
+        state_path(dir, sizeof(dir), state, STATE_STORE);
+        state_path(scratch, sizeof(scratch), state, STATE_SCRATCH);
+        state_path(cache, sizeof(cache), state, STATE_CACHE);
         if (store_open(dir, &store, err, sizeof(err)) < 0) {
                 fprintf(stderr, "ascendopt corpus: %s\n", err);
                 ret = EX_TEMPFAIL;

@@ -6,6 +6,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "npu/npu.h"
 
 #include <errno.h>
@@ -355,8 +357,8 @@ int cmd_eval(int argc, char **argv)
         if (use_cache &&
             npu_sim_context(&paths, eval_options.platform ? eval_options.platform : "Ascend910B2",
                             eval_options.jitter_pct, context, err, sizeof(err)) == 0 &&
-            format_path(cache, sizeof(cache), "%s/cache/objects",
-                        cli_state_dir(state_flag, state, sizeof(state))) == 0) {
+            state_path(cache, sizeof(cache), cli_state_dir(state_flag, state, sizeof(state)),
+                       STATE_CACHE) == 0) {
                 eval_options.cache_dir = cache;
                 eval_options.cache_salt = context;
         }

@@ -6,6 +6,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "optimizer/optimizer.h"
 #include "store/store.h"
 
@@ -34,7 +36,7 @@ static int open_store(const char *flag, struct store **ret)
         int r;
 
         cli_state_dir(flag, state, sizeof(state));
-        format_path(dir, sizeof(dir), "%s/store", state);
+        state_path(dir, sizeof(dir), state, STATE_STORE);
         r = store_open(dir, ret, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "ascendopt experience: %s\n", err);

@@ -8,6 +8,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
@@ -97,15 +99,15 @@ int cmd_gc(int argc, char **argv)
                 }
         }
         cli_state_dir(state_flag, state, sizeof(state));
-        format_path(dir, sizeof(dir), "%s/cache/objects", state);
+        state_path(dir, sizeof(dir), state, STATE_CACHE);
         r = npu_cache_trim(dir, max_cache, &trim);
         if (r < 0) {
                 fprintf(stderr, "ascendopt gc: %s: %s\n", dir, strerror(-r));
                 return EX_IOERR;
         }
-        format_path(dir, sizeof(dir), "%s/scratch", state);
+        state_path(dir, sizeof(dir), state, STATE_SCRATCH);
         scratch = clean_scratch(dir);
-        format_path(dir, sizeof(dir), "%s/store", state);
+        state_path(dir, sizeof(dir), state, STATE_STORE);
         bool have_store = access(dir, F_OK) == 0;
         if (have_store) {
                 r = store_open(dir, &store, err, sizeof(err));

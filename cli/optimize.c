@@ -6,6 +6,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "queue/queue.h"
@@ -72,18 +74,10 @@ static void optimize_usage(FILE *f)
 
 const char *cli_state_dir(const char *flag, char *buf, size_t size)
 {
-        const char *env = getenv("ASCENDOPT_STATE_DIR");
-        const char *xdg = getenv("XDG_STATE_HOME");
-        const char *home = getenv("HOME");
-
         if (flag)
                 snprintf(buf, size, "%s", flag);
-        else if (env && *env)
-                snprintf(buf, size, "%s", env);
-        else if (xdg && *xdg)
-                snprintf(buf, size, "%s/ascendopt", xdg);
-        else
-                snprintf(buf, size, "%s/.local/state/ascendopt", home ? home : "/tmp");
+        else if (config_default_state_dir(buf, size) < 0)
+                snprintf(buf, size, "/var/lib/ascendopt"); /* $HOME is too long for buf */
         return buf;
 }
 
@@ -419,7 +413,7 @@ int cmd_optimize(int argc, char **argv)
                 }
         }
         cli_state_dir(state_flag, state_dir, sizeof(state_dir));
-        format_path(dir, sizeof(dir), "%s/store", state_dir);
+        state_path(dir, sizeof(dir), state_dir, STATE_STORE);
         r = store_open(dir, &store, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "ascendopt optimize: %s\n", err);
@@ -452,8 +446,8 @@ int cmd_optimize(int argc, char **argv)
                 ret = EX_UNAVAILABLE;
                 goto out;
         }
-        format_path(dir, sizeof(dir), "%s/scratch", state_dir);
-        format_path(cache, sizeof(cache), "%s/cache/objects", state_dir);
+        state_path(dir, sizeof(dir), state_dir, STATE_SCRATCH);
+        state_path(cache, sizeof(cache), state_dir, STATE_CACHE);
         eval_options.cache_dir = backend == NPU_BACKEND_SIM ? cache : NULL;
         eval_options.base = base;
         eval_options.backend = backend;

@@ -7,6 +7,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -25,16 +27,9 @@
 
 const char *cli_socket_path(const char *flag, char *buf, size_t size)
 {
-        const char *env = getenv("ASCENDOPT_SOCKET");
-        const char *xdg = getenv("XDG_RUNTIME_DIR");
-
         if (flag)
                 snprintf(buf, size, "%s", flag);
-        else if (env && *env)
-                snprintf(buf, size, "%s", env);
-        else if (xdg && *xdg)
-                snprintf(buf, size, "%s/ascendopt/ascendoptd.sock", xdg);
-        else
+        else if (config_default_socket(buf, size) < 0)
                 snprintf(buf, size, "/run/ascendopt/ascendoptd.sock");
         return buf;
 }

@@ -8,6 +8,8 @@
  */
 #include "cli-internal.h"
 
+#include "config/config.h"
+
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
@@ -342,9 +344,9 @@ int cmd_rewind(int argc, char **argv)
                 }
         }
         cli_state_dir(state_flag, state, sizeof(state));
-        if (format_path(dir, sizeof(dir), "%s/store", state) < 0 ||
-            format_path(scratch, sizeof(scratch), "%s/scratch", state) < 0 ||
-            format_path(cache, sizeof(cache), "%s/cache/objects", state) < 0) {
+        if (state_path(dir, sizeof(dir), state, STATE_STORE) < 0 ||
+            state_path(scratch, sizeof(scratch), state, STATE_SCRATCH) < 0 ||
+            state_path(cache, sizeof(cache), state, STATE_CACHE) < 0) {
                 fprintf(stderr, "ascendopt rewind: %s: the state directory's path is too long\n",
                         state);
                 ret = EX_USAGE;

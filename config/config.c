@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,44 +280,75 @@ static void free_patterns(char **list, size_t n)
 }
 
 /* State lives in $STATE_DIRECTORY under systemd, else in XDG state. */
+int state_path(char *buf, size_t size, const char *state_dir, enum state_part part)
+{
+        static const char *const names[] = {
+                [STATE_STORE] = "store",
+                [STATE_SCRATCH] = "scratch",
+                [STATE_CACHE] = "cache/objects",
+        };
+
+        return format_path(buf, size, "%s/%s", state_dir, names[part]);
+}
+
+/* The first directory of a systemd list such as STATE_DIRECTORY="a:b", or NULL. */
+static const char *first_of(const char *list, char *buf, size_t size)
+{
+        size_t len;
+
+        if (!list || !*list)
+                return NULL;
+        len = strcspn(list, ":");
+        if (len >= size)
+                return NULL;
+        memcpy(buf, list, len);
+        buf[len] = '\0';
+        return buf;
+}
+
+int config_default_state_dir(char *buf, size_t size)
+{
+        const char *env = getenv("ASCENDOPT_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+        char unit[PATH_MAX];
+
+        if (first_of(getenv("STATE_DIRECTORY"), unit, sizeof(unit)))
+                return format_path(buf, size, "%s", unit);
+        if (env && *env)
+                return format_path(buf, size, "%s", env);
+        if (xdg && *xdg)
+                return format_path(buf, size, "%s/ascendopt", xdg);
+        if (home && *home)
+                return format_path(buf, size, "%s/.local/state/ascendopt", home);
+        return format_path(buf, size, "/var/lib/ascendopt");
+}
+
+int config_default_socket(char *buf, size_t size)
+{
+        const char *env = getenv("ASCENDOPT_SOCKET"), *xdg = getenv("XDG_RUNTIME_DIR");
+        char unit[PATH_MAX];
+
+        if (first_of(getenv("RUNTIME_DIRECTORY"), unit, sizeof(unit)))
+                return format_path(buf, size, "%s/ascendoptd.sock", unit);
+        if (env && *env)
+                return format_path(buf, size, "%s", env);
+        if (xdg && *xdg)
+                return format_path(buf, size, "%s/ascendopt/ascendoptd.sock", xdg);
+        return format_path(buf, size, "/run/ascendopt/ascendoptd.sock");
+}
+
 static char *default_state_dir(void)
 {
-        const char *dir = getenv("STATE_DIRECTORY");
-        const char *xdg = getenv("XDG_STATE_HOME");
-        const char *home = getenv("HOME");
-        char *s = NULL;
+        char buf[PATH_MAX];
 
-        if (dir && *dir) {
-                const char *colon = strchr(dir, ':');
-                return colon ? strndup(dir, (size_t)(colon - dir)) : strdup(dir);
-        }
-        if (getenv("ASCENDOPT_STATE_DIR") && *getenv("ASCENDOPT_STATE_DIR"))
-                return strdup(getenv("ASCENDOPT_STATE_DIR"));
-        if (xdg && *xdg)
-                return path_join(xdg, "ascendopt");
-        if (home && *home && asprintf(&s, "%s/.local/state/ascendopt", home) >= 0)
-                return s;
-        return strdup("/var/lib/ascendopt");
+        return config_default_state_dir(buf, sizeof(buf)) == 0 ? strdup(buf) : NULL;
 }
 
 static char *default_socket(void)
 {
-        const char *dir = getenv("RUNTIME_DIRECTORY");
-        const char *xdg = getenv("XDG_RUNTIME_DIR");
-        const char *env = getenv("ASCENDOPT_SOCKET");
+        char buf[PATH_MAX];
 
-        if (dir && *dir) {
-                const char *colon = strchr(dir, ':');
-                char *first = colon ? strndup(dir, (size_t)(colon - dir)) : strdup(dir);
-                char *s = first ? path_join(first, "ascendoptd.sock") : NULL;
-                free(first);
-                return s;
-        }
-        if (env && *env)
-                return strdup(env);
-        if (xdg && *xdg)
-                return path_join(xdg, "ascendopt/ascendoptd.sock");
-        return strdup("/run/ascendopt/ascendoptd.sock");
+        return config_default_socket(buf, sizeof(buf)) == 0 ? strdup(buf) : NULL;
 }
 
 static int default_compiles(void)

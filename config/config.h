@@ -119,6 +119,28 @@ int config_parse(const char *text, size_t len, const char *source, struct config
 /* Reads and parses a config file; -ENOENT and other read errors also fill err. */
 int config_load(const char *path, struct config **ret_config, char *err, size_t err_size);
 
+/* The parts of a state directory; state_path() is the only place their names are written. */
+enum state_part {
+        STATE_STORE,   /* the RocksDB store */
+        STATE_SCRATCH, /* candidates' work directories and exports */
+        STATE_CACHE,   /* compiled objects by content */
+};
+
+/* state_dir's part into buf; -ENAMETOOLONG when it does not fit. */
+int state_path(char *buf, size_t size, const char *state_dir, enum state_part part);
+
+/*
+ * The state directory and the control socket when neither the config nor a
+ * flag names one, the same for the daemon and every command: systemd's
+ * $STATE_DIRECTORY / $RUNTIME_DIRECTORY (set in the units), then
+ * $ASCENDOPT_STATE_DIR / $ASCENDOPT_SOCKET, then the XDG directories, then
+ * ~/.local/state/ascendopt and /run/ascendopt/ascendoptd.sock (without
+ * HOME, /var/lib/ascendopt).  Written into buf; -ENAMETOOLONG when it does
+ * not fit.
+ */
+int config_default_state_dir(char *buf, size_t size);
+int config_default_socket(char *buf, size_t size);
+
 /* Where the config lives by default: /etc/ascendopt/ascendoptd.json for root,
  * else $XDG_CONFIG_HOME (or ~/.config)/ascendopt/ascendoptd.json.  Writes into buf. */
 const char *config_default_path(char *buf, size_t size);

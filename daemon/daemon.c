@@ -224,7 +224,7 @@ void daemon_housekeeping(struct daemon *d)
         job->store = d->store;
         job->cache_max = d->config->limits.cache_max_bytes;
         job->store_max = d->config->limits.store_max_bytes;
-        if (format_path(job->dir, sizeof(job->dir), "%s/cache/objects", d->config->state_dir) <
+        if (state_path(job->dir, sizeof(job->dir), d->config->state_dir, STATE_CACHE) <
                 0 ||
             worker_pool_submit(d->workers, housekeeping_work, housekeeping_done, job) < 0) {
                 free(job); /* tried again after the next episode */
@@ -581,7 +581,7 @@ static int open_evaluator(struct daemon *d)
 
         if (strcmp(sandbox_state(d), "missing") == 0)
                 return 0; /* failing closed: open_runner said why */
-        format_path(scratch, sizeof(scratch), "%s/scratch", d->config->state_dir);
+        state_path(scratch, sizeof(scratch), d->config->state_dir, STATE_SCRATCH);
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
                 /* real builds take minutes and are not content-cached like sim objects */
                 options.backend = NPU_BACKEND_ASCEND;
@@ -603,7 +603,7 @@ static int open_evaluator(struct daemon *d)
                           "ASCENDOPT_SIM_DIR); operators are queued but no episode runs");
                 return 0;
         }
-        format_path(cache, sizeof(cache), "%s/cache/objects", d->config->state_dir);
+        state_path(cache, sizeof(cache), d->config->state_dir, STATE_CACHE);
         options.scratch_dir = scratch;
         options.cache_dir = cache;
         r = npu_evaluator_new(d->runner, d->sim, d->store, &options, &d->evaluator, err,
@@ -760,7 +760,7 @@ static int daemon_open(struct daemon *d)
         unsigned recovered = 0;
         int r;
 
-        r = format_path(path, sizeof(path), "%s/store", d->config->state_dir);
+        r = state_path(path, sizeof(path), d->config->state_dir, STATE_STORE);
         if (r == 0)
                 r = open_store_when_space(d, path, err, sizeof(err));
         if (r == 0 && d->stopping)

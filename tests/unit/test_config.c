@@ -78,6 +78,34 @@ static void test_systemd_directories_win(void **state)
         unsetenv("RUNTIME_DIRECTORY");
 }
 
+/* The CLI finds the daemon's state and socket by the same defaults, and the layout in one place. */
+static void test_defaults_and_layout_are_shared(void **state)
+{
+        char dir[256], path[256];
+        struct config *c;
+
+        unsetenv("ASCENDOPT_STATE_DIR");
+        unsetenv("ASCENDOPT_SOCKET");
+        setenv("XDG_STATE_HOME", "/x/state", 1);
+        setenv("XDG_RUNTIME_DIR", "/x/run", 1);
+        c = parse_ok("{}");
+        assert_int_equal(config_default_state_dir(dir, sizeof(dir)), 0);
+        assert_string_equal(dir, c->state_dir);
+        assert_string_equal(dir, "/x/state/ascendopt");
+        assert_int_equal(config_default_socket(path, sizeof(path)), 0);
+        assert_string_equal(path, c->socket);
+        assert_string_equal(path, "/x/run/ascendopt/ascendoptd.sock");
+        config_free(c);
+        unsetenv("XDG_STATE_HOME");
+        unsetenv("XDG_RUNTIME_DIR");
+        setenv("HOME", "/home/tester", 1);
+        assert_int_equal(config_default_state_dir(dir, sizeof(dir)), 0);
+        assert_string_equal(dir, "/home/tester/.local/state/ascendopt");
+        assert_int_equal(state_path(path, sizeof(path), dir, STATE_CACHE), 0);
+        assert_string_equal(path, "/home/tester/.local/state/ascendopt/cache/objects");
+        assert_int_equal(state_path(path, 16, dir, STATE_STORE), -ENAMETOOLONG);
+}
+
 static void test_repos_and_home_expansion(void **state)
 {
         struct config *c;
@@ -298,6 +326,7 @@ int main(void)
                 cmocka_unit_test(test_systemd_directories_win),
                 cmocka_unit_test(test_repos_and_home_expansion),
                 cmocka_unit_test(test_devices_forms),
+                cmocka_unit_test(test_defaults_and_layout_are_shared),
                 cmocka_unit_test(test_toolkit),
                 cmocka_unit_test(test_ascend_needs_the_sandbox_off_on_purpose),
                 cmocka_unit_test(test_wrong_type_names_the_path),
