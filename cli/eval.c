@@ -66,7 +66,7 @@ static void eval_usage(FILE *f)
                    "  --no-cache           compile every unit afresh\n"
                    "  --no-golden          do not check the cases' goldens (the operator's own\n"
                    "                       msOpSt expectation function or example golden.bin;\n"
-                   "                       README, \"Goldens\"); a golden mismatch exits 1\n"
+                   "                       docs/manifest.md); a golden mismatch exits 1\n"
                    "  --json               print exactly one JSON object\n");
 }
 

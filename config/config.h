@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The configuration of ascendoptd (the README's config table): the JSON file,
+ * The configuration of ascendoptd (docs/config.md): the JSON file,
  * validated field by field so that every error names the field, and the
  * defaults of each field left out.  Its own folder, below llm/ and the
  * daemon, so that both read it without one including the other.

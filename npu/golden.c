@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Goldens: checking the simulator's outputs against the operator authors'
- * own oracle (README, "Goldens").  A case's golden is either an msOpSt
+ * own oracle (docs/manifest.md, "Goldens").  A case's golden is either an msOpSt
  * expectation function (tests/st/test_*.py, "calc_expect_func_file"),
  * called on the inputs the simulator ran, or an example's gen_data.py,
  * whose input files the simulator reads instead of its seeded inputs and

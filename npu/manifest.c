@@ -753,8 +753,7 @@ static int read_manifest_text(const char *path, char **ret_text, size_t *ret_len
 
         if (r == -ENOENT)
                 snprintf(err, size,
-                         "%s: no manifest; draft one with 'ascendopt init' (README, \"The "
-                         "operator manifest\")",
+                         "%s: no manifest; draft one with 'ascendopt init' (docs/manifest.md)",
                          path);
         else if (r == -EFBIG)
                 snprintf(err, size, "%s: not a manifest (larger than %u bytes)", path,

@@ -412,7 +412,7 @@ int npu_compare_results(const struct npu_manifest *manifest, json_t *candidate,
 /* ------------------------------------------------------------- goldens */
 
 /*
- * A case's golden (the manifest's .cases[].golden, README "Goldens"): the
+ * A case's golden (the manifest's .cases[].golden, docs/manifest.md "Goldens"): the
  * operator authors' own oracle, run by 'ascendopt eval'.
  *   {"function": "tests/st/test_x.py:calc_expect_func", "names": {...}}:
  *     an msOpSt expectation function, called (as msOpSt does) with one

@@ -6,8 +6,8 @@
 // library BroadCast.  Written clean-room from the public AscendC API reference (asc-devkit docs/zh/api/SIMD-API,
 // pages named after each API, and the CCE intrinsic page scatter_vnchwconv
 // for TransDataTo5HD's element order); where the docs leave a choice open
-// the comment at the API says what the simulator does, and README's
-// "Choices to check against hardware" lists it.
+// the comment at the API says what the simulator does, and
+// docs/simulator.md's "Choices to check against hardware" lists it.
 //
 // Every instruction here runs repeat by repeat: a repeat reads all of its
 // inputs before it writes, and reading what an earlier repeat of the same
