@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Command dispatch for the ascendopt CLI.  Commands DESIGN names but that
- * this build does not have yet are listed as such and exit with
- * EX_UNAVAILABLE, so scripts can tell "missing" from "failed".
+ * Command dispatch for the ascendopt CLI: the command table, help, and
+ * the small parsers the commands share.
  */
 #include "cli.h"
 #include "cli-internal.h"

@@ -40,7 +40,7 @@ struct config_rlimits {
 };
 
 struct config_episode {
-        int budget; /* measured evaluations, DESIGN's "Budget" */
+        int budget; /* measured evaluations, docs/design.md, "An episode" */
         int rounds;
         int stage1_steps;
         int stage2_steps;

@@ -4,7 +4,7 @@
  * runner that loads the CANN environment, builds the candidate as a
  * custom-op package, installs it into its own vendor path, builds the aclnn
  * harness, checks that the device is free and runs the harness under msprof
- * op, then turns msprof's CSVs into DESIGN's result JSON.  UNTESTED ON
+ * op, then turns msprof's CSVs into the result JSON (docs/design.md).  UNTESTED ON
  * HARDWARE: every step has only run against tests/fixtures/fake-cann.
  */
 #include "ascend.h"

@@ -508,7 +508,7 @@ struct ascend_eval;
  * machine of children on the runner: [set_env.sh] -> [msopgen] -> build.sh
  * -> install -> harness cmake configure and build, once, then for every
  * case npu-smi info (busy check) -> msprof op running the harness ->
- * parse.  done receives DESIGN's result JSON with backend "ascend": status
+ * parse.  done receives the result JSON (docs/design.md) with backend "ascend": status
  * ok with cases[] (each with samples_us, latency_us, iqr_us, block_dim,
  * profile, bottleneck and its outputs), and the summary the sim gives:
  * latency_us the geometric mean over the bench cases (every case when none

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Data types and the output comparison that decides whether a candidate is
- * correct: DESIGN's tolerance rule, with NaN and Inf required at the same
+ * correct: the tolerance rule of docs/design.md, with NaN and Inf required at the same
  * positions.
  */
 #include "npu.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DESIGN's seeded inputs ("Inputs and seeds") computed in C, bit for bit as
+ * the seeded inputs (docs/design.md, "Inputs, tolerance and identity") computed in C, bit for bit as
  * the simulator's runtime makes them (npu/sim/runtime/harness.cpp, "----
  * inputs"), so that a backend that cannot generate its own inputs (the real
  * NPU's aclnn harness reads .bin files) sees exactly what the sim sees.

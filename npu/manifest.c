@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The operator manifest, ascendopt.json: its schema (DESIGN's "The operator
+ * The operator manifest, ascendopt.json: its schema (docs/manifest.md, "The operator
  * manifest"), the defaults derived from the operator's own files, and the
  * checks that tie the two together, each error naming the file and field.
  */

@@ -3,8 +3,8 @@
  * NPU side of ascendopt: the operator manifest (ascendopt.json), the output
  * comparison that judges correctness, the seeded inputs, and evaluation of
  * an operator on a backend.  Backends (sim, and ascend on real NPUs) sit
- * behind the memoizing evaluator's one interface and all report DESIGN's
- * result JSON.  Library code: it does not log; errors come back as -errno
+ * behind the memoizing evaluator's one interface and all report one
+ * result JSON (docs/design.md).  Library code: it does not log; errors come back as -errno
  * plus a message.
  */
 #ifndef ASCENDOPT_NPU_H
@@ -241,7 +241,7 @@ float npu_bfloat16_to_float(uint16_t bits);
 /* ----------------------------------------------------------------- inputs */
 
 /*
- * DESIGN's seeded inputs, bit for bit as the simulator's runtime makes them
+ * The seeded inputs (docs/design.md), bit for bit as the simulator's runtime makes them
  * (npu/sim/runtime/harness.cpp, "---- inputs"): input instance k (manifest
  * order, each element of a list counting as one) is splitmix64 seeded with
  * seed XOR (0xD1B54A32D192ED03 * (k + 1)), one draw per element; floats
@@ -278,8 +278,8 @@ int npu_inputs_write(const struct npu_manifest *manifest, size_t case_index, uin
 /* ------------------------------------------------------------- signatures */
 
 /*
- * The categorical bottleneck signature of a profile (DESIGN's "The
- * bottleneck signature"), such as "bound=mte2 v_util=low ... launch=mix";
+ * The categorical bottleneck signature of a profile (docs/design.md,
+ * "An episode"), such as "bound=mte2 v_util=low ... launch=mix";
  * a new string, or NULL when the profile has no timing.  Every token is one
  * of npu_signature_vocabulary (NULL-terminated).
  */
@@ -382,7 +382,7 @@ int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_pat
 struct npu_eval;
 
 /*
- * Receives the result JSON (DESIGN's "The result JSON"); ownership passes
+ * Receives the result JSON (docs/design.md, "The result of an evaluation"); ownership passes
  * to the callback.  Called once, from the event loop.
  */
 typedef void (*npu_eval_done_fn)(json_t *result, void *userdata);
@@ -488,7 +488,7 @@ int npu_golden_run_job(struct child_runner *runner, const char *opdir, const cha
 
 /*
  * Turns a candidate (an operator with some files replaced) into a trusted,
- * memoized result: computes its identity (DESIGN's "Candidate identity"),
+ * memoized result: computes its identity (docs/design.md, "Inputs, tolerance and identity"),
  * serves it from the store when it was measured before, and otherwise
  * materialises it in a scratch directory, builds and runs it on the
  * evaluator's backend, judges its outputs against a reference result, and

@@ -235,7 +235,7 @@ int search_from_json(struct search *search, const json_t *state);
 
 /*
  * An episode optimizes one operator for a budget of measured evaluations
- * (DESIGN's "Budget": memo hits, confirmations and the baseline are not
+ * (docs/design.md, "An episode": memo hits, confirmations and the baseline are not
  * counted).  It is a state machine on the evaluator's event loop: evaluate
  * the baseline (kept as the correctness reference), then propose, evaluate
  * and record candidates.  A new best is confirmed on a second seed before
@@ -248,7 +248,7 @@ struct episode;
 struct llm_client;
 
 /*
- * An episode's optional LLM (DESIGN: the mutation operator of Stage I and
+ * An episode's optional LLM (docs/design.md: the mutation operator of Stage I and
  * the refiner of Stage II).  Every LLM answer is built before it is
  * measured: one that does not compile is discarded with its reason and
  * costs no evaluation; a failed call (endpoint down, truncated or
@@ -322,7 +322,7 @@ struct episode_options {
         bool leave_one_out;            /* ignore entries whose "operator" is this operator */
         const struct episode_llm *llm; /* NULL: rules only (copied by episode_start) */
         /*
-         * Noise policy (DESIGN's "Noise").  A candidate whose bench case runs
+         * Noise policy (docs/design.md).  A candidate whose bench case runs
          * past slow_factor times the best (and at least EPISODE_SLOW_FLOOR_US past
          * it) is stopped early and recorded as slow, not failed; 0: 3, < 0:
          * never.  A new best within noise_margin_pct of the old one must also

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Publishing: sibling branches built in memory with libgit2 and updated by
- * compare-and-swap (DESIGN's "Publishing" and "Sibling branch names").
+ * compare-and-swap (docs/design.md, "Publishing").
  * Nothing here writes HEAD, an index, a work tree or a ref outside the prefix.
  * Library code: returns 0 or -errno plus a message, never logs.
  */

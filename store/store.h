@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The store: the single owner of durable state, in RocksDB column families
- * (DESIGN's "The store").  Every multi-key change goes through one synced
+ * (docs/design.md, "The store").  Every multi-key change goes through one synced
  * write batch, so a kill -9 at any point loses nothing that was committed.
  * Only one process opens a store at a time; RocksDB's lock enforces it.
  * Library code: returns -errno plus a message, never logs.

@@ -11,7 +11,7 @@ is "the demo script succeeds" "$rc" 0
 [ "$rc" = 0 ] || echo "$out" | tail -30 | sed 's/^/# /'
 repo=$SCRATCH/demo/ops-repo
 sibling=$(git -C "$repo" for-each-ref --format='%(refname)' refs/heads/ascendopt/)
-is "the sibling branch is named by DESIGN" "$sibling" "refs/heads/ascendopt/main/ops+relu"
+is "the sibling branch is named as docs/design.md says" "$sibling" "refs/heads/ascendopt/main/ops+relu"
 is "its parent is the source commit" "$(git -C "$repo" rev-parse "$sibling^")" "$(git -C "$repo" rev-parse main)"
 changed=$(git -C "$repo" diff --name-only main "$sibling" | sort | tr '\n' ' ')
 contains "only the operator's files and the report change" "$changed" "ops/relu/ascendopt-report.md ops/relu/ascendopt-report.svg"

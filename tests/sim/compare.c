@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Compares two raw little-endian tensors with DESIGN's tolerance rule: an
+ * Compares two raw little-endian tensors with the tolerance rule of docs/design.md: an
  * element passes when |got - want| <= atol + rtol * |want|; NaN and Inf must
  * sit in the same places; the case passes when the failing fraction is at
  * most max_mismatch_fraction.

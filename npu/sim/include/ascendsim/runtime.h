@@ -160,7 +160,7 @@ extern run_state g_run;
 void issue(const instr &r);
 
 // A strict rule was broken: write result.json with status runtime_error and
-// this kind, then exit.  `kind` is one of DESIGN's error kinds.
+// this kind, then exit.  `kind` is one of the error kinds of docs/design.md.
 [[noreturn]] void fail(const char *kind, srcloc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 // Like fail(), unless the spec's `permissive` list names `kind`: then it
