@@ -85,7 +85,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all check check-tests bench bench-run demo demo-run seed-bank stress install clean lint fuzz fuzzers deps tests \
+.PHONY: all check check-tests check-quick check-quick-tests bench bench-run demo demo-run seed-bank stress install clean lint fuzz fuzzers deps tests \
 	calibrate
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -112,6 +112,18 @@ SELECTED_TESTS := $(if $(T),$(foreach t,$(ALL_TESTS),$(if $(strip $(foreach w,$(
 check-tests: tests
 	$(if $(SELECTED_TESTS),,$(error T='$(T)' names no test: see tests/README.md))
 	$(TEST_ENV) prove -j$(NPROC) --exec '' $(SELECTED_TESTS)
+
+# The edit loop: every test but those marked expensive, by a line
+# "# expensive: WHY" in a shell test or " * expensive: WHY" in a unit
+# test's top comment (tests/README.md); make check and CI still run them.
+EXPENSIVE   := $(shell grep -l -E '^(\# | \* )expensive:' $(SHELL_TESTS) $(wildcard tests/unit/test_*.c) 2>/dev/null)
+QUICK_TESTS := $(filter-out $(EXPENSIVE) $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(EXPENSIVE)),$(ALL_TESTS))
+
+check-quick: deps
+	@$(MAKE) --no-print-directory NO_DEPS=1 check-quick-tests
+
+check-quick-tests: tests
+	$(TEST_ENV) prove -j$(NPROC) --exec '' $(QUICK_TESTS)
 
 # The seed bank: rewind over the corpus experts in a throwaway state
 # directory, exported to etc/ascendopt/seed-bank.json (checked in).  The

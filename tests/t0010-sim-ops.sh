@@ -5,6 +5,7 @@
 # the manifest's tolerance on every case, and those under tests/ops/bad
 # must fail with the status and error kind their expect.json names.  The
 # sanitizer pass leaves out the large bench cases (ASCENDOPT_SANITIZE).
+# expensive: every corpus operator compiled and run on the simulator
 . "$(dirname "$0")/tap.sh"
 
 ok_ops=("$SRC"/tests/ops/ok/*/)

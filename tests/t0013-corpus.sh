@@ -4,6 +4,7 @@
 # compiles and matches its independent C reference on its small cases,
 # through 'ascendopt eval'.  An expert is checked as the baseline with
 # its expert/ files laid over it, which is how the optimizer sees it.
+# expensive: evaluates the corpus operators
 . "$(dirname "$0")/tap.sh"
 
 ops=("$SRC"/examples/ops/level*/*/)

@@ -3,6 +3,7 @@
 # 'make demo' in small: the daemon sees a commit, optimizes the operator,
 # publishes a sibling branch with the report, and leaves the user's
 # branches, index and work tree as they were.
+# expensive: the whole demo, a full episode
 . "$(dirname "$0")/tap.sh"
 plan 9
 out=$(BUILD=$BUILD DEMO_DIR=$SCRATCH/demo DEMO_BUDGET=10 DEMO_TIMEOUT_S=300 \

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Bot etiquette: once someone else commits to a sibling branch the daemon
 # stops updating it and says so in status; 'ascendopt recreate' rebuilds it.
+# expensive: full episodes through the daemon
 . "$(dirname "$0")/tap.sh"
 plan 10
 demo=$SCRATCH/demo

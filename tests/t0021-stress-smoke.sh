@@ -4,6 +4,7 @@
 # twice while they run and then at the steps of a publication, and still
 # every acknowledged item ends done, once, each published once, and no
 # finished search runs again.
+# expensive: kills and restarts the daemon over several episodes
 . "$(dirname "$0")/tap.sh"
 plan 3
 out=$(BUILD=$BUILD STRESS_DIR=$SCRATCH/stress STRESS_KILLS=2 STRESS_SEED=7 \

@@ -5,6 +5,7 @@
 # stamped by the test as their log lines arrive, never overlap the
 # other's, and while one runs an episode the device's flock is held.
 # The second daemon picks the device up once the first lets go.
+# expensive: two daemons running episodes
 . "$(dirname "$0")/tap.sh"
 plan 7
 

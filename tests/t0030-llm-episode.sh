@@ -8,6 +8,7 @@
 # to the LLM in the report; the broken answer must be discarded with the
 # compiler's reason and cost no evaluation; the key must be sent and never
 # logged.
+# expensive: episodes against the scripted LLM peer
 . "$(dirname "$0")/tap.sh"
 plan 22
 repo=$SCRATCH/repo

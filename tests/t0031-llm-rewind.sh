@@ -6,6 +6,7 @@
 # taken), and once the motifs are spent the inverse agent's proposals are
 # built, measured and kept like any step; one that does not compile or
 # has no code block is discarded and counted.
+# expensive: rewinds expert kernels with the scripted LLM peer
 . "$(dirname "$0")/tap.sh"
 plan 9
 export TEST_LLM_KEY=sk-rewind-key

@@ -5,6 +5,7 @@
 # failure, and memoized with its limit); a new best close to the old one
 # counts with the slower of its two measurements; and running a finished
 # episode again replays it from the memo with zero new evaluations.
+# expensive: episodes under seeded noise
 . "$(dirname "$0")/tap.sh"
 plan 8
 op=$SRC/examples/ops/level1/relu

@@ -5,6 +5,7 @@
 # file, the draft says what the hand-written manifest says (name, kernel,
 # tensors and dtypes, case shapes and attributes, input ranges).  Each
 # failure says which field and what to give; nothing is written then.
+# expensive: drafts and runs manifests of many operators
 . "$(dirname "$0")/tap.sh"
 
 cli() { "$BUILD/ascendopt" "$@"; }

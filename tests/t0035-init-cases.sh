@@ -6,6 +6,7 @@
 # repository with --all; 'ascendopt eval' checks the goldens.  The
 # operators are ours, laid out like cann-ops operators, with fixtures of our
 # own writing (tests/fixtures/init-cases).
+# expensive: drafts and evaluates every init fixture
 . "$(dirname "$0")/tap.sh"
 
 cli() { "$BUILD/ascendopt" "$@"; }

@@ -10,6 +10,7 @@
 # float16_t, TQueSync, the system workspace, an entry named like libm's
 # cos); the outputs match independent references; the repository files a
 # build reads are part of the cache key; and an episode runs on them.
+# expensive: evaluates operators inside whole repositories
 . "$(dirname "$0")/tap.sh"
 
 plan 15
