@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The experience bank: entries from rewinding expert kernels, retrieved
+ * by bottleneck signature for Stage II, with their credit.
+ * Part of optimizer/optimizer.h, which includes every one of these.
+ */
+#ifndef ASCENDOPT_OPTIMIZER_EXPERIENCE_H
+#define ASCENDOPT_OPTIMIZER_EXPERIENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+#include "tokens.h"
+
+struct event_base;
+struct store;
+struct store_batch;
+
+/* ------------------------------------------------------------ experience */
+
+/*
+ * The experience bank: entries of <title, description, bottleneck, diff>
+ * with the motif that produced them, kept in the store's experience family
+ * under the SHA-256 of motif and diff (the same rewrite found twice is one
+ * entry).  Retrieval ranks entries for a bottleneck signature with BM25
+ * over the entry's signature tokens, title and description.
+ */
+#define EXPERIENCE_MAX_ENTRIES 100000
+
+/*
+ * Adds or updates an entry in batch.  entry is an object with at least
+ * "title", "description", "bottleneck" and "diff" (strings); "motif",
+ * "operator", "origin" ("rewind" or "episode"), "slowdown" and an
+ * "embedding" array are kept when present.  *ret_id (may be NULL) gets its
+ * id.  -EINVAL when a required field is missing.
+ */
+int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[SHA256_HEX_SIZE]);
+
+/* Every entry, in id order (a new array); -errno on a store error. */
+int experience_list(struct store *store, json_t **ret_entries);
+
+/*
+ * The k entries whose text best matches query (usually a bottleneck
+ * signature), best first, each with a "score"; ties keep id order.
+ * Entries with no overlapping term are left out.
+ */
+int experience_retrieve(struct store *store, const char *query, size_t k, json_t **ret_entries);
+
+/*
+ * Adds every entry of a bank file ({"entries": [...]}, as 'ascendopt
+ * experience export' writes) in one batch: all or nothing.  *ret_added
+ * (may be NULL) gets the count.  -EINVAL for a malformed file or entry,
+ * -E2BIG beyond EXPERIENCE_MAX_ENTRIES, -errno when it cannot be read;
+ * the message in err names the file and the entry.
+ */
+int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,
+                           size_t err_size);
+
+/* The text an entry is embedded from: its title, description and bottleneck (new string). */
+char *experience_embedding_text(const json_t *entry);
+
+/*
+ * Stores n embeddings (dim floats each, row i for entry ids[i]) made by
+ * model, in one synced batch.  -ENOENT when an id is not in the bank.
+ */
+int experience_set_embeddings(struct store *store, const char *const *ids, const float *vectors,
+                              size_t n, size_t dim, const char *model);
+
+/*
+ * Dense retrieval: the k entries whose embedding by model is most similar
+ * to query (dim floats) by cosine, best first, each with that "score" and
+ * without its "embedding".  Entries not embedded by model are left out.
+ */
+int experience_retrieve_dense(struct store *store, const float *query, size_t dim,
+                              const char *model, size_t k, json_t **ret_entries);
+
+/* Counts a use of an entry and, when won, a win (a measured improvement). */
+int experience_credit(struct store *store, const char *id, bool won);
+
+/*
+ * A unified diff from a to b, with three lines of context, headed
+ * "--- a_name" and "+++ b_name"; "" when the texts are equal.  A new string.
+ */
+char *text_unified_diff(const char *a_name, const char *a, const char *b_name, const char *b);
+
+#endif

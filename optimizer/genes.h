@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage I's genes: the numeric choices of a tiling program (tile sizes,
+ * buffer counts, core counts) read from its source and written back.
+ * Part of optimizer/optimizer.h, which includes every one of these.
+ */
+#ifndef ASCENDOPT_OPTIMIZER_GENES_H
+#define ASCENDOPT_OPTIMIZER_GENES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+#include "tokens.h"
+
+struct event_base;
+struct store;
+struct store_batch;
+
+/* ------------------------------------------------------------ genes */
+
+/* How a gene's value may move. */
+enum gene_scale {
+        GENE_STEP,    /* any integer in [lo, hi] */
+        GENE_POW2,    /* powers of two in [lo, hi] */
+        GENE_ALIGN32, /* multiples of 32 in [lo, hi] */
+        GENE_CHOICE,  /* one of the integers in [lo, hi], unordered (a move's site, 0 none) */
+};
+
+/*
+ * One tunable integer literal of the tiling program: where it is, what it
+ * is called, and the range it may take.  Found in constexpr/const
+ * initialisers, #define values, plain variable initialisers and
+ * SetBlockDim(...) arguments, or marked explicitly with a comment
+ * "@tune lo..hi [step|pow2|align32]" on its line.
+ */
+struct gene {
+        char file[128];    /* relative to the operator directory */
+        size_t start, len; /* the literal's bytes in that file */
+        unsigned line;
+        char name[64]; /* the variable or macro it initialises */
+        int64_t value; /* as written in the baseline */
+        int64_t lo, hi;
+        enum gene_scale scale;
+        bool marked; /* from an @tune marker */
+};
+
+#define GENES_MAX 256
+
+/*
+ * Finds the genes of the files in op_host/ of an operator directory.  When
+ * any @tune marker exists, only marked literals are genes.  *ret_genes is
+ * malloc'd; 0 genes is not an error.
+ */
+int genes_find(const char *opdir, struct gene **ret_genes, size_t *ret_n, char *err,
+               size_t err_size);
+
+/* Parses one file's text (named file in the result) for genes; appends to *genes. */
+int genes_find_in_text(const char *file, const char *text, size_t len, struct gene **genes,
+                       size_t *n, char *err, size_t err_size);
+
+/* Clamps and snaps value to the gene's range and scale. */
+int64_t gene_snap(const struct gene *gene, int64_t value);
+
+/*
+ * Rewrites the text of one file with the genes that belong to it (those
+ * whose file equals file) set to values[i]; others are ignored.  *ret is a
+ * new string.  -EINVAL if a gene's bytes no longer hold its literal.
+ */
+int genes_apply(const char *file, const char *text, size_t len, const struct gene *genes,
+                const int64_t *values, size_t n, char **ret);
+
+#endif
