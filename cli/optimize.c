@@ -335,11 +335,7 @@ int cmd_optimize(int argc, char **argv)
                         llm_config = optarg;
                         break;
                 case 'B':
-                        if (strcmp(optarg, "sim") == 0)
-                                backend = NPU_BACKEND_SIM;
-                        else if (strcmp(optarg, "ascend") == 0)
-                                backend = NPU_BACKEND_ASCEND;
-                        else
+                        if (npu_backend_from_name(optarg, &backend) < 0)
                                 return cli_usage_error("optimize", "--backend is sim or ascend");
                         break;
                 case 'D':

@@ -201,11 +201,6 @@ static int compiler_version(char *buf, size_t size)
         return 0;
 }
 
-const char *npu_backend_name(enum npu_backend backend)
-{
-        return backend == NPU_BACKEND_ASCEND ? "ascend" : "sim";
-}
-
 /*
  * Files whose contents say which CANN toolkit this is, relative to its
  * root (ascend-toolkit/latest).  The install info and the per-component
@@ -330,6 +325,12 @@ int npu_sim_context(const struct npu_sim_paths *paths, const char *platform, dou
         return 0;
 }
 
+struct backend;
+static const struct backend *backend_of(enum npu_backend backend);
+static bool backend_needs_sim_paths(enum npu_backend backend);
+static bool backend_needs_platform(enum npu_backend backend);
+static int backend_context(struct npu_evaluator *e, char *err, size_t err_size);
+
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
                       struct store *store, const struct npu_evaluator_options *options,
                       struct npu_evaluator **ret_evaluator, char *err, size_t err_size)
@@ -339,9 +340,9 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
 
         if (!runner || !store || !options || !options->base || !options->scratch_dir)
                 return -EINVAL;
-        if (options->backend == NPU_BACKEND_SIM && !paths)
+        if (backend_needs_sim_paths(options->backend) && !paths)
                 return -EINVAL;
-        if (options->backend == NPU_BACKEND_ASCEND && !options->platform) {
+        if (backend_needs_platform(options->backend) && !options->platform) {
                 snprintf(err, err_size,
                          "the ascend backend needs the SoC of its devices (platform, e.g. "
                          "Ascend910B4)");
@@ -396,14 +397,7 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
                 e->cache_dir = absolute;
                 e->options.cache_dir = absolute;
         }
-        if (e->options.backend == NPU_BACKEND_ASCEND) {
-                r = ascend_context(e, err, err_size);
-                if (r < 0)
-                        goto fail;
-                *ret_evaluator = e;
-                return 0;
-        }
-        r = npu_sim_context(paths, e->platform, options->jitter_pct, e->context, err, err_size);
+        r = backend_context(e, err, err_size);
         if (r < 0)
                 goto fail;
         *ret_evaluator = e;
@@ -1004,10 +998,98 @@ static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
         return true;
 }
 
+/* The simulated NPU: one build and a run of every case, in the sandbox. */
+static int start_sim(struct npu_evaluator *e, struct npu_evaluation *ev,
+                     const struct npu_request *req, const char *work_dir)
+{
+        struct npu_eval_options options = { 0 };
+
+        options.platform = e->platform;
+        options.seed = req->seed;
+        options.only_case = -1;
+        options.skip_bench = req->skip_bench;
+        options.build_only = req->build_only;
+        options.slow_after_us = req->slow_after_us;
+        if (e->options.jitter_pct > 0) {
+                options.jitter_pct = e->options.jitter_pct;
+                options.jitter_seed = req->seed ^ strtoull(ev->identity + 48, NULL, 16);
+        }
+        options.timeout_s = e->options.timeout_s;
+        options.limits = e->options.limits;
+        options.work_dir = work_dir;
+        options.keep_work_dir = true;
+        options.sandbox = e->options.sandbox;
+        options.permissive = e->options.permissive;
+        options.cache_dir = e->cache_dir;
+        options.cache_salt = e->context;
+        options.build_prelude = ++e->sim_compiles > PRELUDE_AFTER;
+        options.layout = ev->layout;
+        return npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
+                              &ev->sim);
+}
+
+static int sim_context(struct npu_evaluator *e, char *err, size_t err_size)
+{
+        return npu_sim_context(e->paths, e->platform, e->options.jitter_pct, e->context, err,
+                               err_size);
+}
+
+/*
+ * The backends, by enum npu_backend and by name: what each needs, the
+ * context part of every identity, and how a candidate is measured.
+ */
+struct backend {
+        const char *name;
+        bool needs_sim_paths; /* the simulator's headers and runtime */
+        bool needs_platform;  /* the SoC must be given: it cannot be defaulted */
+        int (*context)(struct npu_evaluator *e, char *err, size_t err_size);
+        int (*start)(struct npu_evaluator *e, struct npu_evaluation *ev,
+                     const struct npu_request *req, const char *work_dir);
+};
+
+static const struct backend backends[] = {
+        [NPU_BACKEND_SIM] = { "sim", true, false, sim_context, start_sim },
+        [NPU_BACKEND_ASCEND] = { "ascend", false, true, ascend_context, start_ascend },
+};
+
+static const struct backend *backend_of(enum npu_backend backend)
+{
+        return &backends[(size_t)backend < ARRAY_SIZE(backends) ? backend : NPU_BACKEND_SIM];
+}
+
+const char *npu_backend_name(enum npu_backend backend)
+{
+        return backend_of(backend)->name;
+}
+
+static bool backend_needs_sim_paths(enum npu_backend backend)
+{
+        return backend_of(backend)->needs_sim_paths;
+}
+
+static bool backend_needs_platform(enum npu_backend backend)
+{
+        return backend_of(backend)->needs_platform;
+}
+
+static int backend_context(struct npu_evaluator *e, char *err, size_t err_size)
+{
+        return backend_of(e->options.backend)->context(e, err, err_size);
+}
+
+int npu_backend_from_name(const char *name, enum npu_backend *ret)
+{
+        for (size_t i = 0; name && i < ARRAY_SIZE(backends); i++)
+                if (strcmp(backends[i].name, name) == 0) {
+                        *ret = (enum npu_backend)i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
                  void *userdata, struct npu_evaluation **ret_evaluation)
 {
-        struct npu_eval_options options = { 0 };
         struct npu_evaluation *ev = NULL;
         struct npu_op_layout *materialised = NULL;
         struct candidate *c = NULL;
@@ -1085,38 +1167,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         r = npu_manifest_load(op_dir, &ev->manifest, err, sizeof(err));
         if (r < 0)
                 goto fail;
-        if (e->options.backend == NPU_BACKEND_ASCEND) {
-                r = start_ascend(e, ev, req, work_dir);
-                if (r < 0)
-                        goto fail;
-                candidate_release(c);
-                free(c);
-                if (ret_evaluation)
-                        *ret_evaluation = ev;
-                return 0;
-        }
-        options.platform = e->platform;
-        options.seed = req->seed;
-        options.only_case = -1;
-        options.skip_bench = req->skip_bench;
-        options.build_only = req->build_only;
-        options.slow_after_us = req->slow_after_us;
-        if (e->options.jitter_pct > 0) {
-                options.jitter_pct = e->options.jitter_pct;
-                options.jitter_seed = req->seed ^ strtoull(ev->identity + 48, NULL, 16);
-        }
-        options.timeout_s = e->options.timeout_s;
-        options.limits = e->options.limits;
-        options.work_dir = work_dir;
-        options.keep_work_dir = true;
-        options.sandbox = e->options.sandbox;
-        options.permissive = e->options.permissive;
-        options.cache_dir = e->cache_dir;
-        options.cache_salt = e->context;
-        options.build_prelude = ++e->sim_compiles > PRELUDE_AFTER;
-        options.layout = ev->layout;
-        r = npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
-                           &ev->sim);
+        r = backend_of(e->options.backend)->start(e, ev, req, work_dir);
         if (r < 0)
                 goto fail;
         candidate_release(c);

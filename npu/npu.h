@@ -509,6 +509,8 @@ enum npu_backend {
 
 /* "sim" or "ascend". */
 const char *npu_backend_name(enum npu_backend backend);
+/* The backend of that name; -EINVAL for none. */
+int npu_backend_from_name(const char *name, enum npu_backend *ret);
 
 struct npu_evaluator_options {
         struct event_base *base; /* the loop the runner is on (borrowed) */
