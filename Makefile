@@ -123,7 +123,7 @@ check-quick: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 check-quick-tests
 
 check-quick-tests: tests
-	$(TEST_ENV) prove -j$(NPROC) --exec '' $(QUICK_TESTS)
+	$(TEST_ENV) prove -j$$(( $(NPROC) * 2 )) --exec '' $(QUICK_TESTS)
 
 # The seed bank: rewind over the corpus experts in a throwaway state
 # directory, exported to etc/ascendopt/seed-bank.json (checked in).  The

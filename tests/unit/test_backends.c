@@ -6,6 +6,8 @@
  * of the same schema; and the ascend evaluator memoizes, judges against a
  * reference, pins the leased device, never serves a sim result and can be
  * cancelled while it writes its inputs.
+ *
+ * expensive: builds and runs operators on the simulator and the fake toolchain
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,6 +5,8 @@
  * compiles nothing, a correct variant judged against the reference, a wrong
  * kernel caught, a compile error remembered, and identities that change
  * with the platform.
+ *
+ * expensive: evaluates operators on the simulator
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -6,6 +6,8 @@
  * round-trips through its inverse, leaves comments and macros alone, and
  * (on the simulator) compiles, keeps the outputs and, for the optimizing
  * direction, lowers the latency.
+ *
+ * expensive: applies every motif to real kernels and evaluates them
  */
 #include <stdarg.h>
 #include <stddef.h>

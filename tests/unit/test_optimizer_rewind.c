@@ -6,6 +6,8 @@
  * the fast one back; a second walk is all memo hits and adds nothing; and
  * inverses that do not compile or give the wrong answer are skipped and
  * counted.
+ *
+ * expensive: rewinds expert kernels on the simulator
  */
 #include <stdarg.h>
 #include <stddef.h>

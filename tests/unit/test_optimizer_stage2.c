@@ -8,6 +8,8 @@
  * the full episode alternates stages, resumes after a stop, and ends
  * at least as fast as Stage I alone, and a motif that overflows the UB
  * is repaired with a tiling fitted to the new kernel.
+ *
+ * expensive: runs Stage II episodes on the simulator
  */
 #include <stdarg.h>
 #include <stddef.h>

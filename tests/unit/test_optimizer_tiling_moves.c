@@ -6,6 +6,8 @@
  * result no longer matches), touches only op_host/ files, and (on the
  * simulator) the rewritten operator builds and gives the baseline's
  * outputs.
+ *
+ * expensive: applies the tiling moves to real operators and evaluates them
  */
 #include <stdarg.h>
 #include <stddef.h>
