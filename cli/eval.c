@@ -210,7 +210,7 @@ int cmd_eval(int argc, char **argv)
         };
         const char *permissive[MAX_PERMISSIVE + 1] = { NULL };
         size_t n_permissive = 0;
-        struct npu_eval_options eval_options = { .seed = 1, .only_case = -1 };
+        struct npu_sim_run_options eval_options = { .seed = 1, .only_case = -1 };
         struct eval_session session = { 0 };
         struct npu_sim_paths paths = { 0 };
         struct child_runner *runner = NULL;
@@ -402,7 +402,7 @@ int cmd_eval(int argc, char **argv)
                 eval_options.input_files = npu_golden_input_files(golden);
         }
         for (size_t i = 0; i < session.n_runs; i++) {
-                r = npu_eval_start(runner, &paths, session.runs[i].manifest, &eval_options,
+                r = npu_sim_run_start(runner, &paths, session.runs[i].manifest, &eval_options,
                                    on_eval_done, &session.runs[i], NULL);
                 if (r < 0) {
                         fprintf(stderr, "ascendopt eval: %s: cannot start: %s\n",

@@ -3337,7 +3337,7 @@ static void on_check_golden_done(void *userdata)
 static int check_draft(struct sim_session *s, const struct npu_manifest *m, int only_case,
                        char *err, size_t size, char *summary, size_t summary_size)
 {
-        struct npu_eval_options options = { .seed = 1,
+        struct npu_sim_run_options options = { .seed = 1,
                                             .only_case = only_case < 0 ? 0 : only_case,
                                             .sandbox = true };
         struct npu_golden *golden = NULL;
@@ -3375,7 +3375,7 @@ static int check_draft(struct sim_session *s, const struct npu_manifest *m, int 
                         event_base_loop(s->base, EVLOOP_ONCE);
                 options.input_files = npu_golden_input_files(golden);
         }
-        r = npu_eval_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
+        r = npu_sim_run_start(s->runner, &s->paths, m, &options, on_check_done, &result, NULL);
         if (r < 0) {
                 snprintf(err, size, "cannot start the check: %s", child_strerror(r));
                 npu_golden_free(golden);

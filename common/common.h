@@ -212,7 +212,7 @@ struct child_limits {
         uint64_t file_size_bytes;     /* RLIMIT_FSIZE */
         uint64_t processes;           /* RLIMIT_NPROC, counted per sandbox (child.c) */
         /* not an rlimit: the evaluation checks its work directory against it
-         * after each run (npu/sim.c) */
+         * after each run (npu/sim-run.c) */
         uint64_t scratch_bytes;
 };
 

@@ -52,7 +52,7 @@ struct ascend_eval {
         struct child_runner *runner;
         const struct npu_manifest *manifest;
         struct ascend_eval_options options;
-        npu_eval_done_fn done;
+        npu_sim_run_done_fn done;
         void *userdata;
 
         char work_dir[PATH_MAX];
@@ -852,7 +852,7 @@ static void on_env_loaded(int r, struct ascend_env *env, const char *message, vo
 }
 
 int ascend_eval_start(struct child_runner *runner, const struct npu_manifest *manifest,
-                      const struct ascend_eval_options *options, npu_eval_done_fn done,
+                      const struct ascend_eval_options *options, npu_sim_run_done_fn done,
                       void *userdata, struct ascend_eval **ret_eval)
 {
         struct ascend_eval *e;

@@ -521,7 +521,7 @@ struct ascend_eval;
  * borrowed until done runs.  Returns -errno when nothing was started.
  */
 int ascend_eval_start(struct child_runner *runner, const struct npu_manifest *manifest,
-                      const struct ascend_eval_options *options, npu_eval_done_fn done,
+                      const struct ascend_eval_options *options, npu_sim_run_done_fn done,
                       void *userdata, struct ascend_eval **ret_eval);
 /* Cancels; done still runs, with status infra_error. */
 void ascend_eval_cancel(struct ascend_eval *eval);

@@ -76,7 +76,7 @@ struct candidate {
         size_t n;
 };
 
-struct npu_evaluation {
+struct npu_job {
         struct npu_evaluator *evaluator;
         npu_evaluated_fn done;
         void *userdata;
@@ -93,7 +93,7 @@ struct npu_evaluation {
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
-        struct npu_eval *sim;       /* the build and run in flight, NULL on a memo hit */
+        struct npu_sim_run *sim;       /* the build and run in flight, NULL on a memo hit */
         struct ascend_eval *ascend; /* the same on a real NPU */
         json_t *case_inputs;        /* ascend: {case: [{name, dtype, shape, file}]} */
         struct ascend_case_run *runs;
@@ -670,7 +670,7 @@ static int candidate_write(const struct candidate *c, const char *root, const ch
 
 /* ------------------------------------------------------------ evaluation */
 
-static void evaluation_free(struct npu_evaluation *ev)
+static void evaluation_free(struct npu_job *ev)
 {
         if (!ev)
                 return;
@@ -700,7 +700,7 @@ static void evaluation_free(struct npu_evaluation *ev)
 
 static void deliver_memo(evutil_socket_t fd, short what, void *arg)
 {
-        struct npu_evaluation *ev = arg;
+        struct npu_job *ev = arg;
         json_t *result = ev->memo;
 
         (void)fd;
@@ -728,10 +728,10 @@ static json_t *storable(const json_t *result)
         return copy;
 }
 
-void npu_evaluation_cancel(struct npu_evaluation *ev)
+void npu_job_cancel(struct npu_job *ev)
 {
         if (ev && ev->sim)
-                npu_eval_cancel(ev->sim);
+                npu_sim_run_cancel(ev->sim);
         if (ev && ev->ascend)
                 ascend_eval_cancel(ev->ascend);
         if (ev && ev->inputs_running)
@@ -740,7 +740,7 @@ void npu_evaluation_cancel(struct npu_evaluation *ev)
 
 static void on_backend_done(json_t *result, void *userdata)
 {
-        struct npu_evaluation *ev = userdata;
+        struct npu_job *ev = userdata;
         struct npu_evaluator *e = ev->evaluator;
         const char *status = json_string_value(json_object_get(result, "status"));
         char err[1024];
@@ -813,10 +813,10 @@ static json_t *store_sources(struct npu_evaluator *e, const struct candidate *c)
 }
 
 /* Ends an ascend evaluation that never reached the backend, from the loop. */
-static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
+static void ascend_failed(struct npu_job *ev, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
+static void ascend_failed(struct npu_job *ev, const char *fmt, ...)
 {
         char message[2048];
         va_list ap;
@@ -845,7 +845,7 @@ static void ascend_failed(struct npu_evaluation *ev, const char *fmt, ...)
  */
 static void *write_inputs(void *arg)
 {
-        struct npu_evaluation *ev = arg;
+        struct npu_job *ev = arg;
         const uint64_t one = 1;
         ssize_t n;
 
@@ -876,7 +876,7 @@ static void *write_inputs(void *arg)
 /* Back on the loop with the inputs: one build and a measured run per case. */
 static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
 {
-        struct npu_evaluation *ev = arg;
+        struct npu_job *ev = arg;
         struct npu_evaluator *e = ev->evaluator;
         const struct npu_manifest *m = ev->manifest;
         struct ascend_eval_options options = { 0 };
@@ -942,7 +942,7 @@ static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
  * harness reads them) on a worker thread; then the candidate is built and
  * installed once and each case measured on the leased device.
  */
-static int start_ascend(struct npu_evaluator *e, struct npu_evaluation *ev,
+static int start_ascend(struct npu_evaluator *e, struct npu_job *ev,
                         const struct npu_request *req, const char *work_dir)
 {
         const struct npu_manifest *m = ev->manifest;
@@ -999,10 +999,10 @@ static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
 }
 
 /* The simulated NPU: one build and a run of every case, in the sandbox. */
-static int start_sim(struct npu_evaluator *e, struct npu_evaluation *ev,
+static int start_sim(struct npu_evaluator *e, struct npu_job *ev,
                      const struct npu_request *req, const char *work_dir)
 {
-        struct npu_eval_options options = { 0 };
+        struct npu_sim_run_options options = { 0 };
 
         options.platform = e->platform;
         options.seed = req->seed;
@@ -1024,7 +1024,7 @@ static int start_sim(struct npu_evaluator *e, struct npu_evaluation *ev,
         options.cache_salt = e->context;
         options.build_prelude = ++e->sim_compiles > PRELUDE_AFTER;
         options.layout = ev->layout;
-        return npu_eval_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
+        return npu_sim_run_start(e->runner, e->paths, ev->manifest, &options, on_backend_done, ev,
                               &ev->sim);
 }
 
@@ -1043,7 +1043,7 @@ struct backend {
         bool needs_sim_paths; /* the simulator's headers and runtime */
         bool needs_platform;  /* the SoC must be given: it cannot be defaulted */
         int (*context)(struct npu_evaluator *e, char *err, size_t err_size);
-        int (*start)(struct npu_evaluator *e, struct npu_evaluation *ev,
+        int (*start)(struct npu_evaluator *e, struct npu_job *ev,
                      const struct npu_request *req, const char *work_dir);
 };
 
@@ -1088,9 +1088,9 @@ int npu_backend_from_name(const char *name, enum npu_backend *ret)
 }
 
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
-                 void *userdata, struct npu_evaluation **ret_evaluation)
+                 void *userdata, struct npu_job **ret_job)
 {
-        struct npu_evaluation *ev = NULL;
+        struct npu_job *ev = NULL;
         struct npu_op_layout *materialised = NULL;
         struct candidate *c = NULL;
         char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024];
@@ -1133,8 +1133,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 evtimer_add(ev->later, &now);
                 candidate_release(c);
                 free(c);
-                if (ret_evaluation)
-                        *ret_evaluation = ev;
+                if (ret_job)
+                        *ret_job = ev;
                 return 0;
         }
 
@@ -1172,8 +1172,8 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 goto fail;
         candidate_release(c);
         free(c);
-        if (ret_evaluation)
-                *ret_evaluation = ev;
+        if (ret_job)
+                *ret_job = ev;
         return 0;
 fail:
         if (c)

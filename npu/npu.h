@@ -319,7 +319,7 @@ struct npu_sim_paths {
 int npu_sim_paths_find(struct npu_sim_paths *ret);
 void npu_sim_paths_release(struct npu_sim_paths *paths);
 
-struct npu_eval_options {
+struct npu_sim_run_options {
         const char *platform; /* NULL: Ascend910B2 */
         uint64_t seed;
         int only_case;   /* index into the manifest's cases; -1 runs every case */
@@ -379,13 +379,13 @@ int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_pat
                            const char *opdir, const char *work_dir, double timeout_s,
                            npu_describe_done_fn done, void *userdata);
 
-struct npu_eval;
+struct npu_sim_run;
 
 /*
  * Receives the result JSON (docs/design.md, "The result of an evaluation"); ownership passes
  * to the callback.  Called once, from the event loop.
  */
-typedef void (*npu_eval_done_fn)(json_t *result, void *userdata);
+typedef void (*npu_sim_run_done_fn)(json_t *result, void *userdata);
 
 /*
  * Builds the operator for the simulator and runs its cases, asynchronously
@@ -393,12 +393,12 @@ typedef void (*npu_eval_done_fn)(json_t *result, void *userdata);
  * outlive the evaluation.  Returns -errno when nothing could be started
  * (the callback is then never called).
  */
-int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *paths,
-                   const struct npu_manifest *manifest, const struct npu_eval_options *options,
-                   npu_eval_done_fn done, void *userdata, struct npu_eval **ret_eval);
+int npu_sim_run_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                   const struct npu_manifest *manifest, const struct npu_sim_run_options *options,
+                   npu_sim_run_done_fn done, void *userdata, struct npu_sim_run **ret_eval);
 
 /* Cancels a running evaluation; its callback still runs, with status infra_error. */
-void npu_eval_cancel(struct npu_eval *eval);
+void npu_sim_run_cancel(struct npu_sim_run *eval);
 
 /*
  * Compares the outputs recorded in two results of the same manifest and
@@ -433,7 +433,7 @@ struct npu_golden;
 
 struct npu_golden_options {
         const char *work_dir; /* the evaluation's work directory (exists; kept until the check) */
-        int only_case;        /* as npu_eval_options */
+        int only_case;        /* as npu_sim_run_options */
         bool skip_bench;
         bool sandbox;
         double timeout_s; /* per Python run; 0: 300 s */
@@ -452,7 +452,7 @@ struct npu_golden *npu_golden_free(struct npu_golden *golden);
 /*
  * Runs gen_data.py for the example cases, on the runner's loop; done is
  * called once, after which npu_golden_input_files() is the
- * npu_eval_options.input_files to evaluate with (borrowed from golden).
+ * npu_sim_run_options.input_files to evaluate with (borrowed from golden).
  */
 void npu_golden_prepare(struct npu_golden *golden, npu_golden_done_fn done, void *userdata);
 const json_t *npu_golden_input_files(const struct npu_golden *golden);
@@ -497,7 +497,7 @@ int npu_golden_run_job(struct child_runner *runner, const char *opdir, const cha
  */
 struct store;
 struct npu_evaluator;
-struct npu_evaluation;
+struct npu_job;
 struct ascend_env;
 
 #define NPU_EVALUATOR_VERSION 1
@@ -630,13 +630,13 @@ int npu_candidate_identity(const struct npu_evaluator *evaluator, const struct n
                            char hex[SHA256_HEX_SIZE]);
 
 int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *request,
-                 npu_evaluated_fn done, void *userdata, struct npu_evaluation **ret_evaluation);
+                 npu_evaluated_fn done, void *userdata, struct npu_job **ret_job);
 
 /*
  * Kills the children of an evaluation in flight; its callback still runs,
  * soon, with status infra_error (never stored).  The handle is valid until
  * the callback returns.
  */
-void npu_evaluation_cancel(struct npu_evaluation *evaluation);
+void npu_job_cancel(struct npu_job *evaluation);
 
 #endif

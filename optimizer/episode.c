@@ -90,7 +90,7 @@ struct episode {
         bool out_of_time;         /* the wall-clock budget ran out */
         char *log_context;        /* owned copy of options.log_context */
         struct event *wall_timer; /* fires at the wall-clock budget */
-        struct npu_evaluation *in_flight;
+        struct npu_job *in_flight;
         json_t *record;
         json_t *baseline;         /* kept reference result */
         json_t *confirm_baseline; /* the reference at the confirmation seed */
@@ -1303,7 +1303,7 @@ static void on_wall_budget(evutil_socket_t fd, short what, void *userdata)
 
         ep->out_of_time = true;
         if (ep->in_flight)
-                npu_evaluation_cancel(ep->in_flight); /* on_evaluated finishes it */
+                npu_job_cancel(ep->in_flight); /* on_evaluated finishes it */
         else if (ep->llm_call)
                 llm_call_cancel(ep->llm_call); /* its callback finishes it */
         else if (ep->phase != PHASE_DONE)
@@ -2455,7 +2455,7 @@ void episode_stop(struct episode *ep)
         if (!ep)
                 return;
         ep->stopping = true;
-        npu_evaluation_cancel(ep->in_flight);
+        npu_job_cancel(ep->in_flight);
         if (ep->llm_call)
                 llm_call_cancel(ep->llm_call);
 }

@@ -60,7 +60,7 @@ struct rewind {
 
         enum phase phase;
         bool cancelled;
-        struct npu_evaluation *in_flight;
+        struct npu_job *in_flight;
         json_t *reference; /* the expert's result, outputs kept */
         json_t *summary;
         json_t *tried;       /* site keys already tried: true, or false when deferred */

@@ -216,7 +216,7 @@ static void on_sim_eval(json_t *result, void *userdata)
 /* The sim's own inputs of case 0 against the evaluator's C generator, for one operator. */
 static void inputs_match(const char *op)
 {
-        struct npu_eval_options options = { .seed = 9, .only_case = 0, .timeout_s = 60 };
+        struct npu_sim_run_options options = { .seed = 9, .only_case = 0, .timeout_s = 60 };
         struct npu_manifest *m = NULL;
         struct outcome o = { 0 };
         char dir[PATH_MAX], work[PATH_MAX], mine[PATH_MAX], theirs[PATH_MAX], err[1024];
@@ -229,7 +229,7 @@ static void inputs_match(const char *op)
         pathf(work, sizeof(work), "%s/inputs-sim-%s", fx->root, op);
         options.work_dir = work;
         options.keep_work_dir = true;
-        assert_int_equal(npu_eval_start(fx->runner, &fx->paths, m, &options, on_sim_eval, &o, NULL),
+        assert_int_equal(npu_sim_run_start(fx->runner, &fx->paths, m, &options, on_sim_eval, &o, NULL),
                          0);
         while (!o.done)
                 event_base_loop(fx->base, EVLOOP_ONCE);
@@ -446,12 +446,12 @@ static void test_ascend_evaluator(void **state)
 static void test_ascend_cancel(void **state)
 {
         struct npu_request req = { .manifest = fx->manifest, .seed = 77, .device = 0 };
-        struct npu_evaluation *evaluation = NULL;
+        struct npu_job *evaluation = NULL;
         struct outcome o = { 0 };
 
         /* cancelled while its inputs are written: infra_error, never stored */
         assert_int_equal(npu_evaluate(fx->ascend, &req, on_done, &o, &evaluation), 0);
-        npu_evaluation_cancel(evaluation);
+        npu_job_cancel(evaluation);
         while (!o.done)
                 event_base_loop(fx->base, EVLOOP_ONCE);
         assert_string_equal(status_of(o.result), "infra_error");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulated-NPU evaluator: compiles an operator's op_host sources and a
+ * One simulator run (struct npu_sim_run): compiles an operator's op_host sources and a
  * generated glue unit that includes its kernel against the clean-room
  * AscendC headers, links the simulator runtime, then runs each shape case
  * and gathers the per-case result files into one result JSON.  Every step
@@ -211,12 +211,12 @@ enum eval_step {
         STEP_DONE,
 };
 
-struct npu_eval {
+struct npu_sim_run {
         struct child_runner *runner;
         const struct npu_sim_paths *paths;
         const struct npu_manifest *manifest;
-        struct npu_eval_options options;
-        npu_eval_done_fn done;
+        struct npu_sim_run_options options;
+        npu_sim_run_done_fn done;
         void *userdata;
 
         char work_dir[PATH_MAX];
@@ -243,7 +243,7 @@ struct npu_eval {
         json_t *cases;
 };
 
-static void eval_free(struct npu_eval *e)
+static void eval_free(struct npu_sim_run *e)
 {
         if (!e)
                 return;
@@ -276,7 +276,7 @@ static bool out_of_space(const json_t *error, const json_t *cases)
         return false;
 }
 
-static void finish(struct npu_eval *e, const char *status, json_t *error)
+static void finish(struct npu_sim_run *e, const char *status, json_t *error)
 {
         json_t *result = e->result;
         struct sha256 digest;
@@ -402,13 +402,13 @@ static void finish(struct npu_eval *e, const char *status, json_t *error)
         eval_free(e);
 }
 
-static void advance(struct npu_eval *e);
-static int start_compiles(struct npu_eval *e);
-static void on_precompile_done(struct npu_eval *e, const struct child_result *r);
+static void advance(struct npu_sim_run *e);
+static int start_compiles(struct npu_sim_run *e);
+static void on_precompile_done(struct npu_sim_run *e, const struct child_result *r);
 
 static void on_step_done(const struct child_result *r, void *userdata);
 
-static int start_child(struct npu_eval *e, const char *const *argv, bool sandboxed, size_t slot)
+static int start_child(struct npu_sim_run *e, const char *const *argv, bool sandboxed, size_t slot)
 {
         /* the whole repository only when the build reads files outside the operator */
         const char *ro_paths[] = { npu_op_layout_uses_repo(e->layout) ? e->layout->repo_root
@@ -455,7 +455,7 @@ struct compile_args {
  * the ge::DataType value, an integer that works in #if against the DT_*
  * macros of the kernel prelude.
  */
-static void add_common_compile_args(struct npu_eval *e, struct compile_args *a,
+static void add_common_compile_args(struct npu_sim_run *e, struct compile_args *a,
                                     const char *const *flags, bool kernel, const char **argv,
                                     size_t *n)
 {
@@ -613,7 +613,7 @@ static bool hash_arg_without(struct sha256 *s, const char *arg, const char *plac
  * files it can see: the operator's, and the repository's that its build
  * reads.  slot MAX_HOST_SOURCES is the kernel unit.
  */
-static void unit_key(struct npu_eval *e, const char *const *argv, size_t slot,
+static void unit_key(struct npu_sim_run *e, const char *const *argv, size_t slot,
                      char hex[SHA256_HEX_SIZE])
 {
         static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc", NULL };
@@ -703,7 +703,7 @@ static void sha256_of(const void *data, size_t len, char hex[SHA256_HEX_SIZE])
  * must still hash to what was recorded beside it when it was stored, or
  * it is dropped as a miss.
  */
-static bool cache_fetch(struct npu_eval *e, size_t slot, const char *object)
+static bool cache_fetch(struct npu_sim_run *e, size_t slot, const char *object)
 {
         char cached[PATH_MAX], sidecar[PATH_MAX], hex[SHA256_HEX_SIZE], *data = NULL,
                                                                         *recorded = NULL;
@@ -739,7 +739,7 @@ out:
 }
 
 /* Keeps a freshly compiled unit for later candidates, with its content's hash beside it. */
-static void cache_store(struct npu_eval *e, size_t slot)
+static void cache_store(struct npu_sim_run *e, size_t slot)
 {
         char cached[PATH_MAX], sidecar[PATH_MAX], object[PATH_MAX], hex[SHA256_HEX_SIZE + 1];
         char *data = NULL;
@@ -767,7 +767,7 @@ static void cache_store(struct npu_eval *e, size_t slot)
         free(data);
 }
 
-static int start_compile_host(struct npu_eval *e, size_t index)
+static int start_compile_host(struct npu_sim_run *e, size_t index)
 {
         struct compile_args *args = calloc(1, sizeof(*args));
         char source[PATH_MAX], object[PATH_MAX];
@@ -940,7 +940,7 @@ static void write_tiling_class_uses(const struct npu_op_layout *l, FILE *f)
         }
 }
 
-static int start_compile_kernel(struct npu_eval *e)
+static int start_compile_kernel(struct npu_sim_run *e)
 {
         struct compile_args *args = NULL;
         char glue[PATH_MAX], object[PATH_MAX], *text = NULL, rename[320], op_type[192];
@@ -1032,7 +1032,7 @@ static bool gold_available(void)
         return known;
 }
 
-static int start_link(struct npu_eval *e)
+static int start_link(struct npu_sim_run *e)
 {
         char objects[MAX_HOST_SOURCES + 1][PATH_MAX], program[PATH_MAX], libdir[PATH_MAX];
         const char *argv[MAX_ARGS];
@@ -1063,7 +1063,7 @@ static int start_link(struct npu_eval *e)
         return start_child(e, argv, e->options.sandbox, 0);
 }
 
-static json_t *load_platform(struct npu_eval *e, char *err, size_t size)
+static json_t *load_platform(struct npu_sim_run *e, char *err, size_t size)
 {
         char path[PATH_MAX];
         json_error_t error;
@@ -1109,7 +1109,7 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
         return out;
 }
 
-static int start_run(struct npu_eval *e, char *err, size_t err_size)
+static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
 {
         const struct npu_manifest *m = e->manifest;
         const struct npu_case *c = &m->cases[e->next_case];
@@ -1208,7 +1208,7 @@ static int file_sha256(const char *path, char hex[SHA256_HEX_SIZE])
  * it is missing or no JSON object.  It is read without following links,
  * and the output files it names must be plain names in case_N/.
  */
-static json_t *read_case_result(struct npu_eval *e)
+static json_t *read_case_result(struct npu_sim_run *e)
 {
         char path[PATH_MAX], file[PATH_MAX], hex[SHA256_HEX_SIZE], *text = NULL;
         json_t *r, *outputs, *o;
@@ -1293,7 +1293,7 @@ static void add_printed_reason(json_t *error, const struct child_result *r)
  * ends as the operator's runtime_error, naming the limit.  Each file was
  * capped by RLIMIT_FSIZE while it ran; this bounds their sum.
  */
-static bool scratch_exceeded(struct npu_eval *e)
+static bool scratch_exceeded(struct npu_sim_run *e)
 {
         uint64_t limit = child_limits_or_defaults(e->options.limits).scratch_bytes, bytes = 0,
                  entries = 0;
@@ -1318,7 +1318,7 @@ static bool scratch_exceeded(struct npu_eval *e)
         return true;
 }
 
-static void on_run_done(struct npu_eval *e, const struct child_result *r)
+static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
 {
         const struct npu_case *c = &e->manifest->cases[e->next_case];
         char what[128];
@@ -1358,7 +1358,7 @@ static void on_run_done(struct npu_eval *e, const struct child_result *r)
 }
 
 /* Clears the slot a finished child had and says which it was. */
-static size_t forget_child(struct npu_eval *e, const struct child *child)
+static size_t forget_child(struct npu_sim_run *e, const struct child *child)
 {
         for (size_t i = 0; i < ARRAY_SIZE(e->children); i++) {
                 if (e->children[i] && e->children[i] == child) {
@@ -1369,7 +1369,7 @@ static size_t forget_child(struct npu_eval *e, const struct child *child)
         return ARRAY_SIZE(e->children);
 }
 
-static void on_compile_done(struct npu_eval *e, const struct child_result *r, size_t slot)
+static void on_compile_done(struct npu_sim_run *e, const struct child_result *r, size_t slot)
 {
         char what[128];
 
@@ -1398,7 +1398,7 @@ static void on_compile_done(struct npu_eval *e, const struct child_result *r, si
 
 static void on_step_done(const struct child_result *r, void *userdata)
 {
-        struct npu_eval *e = userdata;
+        struct npu_sim_run *e = userdata;
         char what[128];
         size_t slot = forget_child(e, r->child);
 
@@ -1445,7 +1445,7 @@ static void on_step_done(const struct child_result *r, void *userdata)
 }
 
 /* Starts the next step, or finishes. */
-static void advance(struct npu_eval *e)
+static void advance(struct npu_sim_run *e)
 {
         char err[1024] = "";
         int r = 0;
@@ -1515,7 +1515,7 @@ static void sort_names(char **list, size_t n)
  * write there are read without following any), and inputs/ below it,
  * made afresh for what the evaluation hands its children.
  */
-static int make_inputs_dir(struct npu_eval *e)
+static int make_inputs_dir(struct npu_sim_run *e)
 {
         char real[PATH_MAX];
         int r;
@@ -1535,7 +1535,7 @@ static int make_inputs_dir(struct npu_eval *e)
  * The operator's layout: the options' (an episode's candidate, laid out
  * like its base), else read from the manifest's folder and its repository.
  */
-static int find_layout(struct npu_eval *e, char *err, size_t err_size)
+static int find_layout(struct npu_sim_run *e, char *err, size_t err_size)
 {
         int r;
 
@@ -1561,7 +1561,7 @@ static int find_layout(struct npu_eval *e, char *err, size_t err_size)
  * cache where it can be; the link follows when they are all there.  An
  * error once children run is reported through the callback (cancelled).
  */
-static int start_compiles(struct npu_eval *e)
+static int start_compiles(struct npu_sim_run *e)
 {
         int r = 0;
 
@@ -1580,7 +1580,7 @@ static int start_compiles(struct npu_eval *e)
                 /* children already run: they report back, and the evaluation
                  * ends through the callback as infra_error, saying why */
                 e->cancel_errno = -r;
-                npu_eval_cancel(e);
+                npu_sim_run_cancel(e);
                 return 0;
         }
         if (r < 0)
@@ -1603,7 +1603,7 @@ static int start_compiles(struct npu_eval *e)
  * compile from the header.  Returns 1 when a build started (STEP_PRECOMPILE), else 0 with
  * pch_dir set when there is one to use.
  */
-static int start_precompile(struct npu_eval *e)
+static int start_precompile(struct npu_sim_run *e)
 {
         char key[SHA256_HEX_SIZE], gch[PATH_MAX], header[PATH_MAX], failed[PATH_MAX];
         char include[PATH_MAX + 2];
@@ -1655,7 +1655,7 @@ static int start_precompile(struct npu_eval *e)
         return r < 0 ? 0 : 1; /* a build that cannot start: compile from the header */
 }
 
-static void on_precompile_done(struct npu_eval *e, const struct child_result *r)
+static void on_precompile_done(struct npu_sim_run *e, const struct child_result *r)
 {
         char built[PATH_MAX], staging[PATH_MAX], staged[PATH_MAX], failed[PATH_MAX];
         static unsigned counter;
@@ -1689,11 +1689,11 @@ static void on_precompile_done(struct npu_eval *e, const struct child_result *r)
         advance(e);
 }
 
-int npu_eval_start(struct child_runner *runner, const struct npu_sim_paths *paths,
-                   const struct npu_manifest *manifest, const struct npu_eval_options *options,
-                   npu_eval_done_fn done, void *userdata, struct npu_eval **ret_eval)
+int npu_sim_run_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                   const struct npu_manifest *manifest, const struct npu_sim_run_options *options,
+                   npu_sim_run_done_fn done, void *userdata, struct npu_sim_run **ret_eval)
 {
-        struct npu_eval *e;
+        struct npu_sim_run *e;
         int r;
 
         if (!runner || !paths || !manifest || !options || !done)
@@ -1752,7 +1752,7 @@ fail:
         return r;
 }
 
-void npu_eval_cancel(struct npu_eval *e)
+void npu_sim_run_cancel(struct npu_sim_run *e)
 {
         if (!e)
                 return;
