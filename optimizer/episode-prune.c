@@ -95,9 +95,9 @@ static int drop_trajectory(struct store *store, struct store_batch *b, const cha
 
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        json_object_set_new(record, "trajectory_dropped",
-                            json_integer((json_int_t)json_array_size(
-                                json_object_get(record, "trajectory"))));
+        json_object_set_new(
+            record, "trajectory_dropped",
+            json_integer((json_int_t)json_array_size(json_object_get(record, "trajectory"))));
         json_object_del(record, "trajectory");
         r = store_batch_put_json(b, STORE_EPISODES, key, record);
         json_decref(record);
