@@ -403,7 +403,7 @@ int cmd_eval(int argc, char **argv)
         }
         for (size_t i = 0; i < session.n_runs; i++) {
                 r = npu_sim_run_start(runner, &paths, session.runs[i].manifest, &eval_options,
-                                   on_eval_done, &session.runs[i], NULL);
+                                      on_eval_done, &session.runs[i], NULL);
                 if (r < 0) {
                         fprintf(stderr, "ascendopt eval: %s: cannot start: %s\n",
                                 session.runs[i].opdir, child_strerror(r));

@@ -386,8 +386,9 @@ int cmd_optimize(int argc, char **argv)
                 return cli_usage_error("optimize", "--toolkit needs --backend ascend");
         if (backend == NPU_BACKEND_ASCEND &&
             !(getenv("ASCENDOPT_SANDBOX") && strcmp(getenv("ASCENDOPT_SANDBOX"), "off") == 0)) {
-                fprintf(stderr, "ascendopt optimize: --backend ascend: %s; run it with "
-                                "ASCENDOPT_SANDBOX=off to accept that\n",
+                fprintf(stderr,
+                        "ascendopt optimize: --backend ascend: %s; run it with "
+                        "ASCENDOPT_SANDBOX=off to accept that\n",
                         ASCEND_UNSANDBOXED_HELP);
                 return EX_CONFIG;
         }

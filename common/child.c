@@ -753,8 +753,7 @@ static int build_argv(struct child_runner *runner, const struct child_spec *spec
                         r = add_arg(argv, &n, max, spec->cwd ? spec->cwd : spec->sandbox_dir);
                 if (!r && nproc_inside) {
                         const char *inside[] = { "--ro-bind", runner->exec_helper,
-                                                 runner->exec_helper, "--",
-                                                 runner->exec_helper };
+                                                 runner->exec_helper, "--", runner->exec_helper };
                         for (size_t i = 0; !r && i < ARRAY_SIZE(inside); i++)
                                 r = add_arg(argv, &n, max, inside[i]);
                         if (!r)

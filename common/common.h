@@ -337,7 +337,7 @@ bool child_runner_has_sandbox(const struct child_runner *runner);
  * builds and msprof runs need the NPU's device nodes and the CANN toolkit,
  * which no sandbox gives yet (issue #25).
  */
-#define ASCEND_UNSANDBOXED_HELP                                                          \
+#define ASCEND_UNSANDBOXED_HELP                                                           \
         "the ascend backend compiles and runs candidates outside the sandbox (they need " \
         "the NPU's device nodes and the CANN toolkit, which the sandbox does not give yet)"
 

@@ -143,8 +143,8 @@ static void add_usage(int fd, unsigned depth, struct usage *u)
                         u->entries = u->max_entries + 1;
                         break;
                 }
-                int child = openat(dirfd(d), e->d_name,
-                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int child =
+                    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (child >= 0)
                         add_usage(child, depth + 1, u);
         }

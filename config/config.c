@@ -604,7 +604,7 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                 /* fail closed: nothing runs unsandboxed unless the config says so */
                 r = config_error(err, err_size, "%s: .backend: %s", source,
                                  ASCEND_UNSANDBOXED_HELP "; add \"sandbox\": \"off\" to "
-                                                                "accept that on this NPU host");
+                                                         "accept that on this NPU host");
                 goto out;
         }
         *ret_config = c;

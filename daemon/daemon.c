@@ -224,8 +224,7 @@ void daemon_housekeeping(struct daemon *d)
         job->store = d->store;
         job->cache_max = d->config->limits.cache_max_bytes;
         job->store_max = d->config->limits.store_max_bytes;
-        if (state_path(job->dir, sizeof(job->dir), d->config->state_dir, STATE_CACHE) <
-                0 ||
+        if (state_path(job->dir, sizeof(job->dir), d->config->state_dir, STATE_CACHE) < 0 ||
             worker_pool_submit(d->workers, housekeeping_work, housekeeping_done, job) < 0) {
                 free(job); /* tried again after the next episode */
                 return;
@@ -436,8 +435,8 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
                                 "queued and will be retried on the next change",
                                 e->operator_dirs[i], e->branch);
                 else if (r < 0)
-                        log_msg(LOG_ERR, e->repo, "cannot queue %s on %s: %s",
-                                e->operator_dirs[i], e->branch, strerror(-r));
+                        log_msg(LOG_ERR, e->repo, "cannot queue %s on %s: %s", e->operator_dirs[i],
+                                e->branch, strerror(-r));
         }
         /* the tip moves only together with everything it produced */
         if (r == 0) {

@@ -127,10 +127,12 @@ static int check_space(const char *dir, const char *what, uint64_t extra, char *
         if (free_bytes >= need)
                 return 0;
         if (err && err_size)
-                snprintf(err, err_size,
-                         "store %s: cannot %s: %" PRIu64 " MiB free on its file system, it needs "
-                         "%" PRIu64 " MiB; free some space (ascendopt gc --max-cache-bytes trims the object cache)",
-                         dir, what, free_bytes >> 20, (need + (1u << 20) - 1) >> 20);
+                snprintf(
+                    err, err_size,
+                    "store %s: cannot %s: %" PRIu64 " MiB free on its file system, it needs "
+                    "%" PRIu64
+                    " MiB; free some space (ascendopt gc --max-cache-bytes trims the object cache)",
+                    dir, what, free_bytes >> 20, (need + (1u << 20) - 1) >> 20);
         return -ENOSPC;
 }
 

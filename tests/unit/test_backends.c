@@ -229,8 +229,8 @@ static void inputs_match(const char *op)
         pathf(work, sizeof(work), "%s/inputs-sim-%s", fx->root, op);
         options.work_dir = work;
         options.keep_work_dir = true;
-        assert_int_equal(npu_sim_run_start(fx->runner, &fx->paths, m, &options, on_sim_eval, &o, NULL),
-                         0);
+        assert_int_equal(
+            npu_sim_run_start(fx->runner, &fx->paths, m, &options, on_sim_eval, &o, NULL), 0);
         while (!o.done)
                 event_base_loop(fx->base, EVLOOP_ONCE);
         expect_ok(o.result, op);

@@ -71,8 +71,8 @@ static int rows_of(const char *id, int *dropped)
                    ? (int)json_array_size(json_object_get(record, "trajectory"))
                    : -1;
         *dropped = (int)json_integer_value(json_object_get(record, "trajectory_dropped"));
-        assert_true(json_real_value(json_object_get(json_object_get(record, "best"),
-                                                    "latency_us")) == 12.5);
+        assert_true(json_real_value(
+                        json_object_get(json_object_get(record, "best"), "latency_us")) == 12.5);
         json_decref(record);
         return rows;
 }
