@@ -52,7 +52,9 @@ struct arm {
         bool leave_one_out;
         struct store *store;
         struct npu_evaluator *evaluator;
-        json_t *record;
+        json_t *record;           /* the episode's, once it is done */
+        struct episode_summary s; /* read from it */
+        bool nothing_to_search;   /* no episode: the baseline stays (s borrows another arm's) */
         double log_speedup_sum;
         int runs, evaluations, failures;
         double seconds;
@@ -141,17 +143,14 @@ static int setup_arm(struct arm *a, const char *root, struct event_base *base,
  * counters also count memo hits, which cost no evaluation, so a rate over
  * the evaluations must not use them.
  */
-static int measured_failures(const json_t *record)
+static int measured_failures(const struct episode_summary *s)
 {
-        const json_t *row;
         int failures = 0;
-        size_t i;
 
-        json_array_foreach(json_object_get(record, "trajectory"), i, row)
-        {
-                const char *status = json_string_value(json_object_get(row, "status"));
-                if (!json_is_true(json_object_get(row, "memo_hit")) && status &&
-                    strcmp(status, "ok") != 0 && strcmp(status, "slow") != 0)
+        for (size_t i = 0; i < s->n_rows; i++) {
+                const char *status = s->rows[i].status;
+                if (!s->rows[i].memo_hit && status && strcmp(status, "ok") != 0 &&
+                    strcmp(status, "slow") != 0)
                         failures++;
         }
         return failures;
@@ -160,16 +159,13 @@ static int measured_failures(const json_t *record)
 /* Adds an episode's outcome to its arm; returns its speedup (1 when none). */
 static double account(struct arm *a, double seconds)
 {
-        const json_t *r = a->record;
-        double base =
-            json_number_value(json_object_get(json_object_get(r, "baseline"), "latency_us"));
-        double best = json_number_value(json_object_get(json_object_get(r, "best"), "latency_us"));
+        double base = a->s.baseline.latency_us, best = a->s.best.latency_us;
         double speedup = base > 0 && best > 0 ? base / best : 1.0;
 
         a->log_speedup_sum += log(speedup);
         a->runs++;
-        a->evaluations += (int)json_integer_value(json_object_get(r, "evaluations"));
-        a->failures += measured_failures(r);
+        a->evaluations += (int)a->s.evaluations;
+        a->failures += measured_failures(&a->s);
         a->seconds += seconds;
         return speedup;
 }
@@ -269,43 +265,34 @@ static int load_bank(struct arm *a, const json_t *entries)
 /* ------------------------------------------------------------ the table */
 
 /* The evaluations an episode took to reach 95% of its final speedup (0: the baseline was it). */
-static int evals_to_95(const json_t *record, double final_speedup)
+static int evals_to_95(const struct episode_summary *s, double final_speedup)
 {
-        double base =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        const json_t *row;
-        size_t i;
+        double base = s->baseline.latency_us;
 
         if (base <= 0 || final_speedup <= 1.0)
                 return 0;
-        json_array_foreach(json_object_get(record, "trajectory"), i, row)
-        {
-                double latency = json_number_value(json_object_get(row, "latency_us"));
-                if (json_is_true(json_object_get(row, "new_best")) && latency > 0 &&
-                    base / latency >= 0.95 * final_speedup)
-                        return (int)json_integer_value(json_object_get(row, "evaluation"));
+        for (size_t i = 0; i < s->n_rows; i++) {
+                double latency = s->rows[i].latency_us;
+                if (s->rows[i].new_best && latency > 0 && base / latency >= 0.95 * final_speedup)
+                        return (int)s->rows[i].evaluation;
         }
-        return (int)json_integer_value(json_object_get(record, "evaluations"));
+        return (int)s->evaluations;
 }
 
 /* One episode's facts for the table. */
 static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup,
                          double seconds)
 {
-        const json_t *r = a->record;
-        const json_t *baseline = json_object_get(r, "baseline");
-        double base = json_number_value(json_object_get(baseline, "latency_us"));
-        double roof = json_number_value(json_object_get(baseline, "roofline_us"));
-        int failures = measured_failures(r);
+        double base = a->s.baseline.latency_us, roof = a->s.baseline.roofline_us;
+        int failures = measured_failures(&a->s);
 
         return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm",
                          a->name, "operator", op, "level", level, "seed", seed, "speedup", speedup,
                          "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
                          "roofline_after", roof > 0 && base > 0 ? roof * speedup / base : 0.0,
-                         "evals_to_95", evals_to_95(r, speedup), "nothing_to_search",
-                         json_is_true(json_object_get(r, "nothing_to_search")), "evaluations",
-                         json_integer_value(json_object_get(r, "evaluations")), "failures",
-                         failures, "seconds", seconds);
+                         "evals_to_95", evals_to_95(&a->s, speedup), "nothing_to_search",
+                         a->nothing_to_search, "evaluations", (json_int_t)a->s.evaluations,
+                         "failures", failures, "seconds", seconds);
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
@@ -755,7 +742,8 @@ int main(void)
                         double start = now_s();
                         bool started[MAX_ARMS] = { false }, idle[MAX_ARMS] = { false };
                         bool all = true, any_idle = false, waiting;
-                        const json_t *baseline = NULL, *reuse[MAX_ARMS] = { NULL };
+                        const struct episode_point *baseline = NULL;
+                        const json_t *reuse[MAX_ARMS] = { NULL };
                         size_t n_started = 0;
                         for (size_t a = 0; a < n_arms; a++) {
                                 struct episode_options o = { .id = ids[a],
@@ -769,6 +757,8 @@ int main(void)
                                          i, seed);
                                 int r;
                                 arms[a].record = NULL;
+                                arms[a].s = (struct episode_summary){ 0 };
+                                arms[a].nothing_to_search = false;
                                 reuse[a] = find_run(reused, arms[a].name, ops[i], seed);
                                 if (reuse[a])
                                         continue;
@@ -791,20 +781,27 @@ int main(void)
                                 if (waiting)
                                         event_base_loop(base, EVLOOP_ONCE);
                         } while (waiting);
+                        for (size_t a = 0; a < n_arms; a++)
+                                if (started[a] &&
+                                    episode_summary_read(arms[a].record, &arms[a].s) < 0)
+                                        all = false;
                         for (size_t a = 0; a < n_arms && !baseline; a++)
-                                if (started[a])
-                                        baseline = json_object_get(arms[a].record, "baseline");
+                                if (started[a] && arms[a].s.baseline.present)
+                                        baseline = &arms[a].s.baseline;
                         if (!all || (any_idle && !baseline)) {
-                                for (size_t a = 0; a < n_arms; a++)
+                                for (size_t a = 0; a < n_arms; a++) {
+                                        episode_summary_release(&arms[a].s);
                                         json_decref(arms[a].record);
+                                }
                                 break;
                         }
+                        /* an arm with nothing to search keeps the baseline another arm measured */
                         for (size_t a = 0; a < n_arms; a++)
-                                if (idle[a])
-                                        arms[a].record =
-                                            json_pack("{s:O, s:O, s:i, s:[], s:b}", "baseline",
-                                                      baseline, "best", baseline, "evaluations", 0,
-                                                      "trajectory", "nothing_to_search", 1);
+                                if (idle[a]) {
+                                        arms[a].nothing_to_search = true;
+                                        arms[a].s.baseline = *baseline;
+                                        arms[a].s.best = *baseline;
+                                }
                         for (size_t a = 0; a < n_arms; a++) {
                                 double seconds =
                                     started[a] ? (now_s() - start) / (double)n_started : 0;
@@ -819,6 +816,9 @@ int main(void)
                                                                         seed, speedup, seconds));
                                 }
                                 log_op[a] += log(speedup);
+                        }
+                        for (size_t a = 0; a < n_arms; a++) {
+                                episode_summary_release(&arms[a].s);
                                 json_decref(arms[a].record);
                         }
                         ok_runs++;

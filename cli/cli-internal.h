@@ -116,6 +116,6 @@ int cli_llm_open(const char *command, const char *config_path, struct event_base
 void cli_llm_close(struct cli_llm *llm);
 
 /* "  LLM model: N calls, T tokens, ..." for an episode record's "llm"; nothing for NULL. */
-void cli_print_llm_usage(const json_t *llm);
+void cli_print_llm_usage(const struct episode_llm_usage *llm);
 
 #endif

@@ -79,22 +79,18 @@ void cli_llm_close(struct cli_llm *llm)
 }
 
 /* One line on what the episode's LLM did, when it had one. */
-void cli_print_llm_usage(const json_t *llm)
+void cli_print_llm_usage(const struct episode_llm_usage *llm)
 {
-        const json_t *discarded = json_object_get(llm, "discarded"), *n;
+        const json_t *n;
         const char *reason;
         json_int_t thrown = 0;
 
-        if (!llm)
+        if (!llm->present)
                 return;
-        json_object_foreach((json_t *)discarded, reason, n) thrown += json_integer_value(n);
+        json_object_foreach((json_t *)llm->discarded, reason, n) thrown += json_integer_value(n);
         printf("  LLM %s: %lld calls, %lld tokens, %lld answers measured, %lld new bests, %lld "
                "discarded%s%s\n",
-               json_string_value(json_object_get(llm, "model")) ?: "(model not named)",
-               json_integer_value(json_object_get(llm, "requests")),
-               json_integer_value(json_object_get(llm, "total_tokens")),
-               json_integer_value(json_object_get(llm, "evaluated")),
-               json_integer_value(json_object_get(llm, "won")), thrown,
-               json_object_get(llm, "off") ? "; off: " : "",
-               json_string_value(json_object_get(llm, "off")) ?: "");
+               llm->model ?: "(model not named)", (long long)llm->requests,
+               (long long)llm->total_tokens, (long long)llm->evaluated, (long long)llm->won,
+               (long long)thrown, llm->has_off ? "; off: " : "", llm->off ?: "");
 }

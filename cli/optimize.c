@@ -114,12 +114,10 @@ static void on_done(json_t *record, void *userdata)
 }
 
 /* Writes the best candidate's files, read back from the store's blobs. */
-static int write_best(struct store *store, const json_t *record, const char *out, char *err,
-                      size_t err_size)
+static int write_best(struct store *store, const struct episode_summary *s, const char *out,
+                      char *err, size_t err_size)
 {
-        const json_t *best = json_object_get(record, "best");
-        const json_t *files =
-            json_object_get(best ? best : json_object_get(record, "baseline"), "files");
+        const json_t *files = s->best.present ? s->best.files : s->baseline.files;
         const char *path;
         json_t *sha;
 
@@ -158,23 +156,18 @@ static int write_best(struct store *store, const json_t *record, const char *out
         return 0;
 }
 
-static void print_summary(const json_t *record)
+static void print_summary(const struct episode_summary *s)
 {
-        const json_t *baseline = json_object_get(record, "baseline");
-        const json_t *best = json_object_get(record, "best");
-        double base_us = json_number_value(json_object_get(baseline, "latency_us"));
-        double best_us = best ? json_number_value(json_object_get(best, "latency_us")) : base_us;
-        double roof = json_number_value(json_object_get(baseline, "roofline_us"));
+        double base_us = s->baseline.latency_us;
+        double best_us = s->best.present ? s->best.latency_us : base_us;
+        double roof = s->baseline.roofline_us;
         const char *kind;
         json_t *count;
 
-        printf("%s (%s, seed %lld): %s\n", json_string_value(json_object_get(record, "operator")),
-               json_string_value(json_object_get(record, "strategy")),
-               (long long)json_integer_value(json_object_get(record, "seed")),
-               json_string_value(json_object_get(record, "state")));
-        if (json_object_get(record, "error"))
-                printf("  error: %s\n", json_string_value(json_object_get(
-                                            json_object_get(record, "error"), "message")));
+        printf("%s (%s, seed %lld): %s\n", s->operator_name, s->strategy, (long long)s->seed,
+               s->state);
+        if (s->error_kind || s->error_message)
+                printf("  error: %s\n", s->error_message);
         if (base_us > 0) {
                 printf("  baseline   %12.2f us\n", base_us);
                 printf("  best       %12.2f us   speedup %.3fx\n", best_us,
@@ -183,38 +176,32 @@ static void print_summary(const json_t *record)
                         printf("  roofline   %12.2f us   fraction %.2f -> %.2f\n", roof,
                                roof / base_us, roof / best_us);
         }
-        cli_print_llm_usage(json_object_get(record, "llm"));
+        cli_print_llm_usage(&s->llm);
         printf("  evaluations %lld of %lld, memo hits %lld, confirmations %lld\n",
-               (long long)json_integer_value(json_object_get(record, "evaluations")),
-               (long long)json_integer_value(json_object_get(record, "budget")),
-               (long long)json_integer_value(json_object_get(record, "memo_hits")),
-               (long long)json_integer_value(json_object_get(record, "confirmations")));
-        if (json_object_get(record, "slow") || json_object_get(record, "remeasured"))
+               (long long)s->evaluations, (long long)s->budget, (long long)s->memo_hits,
+               (long long)s->confirmations);
+        if (s->has_slow_or_remeasured)
                 printf("  stopped early as slow %lld, close new bests re-measured %lld\n",
-                       (long long)json_integer_value(json_object_get(record, "slow")),
-                       (long long)json_integer_value(json_object_get(record, "remeasured")));
-        json_object_foreach((json_t *)json_object_get(record, "failures"), kind, count)
+                       (long long)s->slow, (long long)s->remeasured);
+        json_object_foreach((json_t *)s->failures, kind, count)
             printf("  failed: %-22s %lld\n", kind, (long long)json_integer_value(count));
-        json_object_foreach((json_t *)json_object_get(record, "stages"), kind, count)
-            printf("  %-8s evaluations %lld, memo hits %lld, improvements %lld\n", kind,
-                   (long long)json_integer_value(json_object_get(count, "evaluations")),
-                   (long long)json_integer_value(json_object_get(count, "memo_hits")),
-                   (long long)json_integer_value(json_object_get(count, "wins")));
-        json_object_foreach((json_t *)json_object_get(record, "motifs"), kind, count)
-            printf("  motif %-24s tried %lld, failed %lld, won %lld, apply errors %lld\n", kind,
-                   (long long)json_integer_value(json_object_get(count, "tried")),
-                   (long long)json_integer_value(json_object_get(count, "failed")),
-                   (long long)json_integer_value(json_object_get(count, "won")),
-                   (long long)json_integer_value(json_object_get(count, "apply_errors")));
-        if (json_array_size(json_object_get(record, "learned")))
-                printf("  learned %zu experience entr%s\n",
-                       json_array_size(json_object_get(record, "learned")),
-                       json_array_size(json_object_get(record, "learned")) == 1 ? "y" : "ies");
-        if (best && json_object_get(best, "genome")) {
+        for (size_t i = 0; i < s->n_stages; i++)
+                printf("  %-8s evaluations %lld, memo hits %lld, improvements %lld\n",
+                       s->stages[i].name, (long long)s->stages[i].evaluations,
+                       (long long)s->stages[i].memo_hits, (long long)s->stages[i].wins);
+        for (size_t i = 0; i < s->n_motifs; i++)
+                printf("  motif %-24s tried %lld, failed %lld, won %lld, apply errors %lld\n",
+                       s->motifs[i].name, (long long)s->motifs[i].tried,
+                       (long long)s->motifs[i].failed, (long long)s->motifs[i].won,
+                       (long long)s->motifs[i].apply_errors);
+        if (json_array_size(s->learned))
+                printf("  learned %zu experience entr%s\n", json_array_size(s->learned),
+                       json_array_size(s->learned) == 1 ? "y" : "ies");
+        if (s->best.present && s->best.genome) {
                 const char *name;
                 json_t *value;
                 printf("  best genome:\n");
-                json_object_foreach((json_t *)json_object_get(best, "genome"), name, value)
+                json_object_foreach((json_t *)s->best.genome, name, value)
                     printf("    %-48s %lld\n", name, (long long)json_integer_value(value));
         }
 }
@@ -250,6 +237,7 @@ int cmd_optimize(int argc, char **argv)
                                                    .strategy = EPISODE_FULL };
         struct npu_evaluator_options eval_options = { 0 };
         struct optimize_run run = { .tty = isatty(STDERR_FILENO) };
+        struct episode_summary summary = { 0 };
         struct npu_sim_paths paths = { 0 };
         struct npu_evaluator *evaluator = NULL;
         struct child_runner *runner = NULL;
@@ -491,20 +479,25 @@ int cmd_optimize(int argc, char **argv)
         if (run.tty && !run.json)
                 fputc('\n', stderr);
 
-        if (out && write_best(store, run.record, out, err, sizeof(err)) < 0) {
+        /* the search state is the episode's to resume with, not the user's to read */
+        json_object_del(run.record, "search");
+        if (episode_summary_read(run.record, &summary) < 0) {
+                fprintf(stderr, "ascendopt optimize: out of memory reading the episode record\n");
+                ret = EX_OSERR;
+                goto out;
+        }
+        if (out && write_best(store, &summary, out, err, sizeof(err)) < 0) {
                 fprintf(stderr, "ascendopt optimize: --out %s: %s\n", out, err);
                 ret = EX_CANTCREAT;
         }
-        if (run.json) {
-                json_object_del(run.record, "search");
+        if (run.json)
                 cli_print_json(run.record);
-        } else {
-                print_summary(run.record);
-        }
-        if (ret == EX_OK &&
-            strcmp(json_string_value(json_object_get(run.record, "state")), "done") != 0)
+        else
+                print_summary(&summary);
+        if (ret == EX_OK && strcmp(summary.state ?: "", "done") != 0)
                 ret = 1;
 out:
+        episode_summary_release(&summary);
         json_decref(run.record);
         npu_evaluator_free(evaluator);
         cli_llm_close(&llm);

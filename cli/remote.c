@@ -453,6 +453,7 @@ int cmd_show(int argc, char **argv)
                 cli_print_json(item);
         } else {
                 const char *report = json_string_value(json_object_get(item, "report"));
+                struct episode_llm_usage llm;
                 const json_t *reason;
                 size_t i;
                 printf("  %-6s %-10s %-7s %-28s %-12s  %s\n", "ID", "STATE", "FROM", "OPERATOR",
@@ -460,7 +461,9 @@ int cmd_show(int argc, char **argv)
                 print_item(item);
                 json_array_foreach(json_object_get(item, "reasons"), i, reason)
                     printf("  %s\n", shown_value(reason));
-                cli_print_llm_usage(json_object_get(json_object_get(item, "summary"), "llm"));
+                episode_llm_usage_read(json_object_get(json_object_get(item, "summary"), "llm"),
+                                       &llm);
+                cli_print_llm_usage(&llm);
                 if (report) {
                         /* Markdown: lines and tabs kept, other control characters not */
                         putchar('\n');

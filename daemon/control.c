@@ -10,6 +10,7 @@
 #include "common/common.h"
 #include "optimizer/optimizer.h"
 #include "publish/publish.h"
+#include "report/report.h"
 #include "queue/queue.h"
 #include "watchers/watchers.h"
 
@@ -332,34 +333,37 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
         json_array_foreach(items, i, item)
         {
                 char id[32];
-                json_t *record = NULL, *row;
-                size_t k;
+                json_t *record = NULL;
+                struct episode_summary s;
                 if (strcmp(json_string_value(json_object_get(item, "op_dir")) ?: "", op) != 0)
                         continue;
                 snprintf(id, sizeof(id), "q%lld", json_integer_value(json_object_get(item, "id")));
                 if (episode_load(c->daemon->store, id, &record) < 0)
                         continue;
-                json_array_foreach(json_object_get(record, "trajectory"), k, row)
-                {
+                if (episode_summary_read(record, &s) < 0) {
+                        episode_summary_release(&s);
+                        json_decref(record);
+                        continue;
+                }
+                for (size_t k = 0; k < s.n_rows; k++) {
+                        const struct episode_row *row = &s.rows[k];
                         if (json_array_size(rows) >= CANDIDATES_MAX) {
                                 truncated = true;
                                 break;
                         }
                         json_array_append_new(
-                            rows, json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, "
-                                            "s:O?, s:O?}",
-                                            "item", json_object_get(item, "id"), "repo",
-                                            json_object_get(item, "repo"), "commit",
-                                            json_object_get(item, "commit"), "evaluation",
-                                            json_object_get(row, "evaluation"), "stage",
-                                            json_object_get(row, "stage"), "technique",
-                                            json_object_get(row, "technique"), "status",
-                                            json_object_get(row, "status"), "latency_us",
-                                            json_object_get(row, "latency_us"), "memo_hit",
-                                            json_object_get(row, "memo_hit"), "new_best",
-                                            json_object_get(row, "new_best"), "identity",
-                                            json_object_get(row, "identity")));
+                            rows,
+                            json_pack("{s:O, s:O?, s:O?, s:I, s:i, s:s?, s:s?, s:f, s:b, "
+                                      "s:b, s:s?}",
+                                      "item", json_object_get(item, "id"), "repo",
+                                      json_object_get(item, "repo"), "commit",
+                                      json_object_get(item, "commit"), "evaluation",
+                                      (json_int_t)row->evaluation, "stage", row->stage, "technique",
+                                      row->technique, "status", row->status, "latency_us",
+                                      row->latency_us, "memo_hit", row->memo_hit, "new_best",
+                                      row->new_best, "identity", row->identity));
                 }
+                episode_summary_release(&s);
                 json_decref(record);
         }
         reply(
@@ -383,32 +387,33 @@ static void attach_episode(struct daemon *d, unsigned long long id, json_t *item
                 .backend = config_backend_name(d->config->backend),
                 .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
         };
+        struct episode_summary s = { 0 };
         struct report report = { 0 };
-        json_t *record = NULL;
+        json_t *record = NULL, *summary;
         char episode_id[32], err[256];
         double base_us, best_us;
 
         snprintf(episode_id, sizeof(episode_id), "q%llu", id);
         if (episode_load(d->store, episode_id, &record) < 0)
                 return;
-        base_us =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        best_us = json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
-        json_object_set_new(item, "summary",
-                            json_pack("{s:s?, s:s?, s:O?, s:O?, s:f, s:f, s:f}", "episode_state",
-                                      json_string_value(json_object_get(record, "state")),
-                                      "strategy",
-                                      json_string_value(json_object_get(record, "strategy")),
-                                      "evaluations", json_object_get(record, "evaluations"),
-                                      "budget", json_object_get(record, "budget"), "baseline_us",
-                                      base_us, "best_us", best_us > 0 ? best_us : base_us,
-                                      "speedup", best_us > 0 ? base_us / best_us : 1.0));
-        if (json_object_get(record, "llm"))
-                json_object_set(json_object_get(item, "summary"), "llm",
-                                json_object_get(record, "llm"));
+        if (episode_summary_read(record, &s) < 0)
+                goto out;
+        base_us = s.baseline.latency_us;
+        best_us = s.best.latency_us;
+        summary = json_pack("{s:s?, s:s?, s:I, s:I, s:f, s:f, s:f}", "episode_state", s.state,
+                            "strategy", s.strategy, "evaluations", (json_int_t)s.evaluations,
+                            "budget", (json_int_t)s.budget, "baseline_us", base_us, "best_us",
+                            best_us > 0 ? best_us : base_us, "speedup",
+                            best_us > 0 ? base_us / best_us : 1.0);
+        /* the LLM's usage record goes to the API as the episode wrote it */
+        if (summary && s.llm_record)
+                json_object_set(summary, "llm", (json_t *)s.llm_record);
+        json_object_set_new(item, "summary", summary);
         if (report_render(d->store, record, &context, &report, err, sizeof(err)) == 0)
                 json_object_set_new(item, "report", json_string(report.markdown));
         report_free(&report);
+out:
+        episode_summary_release(&s);
         json_decref(record);
 }
 

@@ -9,6 +9,8 @@
 
 #include "common/common.h"
 #include "publish/publish.h"
+#include "optimizer/episode.h"
+#include "report/report.h"
 #include "queue/queue.h"
 #include "store/store.h"
 
@@ -63,11 +65,10 @@ static int add_file(struct published_files *p, const char *op_dir, const char *n
 }
 
 /* The files of the best candidate whose text differs from the baseline's. */
-static int collect_changed(struct store *store, const json_t *record, const char *op_dir,
+static int collect_changed(struct store *store, const struct episode_summary *s, const char *op_dir,
                            struct published_files *p, char *err, size_t err_size)
 {
-        const json_t *best = json_object_get(json_object_get(record, "best"), "files");
-        const json_t *base = json_object_get(json_object_get(record, "baseline"), "files");
+        const json_t *best = s->best.files, *base = s->baseline.files;
         const char *path;
         json_t *sha;
 
@@ -310,11 +311,8 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                            const json_t *record, daemon_publish_done_fn done, void *userdata,
                            char *summary, size_t summary_size)
 {
-        double base_us =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        double best_us =
-            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
-        double speedup = best_us > 0 ? base_us / best_us : 1.0;
+        struct episode_summary s;
+        double base_us, best_us, speedup;
         double min_speedup =
             d->config->publish.min_speedup > 0 ? d->config->publish.min_speedup : 1.02;
         struct report_context context = {
@@ -331,7 +329,17 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
         int r;
 
         summary[0] = '\0';
-        if (!json_object_get(record, "best") || speedup < min_speedup) {
+        r = episode_summary_read(record, &s);
+        if (r < 0) {
+                episode_summary_release(&s);
+                snprintf(summary, summary_size, "cannot read the episode record: %s", strerror(-r));
+                return r;
+        }
+        base_us = s.baseline.latency_us;
+        best_us = s.best.latency_us;
+        speedup = best_us > 0 ? base_us / best_us : 1.0;
+        if (!s.best.present || speedup < min_speedup) {
+                episode_summary_release(&s);
                 snprintf(summary, summary_size, "not published: %.3fx is below min_speedup %.2f",
                          speedup, min_speedup);
                 return 1;
@@ -345,12 +353,13 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 goto out;
         }
         /* blobs and the report come from the store and the record: read them here */
-        r = collect_changed(d->store, record, ep->op_dir, job->files, err, sizeof(err));
+        r = collect_changed(d->store, &s, ep->op_dir, job->files, err, sizeof(err));
         if (r < 0)
                 goto out;
         if (job->files->n == 0) {
                 snprintf(summary, summary_size, "not published: the best changed no file");
                 publish_job_free(job);
+                episode_summary_release(&s);
                 return 1;
         }
         r = report_render(d->store, record, &context, &job->report, err, sizeof(err));
@@ -392,9 +401,11 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                          strerror(-r));
                 goto out;
         }
+        episode_summary_release(&s);
         return 0;
 out:
         snprintf(summary, summary_size, "not published: %s", err);
         publish_job_free(job);
+        episode_summary_release(&s);
         return r;
 }

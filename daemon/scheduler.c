@@ -330,17 +330,18 @@ static void publish_finished(struct running *run, json_t *record, const json_t *
                 .item_id = run->item_id,
                 .resume = resume,
         };
+        struct episode_summary s;
         char context[64], published[1536], reason[3072];
         int r;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
-        run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
-        run->base_us =
-            json_number_value(json_object_get(json_object_get(record, "baseline"), "latency_us"));
-        run->best_us =
-            json_number_value(json_object_get(json_object_get(record, "best"), "latency_us"));
-        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s",
-                 json_string_value(json_object_get(record, "stop_reason")) ?: "");
+        /* without memory for the summary, the numbers read as 0 and the report says why */
+        (void)episode_summary_read(record, &s);
+        run->run_timed_out = s.run_timeouts > 0;
+        run->base_us = s.baseline.latency_us;
+        run->best_us = s.best.latency_us;
+        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s", s.stop_reason ?: "");
+        episode_summary_release(&s);
         r = daemon_publish_episode(d, &ep, record, on_published, run, published, sizeof(published));
         json_decref(record);
         if (r == 0)
@@ -355,8 +356,8 @@ static void on_episode_done(json_t *record, void *userdata)
 {
         struct running *run = userdata;
         struct daemon *d = run->daemon;
-        const char *state = json_string_value(json_object_get(record, "state"));
-        const json_t *error = json_object_get(record, "error");
+        struct episode_summary s;
+        const char *state;
         char context[64], reason[3072];
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
@@ -369,22 +370,25 @@ static void on_episode_done(json_t *record, void *userdata)
                 daemon_episode_ended(d);
                 return;
         }
-        run->run_timed_out = json_integer_value(json_object_get(record, "run_timeouts")) > 0;
+        (void)episode_summary_read(record, &s);
+        state = s.state;
+        run->run_timed_out = s.run_timeouts > 0;
         if (state && strcmp(state, "done") == 0) {
+                episode_summary_release(&s);
                 log_msg(LOG_NOTICE, context, "%s: search finished; publishing", run->op_dir);
                 daemon_crash_point("episode-done");
                 d->episodes_done++;
                 publish_finished(run, record, NULL);
         } else if (state && strcmp(state, "cancelled") == 0) {
+                episode_summary_release(&s);
                 json_decref(record);
                 end_episode(run, QUEUE_CANCELLED, "cancelled", false);
         } else {
-                const char *kind = json_string_value(json_object_get(error, "kind"));
                 /* infrastructure trouble may pass; a broken operator will not */
-                bool retry = kind && strcmp(kind, "infra_error") == 0;
-                snprintf(reason, sizeof(reason), "%s",
-                         json_string_value(json_object_get(error, "message")) ?: "failed");
+                bool retry = s.error_kind && strcmp(s.error_kind, "infra_error") == 0;
+                snprintf(reason, sizeof(reason), "%s", s.error_message ?: "failed");
                 d->episodes_failed++;
+                episode_summary_release(&s);
                 json_decref(record);
                 end_episode(run, QUEUE_FAILED, reason, retry);
         }
@@ -526,7 +530,7 @@ static bool publish_without_search(struct running *run)
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
         if (episode_load(d->store, id, &record) < 0)
                 return false;
-        if (strcmp(json_string_value(json_object_get(record, "state")) ?: "", "done") != 0) {
+        if (!episode_record_done(record)) {
                 json_decref(record);
                 return false;
         }

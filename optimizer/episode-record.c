@@ -281,3 +281,229 @@ bool episode_resume(struct episode *ep, json_t *old)
                 ep->rng = strtoull(rng, NULL, 16);
         return true;
 }
+
+/* ------------------------------------------------------------ the typed view */
+
+static const char *str_at(const json_t *o, const char *key)
+{
+        return json_string_value(json_object_get(o, key));
+}
+
+/* An integer, or a real truncated (older records), or 0. */
+static int64_t int_at(const json_t *o, const char *key)
+{
+        const json_t *v = json_object_get(o, key);
+
+        if (json_is_integer(v))
+                return (int64_t)json_integer_value(v);
+        if (json_is_real(v))
+                return (int64_t)json_real_value(v);
+        return 0;
+}
+
+static double num_at(const json_t *o, const char *key)
+{
+        return json_number_value(json_object_get(o, key));
+}
+
+void episode_llm_usage_read(const json_t *llm, struct episode_llm_usage *ret)
+{
+        *ret = (struct episode_llm_usage){ .present = json_is_object(llm) };
+        if (!ret->present)
+                return;
+        ret->model = str_at(llm, "model");
+        ret->requests = int_at(llm, "requests");
+        ret->total_tokens = int_at(llm, "total_tokens");
+        ret->proposals = int_at(llm, "proposals");
+        ret->evaluated = int_at(llm, "evaluated");
+        ret->won = int_at(llm, "won");
+        ret->discarded = json_object_get(llm, "discarded");
+        ret->has_off = json_object_get(llm, "off") != NULL;
+        ret->off = str_at(llm, "off");
+}
+
+static void read_point(const json_t *o, struct episode_point *ret)
+{
+        *ret = (struct episode_point){ .present = json_is_object(o) };
+        ret->identity = str_at(o, "identity");
+        ret->latency_us = num_at(o, "latency_us");
+        ret->roofline_us = num_at(o, "roofline_us");
+        ret->files = json_object_get(o, "files");
+        ret->genome = json_object_get(o, "genome");
+}
+
+/* The members of an object of counter objects ({name: {counter: n}}), in record order. */
+static int read_counts(const json_t *o, struct episode_counts **ret, size_t *ret_n)
+{
+        const char *name;
+        const json_t *v;
+        size_t n = 0;
+
+        *ret_n = 0;
+        *ret = calloc(json_object_size(o) + 1, sizeof(**ret));
+        if (!*ret)
+                return -ENOMEM;
+        json_object_foreach((json_t *)o, name, v)
+        {
+                struct episode_counts *c = &(*ret)[n++];
+
+                c->name = name;
+                c->evaluations = int_at(v, "evaluations");
+                c->memo_hits = int_at(v, "memo_hits");
+                c->wins = int_at(v, "wins");
+                c->tried = int_at(v, "tried");
+                c->failed = int_at(v, "failed");
+                c->won = int_at(v, "won");
+                c->apply_errors = int_at(v, "apply_errors");
+                c->has_apply_errors = json_is_integer(json_object_get(v, "apply_errors"));
+        }
+        *ret_n = n;
+        return 0;
+}
+
+static int read_genes(const json_t *genes, struct episode_summary *s)
+{
+        const json_t *g;
+        size_t i;
+
+        s->genes = calloc(json_array_size(genes) + 1, sizeof(*s->genes));
+        if (!s->genes)
+                return -ENOMEM;
+        json_array_foreach(genes, i, g)
+        {
+                s->genes[i] = (struct episode_gene){
+                        .file = str_at(g, "file"),
+                        .name = str_at(g, "name"),
+                        .line = int_at(g, "line"),
+                        .value = int_at(g, "value"),
+                        .lo = int_at(g, "lo"),
+                        .hi = int_at(g, "hi"),
+                        .marked = json_is_true(json_object_get(g, "marked")),
+                };
+        }
+        s->n_genes = json_array_size(genes);
+        return 0;
+}
+
+static int read_rows(const json_t *trajectory, struct episode_summary *s)
+{
+        const json_t *row;
+        size_t i;
+
+        s->rows = calloc(json_array_size(trajectory) + 1, sizeof(*s->rows));
+        if (!s->rows)
+                return -ENOMEM;
+        json_array_foreach(trajectory, i, row)
+        {
+                const json_t *stage = json_object_get(row, "stage");
+
+                s->rows[i] = (struct episode_row){
+                        .evaluation = int_at(row, "evaluation"),
+                        .stage = json_is_number(stage) ? (int)int_at(row, "stage") : 1,
+                        .technique = str_at(row, "technique"),
+                        .motif = str_at(row, "motif"),
+                        .entry = str_at(row, "entry"),
+                        .source = str_at(row, "source"),
+                        .identity = str_at(row, "identity"),
+                        .status = str_at(row, "status"),
+                        .moves = str_at(row, "moves"),
+                        .llm_note = str_at(row, "llm_note"),
+                        .latency_us = num_at(row, "latency_us"),
+                        .memo_hit = json_is_true(json_object_get(row, "memo_hit")),
+                        .new_best = json_is_true(json_object_get(row, "new_best")),
+                };
+        }
+        s->n_rows = json_array_size(trajectory);
+        return 0;
+}
+
+int episode_summary_read(const json_t *record, struct episode_summary *ret)
+{
+        struct episode_summary *s = ret;
+        const json_t *error;
+        int r;
+
+        *s = (struct episode_summary){ 0 };
+        if (!json_is_object(record))
+                return -EINVAL;
+        s->record = json_incref((json_t *)record);
+        s->id = str_at(record, "id");
+        s->operator_name = str_at(record, "operator");
+        s->dir = str_at(record, "dir");
+        s->strategy = str_at(record, "strategy");
+        s->state = str_at(record, "state");
+        error = json_object_get(record, "error");
+        if (json_is_string(error)) {
+                s->error_message = json_string_value(error);
+        } else if (error) {
+                s->error_kind = str_at(error, "kind");
+                s->error_message = str_at(error, "message");
+        }
+        s->stop_reason = str_at(record, "stop_reason");
+        s->seed = int_at(record, "seed");
+        s->budget = int_at(record, "budget");
+        s->evaluations = int_at(record, "evaluations");
+        s->memo_hits = int_at(record, "memo_hits");
+        s->confirmations = int_at(record, "confirmations");
+        s->slow = int_at(record, "slow");
+        s->remeasured = int_at(record, "remeasured");
+        s->has_slow_or_remeasured =
+            json_object_get(record, "slow") || json_object_get(record, "remeasured");
+        s->run_timeouts = int_at(record, "run_timeouts");
+        s->trajectory_dropped = int_at(record, "trajectory_dropped");
+        s->started = int_at(record, "started");
+        s->finished = json_object_get(record, "finished") ? int_at(record, "finished")
+                                                          : int_at(record, "updated");
+        s->llm_record = json_object_get(record, "llm");
+        episode_llm_usage_read(s->llm_record, &s->llm);
+        if (json_is_integer(json_object_get(record, "llm_tokens"))) {
+                s->llm_tokens = int_at(record, "llm_tokens");
+                s->has_llm_tokens = true;
+        } else if (json_is_integer(json_object_get(s->llm_record, "total_tokens"))) {
+                s->llm_tokens = s->llm.total_tokens;
+                s->has_llm_tokens = true;
+        }
+        read_point(json_object_get(record, "baseline"), &s->baseline);
+        read_point(json_object_get(record, "best"), &s->best);
+        s->failures = json_object_get(record, "failures");
+        if (!json_is_object(s->failures))
+                s->failures = NULL;
+        s->learned = json_object_get(record, "learned");
+        if (!json_is_array(s->learned))
+                s->learned = NULL;
+        r = read_counts(json_object_get(record, "stages"), &s->stages, &s->n_stages);
+        if (r == 0)
+                r = read_counts(json_object_get(record, "motifs"), &s->motifs, &s->n_motifs);
+        if (r == 0)
+                r = read_genes(json_object_get(record, "genes"), s);
+        if (r == 0)
+                r = read_rows(json_object_get(record, "trajectory"), s);
+        return r;
+}
+
+void episode_summary_release(struct episode_summary *s)
+{
+        if (!s)
+                return;
+        free(s->stages);
+        free(s->motifs);
+        free(s->genes);
+        free(s->rows);
+        json_decref(s->record);
+        *s = (struct episode_summary){ 0 };
+}
+
+bool episode_record_done(const json_t *record)
+{
+        return strcmp(str_at(record, "state") ?: "", "done") == 0;
+}
+
+const struct episode_counts *episode_summary_stage(const struct episode_summary *s, int stage)
+{
+        const char *name = stage == 1 ? "stage1" : "stage2";
+
+        for (size_t i = 0; i < s->n_stages; i++)
+                if (strcmp(s->stages[i].name, name) == 0)
+                        return &s->stages[i];
+        return NULL;
+}

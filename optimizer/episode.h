@@ -215,4 +215,110 @@ struct episode_prune {
  */
 int episode_prune_store(struct store *store, uint64_t max_bytes, struct episode_prune *ret);
 
+/* ------------------------------------------------------------ the record, typed */
+
+/*
+ * struct episode_summary is how everything outside the episode's own
+ * files reads a record (the report, the CLI, the daemon, the benchmarks),
+ * so that a renamed or retyped key is a compile error or one change in
+ * episode-record.c, never a field that silently reads as 0.  Strings and
+ * JSON members point into the record, which the summary holds a reference
+ * to; a key the record lacks reads as NULL, 0 or false and its has_* flag
+ * says so where the difference matters.
+ */
+
+/* One candidate of the trajectory. */
+struct episode_row {
+        int64_t evaluation; /* 1-based; memo hits repeat the last evaluation's number */
+        int stage;          /* 1 or 2; 1 when unrecorded */
+        const char *technique;
+        const char *motif;  /* Stage II */
+        const char *entry;  /* the experience entry it came from, or NULL */
+        const char *source; /* "bank", "fallback", "random", "llm"; NULL: unrecorded */
+        const char *identity;
+        const char *status;
+        const char *moves;    /* Stage I's structural moves, or NULL */
+        const char *llm_note; /* the LLM's words about its change, or NULL */
+        double latency_us;    /* 0 unless ok */
+        bool memo_hit, new_best;
+};
+
+/* One tiling gene as the baseline had it. */
+struct episode_gene {
+        const char *file, *name;
+        int64_t line, value, lo, hi;
+        bool marked;
+};
+
+/* Counters of one stage ("stage1" or "stage2"), or of one motif. */
+struct episode_counts {
+        const char *name;
+        int64_t evaluations, memo_hits, wins;     /* stages */
+        int64_t tried, failed, won, apply_errors; /* motifs */
+        bool has_apply_errors;
+};
+
+/* What the optional LLM did (record.llm). */
+struct episode_llm_usage {
+        bool present;
+        const char *model; /* NULL: not named */
+        int64_t requests, total_tokens, proposals, evaluated, won;
+        const json_t *discarded; /* {reason: count} */
+        const char *off;         /* why it was left alone, or NULL */
+        bool has_off;
+};
+
+/* The baseline or the best candidate. */
+struct episode_point {
+        bool present;
+        const char *identity;
+        double latency_us;
+        double roofline_us;   /* the baseline's; 0: not recorded */
+        const json_t *files;  /* {path: blob sha} */
+        const json_t *genome; /* {"file:line:name": value} (the best's) */
+};
+
+struct episode_summary {
+        json_t *record; /* held */
+        const char *id, *operator_name, *dir, *strategy, *state;
+        const char *error_kind, *error_message; /* NULL: no error */
+        const char *stop_reason;
+        int64_t seed, budget, evaluations, memo_hits, confirmations;
+        int64_t slow, remeasured;
+        bool has_slow_or_remeasured;
+        int64_t run_timeouts, trajectory_dropped;
+        int64_t started, finished; /* seconds since the epoch; finished falls back to "updated" */
+        int64_t llm_tokens;
+        bool has_llm_tokens;
+        struct episode_llm_usage llm;
+        const json_t *llm_record; /* record.llm as it is, forwarded to the control API */
+        struct episode_point baseline, best;
+        const json_t *failures; /* {kind: count}; NULL: none recorded */
+        const json_t *learned;  /* [ids of experience entries learned]; NULL: none */
+        struct episode_counts *stages, *motifs;
+        size_t n_stages, n_motifs;
+        struct episode_gene *genes;
+        size_t n_genes;
+        struct episode_row *rows;
+        size_t n_rows;
+};
+
+/*
+ * Reads record (an object, as episode_load() and the done callback give
+ * it) into ret.  -EINVAL when record is not an object, -ENOMEM.  Release
+ * with episode_summary_release() (also after an error).
+ */
+int episode_summary_read(const json_t *record, struct episode_summary *ret);
+void episode_summary_release(struct episode_summary *summary);
+
+/* Stage 1's or 2's counters, or NULL when the record has none for it. */
+const struct episode_counts *episode_summary_stage(const struct episode_summary *summary,
+                                                   int stage);
+
+/* Whether record is of an episode that finished its search (state "done"). */
+bool episode_record_done(const json_t *record);
+
+/* The same for an LLM usage object (record.llm, or the control API's copy of it). */
+void episode_llm_usage_read(const json_t *llm, struct episode_llm_usage *ret);
+
 #endif

@@ -9,6 +9,7 @@
  * a usage error, 65 when the record cannot be rendered, 1 otherwise.
  */
 #include "publish/publish.h"
+#include "report/report.h"
 #include "store/store.h"
 
 #include <errno.h>

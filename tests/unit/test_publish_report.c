@@ -15,6 +15,7 @@
 #include "common/common.h"
 #include "optimizer/optimizer.h"
 #include "publish/publish.h"
+#include "report/report.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -584,6 +585,53 @@ static void test_with_store(void **state)
         json_decref(record);
 }
 
+/*
+ * The typed view every reader uses reads the record the episode writes:
+ * a key renamed on either side shows here as a number that is 0.
+ */
+static void test_summary_reads_the_record(void **state)
+{
+        json_t *record = load_record();
+        struct episode_summary s;
+        const struct episode_counts *stage1, *stage2;
+        size_t new_bests = 0;
+
+        assert_int_equal(episode_summary_read(record, &s), 0);
+        assert_string_equal(s.state, "done");
+        assert_string_equal(s.strategy, "full");
+        assert_int_equal(s.evaluations, 30);
+        assert_int_equal(s.budget, 30);
+        assert_int_equal(s.n_rows, 38);
+        assert_true(fabs(s.baseline.latency_us - 157.4203) < 1e-3);
+        assert_true(fabs(s.best.latency_us - 68.0597) < 1e-3);
+        assert_true(s.best.present && s.best.genome && s.baseline.files);
+        assert_int_equal(s.n_genes, 2);
+        assert_string_equal(s.genes[0].file, "op_host/relu_custom.cpp");
+        stage1 = episode_summary_stage(&s, 1);
+        stage2 = episode_summary_stage(&s, 2);
+        assert_non_null(stage1);
+        assert_non_null(stage2);
+        assert_int_equal(stage1->evaluations, 25);
+        assert_int_equal(stage1->memo_hits, 8);
+        assert_int_equal(stage2->wins, 3);
+        assert_int_equal(s.n_motifs, 4);
+        assert_false(s.llm.present);
+        assert_string_equal(s.rows[0].technique, "random");
+        assert_true(s.rows[0].memo_hit);
+        for (size_t i = 0; i < s.n_rows; i++)
+                new_bests += s.rows[i].new_best;
+        assert_int_equal(new_bests, stage1->wins + stage2->wins);
+        assert_true(episode_record_done(record));
+        episode_summary_release(&s);
+        episode_summary_release(&s); /* released twice: a no-op */
+
+        json_decref(record);
+        record = json_array();
+        assert_int_equal(episode_summary_read(record, &s), -EINVAL);
+        episode_summary_release(&s);
+        json_decref(record);
+}
+
 static void find_record(void)
 {
         char exe[PATH_MAX], candidate[PATH_MAX + 64];
@@ -618,6 +666,7 @@ int main(void)
                 cmocka_unit_test(test_no_improvement),
                 cmocka_unit_test(test_zero_evaluations),
                 cmocka_unit_test(test_no_baseline_is_einval),
+                cmocka_unit_test(test_summary_reads_the_record),
                 cmocka_unit_test_setup_teardown(test_with_store, setup_dir, teardown_dir),
         };
 

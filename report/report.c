@@ -3,11 +3,12 @@
  * The episode report published beside an optimized operator: Markdown, a
  * JSON object with the same facts, a self-contained SVG plot of the
  * trajectory and the commit message, all computed from the episode record
- * and the stored results.  Pure rendering: no git, no logging.
+ * (through struct episode_summary) and the stored results.  Pure rendering: no git, no logging.
  */
-#include "publish.h"
+#include "report.h"
 
 #include "common/common.h"
+#include "optimizer/episode.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -197,7 +198,7 @@ struct report_motif {
 
 /* Everything the three renderings share, gathered once. */
 struct report_facts {
-        const json_t *record;
+        struct episode_summary s;
         const struct report_context *ctx;
         char name[256];   /* the operator's directory name, safe for one line */
         const char *op;   /* the manifest's operator name */
@@ -252,6 +253,7 @@ static const json_t *get(const json_t *obj, const char *key)
 
 static void facts_release(struct report_facts *f)
 {
+        episode_summary_release(&f->s);
         free(f->curve);
         free(f->curve_stage);
         free(f->failed);
@@ -333,14 +335,14 @@ static json_t *entry_title(struct store *store, const char *id)
 }
 
 /* The title of an entry the episode learned from motif, or NULL. */
-static json_t *learned_title(struct store *store, const json_t *record, const char *motif)
+static json_t *learned_title(struct store *store, const json_t *learned, const char *motif)
 {
         const json_t *id;
         size_t i;
 
         if (!store || !motif)
                 return NULL;
-        json_array_foreach(get(record, "learned"), i, id)
+        json_array_foreach(learned, i, id)
         {
                 char key[SHA256_HEX_SIZE + 16];
                 json_t *entry = NULL, *title = NULL;
@@ -379,7 +381,6 @@ static void add_timing(struct report_facts *f, const json_t *result)
  */
 static int walk_trajectory(struct report_facts *f, struct store *store)
 {
-        const json_t *trajectory = get(f->record, "trajectory"), *row;
         size_t n = (size_t)f->evaluations, filled = 0, i;
         double best = f->baseline_us;
 
@@ -390,28 +391,27 @@ static int walk_trajectory(struct report_facts *f, struct store *store)
                 if (!f->curve || !f->curve_stage || !f->failed)
                         return -ENOMEM;
         }
-        f->motifs = calloc(json_array_size(trajectory) + 1, sizeof(*f->motifs));
+        f->motifs = calloc(f->s.n_rows + 1, sizeof(*f->motifs));
         if (!f->motifs)
                 return -ENOMEM;
 
         /* Each point is the best after every row numbered up to it (memo hits included). */
-        json_array_foreach(trajectory, i, row)
-        {
-                int64_t k = int_of(get(row, "evaluation"), 0);
-                bool ok = strcmp(str_or(get(row, "status"), ""), "ok") == 0;
-                bool memo = json_is_true(get(row, "memo_hit"));
-                int stage = (int)int_of(get(row, "stage"), 1);
-                double latency = num_of(get(row, "latency_us"));
+        for (i = 0; i < f->s.n_rows; i++) {
+                const struct episode_row *row = &f->s.rows[i];
+                int64_t k = row->evaluation;
+                bool ok = strcmp(row->status ?: "", "ok") == 0;
+                bool memo = row->memo_hit;
+                int stage = row->stage;
+                double latency = row->latency_us;
                 double before = best;
 
                 for (; filled < n && (int64_t)filled + 1 < k; filled++)
                         f->curve[filled] = best;
-                if (ok && json_is_true(get(row, "new_best")) && latency > 0)
+                if (ok && row->new_best && latency > 0)
                         best = latency;
                 if (k >= 1 && (size_t)k <= n && !memo) {
                         f->curve_stage[k - 1] = stage;
-                        if (!ok && !f->failed[k - 1] &&
-                            strcmp(str_or(get(row, "status"), ""), "slow") != 0) {
+                        if (!ok && !f->failed[k - 1] && strcmp(row->status ?: "", "slow") != 0) {
                                 f->failed[k - 1] = true;
                                 f->n_failed++;
                         }
@@ -432,19 +432,18 @@ static int walk_trajectory(struct report_facts *f, struct store *store)
                 if (stage == 2 && ok && best < before) {
                         struct report_motif *m = &f->motifs[f->n_motifs++];
 
-                        m->motif = str_or(get(row, "motif"), str_or(get(row, "technique"), "?"));
-                        m->entry = json_string_value(get(row, "entry"));
-                        m->source = str_or(get(row, "source"), "unknown");
+                        m->motif = row->motif ?: row->technique ?: "?";
+                        m->entry = row->entry;
+                        m->source = row->source ?: "unknown";
                         m->evaluation = k;
                         m->before_us = before;
                         m->after_us = best;
                         m->title = entry_title(store, m->entry);
                         if (!m->title)
-                                m->learned = learned_title(store, f->record, m->motif);
+                                m->learned = learned_title(store, f->s.learned, m->motif);
                 }
                 if (store && !memo) {
-                        json_t *result =
-                            candidate_result(store, json_string_value(get(row, "identity")));
+                        json_t *result = candidate_result(store, row->identity);
                         add_timing(f, result);
                         json_decref(result);
                 }
@@ -461,72 +460,69 @@ static int walk_trajectory(struct report_facts *f, struct store *store)
 static int gather(struct report_facts *f, struct store *store, const json_t *record,
                   const struct report_context *ctx, char *err, size_t err_size)
 {
-        const json_t *baseline = get(record, "baseline"), *best = get(record, "best");
+        const struct episode_summary *s = &f->s;
         int64_t started, finished;
         time_t date;
         struct tm tm;
         int r;
 
-        f->record = record;
+        r = episode_summary_read(record, &f->s);
+        if (r < 0) {
+                snprintf(err, err_size, "%s",
+                         r == -ENOMEM ? "out of memory reading the episode record"
+                                      : "the episode record is not a JSON object");
+                return r;
+        }
         f->ctx = ctx;
-        f->op = str_or(get(record, "operator"), "unknown");
-        f->path = ctx->op_path ? ctx->op_path : str_or(get(record, "dir"), "unknown");
-        f->strategy = str_or(get(record, "strategy"), "full");
-        f->state = str_or(get(record, "state"), "unknown");
-        f->error = json_string_value(get(record, "error"));
-        if (!f->error)
-                f->error = json_string_value(get(get(record, "error"), "message"));
+        f->op = s->operator_name ?: "unknown";
+        f->path = ctx->op_path ? ctx->op_path : s->dir ?: "unknown";
+        f->strategy = s->strategy ?: "full";
+        f->state = s->state ?: "unknown";
+        f->error = s->error_message;
         base_name(f->path, f->name, sizeof(f->name));
 
-        f->baseline_us = num_of(get(baseline, "latency_us"));
+        f->baseline_us = s->baseline.latency_us;
         if (!(f->baseline_us > 0)) {
                 snprintf(err, err_size,
                          "episode %s of %s: the record has no baseline latency (state %s%s%s); "
                          "there is nothing to compare with, so no report",
-                         str_or(get(record, "id"), "?"), f->path, f->state, f->error ? ": " : "",
+                         s->id ?: "?", f->path, f->state, f->error ? ": " : "",
                          f->error ? f->error : "");
                 return -EINVAL;
         }
-        f->best_us = num_of(get(best, "latency_us"));
+        f->best_us = s->best.latency_us;
         f->improved = f->best_us > 0 && f->best_us < f->baseline_us;
         if (!f->improved)
                 f->best_us = f->baseline_us;
         f->speedup = f->baseline_us / f->best_us;
 
-        f->evaluations = int_of(get(record, "evaluations"), 0);
+        f->evaluations = s->evaluations;
         if (f->evaluations < 0 || f->evaluations > 10000000)
                 f->evaluations = 0;
-        f->budget = int_of(get(record, "budget"), 0);
-        f->memo_hits = int_of(get(record, "memo_hits"), 0);
-        f->confirmations = int_of(get(record, "confirmations"), 0);
-        f->seed = int_of(get(record, "seed"), 0);
+        f->budget = s->budget;
+        f->memo_hits = s->memo_hits;
+        f->confirmations = s->confirmations;
+        f->seed = s->seed;
 
-        started = int_of(get(record, "started"), 0);
-        finished = int_of(get(record, "finished"), int_of(get(record, "updated"), 0));
+        started = s->started;
+        finished = s->finished;
         f->wall_s = started > 0 && finished > started ? (double)(finished - started) : 0;
         date = ctx->date ? ctx->date : (time_t)finished;
         if (!gmtime_r(&date, &tm) || !strftime(f->date, sizeof(f->date), "%Y-%m-%dT%H:%M:%SZ", &tm))
                 snprintf(f->date, sizeof(f->date), "unknown");
 
-        if (json_is_integer(get(record, "llm_tokens"))) {
-                f->llm_tokens = json_integer_value(get(record, "llm_tokens"));
-                f->has_llm_tokens = true;
-        } else if (json_is_integer(get(get(record, "llm"), "total_tokens"))) {
-                f->llm_tokens = json_integer_value(get(get(record, "llm"), "total_tokens"));
-                f->has_llm_tokens = true;
-        }
+        f->llm_tokens = s->llm_tokens;
+        f->has_llm_tokens = s->has_llm_tokens;
 
         if (store) {
-                f->baseline_result =
-                    candidate_result(store, json_string_value(get(baseline, "identity")));
+                f->baseline_result = candidate_result(store, s->baseline.identity);
                 if (f->improved)
-                        f->best_result =
-                            candidate_result(store, json_string_value(get(best, "identity")));
-                f->manifest = load_manifest(store, get(baseline, "files"));
+                        f->best_result = candidate_result(store, s->best.identity);
+                f->manifest = load_manifest(store, s->baseline.files);
                 add_timing(f, f->baseline_result);
         }
         /* roofline time is a property of the shapes, the same for every candidate */
-        f->roofline_us = num_of(get(baseline, "roofline_us"));
+        f->roofline_us = s->baseline.roofline_us;
         if (!(f->roofline_us > 0))
                 f->roofline_us = num_of(get(f->baseline_result, "roofline_us"));
         if (f->roofline_us > 0) {
@@ -790,20 +786,18 @@ static char *render_svg(const struct report_facts *f)
 
 static void md_genes(struct sbuf *sb, const struct report_facts *f)
 {
-        const json_t *genes = get(f->record, "genes"), *gene;
-        const json_t *genome = get(get(f->record, "best"), "genome");
+        const json_t *genome = f->s.best.genome;
         size_t i, changed = 0;
 
-        if (!json_array_size(genes)) {
+        if (!f->s.n_genes) {
                 sbuf_puts(sb, "No tiling genes were found.\n\n");
                 return;
         }
         sbuf_puts(sb, "| Gene | Where | Before | After |\n|---|---|---:|---:|\n");
-        json_array_foreach(genes, i, gene)
-        {
-                const char *file = str_or(get(gene, "file"), "?"),
-                           *name = str_or(get(gene, "name"), "?");
-                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+        for (i = 0; i < f->s.n_genes; i++) {
+                const struct episode_gene *gene = &f->s.genes[i];
+                const char *file = gene->file ?: "?", *name = gene->name ?: "?";
+                int64_t line = gene->line, before = gene->value;
                 char key[512];
                 const json_t *after;
 
@@ -830,7 +824,7 @@ static void md_genes(struct sbuf *sb, const struct report_facts *f)
                         sbuf_printf(sb, "%" PRId64 " (unchanged) |\n", before);
                 }
         }
-        sbuf_printf(sb, "\n%zu of %zu genes changed.\n\n", changed, json_array_size(genes));
+        sbuf_printf(sb, "\n%zu of %zu genes changed.\n\n", changed, f->s.n_genes);
 }
 
 static void md_motif_source(struct sbuf *sb, const struct report_motif *m)
@@ -872,23 +866,23 @@ static void md_stage_gain(struct sbuf *sb, const struct report_facts *f, int sta
 /* What the optional LLM did: its calls, and the new bests credited to it. */
 static void md_llm(struct sbuf *sb, const struct report_facts *f)
 {
-        const json_t *llm = get(f->record, "llm"), *row, *discarded = get(llm, "discarded"), *n;
+        const struct episode_llm_usage *llm = &f->s.llm;
+        const json_t *n;
         double best = f->baseline_us;
         const char *reason;
         bool any = false;
         size_t i;
 
-        if (!llm)
+        if (!llm->present)
                 return;
         sbuf_puts(sb, "### The LLM\n\n");
-        sbuf_printf(sb, "%" PRId64 " calls to ", int_of(get(llm, "requests"), 0));
-        sbuf_put_md(sb, str_or(get(llm, "model"), "the configured model"));
+        sbuf_printf(sb, "%" PRId64 " calls to ", llm->requests);
+        sbuf_put_md(sb, llm->model ?: "the configured model");
         sbuf_printf(sb,
                     ", %" PRId64 " tokens; %" PRId64 " answers became candidates, %" PRId64
                     " were measured and %" PRId64 " made a new best.",
-                    int_of(get(llm, "total_tokens"), 0), int_of(get(llm, "proposals"), 0),
-                    int_of(get(llm, "evaluated"), 0), int_of(get(llm, "won"), 0));
-        json_object_foreach((json_t *)discarded, reason, n)
+                    llm->total_tokens, llm->proposals, llm->evaluated, llm->won);
+        json_object_foreach((json_t *)llm->discarded, reason, n)
         {
                 sbuf_puts(sb, any ? ", " : " Discarded before measuring: ");
                 sbuf_put_md(sb, reason);
@@ -896,28 +890,27 @@ static void md_llm(struct sbuf *sb, const struct report_facts *f)
                 any = true;
         }
         sbuf_puts(sb, any ? ".\n" : "\n");
-        if (get(llm, "off")) {
+        if (llm->has_off) {
                 sbuf_puts(sb, "It was left alone after: ");
-                sbuf_put_md(sb, str_or(get(llm, "off"), ""));
+                sbuf_put_md(sb, llm->off ?: "");
                 sbuf_puts(sb, ".\n");
         }
         sbuf_puts(sb, "\n");
-        json_array_foreach(get(f->record, "trajectory"), i, row)
-        {
-                double latency = num_of(get(row, "latency_us"));
-                bool won = json_is_true(get(row, "new_best")) && latency > 0 &&
-                           strcmp(str_or(get(row, "status"), ""), "ok") == 0;
-                if (won && strcmp(str_or(get(row, "source"), ""), "llm") == 0) {
+        for (i = 0; i < f->s.n_rows; i++) {
+                const struct episode_row *row = &f->s.rows[i];
+                double latency = row->latency_us;
+                bool won = row->new_best && latency > 0 && strcmp(row->status ?: "", "ok") == 0;
+                if (won && strcmp(row->source ?: "", "llm") == 0) {
                         sbuf_printf(sb,
                                     "- Evaluation %" PRId64
                                     ": the LLM's %s, %.1f \xe2\x86\x92 %.1f us (%.3fx)",
-                                    int_of(get(row, "evaluation"), 0),
-                                    int_of(get(row, "stage"), 1) == 1 ? "tiling rewrite (Stage I)"
-                                                                      : "kernel rewrite (Stage II)",
+                                    row->evaluation,
+                                    row->stage == 1 ? "tiling rewrite (Stage I)"
+                                                    : "kernel rewrite (Stage II)",
                                     best, latency, best / latency);
-                        if (get(row, "llm_note")) {
+                        if (row->llm_note) {
                                 sbuf_puts(sb, ": ");
-                                sbuf_put_md(sb, str_or(get(row, "llm_note"), ""));
+                                sbuf_put_md(sb, row->llm_note);
                         }
                         sbuf_puts(sb, "\n");
                 }
@@ -929,20 +922,19 @@ static void md_llm(struct sbuf *sb, const struct report_facts *f)
 
 static void md_changes(struct sbuf *sb, const struct report_facts *f)
 {
-        const json_t *stages = get(f->record, "stages");
+        const struct episode_counts *stage1 = episode_summary_stage(&f->s, 1);
+        const struct episode_counts *stage2 = episode_summary_stage(&f->s, 2);
 
         sbuf_puts(sb, "## Changes\n\n### Stage I: tiling\n\n");
-        if (get(stages, "stage1"))
+        if (stage1)
                 sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
-                            int_of(get(get(stages, "stage1"), "evaluations"), 0),
-                            int_of(get(get(stages, "stage1"), "wins"), 0));
+                            stage1->evaluations, stage1->wins);
         md_stage_gain(sb, f, 1);
         md_genes(sb, f);
         sbuf_puts(sb, "### Stage II: kernel rewrites\n\n");
-        if (get(stages, "stage2"))
+        if (stage2)
                 sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
-                            int_of(get(get(stages, "stage2"), "evaluations"), 0),
-                            int_of(get(get(stages, "stage2"), "wins"), 0));
+                            stage2->evaluations, stage2->wins);
         md_stage_gain(sb, f, 2);
         if (!f->n_motifs) {
                 sbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
@@ -1108,25 +1100,21 @@ static void md_correctness(struct sbuf *sb, const struct report_facts *f)
 }
 
 /* Sum of motifs.*.apply_errors, or -1 when no motif recorded any. */
-static int64_t apply_errors(const json_t *record)
+static int64_t apply_errors(const struct episode_summary *s)
 {
-        const char *motif;
-        const json_t *v;
         int64_t sum = -1;
 
-        json_object_foreach((json_t *)get(record, "motifs"), motif, v)
-        {
-                if (json_is_integer(get(v, "apply_errors")))
-                        sum = (sum < 0 ? 0 : sum) + int_of(get(v, "apply_errors"), 0);
-        }
+        for (size_t i = 0; i < s->n_motifs; i++)
+                if (s->motifs[i].has_apply_errors)
+                        sum = (sum < 0 ? 0 : sum) + s->motifs[i].apply_errors;
         return sum;
 }
 
 static void md_spend(struct sbuf *sb, const struct report_facts *f)
 {
-        const json_t *failures = get(f->record, "failures"), *v;
+        const json_t *failures = f->s.failures, *v;
         const char *kind;
-        int64_t total = 0, applies = apply_errors(f->record);
+        int64_t total = 0, applies = apply_errors(&f->s);
 
         sbuf_puts(sb, "## Failures and spend\n\n");
         json_object_foreach((json_t *)failures, kind, v) total += int_of(v, 0);
@@ -1145,22 +1133,18 @@ static void md_spend(struct sbuf *sb, const struct report_facts *f)
                 sbuf_puts(sb, ")");
         }
         sbuf_puts(sb, ".\n");
-        if (get(f->record, "slow") || get(f->record, "remeasured"))
+        if (f->s.has_slow_or_remeasured)
                 sbuf_printf(sb,
                             "- Stopped early as slow: %" PRId64
                             "; close new bests re-measured: %" PRId64 ".\n",
-                            int_of(get(f->record, "slow"), 0),
-                            int_of(get(f->record, "remeasured"), 0));
+                            f->s.slow, f->s.remeasured);
         if (applies >= 0) {
-                const char *motif;
-
                 sbuf_printf(sb, "- Rewrites that failed to apply: %" PRId64, applies);
-                json_object_foreach((json_t *)get(f->record, "motifs"), motif, v)
-                {
-                        if (int_of(get(v, "apply_errors"), 0) > 0) {
+                for (size_t i = 0; i < f->s.n_motifs; i++) {
+                        if (f->s.motifs[i].apply_errors > 0) {
                                 sbuf_puts(sb, "; ");
-                                sbuf_put_md(sb, motif);
-                                sbuf_printf(sb, " %" PRId64, int_of(get(v, "apply_errors"), 0));
+                                sbuf_put_md(sb, f->s.motifs[i].name);
+                                sbuf_printf(sb, " %" PRId64, f->s.motifs[i].apply_errors);
                         }
                 }
                 sbuf_puts(sb, ".\n");
@@ -1215,7 +1199,7 @@ static char *render_markdown(const struct report_facts *f)
         md_row(&sb, "Backend", or_unknown(ctx->backend));
         md_row(&sb, "Platform", or_unknown(ctx->platform));
         md_row(&sb, "Date", f->date);
-        md_row(&sb, "Episode", str_or(get(f->record, "id"), "unknown"));
+        md_row(&sb, "Episode", f->s.id ?: "unknown");
         md_row(&sb, "Strategy", f->strategy);
         md_row(&sb, "State", f->state);
         snprintf(buf, sizeof(buf), "%" PRId64 " of %" PRId64 " evaluations used", f->evaluations,
@@ -1234,12 +1218,12 @@ static char *render_markdown(const struct report_facts *f)
                     "%" PRId64 " evaluations; %zu failed (marked on the plot). Stage I rows are "
                     "shaded blue, Stage II rows orange.\n\n",
                     f->evaluations, f->n_failed);
-        if (json_integer_value(get(f->record, "trajectory_dropped")) > 0)
+        if (f->s.trajectory_dropped > 0)
                 sbuf_printf(&sb,
-                            "Its %" JSON_INTEGER_FORMAT " rows, one per candidate, were dropped "
+                            "Its %" PRId64 " rows, one per candidate, were dropped "
                             "to keep the store under limits.store_max_bytes: the plot and the "
                             "lists below have only what the summary kept.\n\n",
-                            json_integer_value(get(f->record, "trajectory_dropped")));
+                            f->s.trajectory_dropped);
         md_changes(&sb, f);
         md_correctness(&sb, f);
         md_spend(&sb, f);
@@ -1311,7 +1295,7 @@ static json_t *json_cases(const struct report_facts *f, bool *oom)
 
 static json_t *json_changes(const struct report_facts *f, bool *oom)
 {
-        const json_t *genome = get(get(f->record, "best"), "genome"), *gene;
+        const json_t *genome = f->s.best.genome;
         json_t *genes = json_array(), *motifs = json_array();
         size_t i;
 
@@ -1321,11 +1305,10 @@ static json_t *json_changes(const struct report_facts *f, bool *oom)
                 *oom = true;
                 return NULL;
         }
-        json_array_foreach(get(f->record, "genes"), i, gene)
-        {
-                const char *file = str_or(get(gene, "file"), "?"),
-                           *name = str_or(get(gene, "name"), "?");
-                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+        for (i = 0; i < f->s.n_genes; i++) {
+                const struct episode_gene *gene = &f->s.genes[i];
+                const char *file = gene->file ?: "?", *name = gene->name ?: "?";
+                int64_t line = gene->line, before = gene->value;
                 char key[512];
                 const json_t *after;
 
@@ -1365,7 +1348,7 @@ static char *render_json(const struct report_facts *f)
         const struct report_context *ctx = f->ctx;
         json_t *o = json_object(), *failures, *spend, *roofline, *correctness;
         struct sbuf sb = { 0 };
-        int64_t applies = apply_errors(f->record);
+        int64_t applies = apply_errors(&f->s);
         bool oom = !o;
         char *text = NULL;
 
@@ -1375,7 +1358,7 @@ static char *render_json(const struct report_facts *f)
         set(o, "operator", json_string(f->op), &oom);
         set(o, "name", json_string(f->name), &oom);
         set(o, "op_path", json_string(f->path), &oom);
-        set(o, "episode", string_or_null(json_string_value(get(f->record, "id"))), &oom);
+        set(o, "episode", string_or_null(f->s.id), &oom);
         set(o, "state", json_string(f->state), &oom);
         set(o, "error", string_or_null(f->error), &oom);
         set(o, "source_commit", string_or_null(ctx->source_commit), &oom);
@@ -1401,9 +1384,8 @@ static char *render_json(const struct report_facts *f)
             json_pack("{s:I, s:I, s:O*}", "seed", (json_int_t)f->seed, "confirmations",
                       (json_int_t)f->confirmations, "tolerance", get(f->manifest, "tolerance"));
         set(o, "correctness", correctness, &oom);
-        failures = json_pack("{s:O, s:o}", "by_kind",
-                             json_is_object(get(f->record, "failures")) ? get(f->record, "failures")
-                                                                        : json_object(),
+        failures = json_pack("{s:o, s:o}", "by_kind",
+                             f->s.failures ? json_incref((json_t *)f->s.failures) : json_object(),
                              "apply_errors", applies >= 0 ? json_integer(applies) : json_null());
         set(o, "failures", failures, &oom);
         spend = json_pack(
@@ -1493,16 +1475,15 @@ static void put_subject(struct sbuf *sb, const struct report_facts *f)
 static char *render_commit_message(const struct report_facts *f)
 {
         struct sbuf sb = { 0 };
-        const json_t *genome = get(get(f->record, "best"), "genome"), *gene;
+        const json_t *genome = f->s.best.genome;
         size_t i;
 
         put_subject(&sb, f);
         sbuf_puts(&sb, "\n");
-        json_array_foreach(get(f->record, "genes"), i, gene)
-        {
-                const char *file = str_or(get(gene, "file"), "?"),
-                           *gname = str_or(get(gene, "name"), "?");
-                int64_t line = int_of(get(gene, "line"), 0), before = int_of(get(gene, "value"), 0);
+        for (i = 0; i < f->s.n_genes; i++) {
+                const struct episode_gene *gene = &f->s.genes[i];
+                const char *file = gene->file ?: "?", *gname = gene->name ?: "?";
+                int64_t line = gene->line, before = gene->value;
                 char key[512];
                 const json_t *after;
 
@@ -1517,7 +1498,7 @@ static char *render_commit_message(const struct report_facts *f)
                 sbuf_printf(&sb, "- kernel: %s, %.1f -> %.1f us (%.3fx)\n", f->motifs[i].motif,
                             f->motifs[i].before_us, f->motifs[i].after_us,
                             f->motifs[i].before_us / f->motifs[i].after_us);
-        if (f->n_failed || json_object_size(get(f->record, "failures")))
+        if (f->n_failed || json_object_size(f->s.failures))
                 sbuf_printf(&sb,
                             "- %" PRId64 " evaluations of %" PRId64 ", %" PRId64
                             " memo hits; see " REPORT_MARKDOWN_NAME "\n",
