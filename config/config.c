@@ -189,21 +189,6 @@ static const struct schema config_schema = {
 
 /* ------------------------------------------------------------ helpers */
 
-static int config_error(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int config_error(char *err, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
-
 /* Joins two path pieces into a new string. */
 static char *path_join(const char *a, const char *b)
 {
@@ -377,13 +362,13 @@ static int load_repos(struct config *c, const json_t *list, char *err, size_t si
                 if (!repo->path)
                         return -ENOMEM;
                 if (repo->path[0] != '/')
-                        return config_error(err, size,
+                        return format_error(err, size, -EINVAL,
                                             "%s: .repos[%zu].path: must be an absolute path "
                                             "(or start with ~/), got \"%s\"",
                                             c->source, i, repo->path);
                 for (size_t j = 0; j < i; j++)
                         if (strcmp(c->repos[j].path, repo->path) == 0)
-                                return config_error(err, size,
+                                return format_error(err, size, -EINVAL,
                                                     "%s: .repos[%zu].path: \"%s\" is already "
                                                     "listed as .repos[%zu]",
                                                     c->source, i, repo->path, j);
@@ -408,7 +393,7 @@ static int load_devices(struct config *c, const json_t *v, char *err, size_t siz
         }
         if (json_is_string(v)) {
                 if (c->backend == CONFIG_BACKEND_SIM)
-                        return config_error(err, size,
+                        return format_error(err, size, -EINVAL,
                                             "%s: .devices: \"auto\" needs the ascend backend; "
                                             "give the sim a device count such as 2",
                                             c->source);
@@ -420,7 +405,7 @@ static int load_devices(struct config *c, const json_t *v, char *err, size_t siz
                 return 0;
         }
         if (c->backend == CONFIG_BACKEND_SIM)
-                return config_error(err, size,
+                return format_error(err, size, -EINVAL,
                                     "%s: .devices: a list of device ids needs the ascend "
                                     "backend; give the sim a device count such as 2",
                                     c->source);
@@ -429,7 +414,7 @@ static int load_devices(struct config *c, const json_t *v, char *err, size_t siz
                 c->device_ids[i] = (int)json_integer_value(json_array_get(v, i));
                 for (size_t j = 0; j < i; j++)
                         if (c->device_ids[j] == c->device_ids[i])
-                                return config_error(err, size,
+                                return format_error(err, size, -EINVAL,
                                                     "%s: .devices[%zu]: device %d is listed twice",
                                                     c->source, i, c->device_ids[i]);
         }
@@ -481,7 +466,7 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->episode.rlimits.scratch_mb =
             (uint64_t)number_or(rl, "scratch_mb", CHILD_DEFAULT_SCRATCH_MB);
         if (c->episode.stage1_steps + c->episode.stage2_steps == 0)
-                return config_error(err, size,
+                return format_error(err, size, -EINVAL,
                                     "%s: .episode: stage1_steps and stage2_steps are both 0, "
                                     "so an episode could never evaluate anything",
                                     c->source);
@@ -494,7 +479,7 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         if (c->publish.prefix[strlen(c->publish.prefix) - 1] != '/' ||
             strncmp(c->publish.prefix, "refs/", 5) == 0 || c->publish.prefix[0] == '/' ||
             !prefix_makes_branch_names(c->publish.prefix))
-                return config_error(err, size,
+                return format_error(err, size, -EINVAL,
                                     "%s: .publish.prefix: must be a branch name prefix ending "
                                     "in '/' that git accepts (no '..', '@{', spaces or "
                                     "control characters), such as \"ascendopt/\", got \"%s\"",
@@ -514,8 +499,9 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->llm.allow_loopback_for_all_repos =
             bool_or(llm_obj, "allow_loopback_for_all_repos", false);
         if (c->llm.api_key_file && c->llm.api_key_env)
-                return config_error(
-                    err, size, "%s: .llm: give api_key_file or api_key_env, not both", c->source);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .llm: give api_key_file or api_key_env, not both",
+                                    c->source);
 
         c->limits.store_max_bytes = (uint64_t)number_or(lim, "store_max_bytes", 8e9);
         c->limits.cache_max_bytes = (uint64_t)number_or(lim, "cache_max_bytes", 4e9);
@@ -563,7 +549,7 @@ int config_parse(const char *text, size_t len, const char *source, struct config
         c->platform_set = json_object_get(doc, "platform") != NULL;
         if (json_object_get(doc, "toolkit")) {
                 if (c->backend != CONFIG_BACKEND_ASCEND) {
-                        r = config_error(err, err_size,
+                        r = format_error(err, err_size, -EINVAL,
                                          "%s: .toolkit: the CANN toolkit is used only by the "
                                          "ascend backend; set \"backend\": \"ascend\" or drop it",
                                          source);
@@ -587,7 +573,7 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                 goto out;
         }
         if (strlen(c->socket) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
-                r = config_error(err, err_size,
+                r = format_error(err, err_size, -EINVAL,
                                  "%s: .socket: \"%s\" is longer than a unix socket path may be "
                                  "(%zu bytes); choose a shorter path",
                                  source, c->socket,
@@ -602,7 +588,7 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                 goto out;
         if (c->backend == CONFIG_BACKEND_ASCEND && !c->sandbox_off) {
                 /* fail closed: nothing runs unsandboxed unless the config says so */
-                r = config_error(err, err_size, "%s: .backend: %s", source,
+                r = format_error(err, err_size, -EINVAL, "%s: .backend: %s", source,
                                  ASCEND_UNSANDBOXED_HELP "; add \"sandbox\": \"off\" to "
                                                          "accept that on this NPU host");
                 goto out;

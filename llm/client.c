@@ -919,21 +919,6 @@ static void process_finished(struct llm_client *c)
 
 /* ---------------------------------------------------------- the client */
 
-static int client_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int client_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 /* Checks the endpoint and makes the form shown in messages. */
 static int parse_endpoint(struct llm_client *c, const char *endpoint, char *err, size_t size)
 {
@@ -947,7 +932,7 @@ static int parse_endpoint(struct llm_client *c, const char *endpoint, char *err,
             curl_url_get(url, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
             (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0) ||
             strpbrk(endpoint, "?#")) {
-                r = client_error(err, size, -EINVAL,
+                r = format_error(err, size, -EINVAL,
                                  "llm.endpoint: \"%s\" is not a base URL such as "
                                  "\"http://127.0.0.1:8000/v1\" (http or https, no query)",
                                  endpoint);
@@ -970,7 +955,7 @@ static int parse_endpoint(struct llm_client *c, const char *endpoint, char *err,
                 c->shown_endpoint[len - 1] = '\0';
         c->loopback = llm_endpoint_is_loopback(endpoint);
         if (strcmp(scheme, "http") == 0 && !c->loopback) {
-                r = client_error(err, size, -EINVAL,
+                r = format_error(err, size, -EINVAL,
                                  "llm.endpoint: \"%s\" is plain http to another machine: the API "
                                  "key and the operators' source would travel in clear; use "
                                  "https://, or http only to a loopback address",
@@ -1059,7 +1044,7 @@ static int copy_options(struct llm_client *c, const struct llm_options *o, char 
             o->max_concurrency < 0 || o->max_attempts < 0 || o->backoff_initial_s < 0 ||
             o->backoff_max_s < 0 || o->retry_after_max_s < 0 || !isfinite(o->temperature) ||
             o->temperature < 0)
-                return client_error(err, size, -EINVAL,
+                return format_error(err, size, -EINVAL,
                                     "llm: timeouts, limits and temperature must not be negative");
         c->connect_timeout_s =
             o->connect_timeout_s ? o->connect_timeout_s : DEFAULT_CONNECT_TIMEOUT_S;
@@ -1080,7 +1065,7 @@ static int copy_options(struct llm_client *c, const struct llm_options *o, char 
         c->embedding_model = strdup_or_null(o->embedding_model, &r);
         if (o->api_key && *o->api_key) {
                 if (!key_is_header_safe(o->api_key))
-                        return client_error(err, size, -EINVAL,
+                        return format_error(err, size, -EINVAL,
                                             "llm: the API key holds spaces or control characters "
                                             "or is over %d bytes",
                                             MAX_KEY_BYTES);
@@ -1096,15 +1081,15 @@ int llm_client_new(struct event_base *base, const struct llm_options *options,
         int r;
 
         if (!base || !options || !ret_client)
-                return client_error(err, err_size, -EINVAL, "llm: no event base or options");
+                return format_error(err, err_size, -EINVAL, "llm: no event base or options");
         if (!options->endpoint || !*options->endpoint)
-                return client_error(err, err_size, -EINVAL, "llm.endpoint: not set");
+                return format_error(err, err_size, -EINVAL, "llm.endpoint: not set");
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
         c->base = base;
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-                r = client_error(err, err_size, -EIO, "llm: libcurl cannot be initialised");
+                r = format_error(err, err_size, -EIO, "llm: libcurl cannot be initialised");
                 goto out;
         }
         c->curl_initialized = true;
@@ -1126,7 +1111,7 @@ int llm_client_new(struct event_base *base, const struct llm_options *options,
         c->curl_timer = evtimer_new(base, on_curl_timeout, c);
         c->multi = curl_multi_init();
         if (!c->curl_timer || !c->multi) {
-                r = client_error(err, err_size, -EIO, "llm: cannot set up libcurl on the loop");
+                r = format_error(err, err_size, -EIO, "llm: cannot set up libcurl on the loop");
                 goto out;
         }
         curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, on_curl_socket);

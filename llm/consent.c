@@ -48,21 +48,6 @@ char *llm_secret_free(char *secret)
         return NULL;
 }
 
-static int key_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int key_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 /* Trims whitespace around the key in place and checks what remains. */
 static int key_check(char *key, const char *what, char *err, size_t size)
 {
@@ -77,13 +62,13 @@ static int key_check(char *key, const char *what, char *err, size_t size)
         key[len - start] = '\0';
         len -= start;
         if (len == 0)
-                return key_error(err, size, -EINVAL, "%s: the API key is empty", what);
+                return format_error(err, size, -EINVAL, "%s: the API key is empty", what);
         for (size_t i = 0; i < len; i++)
                 if (iscntrl((unsigned char)key[i]) || key[i] == ' ')
-                        return key_error(err, size, -EINVAL,
-                                         "%s: the API key holds spaces or control characters; "
-                                         "it must be one line with the key alone",
-                                         what);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: the API key holds spaces or control characters; "
+                                            "it must be one line with the key alone",
+                                            what);
         return 0;
 }
 
@@ -96,8 +81,8 @@ static int key_from_file(const char *path, char **ret_key, char *err, size_t siz
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return key_error(err, size, -errno, "llm.api_key_file: cannot open %s: %s", path,
-                                 strerror(errno));
+                return format_error(err, size, -errno, "llm.api_key_file: cannot open %s: %s", path,
+                                    strerror(errno));
         buf = calloc(1, MAX_KEY_BYTES + 2);
         if (!buf) {
                 r = -ENOMEM;
@@ -108,8 +93,8 @@ static int key_from_file(const char *path, char **ret_key, char *err, size_t siz
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
-                        r = key_error(err, size, -errno, "llm.api_key_file: cannot read %s: %s",
-                                      path, strerror(errno));
+                        r = format_error(err, size, -errno, "llm.api_key_file: cannot read %s: %s",
+                                         path, strerror(errno));
                         goto out;
                 }
                 if (n == 0)
@@ -117,12 +102,12 @@ static int key_from_file(const char *path, char **ret_key, char *err, size_t siz
                 len += (size_t)n;
         }
         if (len > MAX_KEY_BYTES) {
-                r = key_error(err, size, -EINVAL, "llm.api_key_file: %s is over %d bytes", path,
-                              MAX_KEY_BYTES);
+                r = format_error(err, size, -EINVAL, "llm.api_key_file: %s is over %d bytes", path,
+                                 MAX_KEY_BYTES);
                 goto out;
         }
         if (memchr(buf, '\0', len)) {
-                r = key_error(err, size, -EINVAL, "llm.api_key_file: %s holds a NUL byte", path);
+                r = format_error(err, size, -EINVAL, "llm.api_key_file: %s holds a NUL byte", path);
                 goto out;
         }
         r = key_check(buf, path, err, size);
@@ -154,13 +139,13 @@ int llm_api_key_resolve(const struct config_llm *config, char **ret_key, char *e
 
         value = getenv(config->api_key_env);
         if (!value)
-                return key_error(err, err_size, -ENOENT,
-                                 "llm.api_key_env: the environment variable %s is not set",
-                                 config->api_key_env);
+                return format_error(err, err_size, -ENOENT,
+                                    "llm.api_key_env: the environment variable %s is not set",
+                                    config->api_key_env);
         if (strlen(value) > MAX_KEY_BYTES)
-                return key_error(err, err_size, -EINVAL,
-                                 "llm.api_key_env: the value of %s is over %d bytes",
-                                 config->api_key_env, MAX_KEY_BYTES);
+                return format_error(err, err_size, -EINVAL,
+                                    "llm.api_key_env: the value of %s is over %d bytes",
+                                    config->api_key_env, MAX_KEY_BYTES);
         key = strdup(value);
         if (!key)
                 return -ENOMEM;

@@ -20,47 +20,13 @@
 
 #define MAX_PLACEHOLDER 128
 
-static int text_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int text_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 /* ------------------------------------------------------------ buffers */
 
-struct text {
-        char *data;
-        size_t len, cap;
-};
-
-static int text_append(struct text *t, const char *s, size_t n)
+/* Appends, and says -ENOMEM once an allocation of the buffer has failed. */
+static int text_append(struct strbuf *t, const char *s, size_t n)
 {
-        char *p;
-        size_t cap;
-
-        if (t->len + n + 1 > t->cap) {
-                cap = t->cap ? t->cap : 256;
-                while (cap < t->len + n + 1)
-                        cap *= 2;
-                p = realloc(t->data, cap);
-                if (!p)
-                        return -ENOMEM;
-                t->data = p;
-                t->cap = cap;
-        }
-        memcpy(t->data + t->len, s, n);
-        t->len += n;
-        t->data[t->len] = '\0';
-        return 0;
+        strbuf_putn(t, s, n);
+        return t->oom ? -ENOMEM : 0;
 }
 
 /* ------------------------------------------------------- code blocks */
@@ -171,49 +137,48 @@ int llm_extract_code_block(const char *content, const char *language_hint, char 
 
 int llm_prompt_load(const char *path, char **ret_text, char *err, size_t err_size)
 {
-        struct text t = { 0 };
+        struct strbuf t = { 0 };
         char chunk[8192];
         ssize_t n;
         int fd, r = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return text_error(err, err_size, -errno, "%s: cannot open the prompt: %s", path,
-                                  strerror(errno));
+                return format_error(err, err_size, -errno, "%s: cannot open the prompt: %s", path,
+                                    strerror(errno));
         for (;;) {
                 n = read(fd, chunk, sizeof(chunk));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
-                        r = text_error(err, err_size, -errno, "%s: cannot read the prompt: %s",
-                                       path, strerror(errno));
+                        r = format_error(err, err_size, -errno, "%s: cannot read the prompt: %s",
+                                         path, strerror(errno));
                         goto out;
                 }
                 if (n == 0)
                         break;
                 if (t.len + (size_t)n > LLM_MAX_PROMPT_BYTES) {
-                        r = text_error(err, err_size, -EFBIG,
-                                       "%s: the prompt is over %u bytes; shorten it", path,
-                                       LLM_MAX_PROMPT_BYTES);
+                        r = format_error(err, err_size, -EFBIG,
+                                         "%s: the prompt is over %u bytes; shorten it", path,
+                                         LLM_MAX_PROMPT_BYTES);
                         goto out;
                 }
                 r = text_append(&t, chunk, (size_t)n);
                 if (r < 0)
                         goto out;
         }
-        if (!t.data) {
+        if (!t.buf) {
                 r = text_append(&t, "", 0);
                 if (r < 0)
                         goto out;
         }
-        if (strlen(t.data) != t.len) {
-                r = text_error(err, err_size, -EINVAL, "%s: the prompt holds a NUL byte", path);
+        if (strlen(t.buf) != t.len) {
+                r = format_error(err, err_size, -EINVAL, "%s: the prompt holds a NUL byte", path);
                 goto out;
         }
-        *ret_text = t.data;
-        t.data = NULL;
+        *ret_text = strbuf_detach(&t);
 out:
-        free(t.data);
+        strbuf_release(&t);
         close(fd);
         return r;
 }
@@ -249,7 +214,7 @@ static size_t placeholder_at(const char *p, const char **ret_name, size_t *ret_n
         return (size_t)(q + 2 - p);
 }
 
-static int append_value(struct text *t, const json_t *value)
+static int append_value(struct strbuf *t, const json_t *value)
 {
         char *dumped;
         int r;
@@ -270,7 +235,7 @@ static int append_value(struct text *t, const json_t *value)
 int llm_prompt_render(const char *template_text, const json_t *vars, char **ret_text, char *err,
                       size_t err_size)
 {
-        struct text t = { 0 };
+        struct strbuf t = { 0 };
         const char *p, *start, *name = NULL;
         char key[MAX_PLACEHOLDER + 1];
         const json_t *value;
@@ -278,7 +243,7 @@ int llm_prompt_render(const char *template_text, const json_t *vars, char **ret_
         int r = 0;
 
         if (!template_text || !ret_text || (vars && !json_is_object(vars)))
-                return text_error(err, err_size, -EINVAL, "prompt: vars must be a JSON object");
+                return format_error(err, err_size, -EINVAL, "prompt: vars must be a JSON object");
         r = text_append(&t, "", 0);
         if (r < 0)
                 goto out;
@@ -295,8 +260,8 @@ int llm_prompt_render(const char *template_text, const json_t *vars, char **ret_
                 key[name_len] = '\0';
                 value = vars ? json_object_get(vars, key) : NULL;
                 if (!value) {
-                        r = text_error(err, err_size, -EINVAL,
-                                       "prompt: no value for the placeholder {{%s}}", key);
+                        r = format_error(err, err_size, -EINVAL,
+                                         "prompt: no value for the placeholder {{%s}}", key);
                         goto out;
                 }
                 r = append_value(&t, value);
@@ -308,10 +273,9 @@ int llm_prompt_render(const char *template_text, const json_t *vars, char **ret_
         r = text_append(&t, start, (size_t)(p - start));
         if (r < 0)
                 goto out;
-        *ret_text = t.data;
-        t.data = NULL;
+        *ret_text = strbuf_detach(&t);
 out:
-        free(t.data);
+        strbuf_release(&t);
         return r;
 }
 

@@ -301,32 +301,12 @@ static bool same_line(const struct lines *a, size_t i, const struct lines *b, si
         return la == lb && memcmp(a->at[i], b->at[j], la) == 0;
 }
 
-struct buffer {
-        char *data;
-        size_t len, cap;
-};
-
-static void append(struct buffer *b, const char *s, size_t n)
+static void append_line(struct strbuf *b, char mark, const char *s, size_t n)
 {
-        if (b->len + n + 2 > b->cap) {
-                size_t cap = (b->len + n + 2) * 2;
-                char *grown = realloc(b->data, cap);
-                if (!grown)
-                        return;
-                b->data = grown;
-                b->cap = cap;
-        }
-        memcpy(b->data + b->len, s, n);
-        b->len += n;
-        b->data[b->len] = '\0';
-}
-
-static void append_line(struct buffer *b, char mark, const char *s, size_t n)
-{
-        append(b, &mark, 1);
-        append(b, s, n);
+        strbuf_putn(b, &mark, 1);
+        strbuf_putn(b, s, n);
         if (!n || s[n - 1] != '\n')
-                append(b, "\n", 1);
+                strbuf_putn(b, "\n", 1);
 }
 
 /*
@@ -336,7 +316,7 @@ static void append_line(struct buffer *b, char mark, const char *s, size_t n)
 char *text_unified_diff(const char *a_name, const char *a, const char *b_name, const char *b)
 {
         struct lines x = { 0 }, y = { 0 };
-        struct buffer out = { 0 };
+        struct strbuf out = { 0 };
         uint32_t *lcs = NULL;
         char *ops = NULL; /* per step: '=' '-' '+' */
         size_t *oi = NULL, *oj = NULL, n_ops = 0;
@@ -395,16 +375,16 @@ char *text_unified_diff(const char *a_name, const char *a, const char *b_name, c
                         b_count += ops[t] != '-';
                 }
                 if (!out.len) {
-                        append(&out, "--- ", 4);
-                        append(&out, a_name, strlen(a_name));
-                        append(&out, "\n+++ ", 5);
-                        append(&out, b_name, strlen(b_name));
-                        append(&out, "\n", 1);
+                        strbuf_putn(&out, "--- ", 4);
+                        strbuf_putn(&out, a_name, strlen(a_name));
+                        strbuf_putn(&out, "\n+++ ", 5);
+                        strbuf_putn(&out, b_name, strlen(b_name));
+                        strbuf_putn(&out, "\n", 1);
                 }
                 snprintf(header, sizeof(header), "@@ -%zu,%zu +%zu,%zu @@\n",
                          oi[start] + (a_count ? 1 : 0), a_count, oj[start] + (b_count ? 1 : 0),
                          b_count);
-                append(&out, header, strlen(header));
+                strbuf_putn(&out, header, strlen(header));
                 for (size_t t = start; t < end; t++) {
                         if (ops[t] == '+')
                                 append_line(&out, '+', y.at[oj[t]], y.len[oj[t]]);
@@ -423,9 +403,7 @@ out:
         free(ops);
         free(oi);
         free(oj);
-        if (!out.data)
-                return strdup("");
-        return out.data;
+        return strbuf_detach(&out); /* NULL only when out of memory */
 }
 
 int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,

@@ -85,73 +85,42 @@ int prompts_render(const char *dir, const char *name, const json_t *vars, char *
 
 /* ------------------------------------------------------------ pieces */
 
-struct piece {
-        char *text;
-        size_t len, cap;
-};
-
-static void piece_printf(struct piece *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void piece_printf(struct piece *p, const char *fmt, ...)
+/* The text written, or if_empty when nothing was; NULL when out of memory. */
+static char *piece_take(struct strbuf *p, const char *if_empty)
 {
-        va_list ap;
-        int n;
-
-        va_start(ap, fmt);
-        n = vsnprintf(NULL, 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        if (p->len + (size_t)n + 1 > p->cap) {
-                size_t cap = (p->len + (size_t)n + 1) * 2;
-                char *grown = realloc(p->text, cap);
-                if (!grown)
-                        return;
-                p->text = grown;
-                p->cap = cap;
-        }
-        va_start(ap, fmt);
-        vsnprintf(p->text + p->len, p->cap - p->len, fmt, ap);
-        va_end(ap);
-        p->len += (size_t)n;
-}
-
-static char *piece_take(struct piece *p, const char *if_empty)
-{
-        if (!p->text)
+        if (!p->buf && !p->oom)
                 return strdup(if_empty);
-        return p->text;
+        return strbuf_detach(p);
 }
 
 char *prompts_recent_results(const json_t *trajectory, size_t max_rows)
 {
         size_t n = json_array_size(trajectory), from = n > max_rows ? n - max_rows : 0;
-        struct piece p = { 0 };
+        struct strbuf p = { 0 };
 
         for (size_t i = from; i < n; i++) {
                 const json_t *row = json_array_get(trajectory, i);
                 const char *status = json_string_value(json_object_get(row, "status"));
                 const char *what = json_string_value(json_object_get(row, "technique"));
                 if (status && strcmp(status, "ok") == 0)
-                        piece_printf(
+                        strbuf_printf(
                             &p, "- evaluation %lld (stage %lld, %s): %.2f us%s\n",
                             json_integer_value(json_object_get(row, "evaluation")),
                             json_integer_value(json_object_get(row, "stage")), what ? what : "?",
                             json_number_value(json_object_get(row, "latency_us")),
                             json_is_true(json_object_get(row, "new_best")) ? ", new best" : "");
                 else
-                        piece_printf(&p, "- evaluation %lld (stage %lld, %s): failed: %s\n",
-                                     json_integer_value(json_object_get(row, "evaluation")),
-                                     json_integer_value(json_object_get(row, "stage")),
-                                     what ? what : "?", status ? status : "unknown");
+                        strbuf_printf(&p, "- evaluation %lld (stage %lld, %s): failed: %s\n",
+                                      json_integer_value(json_object_get(row, "evaluation")),
+                                      json_integer_value(json_object_get(row, "stage")),
+                                      what ? what : "?", status ? status : "unknown");
         }
         return piece_take(&p, "(none yet)\n");
 }
 
 char *prompts_experiences(const json_t *entries)
 {
-        struct piece p = { 0 };
+        struct strbuf p = { 0 };
         size_t i;
         const json_t *e;
 
@@ -159,13 +128,13 @@ char *prompts_experiences(const json_t *entries)
         {
                 const char *diff = json_string_value(json_object_get(e, "diff"));
                 size_t diff_len = diff ? strlen(diff) : 0;
-                piece_printf(&p, "%zu. %s\n   %s\n   bottleneck: %s\n```diff\n%.*s%s```\n\n", i + 1,
-                             json_string_value(json_object_get(e, "title")) ?: "(untitled)",
-                             json_string_value(json_object_get(e, "description")) ?: "",
-                             json_string_value(json_object_get(e, "bottleneck")) ?: "",
-                             (int)(diff_len > EXPERIENCE_DIFF_MAX ? EXPERIENCE_DIFF_MAX : diff_len),
-                             diff ? diff : "",
-                             diff_len > EXPERIENCE_DIFF_MAX ? "\n... (diff cut)\n" : "");
+                strbuf_printf(
+                    &p, "%zu. %s\n   %s\n   bottleneck: %s\n```diff\n%.*s%s```\n\n", i + 1,
+                    json_string_value(json_object_get(e, "title")) ?: "(untitled)",
+                    json_string_value(json_object_get(e, "description")) ?: "",
+                    json_string_value(json_object_get(e, "bottleneck")) ?: "",
+                    (int)(diff_len > EXPERIENCE_DIFF_MAX ? EXPERIENCE_DIFF_MAX : diff_len),
+                    diff ? diff : "", diff_len > EXPERIENCE_DIFF_MAX ? "\n... (diff cut)\n" : "");
         }
         return piece_take(&p, "(the experience bank has no entry for this bottleneck)\n");
 }
@@ -186,20 +155,20 @@ char *prompts_answer_note(const char *content)
 {
         const char *fence = content ? strstr(content, "```") : NULL;
         const char *close = fence ? strstr(fence + 3, "\n```") : NULL;
-        struct piece p = { 0 };
+        struct strbuf p = { 0 };
         char *note;
         size_t len;
 
         if (!content)
                 return NULL;
         if (fence && fence > content)
-                piece_printf(&p, "%.*s ", (int)(fence - content), content);
+                strbuf_printf(&p, "%.*s ", (int)(fence - content), content);
         if (close) {
                 const char *after = strchr(close + 4, '\n');
                 if (after)
-                        piece_printf(&p, "%s", after + 1);
+                        strbuf_printf(&p, "%s", after + 1);
         }
-        note = p.text;
+        note = strbuf_detach(&p);
         if (!note)
                 return NULL;
         for (char *c = note; *c; c++)

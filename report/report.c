@@ -21,112 +21,30 @@
 
 #define SUBJECT_MAX 100 /* characters of the commit message's first line */
 
-/* ---------------------------------------------------------------- text buffers */
-
-/* A growable string; a failed allocation is remembered and reported once at the end. */
-struct sbuf {
-        char *buf;
-        size_t len, cap;
-        bool oom;
-};
-
-static void sbuf_grow(struct sbuf *sb, size_t extra)
-{
-        size_t cap;
-        char *p;
-
-        if (sb->oom || sb->len + extra + 1 <= sb->cap)
-                return;
-        cap = sb->cap ? sb->cap : 1024;
-        while (cap < sb->len + extra + 1)
-                cap *= 2;
-        p = realloc(sb->buf, cap);
-        if (!p) {
-                sb->oom = true;
-                return;
-        }
-        sb->buf = p;
-        sb->cap = cap;
-}
-
-static void sbuf_putn(struct sbuf *sb, const char *s, size_t n)
-{
-        sbuf_grow(sb, n);
-        if (sb->oom)
-                return;
-        memcpy(sb->buf + sb->len, s, n);
-        sb->len += n;
-        sb->buf[sb->len] = '\0';
-}
-
-static void sbuf_puts(struct sbuf *sb, const char *s)
-{
-        sbuf_putn(sb, s, strlen(s));
-}
-
-static void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
-{
-        va_list ap;
-        int n;
-
-        va_start(ap, fmt);
-        n = vsnprintf(NULL, 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-                sb->oom = true;
-                return;
-        }
-        sbuf_grow(sb, (size_t)n);
-        if (sb->oom)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        sb->len += (size_t)n;
-}
-
-/* Hands the string over (an empty one when nothing was written); NULL after a failure. */
-static char *sbuf_detach(struct sbuf *sb)
-{
-        char *s;
-
-        if (!sb->oom && !sb->buf)
-                sbuf_putn(sb, "", 0);
-        if (sb->oom) {
-                free(sb->buf);
-                *sb = (struct sbuf){ 0 };
-                return NULL;
-        }
-        s = sb->buf;
-        *sb = (struct sbuf){ 0 };
-        return s;
-}
+/* ---------------------------------------------------------------- escaping for Markdown and XML */
 
 /* XML character data and attribute values; control characters become '?'. */
-static void sbuf_put_xml(struct sbuf *sb, const char *s)
+static void sbuf_put_xml(struct strbuf *sb, const char *s)
 {
         for (; s && *s; s++) {
                 switch (*s) {
                 case '<':
-                        sbuf_puts(sb, "&lt;");
+                        strbuf_puts(sb, "&lt;");
                         break;
                 case '>':
-                        sbuf_puts(sb, "&gt;");
+                        strbuf_puts(sb, "&gt;");
                         break;
                 case '&':
-                        sbuf_puts(sb, "&amp;");
+                        strbuf_puts(sb, "&amp;");
                         break;
                 case '"':
-                        sbuf_puts(sb, "&quot;");
+                        strbuf_puts(sb, "&quot;");
                         break;
                 case '\'':
-                        sbuf_puts(sb, "&apos;");
+                        strbuf_puts(sb, "&apos;");
                         break;
                 default:
-                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? "?" : s, 1);
+                        strbuf_putn(sb, (unsigned char)*s < 0x20 ? "?" : s, 1);
                 }
         }
 }
@@ -135,7 +53,7 @@ static void sbuf_put_xml(struct sbuf *sb, const char *s)
  * Text inside a Markdown table cell or line: pipes cannot split the cell,
  * HTML cannot open, emphasis and code cannot start, newlines cannot end it.
  */
-static void sbuf_put_md(struct sbuf *sb, const char *s)
+static void sbuf_put_md(struct strbuf *sb, const char *s)
 {
         for (; s && *s; s++) {
                 switch (*s) {
@@ -146,41 +64,41 @@ static void sbuf_put_md(struct sbuf *sb, const char *s)
                 case '_':
                 case '[':
                 case ']':
-                        sbuf_putn(sb, "\\", 1);
-                        sbuf_putn(sb, s, 1);
+                        strbuf_putn(sb, "\\", 1);
+                        strbuf_putn(sb, s, 1);
                         break;
                 case '<':
-                        sbuf_puts(sb, "&lt;");
+                        strbuf_puts(sb, "&lt;");
                         break;
                 case '>':
-                        sbuf_puts(sb, "&gt;");
+                        strbuf_puts(sb, "&gt;");
                         break;
                 case '&':
-                        sbuf_puts(sb, "&amp;");
+                        strbuf_puts(sb, "&amp;");
                         break;
                 default:
-                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
+                        strbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
                 }
         }
 }
 
 /* A word for a POSIX shell: as is when harmless, else single-quoted. */
-static void sbuf_put_shell(struct sbuf *sb, const char *s)
+static void sbuf_put_shell(struct strbuf *sb, const char *s)
 {
         if (*s &&
             strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+,:=@%") ==
                 strlen(s)) {
-                sbuf_puts(sb, s);
+                strbuf_puts(sb, s);
                 return;
         }
-        sbuf_putn(sb, "'", 1);
+        strbuf_putn(sb, "'", 1);
         for (; *s; s++) {
                 if (*s == '\'')
-                        sbuf_puts(sb, "'\\''");
+                        strbuf_puts(sb, "'\\''");
                 else
-                        sbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
+                        strbuf_putn(sb, (unsigned char)*s < 0x20 ? " " : s, 1);
         }
-        sbuf_putn(sb, "'", 1);
+        strbuf_putn(sb, "'", 1);
 }
 
 /* ---------------------------------------------------------------- facts */
@@ -595,7 +513,7 @@ static double py(const struct plot *p, double y)
         return PLOT_B - (PLOT_B - PLOT_T) * y / p->y_max;
 }
 
-static void svg_stage_bands(struct sbuf *sb, const struct report_facts *f, const struct plot *p)
+static void svg_stage_bands(struct strbuf *sb, const struct report_facts *f, const struct plot *p)
 {
         size_t n = (size_t)f->evaluations, start = 0;
 
@@ -606,98 +524,98 @@ static void svg_stage_bands(struct sbuf *sb, const struct report_facts *f, const
                 double x0 = px(p, (double)start + 0.5), x1 = px(p, (double)i + 0.5);
                 if (x1 > PLOT_R)
                         x1 = PLOT_R;
-                sbuf_printf(sb,
-                            "<rect class=\"stage%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                            "height=\"%.1f\" fill=\"%s\"/>\n",
-                            f->curve_stage[start], x0, PLOT_T, x1 - x0, PLOT_B - PLOT_T,
-                            f->curve_stage[start] == 2 ? COLOR_STAGE2 : COLOR_STAGE1);
+                strbuf_printf(sb,
+                              "<rect class=\"stage%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                              "height=\"%.1f\" fill=\"%s\"/>\n",
+                              f->curve_stage[start], x0, PLOT_T, x1 - x0, PLOT_B - PLOT_T,
+                              f->curve_stage[start] == 2 ? COLOR_STAGE2 : COLOR_STAGE1);
                 start = i;
         }
 }
 
-static void svg_axes(struct sbuf *sb, const struct plot *p)
+static void svg_axes(struct strbuf *sb, const struct plot *p)
 {
         double ystep = nice_step(p->y_max, 5), xstep = nice_step(p->x_max, 10);
 
         if (xstep < 1)
                 xstep = 1;
-        sbuf_puts(sb, "<g class=\"grid\" stroke=\"#d1d5db\" stroke-width=\"1\">\n");
+        strbuf_puts(sb, "<g class=\"grid\" stroke=\"#d1d5db\" stroke-width=\"1\">\n");
         for (double y = ystep; y <= p->y_max + ystep * 1e-9; y += ystep)
-                sbuf_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PLOT_L,
-                            py(p, y), PLOT_R, py(p, y));
-        sbuf_puts(sb, "</g>\n");
-        sbuf_printf(sb,
-                    "<g class=\"axes\" stroke=\"#111827\" stroke-width=\"1.5\">\n"
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n</g>\n",
-                    PLOT_L, PLOT_B, PLOT_R, PLOT_B, PLOT_L, PLOT_T, PLOT_L, PLOT_B);
-        sbuf_puts(sb, "<g class=\"ticks\" font-size=\"13\" fill=\"#111827\">\n");
+                strbuf_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                              PLOT_L, py(p, y), PLOT_R, py(p, y));
+        strbuf_puts(sb, "</g>\n");
+        strbuf_printf(sb,
+                      "<g class=\"axes\" stroke=\"#111827\" stroke-width=\"1.5\">\n"
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n"
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n</g>\n",
+                      PLOT_L, PLOT_B, PLOT_R, PLOT_B, PLOT_L, PLOT_T, PLOT_L, PLOT_B);
+        strbuf_puts(sb, "<g class=\"ticks\" font-size=\"13\" fill=\"#111827\">\n");
         for (double y = 0; y <= p->y_max + ystep * 1e-9; y += ystep) {
-                sbuf_printf(sb,
-                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                            "stroke=\"#111827\"/>\n",
-                            PLOT_L - 5, py(p, y), PLOT_L, py(p, y));
-                sbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                            PLOT_L - 8, py(p, y) + 4, y);
+                strbuf_printf(sb,
+                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                              "stroke=\"#111827\"/>\n",
+                              PLOT_L - 5, py(p, y), PLOT_L, py(p, y));
+                strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+                              PLOT_L - 8, py(p, y) + 4, y);
         }
         for (double x = 0; x <= p->x_max + 1e-9; x += xstep) {
-                sbuf_printf(sb,
-                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                            "stroke=\"#111827\"/>\n",
-                            px(p, x), PLOT_B, px(p, x), PLOT_B + 5);
-                sbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-                            px(p, x), PLOT_B + 20, x);
+                strbuf_printf(sb,
+                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                              "stroke=\"#111827\"/>\n",
+                              px(p, x), PLOT_B, px(p, x), PLOT_B + 5);
+                strbuf_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+                              px(p, x), PLOT_B + 20, x);
         }
-        sbuf_puts(sb, "</g>\n");
-        sbuf_printf(sb,
-                    "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
-                    "text-anchor=\"middle\">evaluation</text>\n",
-                    (PLOT_L + PLOT_R) / 2, PLOT_B + 42);
-        sbuf_printf(sb,
-                    "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
-                    "text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">"
-                    "best latency (us)</text>\n",
-                    30.0, (PLOT_T + PLOT_B) / 2, 30.0, (PLOT_T + PLOT_B) / 2);
+        strbuf_puts(sb, "</g>\n");
+        strbuf_printf(sb,
+                      "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
+                      "text-anchor=\"middle\">evaluation</text>\n",
+                      (PLOT_L + PLOT_R) / 2, PLOT_B + 42);
+        strbuf_printf(sb,
+                      "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
+                      "text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">"
+                      "best latency (us)</text>\n",
+                      30.0, (PLOT_T + PLOT_B) / 2, 30.0, (PLOT_T + PLOT_B) / 2);
 }
 
-static void svg_legend(struct sbuf *sb)
+static void svg_legend(struct strbuf *sb)
 {
         double x = PLOT_L, y = SVG_H - 30;
 
-        sbuf_printf(sb, "<g class=\"legend\" font-size=\"13\" fill=\"#111827\">\n");
-        sbuf_printf(sb,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
-                    "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage I (tiling)</text>\n",
-                    x, y - 10, COLOR_STAGE1, x + 24, y);
+        strbuf_printf(sb, "<g class=\"legend\" font-size=\"13\" fill=\"#111827\">\n");
+        strbuf_printf(sb,
+                      "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
+                      "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage I (tiling)</text>\n",
+                      x, y - 10, COLOR_STAGE1, x + 24, y);
         x += 150;
-        sbuf_printf(sb,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
-                    "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage II (kernel)</text>\n",
-                    x, y - 10, COLOR_STAGE2, x + 24, y);
+        strbuf_printf(sb,
+                      "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"12\" fill=\"%s\" "
+                      "stroke=\"#9ca3af\"/><text x=\"%.1f\" y=\"%.1f\">Stage II (kernel)</text>\n",
+                      x, y - 10, COLOR_STAGE2, x + 24, y);
         x += 160;
-        sbuf_printf(sb,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                    "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\">best so far</text>\n",
-                    x, y - 4, x + 24, y - 4, COLOR_LINE, x + 30, y);
+        strbuf_printf(sb,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                      "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\">best so far</text>\n",
+                      x, y - 4, x + 24, y - 4, COLOR_LINE, x + 30, y);
         x += 130;
-        sbuf_printf(sb,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                    "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
-                    "<text x=\"%.1f\" y=\"%.1f\">baseline</text>\n",
-                    x, y - 4, x + 24, y - 4, COLOR_BASE, x + 30, y);
+        strbuf_printf(sb,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                      "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\">baseline</text>\n",
+                      x, y - 4, x + 24, y - 4, COLOR_BASE, x + 30, y);
         x += 110;
-        sbuf_printf(sb,
-                    "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"2\"/>"
-                    "<text x=\"%.1f\" y=\"%.1f\">failed candidate</text>\n",
-                    x + 4, y - 8, COLOR_FAIL, x + 20, y);
-        sbuf_puts(sb, "</g>\n");
+        strbuf_printf(sb,
+                      "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"2\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\">failed candidate</text>\n",
+                      x + 4, y - 8, COLOR_FAIL, x + 20, y);
+        strbuf_puts(sb, "</g>\n");
 }
 
 static char *render_svg(const struct report_facts *f)
 {
         size_t n = (size_t)f->evaluations;
         struct plot p;
-        struct sbuf sb = { 0 };
+        struct strbuf sb = { 0 };
         double ystep;
 
         p.x_max = n ? (double)n : 1;
@@ -707,93 +625,94 @@ static char *render_svg(const struct report_facts *f)
         ystep = nice_step(f->baseline_us * 1.1, 5);
         p.y_max = ceil(f->baseline_us * 1.1 / ystep) * ystep;
 
-        sbuf_printf(&sb,
-                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                    "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, "
-                    "sans-serif\">\n",
-                    SVG_W, SVG_H, SVG_W, SVG_H);
-        sbuf_puts(&sb, "<title>");
+        strbuf_printf(&sb,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                      "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, "
+                      "sans-serif\">\n",
+                      SVG_W, SVG_H, SVG_W, SVG_H);
+        strbuf_puts(&sb, "<title>");
         sbuf_put_xml(&sb, f->name);
-        sbuf_puts(&sb, ": best-so-far latency by evaluation</title>\n");
-        sbuf_printf(&sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", SVG_W, SVG_H);
-        sbuf_printf(&sb,
-                    "<text class=\"title\" x=\"%.1f\" y=\"30\" font-size=\"18\" "
-                    "font-weight=\"bold\" text-anchor=\"middle\">",
-                    SVG_W / 2);
+        strbuf_puts(&sb, ": best-so-far latency by evaluation</title>\n");
+        strbuf_printf(&sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", SVG_W,
+                      SVG_H);
+        strbuf_printf(&sb,
+                      "<text class=\"title\" x=\"%.1f\" y=\"30\" font-size=\"18\" "
+                      "font-weight=\"bold\" text-anchor=\"middle\">",
+                      SVG_W / 2);
         sbuf_put_xml(&sb, f->name);
-        sbuf_puts(&sb, " (");
+        strbuf_puts(&sb, " (");
         sbuf_put_xml(&sb, f->op);
-        sbuf_puts(&sb, ") on ");
+        strbuf_puts(&sb, ") on ");
         sbuf_put_xml(&sb, or_unknown(f->ctx->platform));
-        sbuf_puts(&sb, " ");
+        strbuf_puts(&sb, " ");
         sbuf_put_xml(&sb, or_unknown(f->ctx->backend));
         if (f->improved)
-                sbuf_printf(&sb, ": %.1f \xe2\x86\x92 %.1f us, %.2fx</text>\n", f->baseline_us,
-                            f->best_us, f->speedup);
+                strbuf_printf(&sb, ": %.1f \xe2\x86\x92 %.1f us, %.2fx</text>\n", f->baseline_us,
+                              f->best_us, f->speedup);
         else
-                sbuf_printf(&sb, ": %.1f us, no improvement</text>\n", f->baseline_us);
+                strbuf_printf(&sb, ": %.1f us, no improvement</text>\n", f->baseline_us);
 
         if (n)
                 svg_stage_bands(&sb, f, &p);
         svg_axes(&sb, &p);
-        sbuf_printf(&sb,
-                    "<line class=\"baseline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-                    "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-                    PLOT_L, py(&p, f->baseline_us), PLOT_R, py(&p, f->baseline_us), COLOR_BASE);
-        sbuf_printf(&sb,
-                    "<text class=\"baseline-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
-                    "fill=\"%s\">baseline %.1f us</text>\n",
-                    PLOT_L + 8, py(&p, f->baseline_us) - 6, COLOR_BASE, f->baseline_us);
+        strbuf_printf(&sb,
+                      "<line class=\"baseline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                      "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+                      PLOT_L, py(&p, f->baseline_us), PLOT_R, py(&p, f->baseline_us), COLOR_BASE);
+        strbuf_printf(&sb,
+                      "<text class=\"baseline-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
+                      "fill=\"%s\">baseline %.1f us</text>\n",
+                      PLOT_L + 8, py(&p, f->baseline_us) - 6, COLOR_BASE, f->baseline_us);
         if (n) {
-                sbuf_printf(&sb,
-                            "<polyline class=\"best\" fill=\"none\" stroke=\"%s\" "
-                            "stroke-width=\"2.5\" stroke-linejoin=\"round\" points=\"",
-                            COLOR_LINE);
+                strbuf_printf(&sb,
+                              "<polyline class=\"best\" fill=\"none\" stroke=\"%s\" "
+                              "stroke-width=\"2.5\" stroke-linejoin=\"round\" points=\"",
+                              COLOR_LINE);
                 for (size_t i = 0; i < n; i++)
-                        sbuf_printf(&sb, "%s%.1f,%.1f", i ? " " : "", px(&p, (double)i + 1),
-                                    py(&p, f->curve[i]));
-                sbuf_puts(&sb, "\"/>\n");
-                sbuf_printf(&sb, "<g class=\"wins\" fill=\"%s\">\n", COLOR_LINE);
+                        strbuf_printf(&sb, "%s%.1f,%.1f", i ? " " : "", px(&p, (double)i + 1),
+                                      py(&p, f->curve[i]));
+                strbuf_puts(&sb, "\"/>\n");
+                strbuf_printf(&sb, "<g class=\"wins\" fill=\"%s\">\n", COLOR_LINE);
                 for (size_t i = 0; i < n; i++)
                         if (f->curve[i] < (i ? f->curve[i - 1] : f->baseline_us))
-                                sbuf_printf(&sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>\n",
-                                            px(&p, (double)i + 1), py(&p, f->curve[i]));
-                sbuf_puts(&sb, "</g>\n");
-                sbuf_printf(&sb,
-                            "<text class=\"best-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
-                            "text-anchor=\"end\" fill=\"%s\">best %.1f us</text>\n",
-                            px(&p, (double)n), py(&p, f->curve[n - 1]) - 8, COLOR_LINE,
-                            f->curve[n - 1]);
-                sbuf_printf(&sb, "<g class=\"failed\" stroke=\"%s\" stroke-width=\"2\">\n",
-                            COLOR_FAIL);
+                                strbuf_printf(&sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>\n",
+                                              px(&p, (double)i + 1), py(&p, f->curve[i]));
+                strbuf_puts(&sb, "</g>\n");
+                strbuf_printf(&sb,
+                              "<text class=\"best-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"13\" "
+                              "text-anchor=\"end\" fill=\"%s\">best %.1f us</text>\n",
+                              px(&p, (double)n), py(&p, f->curve[n - 1]) - 8, COLOR_LINE,
+                              f->curve[n - 1]);
+                strbuf_printf(&sb, "<g class=\"failed\" stroke=\"%s\" stroke-width=\"2\">\n",
+                              COLOR_FAIL);
                 for (size_t i = 0; i < n; i++)
                         if (f->failed[i])
-                                sbuf_printf(&sb, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\"/>\n",
-                                            px(&p, (double)i + 1) - 4, PLOT_B - 14);
-                sbuf_puts(&sb, "</g>\n");
+                                strbuf_printf(&sb, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\"/>\n",
+                                              px(&p, (double)i + 1) - 4, PLOT_B - 14);
+                strbuf_puts(&sb, "</g>\n");
         } else {
-                sbuf_printf(&sb,
-                            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"16\" text-anchor=\"middle\" "
-                            "fill=\"#6b7280\">no evaluations</text>\n",
-                            (PLOT_L + PLOT_R) / 2, (PLOT_T + PLOT_B) / 2);
+                strbuf_printf(&sb,
+                              "<text x=\"%.1f\" y=\"%.1f\" font-size=\"16\" text-anchor=\"middle\" "
+                              "fill=\"#6b7280\">no evaluations</text>\n",
+                              (PLOT_L + PLOT_R) / 2, (PLOT_T + PLOT_B) / 2);
         }
         svg_legend(&sb);
-        sbuf_puts(&sb, "</svg>\n");
-        return sbuf_detach(&sb);
+        strbuf_puts(&sb, "</svg>\n");
+        return strbuf_detach(&sb);
 }
 
 /* ---------------------------------------------------------------- Markdown */
 
-static void md_genes(struct sbuf *sb, const struct report_facts *f)
+static void md_genes(struct strbuf *sb, const struct report_facts *f)
 {
         const json_t *genome = f->s.best.genome;
         size_t i, changed = 0;
 
         if (!f->s.n_genes) {
-                sbuf_puts(sb, "No tiling genes were found.\n\n");
+                strbuf_puts(sb, "No tiling genes were found.\n\n");
                 return;
         }
-        sbuf_puts(sb, "| Gene | Where | Before | After |\n|---|---|---:|---:|\n");
+        strbuf_puts(sb, "| Gene | Where | Before | After |\n|---|---|---:|---:|\n");
         for (i = 0; i < f->s.n_genes; i++) {
                 const struct episode_gene *gene = &f->s.genes[i];
                 const char *file = gene->file ?: "?", *name = gene->name ?: "?";
@@ -807,64 +726,65 @@ static void md_genes(struct sbuf *sb, const struct report_facts *f)
                 else
                         snprintf(key, sizeof(key), "%s", name);
                 after = get(genome, key);
-                sbuf_puts(sb, "| ");
+                strbuf_puts(sb, "| ");
                 sbuf_put_md(sb, name);
-                sbuf_puts(sb, " | ");
+                strbuf_puts(sb, " | ");
                 if (*file) {
                         sbuf_put_md(sb, file);
-                        sbuf_printf(sb, ":%" PRId64, line);
+                        strbuf_printf(sb, ":%" PRId64, line);
                 } else {
-                        sbuf_puts(sb, "structural tiling move (site, 0: none)");
+                        strbuf_puts(sb, "structural tiling move (site, 0: none)");
                 }
-                sbuf_printf(sb, " | %" PRId64 " | ", before);
+                strbuf_printf(sb, " | %" PRId64 " | ", before);
                 if (json_is_integer(after) && json_integer_value(after) != before) {
-                        sbuf_printf(sb, "**%" PRId64 "** |\n", (int64_t)json_integer_value(after));
+                        strbuf_printf(sb, "**%" PRId64 "** |\n",
+                                      (int64_t)json_integer_value(after));
                         changed++;
                 } else {
-                        sbuf_printf(sb, "%" PRId64 " (unchanged) |\n", before);
+                        strbuf_printf(sb, "%" PRId64 " (unchanged) |\n", before);
                 }
         }
-        sbuf_printf(sb, "\n%zu of %zu genes changed.\n\n", changed, f->s.n_genes);
+        strbuf_printf(sb, "\n%zu of %zu genes changed.\n\n", changed, f->s.n_genes);
 }
 
-static void md_motif_source(struct sbuf *sb, const struct report_motif *m)
+static void md_motif_source(struct strbuf *sb, const struct report_motif *m)
 {
         if (m->title) {
-                sbuf_puts(sb, "entry \xe2\x80\x9c");
+                strbuf_puts(sb, "entry \xe2\x80\x9c");
                 sbuf_put_md(sb, json_string_value(m->title));
-                sbuf_puts(sb, "\xe2\x80\x9d");
+                strbuf_puts(sb, "\xe2\x80\x9d");
         } else if (m->entry) {
-                sbuf_puts(sb, "entry ");
+                strbuf_puts(sb, "entry ");
                 sbuf_put_md(sb, m->entry);
         } else if (strcmp(m->source, "llm") == 0) {
-                sbuf_puts(sb, "the LLM refiner");
+                strbuf_puts(sb, "the LLM refiner");
         } else {
-                sbuf_puts(sb, "no bank entry (");
+                strbuf_puts(sb, "no bank entry (");
                 sbuf_put_md(sb, m->source);
-                sbuf_puts(sb, ")");
+                strbuf_puts(sb, ")");
         }
         if (m->learned) {
-                sbuf_puts(sb, "; learned as \xe2\x80\x9c");
+                strbuf_puts(sb, "; learned as \xe2\x80\x9c");
                 sbuf_put_md(sb, json_string_value(m->learned));
-                sbuf_puts(sb, "\xe2\x80\x9d");
+                strbuf_puts(sb, "\xe2\x80\x9d");
         }
 }
 
 /* What one stage's new bests were worth, multiplied together. */
-static void md_stage_gain(struct sbuf *sb, const struct report_facts *f, int stage)
+static void md_stage_gain(struct strbuf *sb, const struct report_facts *f, int stage)
 {
         if (f->stage_gain[stage - 1] > 0)
-                sbuf_printf(sb,
-                            "Its new bests gained %.2fx in all (the first started from %.1f us, "
-                            "the last reached %.1f us).\n\n",
-                            f->stage_gain[stage - 1], f->stage_from[stage - 1],
-                            f->stage_to[stage - 1]);
+                strbuf_printf(sb,
+                              "Its new bests gained %.2fx in all (the first started from %.1f us, "
+                              "the last reached %.1f us).\n\n",
+                              f->stage_gain[stage - 1], f->stage_from[stage - 1],
+                              f->stage_to[stage - 1]);
         else
-                sbuf_puts(sb, "It found no new best.\n\n");
+                strbuf_puts(sb, "It found no new best.\n\n");
 }
 
 /* What the optional LLM did: its calls, and the new bests credited to it. */
-static void md_llm(struct sbuf *sb, const struct report_facts *f)
+static void md_llm(struct strbuf *sb, const struct report_facts *f)
 {
         const struct episode_llm_usage *llm = &f->s.llm;
         const json_t *n;
@@ -875,114 +795,114 @@ static void md_llm(struct sbuf *sb, const struct report_facts *f)
 
         if (!llm->present)
                 return;
-        sbuf_puts(sb, "### The LLM\n\n");
-        sbuf_printf(sb, "%" PRId64 " calls to ", llm->requests);
+        strbuf_puts(sb, "### The LLM\n\n");
+        strbuf_printf(sb, "%" PRId64 " calls to ", llm->requests);
         sbuf_put_md(sb, llm->model ?: "the configured model");
-        sbuf_printf(sb,
-                    ", %" PRId64 " tokens; %" PRId64 " answers became candidates, %" PRId64
-                    " were measured and %" PRId64 " made a new best.",
-                    llm->total_tokens, llm->proposals, llm->evaluated, llm->won);
+        strbuf_printf(sb,
+                      ", %" PRId64 " tokens; %" PRId64 " answers became candidates, %" PRId64
+                      " were measured and %" PRId64 " made a new best.",
+                      llm->total_tokens, llm->proposals, llm->evaluated, llm->won);
         json_object_foreach((json_t *)llm->discarded, reason, n)
         {
-                sbuf_puts(sb, any ? ", " : " Discarded before measuring: ");
+                strbuf_puts(sb, any ? ", " : " Discarded before measuring: ");
                 sbuf_put_md(sb, reason);
-                sbuf_printf(sb, " %" PRId64, int_of(n, 0));
+                strbuf_printf(sb, " %" PRId64, int_of(n, 0));
                 any = true;
         }
-        sbuf_puts(sb, any ? ".\n" : "\n");
+        strbuf_puts(sb, any ? ".\n" : "\n");
         if (llm->has_off) {
-                sbuf_puts(sb, "It was left alone after: ");
+                strbuf_puts(sb, "It was left alone after: ");
                 sbuf_put_md(sb, llm->off ?: "");
-                sbuf_puts(sb, ".\n");
+                strbuf_puts(sb, ".\n");
         }
-        sbuf_puts(sb, "\n");
+        strbuf_puts(sb, "\n");
         for (i = 0; i < f->s.n_rows; i++) {
                 const struct episode_row *row = &f->s.rows[i];
                 double latency = row->latency_us;
                 bool won = row->new_best && latency > 0 && strcmp(row->status ?: "", "ok") == 0;
                 if (won && strcmp(row->source ?: "", "llm") == 0) {
-                        sbuf_printf(sb,
-                                    "- Evaluation %" PRId64
-                                    ": the LLM's %s, %.1f \xe2\x86\x92 %.1f us (%.3fx)",
-                                    row->evaluation,
-                                    row->stage == 1 ? "tiling rewrite (Stage I)"
-                                                    : "kernel rewrite (Stage II)",
-                                    best, latency, best / latency);
+                        strbuf_printf(sb,
+                                      "- Evaluation %" PRId64
+                                      ": the LLM's %s, %.1f \xe2\x86\x92 %.1f us (%.3fx)",
+                                      row->evaluation,
+                                      row->stage == 1 ? "tiling rewrite (Stage I)"
+                                                      : "kernel rewrite (Stage II)",
+                                      best, latency, best / latency);
                         if (row->llm_note) {
-                                sbuf_puts(sb, ": ");
+                                strbuf_puts(sb, ": ");
                                 sbuf_put_md(sb, row->llm_note);
                         }
-                        sbuf_puts(sb, "\n");
+                        strbuf_puts(sb, "\n");
                 }
                 if (won)
                         best = latency;
         }
-        sbuf_puts(sb, "\n");
+        strbuf_puts(sb, "\n");
 }
 
-static void md_changes(struct sbuf *sb, const struct report_facts *f)
+static void md_changes(struct strbuf *sb, const struct report_facts *f)
 {
         const struct episode_counts *stage1 = episode_summary_stage(&f->s, 1);
         const struct episode_counts *stage2 = episode_summary_stage(&f->s, 2);
 
-        sbuf_puts(sb, "## Changes\n\n### Stage I: tiling\n\n");
+        strbuf_puts(sb, "## Changes\n\n### Stage I: tiling\n\n");
         if (stage1)
-                sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
-                            stage1->evaluations, stage1->wins);
+                strbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
+                              stage1->evaluations, stage1->wins);
         md_stage_gain(sb, f, 1);
         md_genes(sb, f);
-        sbuf_puts(sb, "### Stage II: kernel rewrites\n\n");
+        strbuf_puts(sb, "### Stage II: kernel rewrites\n\n");
         if (stage2)
-                sbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
-                            stage2->evaluations, stage2->wins);
+                strbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
+                              stage2->evaluations, stage2->wins);
         md_stage_gain(sb, f, 2);
         if (!f->n_motifs) {
-                sbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
+                strbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
                 md_llm(sb, f);
                 return;
         }
-        sbuf_puts(sb, "| Evaluation | Motif | Suggested by | Latency (us) | Gain |\n"
-                      "|---:|---|---|---|---:|\n");
+        strbuf_puts(sb, "| Evaluation | Motif | Suggested by | Latency (us) | Gain |\n"
+                        "|---:|---|---|---|---:|\n");
         for (size_t i = 0; i < f->n_motifs; i++) {
                 const struct report_motif *m = &f->motifs[i];
 
-                sbuf_printf(sb, "| %" PRId64 " | ", m->evaluation);
+                strbuf_printf(sb, "| %" PRId64 " | ", m->evaluation);
                 sbuf_put_md(sb, m->motif);
-                sbuf_puts(sb, " | ");
+                strbuf_puts(sb, " | ");
                 md_motif_source(sb, m);
-                sbuf_printf(sb, " | %.1f \xe2\x86\x92 %.1f | %.3fx |\n", m->before_us, m->after_us,
-                            m->before_us / m->after_us);
+                strbuf_printf(sb, " | %.1f \xe2\x86\x92 %.1f | %.3fx |\n", m->before_us,
+                              m->after_us, m->before_us / m->after_us);
         }
-        sbuf_puts(sb, "\n");
+        strbuf_puts(sb, "\n");
         md_llm(sb, f);
 }
 
-static void md_results(struct sbuf *sb, const struct report_facts *f)
+static void md_results(struct strbuf *sb, const struct report_facts *f)
 {
         const json_t *c;
         size_t i;
 
-        sbuf_puts(sb, "## Results\n\n");
+        strbuf_puts(sb, "## Results\n\n");
         if (f->improved)
-                sbuf_printf(sb, "**%.2fx faster**: %.1f us \xe2\x86\x92 %.1f us.\n\n", f->speedup,
-                            f->baseline_us, f->best_us);
+                strbuf_printf(sb, "**%.2fx faster**: %.1f us \xe2\x86\x92 %.1f us.\n\n", f->speedup,
+                              f->baseline_us, f->best_us);
         else
-                sbuf_printf(sb, "**No improvement**: the baseline's %.1f us stays the best.\n\n",
-                            f->baseline_us);
+                strbuf_printf(sb, "**No improvement**: the baseline's %.1f us stays the best.\n\n",
+                              f->baseline_us);
         if (f->roofline_us > 0)
-                sbuf_printf(sb,
-                            "Roofline: %.1f us, so the operator runs at %.1f%% of roofline, "
-                            "%.1f%% before.\n\n",
-                            f->roofline_us, 100 * f->roofline_after, 100 * f->roofline_before);
+                strbuf_printf(sb,
+                              "Roofline: %.1f us, so the operator runs at %.1f%% of roofline, "
+                              "%.1f%% before.\n\n",
+                              f->roofline_us, 100 * f->roofline_after, 100 * f->roofline_before);
         else
-                sbuf_puts(sb, "Roofline: not recorded.\n\n");
+                strbuf_puts(sb, "Roofline: not recorded.\n\n");
         if (!f->baseline_result) {
-                sbuf_puts(sb, "Per-case latencies: not available (no stored results).\n\n");
+                strbuf_puts(sb, "Per-case latencies: not available (no stored results).\n\n");
                 return;
         }
-        sbuf_puts(sb, "| Case | Baseline (us) | Best (us) | Speedup | Roofline (us) | "
-                      "Roofline before | Roofline after |\n"
-                      "|---|---:|---:|---:|---:|---:|---:|\n");
+        strbuf_puts(sb, "| Case | Baseline (us) | Best (us) | Speedup | Roofline (us) | "
+                        "Roofline before | Roofline after |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|\n");
         json_array_foreach(get(f->baseline_result, "cases"), i, c)
         {
                 const char *name = str_or(get(c, "case"), "?");
@@ -990,113 +910,114 @@ static void md_results(struct sbuf *sb, const struct report_facts *f)
                 double before = num_of(get(c, "latency_us")), after = num_of(get(bc, "latency_us"));
                 double roof = num_of(get(c, "roofline_us"));
 
-                sbuf_puts(sb, "| ");
+                strbuf_puts(sb, "| ");
                 sbuf_put_md(sb, name);
                 if (json_is_true(get(c, "bench")))
-                        sbuf_puts(sb, " (bench)");
-                sbuf_printf(sb, " | %.3f | ", before);
+                        strbuf_puts(sb, " (bench)");
+                strbuf_printf(sb, " | %.3f | ", before);
                 if (after > 0)
-                        sbuf_printf(sb, "%.3f | %.2fx | ", after, before / after);
+                        strbuf_printf(sb, "%.3f | %.2fx | ", after, before / after);
                 else
-                        sbuf_puts(sb, "n/a | n/a | ");
+                        strbuf_puts(sb, "n/a | n/a | ");
                 if (roof > 0 && before > 0)
-                        sbuf_printf(sb, "%.3f | %.1f%% | ", roof, 100 * roof / before);
+                        strbuf_printf(sb, "%.3f | %.1f%% | ", roof, 100 * roof / before);
                 else
-                        sbuf_puts(sb, "n/a | n/a | ");
+                        strbuf_puts(sb, "n/a | n/a | ");
                 if (roof > 0 && after > 0)
-                        sbuf_printf(sb, "%.1f%% |\n", 100 * roof / after);
+                        strbuf_printf(sb, "%.1f%% |\n", 100 * roof / after);
                 else
-                        sbuf_puts(sb, "n/a |\n");
+                        strbuf_puts(sb, "n/a |\n");
         }
-        sbuf_puts(sb, "\n");
+        strbuf_puts(sb, "\n");
 }
 
-static void md_shape(struct sbuf *sb, const json_t *c)
+static void md_shape(struct strbuf *sb, const json_t *c)
 {
         const json_t *in, *dim;
         size_t i, j;
 
         json_array_foreach(get(c, "inputs"), i, in)
         {
-                sbuf_puts(sb, i ? ", " : "");
+                strbuf_puts(sb, i ? ", " : "");
                 sbuf_put_md(sb, str_or(get(in, "name"), "?"));
-                sbuf_puts(sb, " [");
+                strbuf_puts(sb, " [");
                 json_array_foreach(get(in, "shape"), j, dim)
-                    sbuf_printf(sb, "%s%" PRId64, j ? "x" : "", int_of(dim, 0));
-                sbuf_puts(sb, "] ");
+                    strbuf_printf(sb, "%s%" PRId64, j ? "x" : "", int_of(dim, 0));
+                strbuf_puts(sb, "] ");
                 sbuf_put_md(sb, str_or(get(in, "dtype"), ""));
         }
 }
 
-static void md_correctness(struct sbuf *sb, const struct report_facts *f)
+static void md_correctness(struct strbuf *sb, const struct report_facts *f)
 {
         const json_t *result = f->best_result ? f->best_result : f->baseline_result;
         const json_t *tolerance = get(f->manifest, "tolerance"), *v, *c;
         const char *key;
         size_t i;
 
-        sbuf_puts(sb, "## Correctness\n\n");
-        sbuf_printf(sb, "- Episode seed: %" PRId64 "", f->seed);
+        strbuf_puts(sb, "## Correctness\n\n");
+        strbuf_printf(sb, "- Episode seed: %" PRId64 "", f->seed);
         if (json_is_integer(get(result, "seed")))
-                sbuf_printf(sb, "; input seed of the stored result: %" PRId64,
-                            int_of(get(result, "seed"), 0));
-        sbuf_puts(sb, ".\n");
+                strbuf_printf(sb, "; input seed of the stored result: %" PRId64,
+                              int_of(get(result, "seed"), 0));
+        strbuf_puts(sb, ".\n");
         if (!f->improved)
-                sbuf_puts(sb, "- The best is the baseline itself, the correctness reference.\n");
+                strbuf_puts(sb, "- The best is the baseline itself, the correctness reference.\n");
         else if (f->confirmations > 0)
-                sbuf_printf(sb,
-                            "- The best was re-measured on a second seed before it was accepted "
-                            "(%" PRId64 " confirmations in the episode).\n",
-                            f->confirmations);
+                strbuf_printf(sb,
+                              "- The best was re-measured on a second seed before it was accepted "
+                              "(%" PRId64 " confirmations in the episode).\n",
+                              f->confirmations);
         else
-                sbuf_puts(sb, "- The best was **not** re-measured (no confirmations recorded).\n");
+                strbuf_puts(sb,
+                            "- The best was **not** re-measured (no confirmations recorded).\n");
         if (json_object_size(tolerance)) {
                 bool first = true;
 
-                sbuf_puts(sb, "- Tolerances (from ascendopt.json):");
+                strbuf_puts(sb, "- Tolerances (from ascendopt.json):");
                 json_object_foreach((json_t *)tolerance, key, v)
                 {
-                        sbuf_puts(sb, first ? " " : "; ");
+                        strbuf_puts(sb, first ? " " : "; ");
                         sbuf_put_md(sb, key);
-                        sbuf_printf(sb, " atol %g, rtol %g, mismatch fraction \xe2\x89\xa4 %g",
-                                    num_of(get(v, "atol")), num_of(get(v, "rtol")),
-                                    num_of(get(v, "max_mismatch_fraction")));
+                        strbuf_printf(sb, " atol %g, rtol %g, mismatch fraction \xe2\x89\xa4 %g",
+                                      num_of(get(v, "atol")), num_of(get(v, "rtol")),
+                                      num_of(get(v, "max_mismatch_fraction")));
                         first = false;
                 }
-                sbuf_puts(sb, ".\n");
+                strbuf_puts(sb, ".\n");
         } else if (f->manifest) {
-                sbuf_puts(sb,
-                          "- Tolerances: the defaults for each dtype (none in ascendopt.json).\n");
+                strbuf_puts(
+                    sb, "- Tolerances: the defaults for each dtype (none in ascendopt.json).\n");
         } else {
-                sbuf_puts(sb, "- Tolerances: not recorded.\n");
+                strbuf_puts(sb, "- Tolerances: not recorded.\n");
         }
         if (!result) {
-                sbuf_puts(sb, "- Per-case errors: not available (no stored results).\n\n");
+                strbuf_puts(sb, "- Per-case errors: not available (no stored results).\n\n");
                 return;
         }
-        sbuf_printf(sb, "\nMaximum errors of the %s against the reference:\n\n",
-                    f->best_result ? "best" : "baseline");
-        sbuf_puts(sb, "| Case | Inputs | Max abs err | Max rel err | Mismatches | Passed |\n"
-                      "|---|---|---:|---:|---:|---|\n");
+        strbuf_printf(sb, "\nMaximum errors of the %s against the reference:\n\n",
+                      f->best_result ? "best" : "baseline");
+        strbuf_puts(sb, "| Case | Inputs | Max abs err | Max rel err | Mismatches | Passed |\n"
+                        "|---|---|---:|---:|---:|---|\n");
         json_array_foreach(get(result, "cases"), i, c)
         {
                 const char *name = str_or(get(c, "case"), "?");
                 const json_t *verdict = case_of(result, "correctness", name);
 
-                sbuf_puts(sb, "| ");
+                strbuf_puts(sb, "| ");
                 sbuf_put_md(sb, name);
-                sbuf_puts(sb, " | ");
+                strbuf_puts(sb, " | ");
                 md_shape(sb, c);
                 if (verdict)
-                        sbuf_printf(sb, " | %g | %g | %g | %s |\n",
-                                    num_of(get(verdict, "max_abs_err")),
-                                    num_of(get(verdict, "max_rel_err")),
-                                    num_of(get(verdict, "mismatch_fraction")),
-                                    json_is_true(get(verdict, "passed")) ? "yes" : "no");
+                        strbuf_printf(sb, " | %g | %g | %g | %s |\n",
+                                      num_of(get(verdict, "max_abs_err")),
+                                      num_of(get(verdict, "max_rel_err")),
+                                      num_of(get(verdict, "mismatch_fraction")),
+                                      json_is_true(get(verdict, "passed")) ? "yes" : "no");
                 else
-                        sbuf_puts(sb, " | n/a | n/a | n/a | reference |\n");
+                        strbuf_puts(sb, " | n/a | n/a | n/a | reference |\n");
         }
-        sbuf_puts(sb, "\n");
+        strbuf_puts(sb, "\n");
 }
 
 /* Sum of motifs.*.apply_errors, or -1 when no motif recorded any. */
@@ -1110,88 +1031,90 @@ static int64_t apply_errors(const struct episode_summary *s)
         return sum;
 }
 
-static void md_spend(struct sbuf *sb, const struct report_facts *f)
+static void md_spend(struct strbuf *sb, const struct report_facts *f)
 {
         const json_t *failures = f->s.failures, *v;
         const char *kind;
         int64_t total = 0, applies = apply_errors(&f->s);
 
-        sbuf_puts(sb, "## Failures and spend\n\n");
+        strbuf_puts(sb, "## Failures and spend\n\n");
         json_object_foreach((json_t *)failures, kind, v) total += int_of(v, 0);
-        sbuf_printf(sb, "- Failed candidates: %" PRId64, total);
+        strbuf_printf(sb, "- Failed candidates: %" PRId64, total);
         if (total) {
                 bool first = true;
 
-                sbuf_puts(sb, " (");
+                strbuf_puts(sb, " (");
                 json_object_foreach((json_t *)failures, kind, v)
                 {
-                        sbuf_puts(sb, first ? "" : ", ");
+                        strbuf_puts(sb, first ? "" : ", ");
                         sbuf_put_md(sb, kind);
-                        sbuf_printf(sb, " %" PRId64, int_of(v, 0));
+                        strbuf_printf(sb, " %" PRId64, int_of(v, 0));
                         first = false;
                 }
-                sbuf_puts(sb, ")");
+                strbuf_puts(sb, ")");
         }
-        sbuf_puts(sb, ".\n");
+        strbuf_puts(sb, ".\n");
         if (f->s.has_slow_or_remeasured)
-                sbuf_printf(sb,
-                            "- Stopped early as slow: %" PRId64
-                            "; close new bests re-measured: %" PRId64 ".\n",
-                            f->s.slow, f->s.remeasured);
+                strbuf_printf(sb,
+                              "- Stopped early as slow: %" PRId64
+                              "; close new bests re-measured: %" PRId64 ".\n",
+                              f->s.slow, f->s.remeasured);
         if (applies >= 0) {
-                sbuf_printf(sb, "- Rewrites that failed to apply: %" PRId64, applies);
+                strbuf_printf(sb, "- Rewrites that failed to apply: %" PRId64, applies);
                 for (size_t i = 0; i < f->s.n_motifs; i++) {
                         if (f->s.motifs[i].apply_errors > 0) {
-                                sbuf_puts(sb, "; ");
+                                strbuf_puts(sb, "; ");
                                 sbuf_put_md(sb, f->s.motifs[i].name);
-                                sbuf_printf(sb, " %" PRId64, f->s.motifs[i].apply_errors);
+                                strbuf_printf(sb, " %" PRId64, f->s.motifs[i].apply_errors);
                         }
                 }
-                sbuf_puts(sb, ".\n");
+                strbuf_puts(sb, ".\n");
         }
-        sbuf_printf(sb,
-                    "- Evaluations: %" PRId64 " of a budget of %" PRId64
-                    "; memo hits (free): %" PRId64 "; confirmations: %" PRId64 ".\n",
-                    f->evaluations, f->budget, f->memo_hits, f->confirmations);
+        strbuf_printf(sb,
+                      "- Evaluations: %" PRId64 " of a budget of %" PRId64
+                      "; memo hits (free): %" PRId64 "; confirmations: %" PRId64 ".\n",
+                      f->evaluations, f->budget, f->memo_hits, f->confirmations);
         if (f->timed_results)
-                sbuf_printf(sb, "- Device time: %.1f s running, %.1f s compiling (%zu results).\n",
-                            f->device_s, f->compile_s, f->timed_results);
+                strbuf_printf(sb,
+                              "- Device time: %.1f s running, %.1f s compiling (%zu results).\n",
+                              f->device_s, f->compile_s, f->timed_results);
         else
-                sbuf_puts(sb, "- Device time: not recorded.\n");
+                strbuf_puts(sb, "- Device time: not recorded.\n");
         if (f->wall_s > 0)
-                sbuf_printf(sb, "- Wall time: %.0f s, %.1f evaluations per hour.\n", f->wall_s,
-                            (double)f->evaluations * 3600 / f->wall_s);
+                strbuf_printf(sb, "- Wall time: %.0f s, %.1f evaluations per hour.\n", f->wall_s,
+                              (double)f->evaluations * 3600 / f->wall_s);
         else
-                sbuf_puts(sb, "- Wall time: not recorded.\n");
+                strbuf_puts(sb, "- Wall time: not recorded.\n");
         if (f->has_llm_tokens)
-                sbuf_printf(sb, "- LLM tokens: %" PRId64 ".\n", (int64_t)f->llm_tokens);
-        sbuf_puts(sb, "\n");
+                strbuf_printf(sb, "- LLM tokens: %" PRId64 ".\n", (int64_t)f->llm_tokens);
+        strbuf_puts(sb, "\n");
 }
 
-static void put_reproduce(struct sbuf *sb, const struct report_facts *f)
+static void put_reproduce(struct strbuf *sb, const struct report_facts *f)
 {
-        sbuf_puts(sb, "ascendopt optimize ");
+        strbuf_puts(sb, "ascendopt optimize ");
         sbuf_put_shell(sb, f->path);
-        sbuf_printf(sb, " --budget %" PRId64 " --seed %" PRId64 " --strategy ", f->budget, f->seed);
+        strbuf_printf(sb, " --budget %" PRId64 " --seed %" PRId64 " --strategy ", f->budget,
+                      f->seed);
         sbuf_put_shell(sb, f->strategy);
 }
 
-static void md_row(struct sbuf *sb, const char *field, const char *value)
+static void md_row(struct strbuf *sb, const char *field, const char *value)
 {
-        sbuf_printf(sb, "| %s | ", field);
+        strbuf_printf(sb, "| %s | ", field);
         sbuf_put_md(sb, value);
-        sbuf_puts(sb, " |\n");
+        strbuf_puts(sb, " |\n");
 }
 
 static char *render_markdown(const struct report_facts *f)
 {
         const struct report_context *ctx = f->ctx;
-        struct sbuf sb = { 0 };
+        struct strbuf sb = { 0 };
         char buf[128];
 
-        sbuf_puts(&sb, "# ascendopt report: ");
+        strbuf_puts(&sb, "# ascendopt report: ");
         sbuf_put_md(&sb, f->name);
-        sbuf_puts(&sb, "\n\n| | |\n|---|---|\n");
+        strbuf_puts(&sb, "\n\n| | |\n|---|---|\n");
         md_row(&sb, "Operator", f->op);
         md_row(&sb, "Path", f->path);
         md_row(&sb, "Source commit", or_unknown(ctx->source_commit));
@@ -1205,32 +1128,32 @@ static char *render_markdown(const struct report_facts *f)
         snprintf(buf, sizeof(buf), "%" PRId64 " of %" PRId64 " evaluations used", f->evaluations,
                  f->budget);
         md_row(&sb, "Budget", buf);
-        sbuf_puts(&sb, "\n");
+        strbuf_puts(&sb, "\n");
         if (f->error) {
-                sbuf_puts(&sb, "**The episode failed:** ");
+                strbuf_puts(&sb, "**The episode failed:** ");
                 sbuf_put_md(&sb, f->error);
-                sbuf_puts(&sb, "\n\n");
+                strbuf_puts(&sb, "\n\n");
         }
         md_results(&sb, f);
-        sbuf_puts(&sb,
-                  "## Trajectory\n\n![Best-so-far latency by evaluation](" REPORT_SVG_NAME ")\n\n");
-        sbuf_printf(&sb,
-                    "%" PRId64 " evaluations; %zu failed (marked on the plot). Stage I rows are "
-                    "shaded blue, Stage II rows orange.\n\n",
-                    f->evaluations, f->n_failed);
+        strbuf_puts(&sb, "## Trajectory\n\n![Best-so-far latency by evaluation](" REPORT_SVG_NAME
+                         ")\n\n");
+        strbuf_printf(&sb,
+                      "%" PRId64 " evaluations; %zu failed (marked on the plot). Stage I rows are "
+                      "shaded blue, Stage II rows orange.\n\n",
+                      f->evaluations, f->n_failed);
         if (f->s.trajectory_dropped > 0)
-                sbuf_printf(&sb,
-                            "Its %" PRId64 " rows, one per candidate, were dropped "
-                            "to keep the store under limits.store_max_bytes: the plot and the "
-                            "lists below have only what the summary kept.\n\n",
-                            f->s.trajectory_dropped);
+                strbuf_printf(&sb,
+                              "Its %" PRId64 " rows, one per candidate, were dropped "
+                              "to keep the store under limits.store_max_bytes: the plot and the "
+                              "lists below have only what the summary kept.\n\n",
+                              f->s.trajectory_dropped);
         md_changes(&sb, f);
         md_correctness(&sb, f);
         md_spend(&sb, f);
-        sbuf_puts(&sb, "## Reproduction\n\n```sh\n");
+        strbuf_puts(&sb, "## Reproduction\n\n```sh\n");
         put_reproduce(&sb, f);
-        sbuf_puts(&sb, "\n```\n");
-        return sbuf_detach(&sb);
+        strbuf_puts(&sb, "\n```\n");
+        return strbuf_detach(&sb);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -1347,7 +1270,7 @@ static char *render_json(const struct report_facts *f)
 {
         const struct report_context *ctx = f->ctx;
         json_t *o = json_object(), *failures, *spend, *roofline, *correctness;
-        struct sbuf sb = { 0 };
+        struct strbuf sb = { 0 };
         int64_t applies = apply_errors(&f->s);
         bool oom = !o;
         char *text = NULL;
@@ -1399,7 +1322,7 @@ static char *render_json(const struct report_facts *f)
                 set(spend, "llm_tokens", json_integer(f->llm_tokens), &oom);
         set(o, "spend", spend, &oom);
         put_reproduce(&sb, f);
-        text = sbuf_detach(&sb);
+        text = strbuf_detach(&sb);
         set(o, "reproduce", text ? json_string(text) : NULL, &oom);
         free(text);
         text = oom ? NULL : json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -1438,7 +1361,7 @@ static size_t utf8_cut(const char *s, size_t max)
  * "ascendopt: NAME 1.42x faster (312.4 -> 220.0 us, PLATFORM BACKEND)",
  * at most SUBJECT_MAX bytes: the name gives way first, then the rest.
  */
-static void put_subject(struct sbuf *sb, const struct report_facts *f)
+static void put_subject(struct strbuf *sb, const struct report_facts *f)
 {
         char tail[SUBJECT_MAX * 2], where[64];
         size_t room, n, used;
@@ -1458,28 +1381,28 @@ static void put_subject(struct sbuf *sb, const struct report_facts *f)
         room = SUBJECT_MAX - strlen("ascendopt: ");
         room = strlen(tail) + 8 < room ? room - strlen(tail) : 8;
         /* sb holds nothing else yet: the subject is the first thing written */
-        sbuf_puts(sb, "ascendopt: ");
+        strbuf_puts(sb, "ascendopt: ");
         n = utf8_cut(f->name, room);
         if (n < strlen(f->name)) {
-                sbuf_putn(sb, f->name, utf8_cut(f->name, room - 3));
-                sbuf_puts(sb, "...");
+                strbuf_putn(sb, f->name, utf8_cut(f->name, room - 3));
+                strbuf_puts(sb, "...");
         } else {
-                sbuf_puts(sb, f->name);
+                strbuf_puts(sb, f->name);
         }
         /* only absurd latencies make the tail itself too long: it is cut then */
         used = sb->len < SUBJECT_MAX ? sb->len : SUBJECT_MAX;
-        sbuf_putn(sb, tail, utf8_cut(tail, SUBJECT_MAX - used));
-        sbuf_puts(sb, "\n");
+        strbuf_putn(sb, tail, utf8_cut(tail, SUBJECT_MAX - used));
+        strbuf_puts(sb, "\n");
 }
 
 static char *render_commit_message(const struct report_facts *f)
 {
-        struct sbuf sb = { 0 };
+        struct strbuf sb = { 0 };
         const json_t *genome = f->s.best.genome;
         size_t i;
 
         put_subject(&sb, f);
-        sbuf_puts(&sb, "\n");
+        strbuf_puts(&sb, "\n");
         for (i = 0; i < f->s.n_genes; i++) {
                 const struct episode_gene *gene = &f->s.genes[i];
                 const char *file = gene->file ?: "?", *gname = gene->name ?: "?";
@@ -1490,24 +1413,24 @@ static char *render_commit_message(const struct report_facts *f)
                 snprintf(key, sizeof(key), "%s:%" PRId64 ":%s", file, line, gname);
                 after = get(genome, key);
                 if (json_is_integer(after) && json_integer_value(after) != before)
-                        sbuf_printf(&sb,
-                                    "- tiling: %s %" PRId64 " -> %" PRId64 " (%s:%" PRId64 ")\n",
-                                    gname, before, (int64_t)json_integer_value(after), file, line);
+                        strbuf_printf(
+                            &sb, "- tiling: %s %" PRId64 " -> %" PRId64 " (%s:%" PRId64 ")\n",
+                            gname, before, (int64_t)json_integer_value(after), file, line);
         }
         for (i = 0; i < f->n_motifs; i++)
-                sbuf_printf(&sb, "- kernel: %s, %.1f -> %.1f us (%.3fx)\n", f->motifs[i].motif,
-                            f->motifs[i].before_us, f->motifs[i].after_us,
-                            f->motifs[i].before_us / f->motifs[i].after_us);
+                strbuf_printf(&sb, "- kernel: %s, %.1f -> %.1f us (%.3fx)\n", f->motifs[i].motif,
+                              f->motifs[i].before_us, f->motifs[i].after_us,
+                              f->motifs[i].before_us / f->motifs[i].after_us);
         if (f->n_failed || json_object_size(f->s.failures))
-                sbuf_printf(&sb,
-                            "- %" PRId64 " evaluations of %" PRId64 ", %" PRId64
-                            " memo hits; see " REPORT_MARKDOWN_NAME "\n",
-                            f->evaluations, f->budget, f->memo_hits);
+                strbuf_printf(&sb,
+                              "- %" PRId64 " evaluations of %" PRId64 ", %" PRId64
+                              " memo hits; see " REPORT_MARKDOWN_NAME "\n",
+                              f->evaluations, f->budget, f->memo_hits);
         else
-                sbuf_printf(
+                strbuf_printf(
                     &sb, "- %" PRId64 " evaluations of %" PRId64 "; see " REPORT_MARKDOWN_NAME "\n",
                     f->evaluations, f->budget);
-        return sbuf_detach(&sb);
+        return strbuf_detach(&sb);
 }
 
 /* ---------------------------------------------------------------- entry points */
