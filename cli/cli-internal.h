@@ -29,6 +29,17 @@ size_t cli_find_operators(const char *root, bool (*want)(const char *opdir), cha
 /* --state-dir, else $ASCENDOPT_STATE_DIR, else $XDG_STATE_HOME/ascendopt, else
  * ~/.local/state/ascendopt.  Writes into buf. */
 const char *cli_state_dir(const char *flag, char *buf, size_t size);
+
+struct npu_environment;
+struct npu_environment_options;
+/*
+ * Opens a command's store, runner and evaluator (npu_environment_open:
+ * sandboxed, with the default limits).  On failure prints "ascendopt
+ * COMMAND: why" and returns the sysexits code to exit with; 0 on success.
+ * Close env with npu_environment_close() either way.
+ */
+int cli_open_environment(const char *command, const struct npu_environment_options *options,
+                         struct npu_environment *env);
 int cmd_status(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_episodes(int argc, char **argv);

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "cli-internal.h"
 
+#include "npu/npu.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -178,4 +180,26 @@ int cli_main(int argc, char **argv)
         }
         fprintf(stderr, "ascendopt: unknown command '%s'; run 'ascendopt --help'\n", name);
         return EX_USAGE;
+}
+
+int cli_open_environment(const char *command, const struct npu_environment_options *options,
+                         struct npu_environment *env)
+{
+        char err[1024];
+        int r = npu_environment_open(options, env, err, sizeof(err));
+
+        if (r == 0)
+                return EX_OK;
+        fprintf(stderr, "ascendopt %s: %s\n", command, err);
+        switch (env->failed) {
+        case NPU_ENVIRONMENT_STORE:
+                return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
+        case NPU_ENVIRONMENT_OK:
+        case NPU_ENVIRONMENT_RUNNER:
+        case NPU_ENVIRONMENT_SANDBOX:
+        case NPU_ENVIRONMENT_SIMULATOR:
+        case NPU_ENVIRONMENT_EVALUATOR:
+                break;
+        }
+        return EX_UNAVAILABLE;
 }

@@ -119,13 +119,10 @@ int cmd_corpus(int argc, char **argv)
                 { NULL, 0, NULL, 0 },
         };
         const char *state_flag = NULL, *root = "examples/ops";
-        char state[PATH_MAX], dir[PATH_MAX], scratch[PATH_MAX], cache[PATH_MAX], err[1024];
-        struct npu_evaluator_options eval_options = { 0 };
-        struct npu_sim_paths paths = { 0 };
+        char state[PATH_MAX], err[1024];
+        struct npu_environment env = { 0 };
         struct npu_evaluator *ev = NULL;
-        struct child_runner *runner = NULL;
         struct event_base *base = NULL;
-        struct store *store = NULL;
         char *ops[MAX_OPS];
         size_t n_ops = 0;
         json_t *rows = json_array();
@@ -160,31 +157,23 @@ int cmd_corpus(int argc, char **argv)
                 json_decref(rows);
                 return EX_NOINPUT;
         }
-        cli_state_dir(state_flag, state, sizeof(state));
-        state_path(dir, sizeof(dir), state, STATE_STORE);
-        state_path(scratch, sizeof(scratch), state, STATE_SCRATCH);
-        state_path(cache, sizeof(cache), state, STATE_CACHE);
-        if (store_open(dir, &store, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ascendopt corpus: %s\n", err);
-                ret = EX_TEMPFAIL;
-                goto out;
-        }
         base = event_base_new();
-        if (!base || child_runner_new(base, NULL, &runner) < 0 || npu_sim_paths_find(&paths) < 0) {
-                fprintf(stderr, "ascendopt corpus: the simulator runtime or ascendopt-exec was "
-                                "not found; build with 'make'\n");
-                ret = EX_UNAVAILABLE;
+        if (!base) {
+                ret = EX_OSERR;
                 goto out;
         }
-        eval_options.base = base;
-        eval_options.scratch_dir = scratch;
-        eval_options.cache_dir = cache;
-        eval_options.timeout_s = 300;
-        if (npu_evaluator_new(runner, &paths, store, &eval_options, &ev, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ascendopt corpus: %s\n", err);
-                ret = EX_UNAVAILABLE;
+        ret = cli_open_environment("corpus",
+                                   &(struct npu_environment_options){
+                                       .base = base,
+                                       .state_dir = cli_state_dir(state_flag, state, sizeof(state)),
+                                       .want_evaluator = true,
+                                       .use_cache = true,
+                                       .timeout_s = 300,
+                                   },
+                                   &env);
+        if (ret != EX_OK)
                 goto out;
-        }
+        ev = env.evaluator;
         if (!json_out)
                 printf("  %-34s %5s %12s %8s %12s %8s\n", "OPERATOR", "LEVEL", "BASELINE us",
                        "ROOF", "EXPERT us", "SPEEDUP");
@@ -257,11 +246,8 @@ out:
         for (size_t i = 0; i < n_ops; i++)
                 free(ops[i]);
         json_decref(rows);
-        npu_evaluator_free(ev);
-        child_runner_free(runner);
+        npu_environment_close(&env);
         if (base)
                 event_base_free(base);
-        npu_sim_paths_release(&paths);
-        store_close(store);
         return ret;
 }

@@ -212,11 +212,10 @@ int cmd_eval(int argc, char **argv)
         size_t n_permissive = 0;
         struct npu_sim_run_options eval_options = { .seed = 1, .only_case = -1 };
         struct eval_session session = { 0 };
-        struct npu_sim_paths paths = { 0 };
-        struct child_runner *runner = NULL;
+        struct npu_environment env = { 0 };
         struct event_base *base = NULL;
         const char *case_arg = NULL, *compare = NULL, *state_flag = NULL;
-        char state[PATH_MAX], cache[PATH_MAX], context[SHA256_HEX_SIZE];
+        char state[PATH_MAX], context[SHA256_HEX_SIZE];
         bool json_out = false, use_cache = true, use_golden = true, golden_done = false;
         struct npu_golden *golden = NULL;
         char golden_work[PATH_MAX] = "";
@@ -316,8 +315,6 @@ int cmd_eval(int argc, char **argv)
         }
         eval_options.permissive = permissive;
         eval_options.jitter_seed = eval_options.seed;
-        /* the operator's code is compiled and run like a candidate's: sandboxed */
-        eval_options.sandbox = true;
         if (compare && eval_options.work_dir)
                 return cli_usage_error("eval", "--work-dir cannot be combined with --compare");
 
@@ -340,28 +337,28 @@ int cmd_eval(int argc, char **argv)
                 ret = EX_USAGE;
                 goto out;
         }
-        if (npu_sim_paths_find(&paths) < 0) {
-                fprintf(stderr, "ascendopt eval: the simulator runtime was not found; build it "
-                                "with 'make' or set ASCENDOPT_SIM_DIR\n");
-                ret = EX_UNAVAILABLE;
-                goto out;
-        }
         base = event_base_new();
-        if (!base || child_runner_new(base, NULL, &runner) < 0) {
-                fprintf(stderr, "ascendopt eval: cannot start the child-process runner (is "
-                                "ascendopt-exec installed?)\n");
-                ret = EX_UNAVAILABLE;
+        if (!base) {
+                ret = EX_OSERR;
                 goto out;
         }
-        /* objects by content, salted like an evaluator's: shared with episodes */
-        if (use_cache &&
-            npu_sim_context(&paths, eval_options.platform ? eval_options.platform : "Ascend910B2",
-                            eval_options.jitter_pct, context, err, sizeof(err)) == 0 &&
-            state_path(cache, sizeof(cache), cli_state_dir(state_flag, state, sizeof(state)),
-                       STATE_CACHE) == 0) {
-                eval_options.cache_dir = cache;
-                eval_options.cache_salt = context;
-        }
+        ret = cli_open_environment(
+            "eval",
+            &(struct npu_environment_options){
+                .base = base,
+                .state_dir = use_cache ? cli_state_dir(state_flag, state, sizeof(state)) : NULL,
+                .use_cache = use_cache,
+                .limits = eval_options.limits,
+            },
+            &env);
+        if (ret != EX_OK)
+                goto out;
+        /* the operator's code is compiled and run like a candidate's: sandboxed, with
+         * the same limits; objects by content, salted like an evaluator's: shared with
+         * episodes (a cache that cannot be salted is left out) */
+        if (npu_environment_run_options(&env, eval_options.platform, eval_options.jitter_pct,
+                                        &eval_options, context, err, sizeof(err)) < 0)
+                eval_options.cache_dir = NULL;
         if (compare)
                 eval_options.keep_work_dir = true; /* outputs must outlive the runs */
         /* goldens: the example cases' inputs first, the comparison after the run */
@@ -389,7 +386,7 @@ int cmd_eval(int argc, char **argv)
                         eval_options.keep_work_dir = true;
                 }
                 golden_options.work_dir = eval_options.work_dir;
-                r = npu_golden_new(runner, session.runs[0].manifest, &golden_options, &golden);
+                r = npu_golden_new(env.runner, session.runs[0].manifest, &golden_options, &golden);
                 if (r < 0) {
                         fprintf(stderr, "ascendopt eval: cannot prepare the goldens: %s\n",
                                 strerror(-r));
@@ -402,8 +399,8 @@ int cmd_eval(int argc, char **argv)
                 eval_options.input_files = npu_golden_input_files(golden);
         }
         for (size_t i = 0; i < session.n_runs; i++) {
-                r = npu_sim_run_start(runner, &paths, session.runs[i].manifest, &eval_options,
-                                      on_eval_done, &session.runs[i], NULL);
+                r = npu_sim_run_start(env.runner, &env.paths, session.runs[i].manifest,
+                                      &eval_options, on_eval_done, &session.runs[i], NULL);
                 if (r < 0) {
                         fprintf(stderr, "ascendopt eval: %s: cannot start: %s\n",
                                 session.runs[i].opdir, child_strerror(r));
@@ -464,9 +461,8 @@ out:
                 json_decref(session.runs[i].result);
                 npu_manifest_free(session.runs[i].manifest);
         }
-        child_runner_free(runner);
+        npu_environment_close(&env);
         if (base)
                 event_base_free(base);
-        npu_sim_paths_release(&paths);
         return ret;
 }

@@ -235,12 +235,10 @@ int cmd_optimize(int argc, char **argv)
         struct episode_options episode_options = { .seed = 1,
                                                    .budget = 40,
                                                    .strategy = EPISODE_FULL };
-        struct npu_evaluator_options eval_options = { 0 };
+        struct npu_environment env = { 0 };
         struct optimize_run run = { .tty = isatty(STDERR_FILENO) };
         struct episode_summary summary = { 0 };
-        struct npu_sim_paths paths = { 0 };
         struct npu_evaluator *evaluator = NULL;
-        struct child_runner *runner = NULL;
         struct event_base *base = NULL;
         struct store *store = NULL;
         const char *out = NULL, *state_flag = NULL, *platform = NULL, *toolkit = NULL;
@@ -250,13 +248,12 @@ int cmd_optimize(int argc, char **argv)
         enum npu_backend backend = NPU_BACKEND_SIM;
         int device = 0;
         size_t slot;
-        char state_dir[PATH_MAX], dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
-        char cache[PATH_MAX];
+        char state_dir[PATH_MAX], opdir[PATH_MAX], err[2048], id[256];
         char hex[SHA256_HEX_SIZE];
         uint8_t digest[SHA256_DIGEST_SIZE];
         struct sha256 sha;
         uint64_t number;
-        double timeout = 0;
+        double timeout = 0, jitter = 0;
         int opt, ret = EX_OK, r;
 
         optind = 1;
@@ -312,7 +309,7 @@ int cmd_optimize(int argc, char **argv)
                                 return cli_usage_error("optimize",
                                                        "--slow-factor wants a factor in (1, 100]");
                         if (opt == 'J')
-                                eval_options.jitter_pct = v;
+                                jitter = v;
                         else if (opt == 'K')
                                 episode_options.slow_factor = v;
                         else
@@ -397,14 +394,6 @@ int cmd_optimize(int argc, char **argv)
                         return EX_CANTCREAT;
                 }
         }
-        cli_state_dir(state_flag, state_dir, sizeof(state_dir));
-        state_path(dir, sizeof(dir), state_dir, STATE_STORE);
-        r = store_open(dir, &store, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "ascendopt optimize: %s\n", err);
-                ret = r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
-                goto out;
-        }
         if (backend == NPU_BACKEND_ASCEND) {
                 /* the same lease as the daemon's: never measure on a device it uses */
                 r = device_pool_new("ascend", &device, 1, NULL, &devices);
@@ -419,34 +408,30 @@ int cmd_optimize(int argc, char **argv)
                         goto out;
                 }
                 episode_options.device = device;
-        } else if (npu_sim_paths_find(&paths) < 0) {
-                fprintf(stderr, "ascendopt optimize: the simulator runtime was not found; build "
-                                "it with 'make' or set ASCENDOPT_SIM_DIR\n");
-                ret = EX_UNAVAILABLE;
-                goto out;
         }
         base = event_base_new();
-        if (!base || child_runner_new(base, NULL, &runner) < 0) {
-                fprintf(stderr, "ascendopt optimize: cannot start the child-process runner\n");
-                ret = EX_UNAVAILABLE;
+        if (!base) {
+                ret = EX_OSERR;
                 goto out;
         }
-        state_path(dir, sizeof(dir), state_dir, STATE_SCRATCH);
-        state_path(cache, sizeof(cache), state_dir, STATE_CACHE);
-        eval_options.cache_dir = backend == NPU_BACKEND_SIM ? cache : NULL;
-        eval_options.base = base;
-        eval_options.backend = backend;
-        eval_options.toolkit = toolkit;
-        eval_options.platform = platform;
-        eval_options.scratch_dir = dir;
-        eval_options.timeout_s = timeout;
-        eval_options.sandbox = true;
-        if (npu_evaluator_new(runner, backend == NPU_BACKEND_SIM ? &paths : NULL, store,
-                              &eval_options, &evaluator, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ascendopt optimize: %s\n", err);
-                ret = EX_UNAVAILABLE;
+        ret = cli_open_environment(
+            "optimize",
+            &(struct npu_environment_options){
+                .base = base,
+                .state_dir = cli_state_dir(state_flag, state_dir, sizeof(state_dir)),
+                .want_evaluator = true,
+                .use_cache = true,
+                .backend = backend,
+                .platform = platform,
+                .toolkit = toolkit,
+                .timeout_s = timeout,
+                .jitter_pct = jitter,
+            },
+            &env);
+        if (ret != EX_OK)
                 goto out;
-        }
+        evaluator = env.evaluator;
+        store = env.store;
 
         if (llm_config) {
                 if (cli_llm_open("optimize", llm_config, base, &llm) < 0) {
@@ -499,13 +484,10 @@ int cmd_optimize(int argc, char **argv)
 out:
         episode_summary_release(&summary);
         json_decref(run.record);
-        npu_evaluator_free(evaluator);
+        npu_environment_close(&env);
         cli_llm_close(&llm);
-        child_runner_free(runner);
         if (base)
                 event_base_free(base);
-        npu_sim_paths_release(&paths);
         device_pool_free(devices);
-        store_close(store);
         return ret;
 }

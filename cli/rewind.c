@@ -233,12 +233,10 @@ int cmd_rewind(int argc, char **argv)
         const char *state_flag = NULL, *root = "examples/ops", *platform = NULL, *llm_config = NULL;
         struct cli_llm llm = { 0 };
         const struct motif *chosen[64];
-        char state[PATH_MAX], dir[PATH_MAX], scratch[PATH_MAX], cache[PATH_MAX], err[2048];
+        char state[PATH_MAX], err[2048];
         struct rewind_options rewind_options = { 0 };
-        struct npu_evaluator_options eval_options = { 0 };
-        struct npu_sim_paths paths = { 0 };
+        struct npu_environment env = { 0 };
         struct npu_evaluator *ev = NULL;
-        struct child_runner *runner = NULL;
         struct event_base *base = NULL;
         struct store *store = NULL;
         struct rewind_run run = { 0 };
@@ -343,37 +341,26 @@ int cmd_rewind(int argc, char **argv)
                         goto out;
                 }
         }
-        cli_state_dir(state_flag, state, sizeof(state));
-        if (state_path(dir, sizeof(dir), state, STATE_STORE) < 0 ||
-            state_path(scratch, sizeof(scratch), state, STATE_SCRATCH) < 0 ||
-            state_path(cache, sizeof(cache), state, STATE_CACHE) < 0) {
-                fprintf(stderr, "ascendopt rewind: %s: the state directory's path is too long\n",
-                        state);
-                ret = EX_USAGE;
-                goto out;
-        }
-        if (store_open(dir, &store, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ascendopt rewind: %s\n", err);
-                ret = EX_TEMPFAIL;
-                goto out;
-        }
         base = event_base_new();
-        if (!base || child_runner_new(base, NULL, &runner) < 0 || npu_sim_paths_find(&paths) < 0) {
-                fprintf(stderr, "ascendopt rewind: the simulator runtime or ascendopt-exec was "
-                                "not found; build with 'make'\n");
-                ret = EX_UNAVAILABLE;
+        if (!base) {
+                ret = EX_OSERR;
                 goto out;
         }
-        eval_options.base = base;
-        eval_options.platform = platform;
-        eval_options.scratch_dir = scratch;
-        eval_options.cache_dir = cache;
-        eval_options.timeout_s = timeout;
-        if (npu_evaluator_new(runner, &paths, store, &eval_options, &ev, err, sizeof(err)) < 0) {
-                fprintf(stderr, "ascendopt rewind: %s\n", err);
-                ret = EX_UNAVAILABLE;
+        /* rewind --llm builds LLM-written code: sandboxed like every candidate */
+        ret = cli_open_environment("rewind",
+                                   &(struct npu_environment_options){
+                                       .base = base,
+                                       .state_dir = cli_state_dir(state_flag, state, sizeof(state)),
+                                       .want_evaluator = true,
+                                       .use_cache = true,
+                                       .platform = platform,
+                                       .timeout_s = timeout,
+                                   },
+                                   &env);
+        if (ret != EX_OK)
                 goto out;
-        }
+        ev = env.evaluator;
+        store = env.store;
         if (llm_config) {
                 if (cli_llm_open("rewind", llm_config, base, &llm) < 0) {
                         ret = EX_CONFIG;
@@ -452,12 +439,9 @@ out:
         json_decref(walks);
         json_decref(skipped);
         json_decref(totals);
-        npu_evaluator_free(ev);
+        npu_environment_close(&env);
         cli_llm_close(&llm);
-        child_runner_free(runner);
         if (base)
                 event_base_free(base);
-        npu_sim_paths_release(&paths);
-        store_close(store);
         return ret;
 }

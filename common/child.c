@@ -410,6 +410,11 @@ const char *child_strerror(int r)
         return r == -EPERM ? CHILD_NO_SANDBOX_HELP : strerror(r < 0 ? -r : r);
 }
 
+bool child_runner_allows_unsandboxed(const struct child_runner *runner)
+{
+        return runner->allow_unsandboxed;
+}
+
 bool child_runner_has_sandbox(const struct child_runner *runner)
 {
         return runner && runner->bwrap;

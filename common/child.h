@@ -133,6 +133,8 @@ struct child_runner *child_runner_free(struct child_runner *runner);
 
 /* Whether children asking for a sandbox actually get one. */
 bool child_runner_has_sandbox(const struct child_runner *runner);
+/* Whether they may run without one (allow_unsandboxed, or ASCENDOPT_SANDBOX=off). */
+bool child_runner_allows_unsandboxed(const struct child_runner *runner);
 
 /*
  * What a user is told when a child that asks for a sandbox cannot get one

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "npu/npu.h"
+
 struct event_base;
 struct event;
 struct store;
@@ -75,8 +77,8 @@ struct daemon {
         struct watcher *watcher;
         struct control *control;
         struct child_runner *runner;
-        struct worker_pool *workers; /* git and publishing work, off the loop */
-        struct npu_sim_paths *sim;
+        struct worker_pool *workers;   /* git and publishing work, off the loop */
+        struct npu_environment env;    /* owns runner and evaluator; borrows store */
         struct ascend_env *ascend_env; /* set_env.sh, loaded once at start-up (ascend) */
         char *ascend_soc;              /* the devices' SoC (ascend) */
         struct npu_evaluator *evaluator;

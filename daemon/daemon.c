@@ -479,7 +479,6 @@ static void daemon_release(struct daemon *d)
         scheduler_stop_rechecks(d);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
-        d->evaluator = npu_evaluator_free(d->evaluator);
         d->llm = llm_client_free(d->llm);
         free(d->prompts_dir);
         d->prompts_dir = NULL;
@@ -487,12 +486,10 @@ static void daemon_release(struct daemon *d)
         d->llm_model = NULL;
         free(d->llm_embedding_model);
         d->llm_embedding_model = NULL;
-        d->runner = child_runner_free(d->runner);
+        npu_environment_close(&d->env); /* the evaluator, then the runner */
+        d->evaluator = NULL;
+        d->runner = NULL;
         daemon_ascend_release(d);
-        if (d->sim) {
-                npu_sim_paths_release(d->sim);
-                free(d->sim);
-        }
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
         json_decref(d->stalled_siblings);
@@ -510,27 +507,57 @@ static void daemon_release(struct daemon *d)
         free(d->config_path);
 }
 
+/* What the daemon's environment is opened with (npu/environment.h). */
+static struct npu_environment_options environment_options(const struct daemon *d)
+{
+        const struct config *c = d->config;
+        bool ascend = c->backend == CONFIG_BACKEND_ASCEND;
+
+        return (struct npu_environment_options){
+                .base = d->base,
+                .state_dir = c->state_dir,
+                .store = d->store,
+                /* real builds take minutes and are not content-cached like sim objects */
+                .use_cache = !ascend,
+                .backend = ascend ? NPU_BACKEND_ASCEND : NPU_BACKEND_SIM,
+                .platform = ascend ? d->ascend_soc : c->platform,
+                .toolkit = c->toolkit,
+                .ascend_env = d->ascend_env,
+                .timeout_s = c->episode.eval_timeout_s,
+                .limits = { .address_space_bytes = c->episode.rlimits.address_space_mb << 20,
+                            .cpu_seconds = c->episode.rlimits.cpu_s,
+                            .file_size_bytes = c->episode.rlimits.file_size_mb << 20,
+                            .processes = c->episode.rlimits.processes,
+                            .scratch_bytes = c->episode.rlimits.scratch_mb << 20 },
+                /* compiles are capped and niced by the runner: see NPU_COMPILE_NICE */
+                .max_parallel_compiles = (size_t)c->max_parallel_compiles,
+                .allow_unsandboxed = c->sandbox_off,
+        };
+}
+
 /*
- * The evaluator episodes share.  Without the simulator's runtime the daemon
+ * The runner and the simulator's files, through the one opener every
+ * command uses.  Without a sandbox or the simulator's runtime the daemon
  * still watches and queues, and says why nothing runs.
  */
 static int open_runner(struct daemon *d)
 {
-        /* compiles are capped and niced by the runner: see NPU_COMPILE_NICE */
-        struct child_runner_options runner_options = {
-                .max_throttled = (size_t)d->config->max_parallel_compiles,
-                .allow_unsandboxed = d->config->sandbox_off,
-        };
-        int r = child_runner_new(d->base, &runner_options, &d->runner);
+        struct npu_environment_options options = environment_options(d);
+        char err[1024];
+        int r = npu_environment_open(&options, &d->env, err, sizeof(err));
 
-        if (r < 0) {
-                log_error("cannot start the child-process runner: ascendopt-exec not found "
-                          "(install it or set ASCENDOPT_EXEC_HELPER)");
+        d->runner = d->env.runner;
+        if (r < 0 && d->env.failed <= NPU_ENVIRONMENT_RUNNER) {
+                log_error("%s", err);
                 return -EX_UNAVAILABLE;
         }
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
                 log_warning("%s: \"sandbox\": \"off\" in %s accepts that", ASCEND_UNSANDBOXED_HELP,
                             d->config->source);
+                return 0;
+        }
+        if (r < 0 && d->env.failed == NPU_ENVIRONMENT_SIMULATOR) {
+                log_error("%s; operators are queued but no episode runs", err);
                 return 0;
         }
         if (child_runner_has_sandbox(d->runner)) {
@@ -561,56 +588,17 @@ static const char *sandbox_state(const struct daemon *d)
         return d->config->sandbox_off ? "off" : "missing";
 }
 
+/* The evaluator episodes share, once the devices have named the platform. */
 static int open_evaluator(struct daemon *d)
 {
-        struct npu_evaluator_options options = {
-                .base = d->base,
-                .platform = d->config->platform,
-                .timeout_s = d->config->episode.eval_timeout_s,
-                .limits = { .address_space_bytes = d->config->episode.rlimits.address_space_mb
-                                                   << 20,
-                            .cpu_seconds = d->config->episode.rlimits.cpu_s,
-                            .file_size_bytes = d->config->episode.rlimits.file_size_mb << 20,
-                            .processes = d->config->episode.rlimits.processes,
-                            .scratch_bytes = d->config->episode.rlimits.scratch_mb << 20 },
-                .sandbox = true,
-        };
-        char scratch[PATH_MAX], cache[PATH_MAX], err[1024];
-        int r;
+        struct npu_environment_options options = environment_options(d);
+        char err[1024];
 
-        if (strcmp(sandbox_state(d), "missing") == 0)
+        if (d->env.failed != NPU_ENVIRONMENT_OK)
                 return 0; /* failing closed: open_runner said why */
-        state_path(scratch, sizeof(scratch), d->config->state_dir, STATE_SCRATCH);
-        if (d->config->backend == CONFIG_BACKEND_ASCEND) {
-                /* real builds take minutes and are not content-cached like sim objects */
-                options.backend = NPU_BACKEND_ASCEND;
-                options.platform = d->ascend_soc;
-                options.toolkit = d->config->toolkit;
-                options.ascend_env = d->ascend_env;
-                options.scratch_dir = scratch;
-                r = npu_evaluator_new(d->runner, NULL, d->store, &options, &d->evaluator, err,
-                                      sizeof(err));
-                if (r < 0)
-                        log_error("%s: operators are queued but no episode runs", err);
-                return 0;
-        }
-        d->sim = calloc(1, sizeof(*d->sim));
-        if (!d->sim)
-                return -EX_OSERR;
-        if (npu_sim_paths_find(d->sim) < 0) {
-                log_error("the simulator runtime was not found (build it, or set "
-                          "ASCENDOPT_SIM_DIR); operators are queued but no episode runs");
-                return 0;
-        }
-        state_path(cache, sizeof(cache), d->config->state_dir, STATE_CACHE);
-        options.scratch_dir = scratch;
-        options.cache_dir = cache;
-        r = npu_evaluator_new(d->runner, d->sim, d->store, &options, &d->evaluator, err,
-                              sizeof(err));
-        if (r < 0) {
+        if (npu_environment_open_evaluator(&options, &d->env, err, sizeof(err)) < 0)
                 log_error("%s: operators are queued but no episode runs", err);
-                return 0;
-        }
+        d->evaluator = d->env.evaluator;
         return 0;
 }
 

@@ -639,4 +639,6 @@ int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *requ
  */
 void npu_job_cancel(struct npu_job *evaluation);
 
+#include "environment.h"
+
 #endif
