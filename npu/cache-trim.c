@@ -7,7 +7,7 @@
  * removed under a fetch is a miss.  A precompiled prelude is the one thing
  * compiles use in place, so one used within the last hour stays.
  */
-#include "npu.h"
+#include "evaluator.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,8 @@
  * against a reference result, and the content-addressed record of every
  * measured candidate's sources.
  */
-#include "npu.h"
+#include "evaluator.h"
+#include "inputs.h"
 
 #include "ascend.h"
 

@@ -6,7 +6,8 @@
  * and gathers the per-case result files into one result JSON.  Every step
  * is a child process on the runner; nothing here blocks the event loop.
  */
-#include "npu.h"
+#include "sim-run.h"
+#include "inputs.h"
 
 #include <ctype.h>
 #include <dirent.h>
