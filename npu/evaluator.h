@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The memoizing evaluator (npu/evaluator.c) in front of the backends: its
- * options, requests and jobs, the platform facts for prompts, the sim's
- * context, and the trim of its object cache (npu/cache-trim.c).
+ * The memoizing evaluator (npu/evaluator.c) in front of the backends of
+ * npu/backend.h: its options, requests and jobs, the platform facts for
+ * prompts, and the trim of its object cache (npu/cache-trim.c).
  * Part of npu/npu.h, which includes every one of these.
  */
 #ifndef ASCENDOPT_NPU_EVALUATOR_H
@@ -18,6 +18,7 @@
 
 #include "manifest.h"
 #include "sim-run.h"
+#include "backend.h"
 
 struct event_base;
 
@@ -38,16 +39,6 @@ struct npu_job;
 struct ascend_env;
 
 #define NPU_EVALUATOR_VERSION 1
-
-enum npu_backend {
-        NPU_BACKEND_SIM,    /* the simulated NPU (npu/sim) */
-        NPU_BACKEND_ASCEND, /* a real NPU through CANN and msprof (npu/ascend.h) */
-};
-
-/* "sim" or "ascend". */
-const char *npu_backend_name(enum npu_backend backend);
-/* The backend of that name; -EINVAL for none. */
-int npu_backend_from_name(const char *name, enum npu_backend *ret);
 
 struct npu_evaluator_options {
         struct event_base *base; /* the loop the runner is on (borrowed) */
@@ -115,16 +106,6 @@ const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
 
 /* The digest of everything but the operator's own files that a result depends on. */
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
-
-/*
- * The sim's evaluation context: a digest of everything a result depends
- * on besides the operator's files (compiler and flags, the simulator's
- * headers and library, the platform file, the evaluator's version, the
- * jitter).  It is the salt of the object cache, so 'ascendopt eval' shares
- * objects with episodes.  -ENOENT (and err) for an unknown platform.
- */
-int npu_sim_context(const struct npu_sim_paths *paths, const char *platform, double jitter_pct,
-                    char ret_context[SHA256_HEX_SIZE], char *err, size_t err_size);
 
 /* One file of a candidate that differs from the base operator. */
 struct npu_override {

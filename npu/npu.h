@@ -15,6 +15,7 @@
 #include "inputs.h"
 #include "golden.h"
 #include "sim-run.h"
+#include "backend.h"
 #include "evaluator.h"
 
 #endif
