@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulated NPU: where the simulator lives, the compiler and flags of
- * every compile, one run of an operator's cases (npu/sim-run.c) and
- * --describe of its host code (npu/sim-describe.c).  Each reports through
- * a callback on the runner's event loop.
+ * every compile, one run of an operator's cases (npu/sim-run.c, its build
+ * in npu/sim-compile.c) and --describe of its host code
+ * (npu/sim-describe.c).  Each reports through a callback on the runner's
+ * event loop.
  * Part of npu/npu.h, which includes every one of these.
  */
 #ifndef ASCENDOPT_NPU_SIM_RUN_H
