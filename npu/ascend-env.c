@@ -4,7 +4,7 @@
  * in a child shell on the runner, and keeping what it exported as an envp
  * array that every later toolchain child is started with.
  */
-#include "ascend.h"
+#include "ascend-env.h"
 
 #include <errno.h>
 #include <limits.h>

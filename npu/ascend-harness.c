@@ -9,7 +9,7 @@
  * our own stub declarations (tests/fixtures/ascend/stub-include), never
  * against CANN's headers, and never run on an NPU.
  */
-#include "ascend.h"
+#include "ascend-harness.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -6,7 +6,9 @@
  * samples, median, IQR and profile.  Columns are always found by header
  * name, never by position, since msprof versions add and move columns.
  */
-#include "ascend.h"
+#include "ascend-msprof.h"
+
+#include "common/common.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -5,7 +5,7 @@
  * msprof op, plus the environment the harness runs in.  Everything here is
  * an argv list, never a shell string, so no path is ever quoted.
  */
-#include "ascend.h"
+#include "ascend-project.h"
 
 #include <ctype.h>
 #include <dirent.h>

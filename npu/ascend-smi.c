@@ -5,7 +5,7 @@
  * text, written from the documented layout and tolerant of spacing and of
  * fields this code does not know.
  */
-#include "ascend.h"
+#include "ascend-smi.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Keeps the object cache under a size: its least recently used objects
- * go first (a cache hit touches an object's mtime, npu/sim-run.c).  Shared by
+ * go first (a cache hit touches an object's mtime, npu/sim-compile.c).  Shared by
  * 'ascendopt gc' and the daemon (limits.cache_max_bytes).  The cache only
  * saves compile time, so nothing an evaluation needs is lost: an object
  * removed under a fetch is a miss.  A precompiled prelude is the one thing
  * compiles use in place, so one used within the last hour stays.
  */
-#include "npu.h"
+#include "evaluator.h"
 
 #include <dirent.h>
 #include <errno.h>

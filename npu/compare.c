@@ -4,7 +4,9 @@
  * correct: the tolerance rule of docs/design.md, with NaN and Inf required at the same
  * positions.
  */
-#include "npu.h"
+#include "inputs.h"
+
+#include "common/common.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,7 +10,9 @@
  * with a time limit; a golden that needs a module that is not installed
  * (TensorFlow, ONNX) is "unavailable", counted and not failed.
  */
-#include "npu.h"
+#include "golden.h"
+#include "inputs.h"
+#include "sim-run.h"
 
 #include <errno.h>
 #include <limits.h>

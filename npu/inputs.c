@@ -5,7 +5,9 @@
  * inputs"), so that a backend that cannot generate its own inputs (the real
  * NPU's aclnn harness reads .bin files) sees exactly what the sim sees.
  */
-#include "npu.h"
+#include "inputs.h"
+
+#include "common/common.h"
 
 #include <errno.h>
 #include <limits.h>

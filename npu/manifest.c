@@ -4,7 +4,9 @@
  * manifest"), the defaults derived from the operator's own files, and the
  * checks that tie the two together, each error naming the file and field.
  */
-#include "npu.h"
+#include "manifest.h"
+
+#include "common/common.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -12,7 +12,9 @@
  * a build reads: they travel with every candidate and are part of its
  * identity.
  */
-#include "npu.h"
+#include "manifest.h"
+
+#include "common/common.h"
 
 #include <dirent.h>
 #include <errno.h>

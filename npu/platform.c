@@ -4,7 +4,7 @@
  * platform file (npu/sim/platforms/<SoC>.json) that decide a tiling or a
  * kernel rewrite, such as the vector core count and the Unified Buffer size.
  */
-#include "npu.h"
+#include "evaluator.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * so that BM25 matches like with like.  The vocabulary lives here and only
  * here; the raw numbers stay in the profile.
  */
-#include "npu.h"
+#include "inputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

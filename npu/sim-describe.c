@@ -7,7 +7,7 @@
  * Running the OpDef's constructor reads what loops, variables and helper
  * functions build, which no reading of the source would.
  */
-#include "npu.h"
+#include "sim-run.h"
 
 #include <dirent.h>
 #include <errno.h>

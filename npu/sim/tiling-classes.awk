@@ -3,7 +3,7 @@
 # Prints a using-declaration for each tiling class declared directly in
 # namespace optiling by BEGIN_TILING_DATA_DEF(Name) in the headers given,
 # skipping comments, literals and preprocessor lines and following braces:
-# the same scan as scan_tiling_classes() in npu/sim-run.c, for build.sh.
+# the same scan as scan_tiling_classes() in npu/sim-compile.c, for build.sh.
 function flush(   s, tok, name) {
 	s = buf
 	depth = 0

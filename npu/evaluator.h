@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The memoizing evaluator (npu/evaluator.c) in front of the backends of
+ * npu/backend.h: its options, requests and jobs, the platform facts for
+ * prompts, and the trim of its object cache (npu/cache-trim.c).
+ * Part of npu/npu.h, which includes every one of these.
+ */
+#ifndef ASCENDOPT_NPU_EVALUATOR_H
+#define ASCENDOPT_NPU_EVALUATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+#include "manifest.h"
+#include "sim-run.h"
+#include "backend.h"
+
+struct event_base;
+
+/* ------------------------------------------------------------ the evaluator */
+
+/*
+ * Turns a candidate (an operator with some files replaced) into a trusted,
+ * memoized result: computes its identity (docs/design.md, "Inputs, tolerance and identity"),
+ * serves it from the store when it was measured before, and otherwise
+ * materialises it in a scratch directory, builds and runs it on the
+ * evaluator's backend, judges its outputs against a reference result, and
+ * stores the result and the candidate's source texts.  infra_error results
+ * are never stored.
+ */
+struct store;
+struct npu_evaluator;
+struct npu_job;
+struct ascend_env;
+
+#define NPU_EVALUATOR_VERSION 1
+
+struct npu_evaluator_options {
+        struct event_base *base; /* the loop the runner is on (borrowed) */
+        enum npu_backend backend;
+        /* sim: the platform profile, NULL: Ascend910B2.  ascend: the SoC the
+         * devices are (e.g. Ascend910B4), required: it is part of the identity */
+        const char *platform;
+        const char *scratch_dir; /* created; candidates are built below it */
+        const char *cache_dir;   /* compiled units by content; NULL: no cache */
+        double timeout_s;
+        struct child_limits limits;
+        bool sandbox;
+        const char *const *permissive;
+        /* sim only: seeded noise of this many percent on every latency (samples,
+         * median and IQR), seeded by the candidate and its seed, to exercise
+         * the noise policy; part of the identity */
+        double jitter_pct;
+        /* ascend only */
+        const char *toolkit;                 /* the config's; NULL: ASCEND_HOME_PATH, defaults */
+        const struct ascend_env *ascend_env; /* set_env.sh loaded once (borrowed, must outlive the
+                                                evaluator); NULL: each evaluation loads it */
+        unsigned launch_count;               /* timed launches per case; 0: 5 */
+        unsigned warmup;                     /* warm-up launches before them; 0: 1 */
+};
+
+/* What npu_cache_trim() did. */
+struct npu_cache_trim {
+        uint64_t bytes_before, bytes_after; /* of the objects it counted */
+        size_t removed;                     /* objects and preludes removed */
+};
+
+/*
+ * Removes the least recently used objects of the cache in dir (an
+ * evaluator's cache_dir) until it holds at most max_bytes; a precompiled
+ * prelude used within the last hour stays, so the cache can stay over.
+ * A missing dir is an empty cache.  Blocks on the file system: the daemon
+ * calls it from a worker thread.
+ */
+int npu_cache_trim(const char *dir, uint64_t max_bytes, struct npu_cache_trim *ret);
+
+/*
+ * Creates an evaluator.  runner, paths and store are borrowed.  For the
+ * sim, reads the platform file, the simulator's headers and library, and
+ * asks the compiler for its version (once, briefly blocking) to form the
+ * context part of every identity.  For ascend (paths may be NULL), the
+ * context holds the backend, the SoC, the toolkit's version files and the
+ * launch counts, so that a sim result is never served for a real NPU, nor
+ * one toolkit's for another.  Errors name what is missing.
+ */
+int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
+                      struct store *store, const struct npu_evaluator_options *options,
+                      struct npu_evaluator **ret_evaluator, char *err, size_t err_size);
+struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *evaluator);
+
+/*
+ * The platform's key numbers in words (cores, UB size, alignment,
+ * bandwidth), read from platforms_dir/<platform>.json: a new string for
+ * prompts, or NULL when the file cannot be read.
+ */
+char *npu_platform_facts(const char *platforms_dir, const char *platform);
+/* The same for the evaluator's platform. */
+char *npu_evaluator_platform_facts(const struct npu_evaluator *evaluator);
+/* The evaluator's platform name, e.g. "Ascend910B2". */
+const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
+
+/* The digest of everything but the operator's own files that a result depends on. */
+const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
+
+/* One file of a candidate that differs from the base operator. */
+struct npu_override {
+        const char *path; /* relative to the operator directory, e.g. op_host/add_tiling.h */
+        const char *text;
+};
+
+struct npu_request {
+        const struct npu_manifest *manifest; /* the base operator (borrowed) */
+        const struct npu_override *overrides;
+        size_t n_overrides;
+        uint64_t seed;
+        /* a result kept with keep_outputs whose outputs judge this one; NULL: not judged */
+        const json_t *reference;
+        /* keep the candidate's scratch dir; the result's "scratch_dir" names it
+         * and the caller removes it (rm_rf) when done with the outputs */
+        bool keep_outputs;
+        bool bypass_memo; /* run even when memoized (the reference's outputs are needed) */
+        bool skip_bench;  /* leave out bench cases: a quick check, never memoized */
+        /*
+         * Stop the run once the bench case passes this many microseconds (the
+         * sim stops in simulated time; status slow).  A slow result is
+         * memoized with its limit and served only to requests whose limit is
+         * no higher.  0: no limit.
+         */
+        double slow_after_us;
+        /* only build it (does it compile?): costs no device time, never memoized */
+        bool build_only;
+        int device; /* the slot's logic id the caller leased (ascend); the sim ignores it */
+};
+
+/*
+ * Receives the result (ownership passes) and whether it came from the memo.
+ * Called once, from the event loop, never from inside npu_evaluate().
+ */
+typedef void (*npu_evaluated_fn)(json_t *result, bool memo_hit, void *userdata);
+
+/* Computes the identity of a request's candidate into hex; -errno when a file is unreadable. */
+int npu_candidate_identity(const struct npu_evaluator *evaluator, const struct npu_request *request,
+                           char hex[SHA256_HEX_SIZE]);
+
+int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *request,
+                 npu_evaluated_fn done, void *userdata, struct npu_job **ret_job);
+
+/*
+ * Kills the children of an evaluation in flight; its callback still runs,
+ * soon, with status infra_error (never stored).  The handle is valid until
+ * the callback returns.
+ */
+void npu_job_cancel(struct npu_job *evaluation);
+
+#endif
