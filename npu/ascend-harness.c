@@ -24,21 +24,6 @@
 #define MAX_ATTRS     64
 #define MAX_LIST_ATTR 64
 
-static int harness_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int harness_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 char **ascend_strv_free(char **strv)
 {
         for (char **s = strv; s && *s; s++)
@@ -313,19 +298,19 @@ static int check_cases(const struct npu_manifest *m, char *err, size_t err_size)
          * before every timed launch; neither is generated yet */
         for (size_t t = 0; t < m->n_outputs; t++)
                 if (m->outputs[t].ref)
-                        return harness_error(err, err_size, -ENOTSUP,
-                                             "%s: .outputs[%zu]: %s is a ref output (the input "
-                                             "updated in place); the ascend harness does not "
-                                             "support these yet",
-                                             m->source, t, m->outputs[t].name);
+                        return format_error(err, err_size, -ENOTSUP,
+                                            "%s: .outputs[%zu]: %s is a ref output (the input "
+                                            "updated in place); the ascend harness does not "
+                                            "support these yet",
+                                            m->source, t, m->outputs[t].name);
         for (size_t ci = 0; ci < m->n_cases; ci++)
                 for (size_t t = 0; t < m->n_inputs; t++)
                         if (json_is_null(json_object_get(m->cases[ci].shapes, m->inputs[t].name)))
-                                return harness_error(err, err_size, -ENOTSUP,
-                                                     "%s: .cases[%zu].shapes.%s: an absent "
-                                                     "optional input; the ascend harness does not "
-                                                     "support these yet",
-                                                     m->source, ci, m->inputs[t].name);
+                                return format_error(err, err_size, -ENOTSUP,
+                                                    "%s: .cases[%zu].shapes.%s: an absent "
+                                                    "optional input; the ascend harness does not "
+                                                    "support these yet",
+                                                    m->source, ci, m->inputs[t].name);
 
         for (size_t ci = 0; ci < m->n_cases; ci++)
                 for (size_t t = 0; t < n_tensors; t++) {
@@ -333,20 +318,20 @@ static int check_cases(const struct npu_manifest *m, char *err, size_t err_size)
                         const char *name =
                             t < m->n_inputs ? m->inputs[t].name : m->outputs[t - m->n_inputs].name;
                         if (!json_is_array(shape))
-                                return harness_error(err, err_size, -EINVAL,
-                                                     "%s: .cases[%zu].shapes.%s: missing",
-                                                     m->source, ci, name);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: missing", m->source,
+                                                    ci, name);
                         if (json_is_array(json_array_get(shape, 0)))
-                                return harness_error(err, err_size, -ENOTSUP,
-                                                     "%s: .cases[%zu].shapes.%s: a dynamic list "
-                                                     "(aclTensorList) input; the ascend harness "
-                                                     "does not support these yet",
-                                                     m->source, ci, name);
+                                return format_error(err, err_size, -ENOTSUP,
+                                                    "%s: .cases[%zu].shapes.%s: a dynamic list "
+                                                    "(aclTensorList) input; the ascend harness "
+                                                    "does not support these yet",
+                                                    m->source, ci, name);
                         if (json_array_size(shape) > NPU_MAX_DIMS)
-                                return harness_error(err, err_size, -EINVAL,
-                                                     "%s: .cases[%zu].shapes.%s: more than %d "
-                                                     "dimensions",
-                                                     m->source, ci, name, NPU_MAX_DIMS);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: more than %d "
+                                                    "dimensions",
+                                                    m->source, ci, name, NPU_MAX_DIMS);
                 }
         return 0;
 }
@@ -364,18 +349,18 @@ static int resolve_attrs(const struct npu_manifest *m, const char *const *order,
         if (order) {
                 for (const char *const *o = order; *o; o++) {
                         if (n == MAX_ATTRS)
-                                return harness_error(err, err_size, -E2BIG,
-                                                     "%s: more than %d attributes", m->source,
-                                                     MAX_ATTRS);
+                                return format_error(err, err_size, -E2BIG,
+                                                    "%s: more than %d attributes", m->source,
+                                                    MAX_ATTRS);
                         names[n++] = *o;
                 }
         } else {
                 json_object_foreach((json_t *)base, key, value)
                 {
                         if (n == MAX_ATTRS)
-                                return harness_error(err, err_size, -E2BIG,
-                                                     "%s: more than %d attributes", m->source,
-                                                     MAX_ATTRS);
+                                return format_error(err, err_size, -E2BIG,
+                                                    "%s: more than %d attributes", m->source,
+                                                    MAX_ATTRS);
                         names[n++] = key;
                 }
                 /* attrs only some cases set still belong to the call */
@@ -398,18 +383,18 @@ static int resolve_attrs(const struct npu_manifest *m, const char *const *order,
                         enum attr_kind kind;
                         int r;
                         if (!v)
-                                return harness_error(err, err_size, -EINVAL,
-                                                     "%s: .cases[%zu]: no value for the OpDef "
-                                                     "attribute \"%s\"; give it in .attrs",
-                                                     m->source, ci, names[i]);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "%s: .cases[%zu]: no value for the OpDef "
+                                                    "attribute \"%s\"; give it in .attrs",
+                                                    m->source, ci, names[i]);
                         r = attr_kind_of(v, &kind);
                         if (r < 0)
-                                return harness_error(err, err_size, -ENOTSUP,
-                                                     "%s: .cases[%zu].attrs.%s: the ascend "
-                                                     "harness supports numbers, booleans, "
-                                                     "strings and flat lists of up to %d numbers "
-                                                     "or booleans",
-                                                     m->source, ci, names[i], MAX_LIST_ATTR);
+                                return format_error(err, err_size, -ENOTSUP,
+                                                    "%s: .cases[%zu].attrs.%s: the ascend "
+                                                    "harness supports numbers, booleans, "
+                                                    "strings and flat lists of up to %d numbers "
+                                                    "or booleans",
+                                                    m->source, ci, names[i], MAX_LIST_ATTR);
                         if (ci == 0) {
                                 a->kind = kind;
                                 continue;
@@ -422,10 +407,10 @@ static int resolve_attrs(const struct npu_manifest *m, const char *const *order,
                                  (a->kind == ATTR_FLOAT_LIST && kind == ATTR_INT_LIST))
                                 ;
                         else if (kind != a->kind)
-                                return harness_error(err, err_size, -EINVAL,
-                                                     "%s: .cases[%zu].attrs.%s: a different "
-                                                     "type than in .cases[0]",
-                                                     m->source, ci, names[i]);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "%s: .cases[%zu].attrs.%s: a different "
+                                                    "type than in .cases[0]",
+                                                    m->source, ci, names[i]);
                 }
         }
         *ret_n = n;
@@ -872,8 +857,8 @@ int ascend_harness_write(const struct ascend_harness *h, const char *dir, char *
         if (r == 0 && (r = format_path(path, sizeof(path), "%s/CMakeLists.txt", dir)) == 0)
                 r = write_text(path, h->cmakelists);
         if (r < 0)
-                return harness_error(err, err_size, r, "%s: cannot write the harness: %s", dir,
-                                     strerror(-r));
+                return format_error(err, err_size, r, "%s: cannot write the harness: %s", dir,
+                                    strerror(-r));
         return 0;
 }
 

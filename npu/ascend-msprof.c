@@ -27,21 +27,6 @@
 #define WALK_MAX_DEPTH 8
 #define WALK_MAX_FILES 4096
 
-static int csv_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int csv_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 /* ------------------------------------------------------------ CSV */
 
 struct cells {
@@ -109,9 +94,9 @@ static int read_record(const char *text, size_t len, size_t *pos, struct cells *
                         i++;
                         for (;;) {
                                 if (i >= len) {
-                                        r = csv_error(err, err_size, -EINVAL,
-                                                      "%s:%zu: a quoted cell is not closed", source,
-                                                      start_line);
+                                        r = format_error(err, err_size, -EINVAL,
+                                                         "%s:%zu: a quoted cell is not closed",
+                                                         source, start_line);
                                         goto out;
                                 }
                                 if (text[i] == '"') {
@@ -141,9 +126,9 @@ static int read_record(const char *text, size_t len, size_t *pos, struct cells *
                         if (r < 0)
                                 goto out;
                         if (cells->n > CSV_MAX_COLS) {
-                                r = csv_error(err, err_size, -EINVAL,
-                                              "%s:%zu: more than %d columns", source, *line,
-                                              CSV_MAX_COLS);
+                                r = format_error(err, err_size, -EINVAL,
+                                                 "%s:%zu: more than %d columns", source, *line,
+                                                 CSV_MAX_COLS);
                                 goto out;
                         }
                         b = 0;
@@ -207,8 +192,8 @@ int ascend_csv_parse(const char *text, size_t len, const char *source, struct as
                         continue;
                 }
                 if (csv->n_rows == CSV_MAX_ROWS) {
-                        r = csv_error(err, err_size, -EINVAL, "%s: more than %d rows", source,
-                                      CSV_MAX_ROWS);
+                        r = format_error(err, err_size, -EINVAL, "%s: more than %d rows", source,
+                                         CSV_MAX_ROWS);
                         goto out;
                 }
                 if (csv->n_rows == cap) {
@@ -234,7 +219,8 @@ int ascend_csv_parse(const char *text, size_t len, const char *source, struct as
                 memset(&cells, 0, sizeof(cells));
         }
         if (!csv->header) {
-                r = csv_error(err, err_size, -EINVAL, "%s: empty, not even a header row", source);
+                r = format_error(err, err_size, -EINVAL, "%s: empty, not even a header row",
+                                 source);
                 goto out;
         }
         *ret = csv;
@@ -421,10 +407,10 @@ int ascend_parse_op_basic_info(const char *text, size_t len, const char *source,
         for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
                 cols[i] = ascend_csv_column(csv, required[i]);
                 if (cols[i] < 0) {
-                        r = csv_error(err, err_size, -EINVAL,
-                                      "%s: no \"%s\" column (the header has %zu columns); is "
-                                      "this an msprof op OpBasicInfo.csv?",
-                                      source, required[i], csv->n_cols);
+                        r = format_error(err, err_size, -EINVAL,
+                                         "%s: no \"%s\" column (the header has %zu columns); is "
+                                         "this an msprof op OpBasicInfo.csv?",
+                                         source, required[i], csv->n_cols);
                         goto out;
                 }
         }
@@ -453,11 +439,11 @@ int ascend_parse_op_basic_info(const char *text, size_t len, const char *source,
                 v = column_number(csv, i, cols[2]);
                 if (isnan(launch.task_duration_us) || launch.task_duration_us < 0 || isnan(v) ||
                     v < 0) {
-                        r = csv_error(err, err_size, -EINVAL,
-                                      "%s: row %zu (%s): Task Duration(us) \"%s\" or Block Dim "
-                                      "\"%s\" is not a number",
-                                      source, i + 2, name, csv->rows[i][cols[1]],
-                                      csv->rows[i][cols[2]]);
+                        r = format_error(err, err_size, -EINVAL,
+                                         "%s: row %zu (%s): Task Duration(us) \"%s\" or Block Dim "
+                                         "\"%s\" is not a number",
+                                         source, i + 2, name, csv->rows[i][cols[1]],
+                                         csv->rows[i][cols[2]]);
                         goto out;
                 }
                 launch.block_dim = (long)v;
@@ -475,8 +461,8 @@ int ascend_parse_op_basic_info(const char *text, size_t len, const char *source,
                         summary_clear(&launch.pipes);
                 r = profile_push(profile, &launch);
                 if (r == -E2BIG)
-                        r = csv_error(err, err_size, r, "%s: more than %d launches", source,
-                                      ASCEND_MAX_LAUNCHES);
+                        r = format_error(err, err_size, r, "%s: more than %d launches", source,
+                                         ASCEND_MAX_LAUNCHES);
                 if (r < 0)
                         goto out;
         }
@@ -493,9 +479,10 @@ static int read_small_file(const char *path, char **ret, size_t *ret_len, char *
         int r = read_text_file(path, CSV_MAX_BYTES, ret, ret_len);
 
         if (r == -EFBIG)
-                return csv_error(err, err_size, r, "%s: larger than %u bytes", path, CSV_MAX_BYTES);
+                return format_error(err, err_size, r, "%s: larger than %u bytes", path,
+                                    CSV_MAX_BYTES);
         if (r < 0 && r != -ENOMEM)
-                return csv_error(err, err_size, r, "%s: cannot open: %s", path, strerror(-r));
+                return format_error(err, err_size, r, "%s: cannot open: %s", path, strerror(-r));
         return r;
 }
 
@@ -625,14 +612,14 @@ int ascend_msprof_collect(const char *dir, const char *const *match, struct asce
 
         r = walk(dir, 0, &found);
         if (r < 0) {
-                csv_error(err, err_size, r, "%s: cannot read the msprof output: %s", dir,
-                          strerror(-r));
+                format_error(err, err_size, r, "%s: cannot read the msprof output: %s", dir,
+                             strerror(-r));
                 goto out;
         }
         if (found.n == 0) {
-                r = csv_error(err, err_size, -ENOENT,
-                              "%s: msprof op wrote no OpBasicInfo.csv (looked %d levels deep)", dir,
-                              WALK_MAX_DEPTH);
+                r = format_error(err, err_size, -ENOENT,
+                                 "%s: msprof op wrote no OpBasicInfo.csv (looked %d levels deep)",
+                                 dir, WALK_MAX_DEPTH);
                 goto out;
         }
         qsort(found.paths, found.n, sizeof(*found.paths), natural_compare);
@@ -670,11 +657,11 @@ int ascend_msprof_collect(const char *dir, const char *const *match, struct asce
                 for (const char *const *m = match; m && *m; m++)
                         snprintf(wanted + strlen(wanted), sizeof(wanted) - strlen(wanted),
                                  "%s\"%s\"", wanted[0] ? " or " : "", *m);
-                r = csv_error(err, err_size, -ESRCH,
-                              "%s: no launch of %s in %zu OpBasicInfo file%s; the kernels seen "
-                              "were %s",
-                              dir, wanted, found.n, found.n == 1 ? "" : "s",
-                              seen[0] ? seen : "none");
+                r = format_error(err, err_size, -ESRCH,
+                                 "%s: no launch of %s in %zu OpBasicInfo file%s; the kernels seen "
+                                 "were %s",
+                                 dir, wanted, found.n, found.n == 1 ? "" : "s",
+                                 seen[0] ? seen : "none");
                 goto out;
         }
         *ret = profile;

@@ -19,21 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int project_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int project_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 static bool is_file(const char *path)
 {
         struct stat st;
@@ -180,14 +165,14 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
         int r;
 
         if (depth > 32)
-                return project_error(err, err_size, -ELOOP, "%s: nested too deeply", from);
+                return format_error(err, err_size, -ELOOP, "%s: nested too deeply", from);
         r = mkdir_p(to);
         if (r < 0)
-                return project_error(err, err_size, r, "%s: cannot create: %s", to, strerror(-r));
+                return format_error(err, err_size, r, "%s: cannot create: %s", to, strerror(-r));
         d = opendir(from);
         if (!d)
-                return project_error(err, err_size, -errno, "%s: cannot read: %s", from,
-                                     strerror(errno));
+                return format_error(err, err_size, -errno, "%s: cannot read: %s", from,
+                                    strerror(errno));
         while ((e = readdir(d))) {
                 char src[PATH_MAX], dst[PATH_MAX];
                 struct stat st;
@@ -196,8 +181,8 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
                         continue;
                 if (format_path(src, sizeof(src), "%s/%s", from, e->d_name) < 0 ||
                     format_path(dst, sizeof(dst), "%s/%s", to, e->d_name) < 0) {
-                        r = project_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long",
-                                          from, e->d_name);
+                        r = format_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long", from,
+                                         e->d_name);
                         break;
                 }
                 if (lstat(src, &st) < 0)
@@ -214,8 +199,8 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
                 } else if (S_ISREG(st.st_mode)) {
                         r = copy_file(src, dst, st.st_mode);
                         if (r < 0)
-                                project_error(err, err_size, r, "copying %s to %s: %s", src, dst,
-                                              strerror(-r));
+                                format_error(err, err_size, r, "copying %s to %s: %s", src, dst,
+                                             strerror(-r));
                 } else if (S_ISLNK(st.st_mode)) {
                         char target[PATH_MAX];
                         ssize_t n = readlink(src, target, sizeof(target) - 1);
@@ -224,8 +209,8 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
                         target[n] = '\0';
                         unlink(dst);
                         if (symlink(target, dst) < 0)
-                                r = project_error(err, err_size, -errno, "%s: cannot link: %s", dst,
-                                                  strerror(errno));
+                                r = format_error(err, err_size, -errno, "%s: cannot link: %s", dst,
+                                                 strerror(errno));
                 }
                 if (r < 0)
                         break;
@@ -259,12 +244,12 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
         format_path(path, sizeof(path), "%s/CMakePresets.json", p->root);
         doc = json_load_file(path, 0, &error);
         if (!doc)
-                return project_error(err, err_size, -EINVAL, "%s:%d: %s", path, error.line,
-                                     error.text);
+                return format_error(err, err_size, -EINVAL, "%s:%d: %s", path, error.line,
+                                    error.text);
         presets = json_object_get(doc, "configurePresets");
         if (!json_is_array(presets) || json_array_size(presets) == 0) {
-                r = project_error(err, err_size, -EINVAL,
-                                  "%s: no configurePresets to set ASCEND_COMPUTE_UNIT in", path);
+                r = format_error(err, err_size, -EINVAL,
+                                 "%s: no configurePresets to set ASCEND_COMPUTE_UNIT in", path);
                 goto out;
         }
         json_array_foreach(presets, i, preset)
@@ -278,7 +263,7 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
                 set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH", p->toolkit_root);
         }
         if (json_dump_file(doc, path, JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
-                r = project_error(err, err_size, -EIO, "%s: cannot write", path);
+                r = format_error(err, err_size, -EIO, "%s: cannot write", path);
 out:
         json_decref(doc);
         return r;
@@ -379,7 +364,7 @@ static int write_msopgen_description(const struct npu_manifest *m, const char *p
         if (!doc)
                 return -ENOMEM;
         if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
-                r = project_error(err, err_size, -EIO, "%s: cannot write", path);
+                r = format_error(err, err_size, -EIO, "%s: cannot write", path);
         json_decref(doc);
         return r;
 }
@@ -404,35 +389,35 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
         }
         r = ascend_compute_unit(soc, p->compute_unit, sizeof(p->compute_unit));
         if (r < 0) {
-                project_error(err, err_size, r,
-                              "SoC \"%s\" is not a CANN SoC version such as Ascend910B4", soc);
+                format_error(err, err_size, r,
+                             "SoC \"%s\" is not a CANN SoC version such as Ascend910B4", soc);
                 goto out;
         }
         snprintf(p->soc, sizeof(p->soc), "%s", soc);
         snprintf(p->toolkit_root, sizeof(p->toolkit_root), "%s", toolkit_root);
         base = strrchr(m->dir, '/') ? strrchr(m->dir, '/') + 1 : m->dir;
         if (format_path(project_dir, sizeof(project_dir), "%s/project", scratch) < 0) {
-                r = project_error(err, err_size, -ENAMETOOLONG, "%s: path too long", scratch);
+                r = format_error(err, err_size, -ENAMETOOLONG, "%s: path too long", scratch);
                 goto out;
         }
         r = rm_rf(project_dir);
         if (r < 0 && r != -ENOENT) {
-                project_error(err, err_size, r, "%s: cannot remove: %s", project_dir, strerror(-r));
+                format_error(err, err_size, r, "%s: cannot remove: %s", project_dir, strerror(-r));
                 goto out;
         }
         r = mkdir_p(project_dir);
         if (r < 0) {
-                project_error(err, err_size, r, "%s: cannot create: %s", project_dir, strerror(-r));
+                format_error(err, err_size, r, "%s: cannot create: %s", project_dir, strerror(-r));
                 goto out;
         }
 
         root[0] = relpath[0] = '\0';
         if (repo_root) {
                 if (!is_repo_root(repo_root)) {
-                        r = project_error(err, err_size, -ENOENT,
-                                          "%s: not a cann-ops style repository (needs build.sh, "
-                                          "CMakePresets.json and cmake/)",
-                                          repo_root);
+                        r = format_error(err, err_size, -ENOENT,
+                                         "%s: not a cann-ops style repository (needs build.sh, "
+                                         "CMakePresets.json and cmake/)",
+                                         repo_root);
                         goto out;
                 }
                 snprintf(root, sizeof(root), "%s", repo_root);
@@ -444,10 +429,10 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
         } else if (root[0]) {
                 size_t len = strlen(root);
                 if (strncmp(m->dir, root, len) != 0 || m->dir[len] != '/') {
-                        r = project_error(err, err_size, -EINVAL,
-                                          "%s is not inside %s; say where the operator sits in "
-                                          "the repository",
-                                          m->dir, root);
+                        r = format_error(err, err_size, -EINVAL,
+                                         "%s is not inside %s; say where the operator sits in "
+                                         "the repository",
+                                         m->dir, root);
                         goto out;
                 }
                 snprintf(relpath, sizeof(relpath), "%s", m->dir + len + 1);
@@ -462,8 +447,8 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                         if (strcmp(tok, ".") != 0 && *tok)
                                 parts[n_parts++] = tok;
                 if (n_parts == 0) {
-                        r = project_error(err, err_size, -EINVAL,
-                                          "%s: the operator cannot be the repository root", root);
+                        r = format_error(err, err_size, -EINVAL,
+                                         "%s: the operator cannot be the repository root", root);
                         goto out;
                 }
                 /* everything of the root and of the directories on the way, except
@@ -503,7 +488,7 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
         *ret = *p;
 out:
         if (r == -ENOMEM)
-                project_error(err, err_size, r, "materialising %s: out of memory", m->dir);
+                format_error(err, err_size, r, "materialising %s: out of memory", m->dir);
         free(p);
         return r;
 }
@@ -536,27 +521,27 @@ int ascend_project_overlay(const struct npu_manifest *m, struct ascend_project *
         if (p->kind != ASCEND_PROJECT_MSOPGEN)
                 return 0;
         if (!is_dir(p->root))
-                return project_error(err, err_size, -ENOENT, "msopgen made no project at %s",
-                                     p->root);
+                return format_error(err, err_size, -ENOENT, "msopgen made no project at %s",
+                                    p->root);
         for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
                 char from[PATH_MAX], to[PATH_MAX], keep[PATH_MAX];
                 format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]);
                 format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]);
                 r = remove_sources(to);
                 if (r < 0)
-                        return project_error(err, err_size, r, "%s: %s", to, strerror(-r));
+                        return format_error(err, err_size, r, "%s: %s", to, strerror(-r));
                 /* our CMakeLists.txt, if any, must not replace the skeleton's */
                 format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to);
                 if (is_file(keep)) {
                         char saved[PATH_MAX];
                         format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton", p->root);
                         if (rename(keep, saved) < 0)
-                                return project_error(err, err_size, -errno, "%s: %s", keep,
-                                                     strerror(errno));
+                                return format_error(err, err_size, -errno, "%s: %s", keep,
+                                                    strerror(errno));
                         r = copy_tree(from, to, NULL, 0, err, err_size);
                         if (rename(saved, keep) < 0 && r == 0)
-                                r = project_error(err, err_size, -errno, "%s: %s", keep,
-                                                  strerror(errno));
+                                r = format_error(err, err_size, -errno, "%s: %s", keep,
+                                                 strerror(errno));
                 } else {
                         r = copy_tree(from, to, NULL, 0, err, err_size);
                 }
@@ -640,9 +625,9 @@ int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, 
         format_path(dir, sizeof(dir), "%s/build_out", p->root);
         d = opendir(dir);
         if (!d)
-                return project_error(err, err_size, -ENOENT,
-                                     "build.sh made no %s directory, so there is no .run package",
-                                     dir);
+                return format_error(err, err_size, -ENOENT,
+                                    "build.sh made no %s directory, so there is no .run package",
+                                    dir);
         while ((e = readdir(d))) {
                 char path[PATH_MAX];
                 struct stat st;
@@ -660,8 +645,8 @@ int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, 
         }
         closedir(d);
         if (!found)
-                return project_error(err, err_size, -ENOENT,
-                                     "build.sh succeeded but left no .run package in %s", dir);
+                return format_error(err, err_size, -ENOENT,
+                                    "build.sh succeeded but left no .run package in %s", dir);
         return 0;
 }
 
@@ -693,8 +678,8 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
         format_path(dir, sizeof(dir), "%s/vendors", install_path);
         d = opendir(dir);
         if (!d)
-                return project_error(err, err_size, -ENOENT, "the installer made no %s directory",
-                                     dir);
+                return format_error(err, err_size, -ENOENT, "the installer made no %s directory",
+                                    dir);
         while ((e = readdir(d))) {
                 char lib[PATH_MAX];
                 if (e->d_name[0] == '.')
@@ -709,9 +694,9 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
         }
         closedir(d);
         if (found != 1)
-                return project_error(err, err_size, found ? -EEXIST : -ENOENT,
-                                     "%s: expected one vendor with op_api/lib, found %zu (%s)", dir,
-                                     found, seen[0] ? seen : "empty");
+                return format_error(err, err_size, found ? -EEXIST : -ENOENT,
+                                    "%s: expected one vendor with op_api/lib, found %zu (%s)", dir,
+                                    found, seen[0] ? seen : "empty");
         return 0;
 }
 

@@ -7,27 +7,14 @@
  */
 #include "ascend-smi.h"
 
+#include "common/common.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int smi_error(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int smi_error(char *err, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
 
 /* Copies [s, s+n) trimmed of spaces into buf. */
 static void copy_trimmed(char *buf, size_t size, const char *s, size_t n)
@@ -86,7 +73,7 @@ int ascend_parse_device_list(const char *text, struct ascend_device_list *ret, c
         const char *p = text;
 
         if (!text)
-                return smi_error(err, err_size, "npu-smi info -l: no output");
+                return format_error(err, err_size, -EINVAL, "npu-smi info -l: no output");
         while (*p) {
                 const char *eol = strchr(p, '\n');
                 size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -101,10 +88,10 @@ int ascend_parse_device_list(const char *text, struct ascend_device_list *ret, c
                         /* blank lines separate devices; anything else without a colon is noise
                          * we refuse, so that garbage is not read as "no devices" */
                         if (blank[0] && total < 0)
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: line %ld is not \"key : "
-                                                 "value\" and no \"Total Count\" came before it",
-                                                 line_no);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "npu-smi info -l: line %ld is not \"key : "
+                                                    "value\" and no \"Total Count\" came before it",
+                                                    line_no);
                         goto next;
                 }
                 copy_trimmed(key, sizeof(key), p, (size_t)(colon - p));
@@ -112,37 +99,38 @@ int ascend_parse_device_list(const char *text, struct ascend_device_list *ret, c
                 squash(squashed, sizeof(squashed), key);
                 if (strcmp(squashed, "totalcount") == 0) {
                         if (!parse_int(value, &total))
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: line %ld: Total Count \"%s\" "
-                                                 "is not a number",
-                                                 line_no, value);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "npu-smi info -l: line %ld: Total Count \"%s\" "
+                                                    "is not a number",
+                                                    line_no, value);
                 } else if (strcmp(squashed, "npuid") == 0) {
                         if (!have_chip_count)
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: NPU ID %ld has no Chip Count",
-                                                 npu);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "npu-smi info -l: NPU ID %ld has no Chip Count",
+                                                    npu);
                         if (!parse_int(value, &npu))
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: line %ld: NPU ID \"%s\" is "
-                                                 "not a number",
-                                                 line_no, value);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "npu-smi info -l: line %ld: NPU ID \"%s\" is "
+                                                    "not a number",
+                                                    line_no, value);
                         have_chip_count = false;
                 } else if (strcmp(squashed, "chipcount") == 0) {
                         if (npu < 0)
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: line %ld: Chip Count before "
-                                                 "any NPU ID",
-                                                 line_no);
+                                return format_error(err, err_size, -EINVAL,
+                                                    "npu-smi info -l: line %ld: Chip Count before "
+                                                    "any NPU ID",
+                                                    line_no);
                         if (!parse_int(value, &v) || v < 1 || v > 16)
-                                return smi_error(err, err_size,
-                                                 "npu-smi info -l: NPU ID %ld: Chip Count \"%s\" "
-                                                 "is not a number from 1 to 16",
-                                                 npu, value);
+                                return format_error(
+                                    err, err_size, -EINVAL,
+                                    "npu-smi info -l: NPU ID %ld: Chip Count \"%s\" "
+                                    "is not a number from 1 to 16",
+                                    npu, value);
                         for (long c = 0; c < v; c++) {
                                 if (list.n == ASCEND_MAX_DEVICES)
-                                        return smi_error(err, err_size,
-                                                         "npu-smi info -l: more than %d chips",
-                                                         ASCEND_MAX_DEVICES);
+                                        return format_error(err, err_size, -EINVAL,
+                                                            "npu-smi info -l: more than %d chips",
+                                                            ASCEND_MAX_DEVICES);
                                 list.devices[list.n].npu_id = (int)npu;
                                 list.devices[list.n].chip_id = (int)c;
                                 list.devices[list.n].logic_id = (int)list.n;
@@ -155,14 +143,14 @@ int ascend_parse_device_list(const char *text, struct ascend_device_list *ret, c
                 p = eol ? eol + 1 : p + len;
         }
         if (total < 0)
-                return smi_error(err, err_size,
-                                 "npu-smi info -l: no \"Total Count\" line; is this npu-smi's "
-                                 "output? It begins \"%.*s\"",
-                                 (int)strcspn(text, "\n") > 200 ? 200 : (int)strcspn(text, "\n"),
-                                 text);
+                return format_error(err, err_size, -EINVAL,
+                                    "npu-smi info -l: no \"Total Count\" line; is this npu-smi's "
+                                    "output? It begins \"%.*s\"",
+                                    (int)strcspn(text, "\n") > 200 ? 200 : (int)strcspn(text, "\n"),
+                                    text);
         if (!have_chip_count)
-                return smi_error(err, err_size, "npu-smi info -l: NPU ID %ld has no Chip Count",
-                                 npu);
+                return format_error(err, err_size, -EINVAL,
+                                    "npu-smi info -l: NPU ID %ld has no Chip Count", npu);
         {
                 /* Total Count counts NPUs, not chips */
                 long npus = 0, last = -1;
@@ -172,10 +160,10 @@ int ascend_parse_device_list(const char *text, struct ascend_device_list *ret, c
                                 last = list.devices[i].npu_id;
                         }
                 if (npus != total)
-                        return smi_error(err, err_size,
-                                         "npu-smi info -l: Total Count is %ld but %ld NPU IDs "
-                                         "are listed",
-                                         total, npus);
+                        return format_error(err, err_size, -EINVAL,
+                                            "npu-smi info -l: Total Count is %ld but %ld NPU IDs "
+                                            "are listed",
+                                            total, npus);
         }
         *ret = list;
         return 0;
@@ -273,7 +261,7 @@ int ascend_parse_npu_info(const char *text, struct ascend_npu_info *ret, char *e
         if (!info)
                 return -ENOMEM;
         if (!text) {
-                r = smi_error(err, err_size, "npu-smi info: no output");
+                r = format_error(err, err_size, -EINVAL, "npu-smi info: no output");
                 goto out;
         }
         while (*p) {
@@ -319,9 +307,9 @@ int ascend_parse_npu_info(const char *text, struct ascend_npu_info *ret, char *e
                                 /* "NPU Name" row: a new chip */
                                 struct ascend_npu *npu;
                                 if (info->n_npus == ASCEND_MAX_DEVICES) {
-                                        r = smi_error(err, err_size,
-                                                      "npu-smi info: more than %d devices",
-                                                      ASCEND_MAX_DEVICES);
+                                        r = format_error(err, err_size, -EINVAL,
+                                                         "npu-smi info: more than %d devices",
+                                                         ASCEND_MAX_DEVICES);
                                         goto out;
                                 }
                                 npu = &info->npus[info->n_npus];
@@ -347,10 +335,10 @@ int ascend_parse_npu_info(const char *text, struct ascend_npu_info *ret, char *e
                                         npu->aicore_pct = (double)b;
                                 expect_chip_row = false;
                         } else {
-                                r = smi_error(err, err_size,
-                                              "npu-smi info: line %ld: cannot read the device "
-                                              "row \"%s\"",
-                                              line_no, row.cells[0]);
+                                r = format_error(err, err_size, -EINVAL,
+                                                 "npu-smi info: line %ld: cannot read the device "
+                                                 "row \"%s\"",
+                                                 line_no, row.cells[0]);
                                 goto out;
                         }
                 } else if (section == SECTION_PROCESSES) {
@@ -359,10 +347,10 @@ int ascend_parse_npu_info(const char *text, struct ascend_npu_info *ret, char *e
                         if (!parse_int(words[0], &npu_id) ||
                             (n_words > 1 && !parse_int(words[1], &chip)) || pid_col < 0 ||
                             (size_t)pid_col >= row.n || !parse_int(row.cells[pid_col], &pid)) {
-                                r = smi_error(err, err_size,
-                                              "npu-smi info: line %ld: cannot read the process "
-                                              "row \"%.*s\"",
-                                              line_no, (int)(len > 200 ? 200 : len), p);
+                                r = format_error(err, err_size, -EINVAL,
+                                                 "npu-smi info: line %ld: cannot read the process "
+                                                 "row \"%.*s\"",
+                                                 line_no, (int)(len > 200 ? 200 : len), p);
                                 goto out;
                         }
                         if (info->n_processes == ASCEND_MAX_PROCESSES)
@@ -383,13 +371,14 @@ int ascend_parse_npu_info(const char *text, struct ascend_npu_info *ret, char *e
                 p = eol ? eol + 1 : p + len;
         }
         if (!seen_device_header) {
-                r = smi_error(err, err_size,
-                              "npu-smi info: no device table (a row starting \"| NPU  Name\"); "
-                              "is this npu-smi's output?");
+                r = format_error(err, err_size, -EINVAL,
+                                 "npu-smi info: no device table (a row starting \"| NPU  Name\"); "
+                                 "is this npu-smi's output?");
                 goto out;
         }
         if (info->n_npus == 0) {
-                r = smi_error(err, err_size, "npu-smi info: the device table lists no NPU");
+                r = format_error(err, err_size, -EINVAL,
+                                 "npu-smi info: the device table lists no NPU");
                 goto out;
         }
         *ret = *info;

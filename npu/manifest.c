@@ -209,21 +209,6 @@ static const struct npu_tolerance default_tolerance[NPU_DTYPE_COUNT] = {
         [NPU_FLOAT64] = { 1e-9, 1e-9, 0 },  [NPU_COMPLEX64] = { 1e-5, 1e-5, 0 },
 };
 
-static int manifest_error(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int manifest_error(char *err, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return -EINVAL;
-}
-
 char *npu_snake_case(const char *name)
 {
         size_t len = strlen(name);
@@ -271,12 +256,12 @@ static int find_kernel_source(struct npu_manifest *m, char *err, size_t size)
         snprintf(base, sizeof(base), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
         /* a function's name never holds one; a path would pick a source outside op_kernel/ */
         if (strchr(base, '/'))
-                return manifest_error(err, size,
-                                      "%s: %s: \"%s\" is not a kernel entry (a function name, "
-                                      "with template arguments if any, such as is_finite<1, 2>)",
-                                      m->source,
-                                      json_object_get(m->doc, "kernel") ? ".kernel" : ".name",
-                                      json_object_get(m->doc, "kernel") ? m->kernel : m->name);
+                return format_error(err, size, -EINVAL,
+                                    "%s: %s: \"%s\" is not a kernel entry (a function name, "
+                                    "with template arguments if any, such as is_finite<1, 2>)",
+                                    m->source,
+                                    json_object_get(m->doc, "kernel") ? ".kernel" : ".name",
+                                    json_object_get(m->doc, "kernel") ? m->kernel : m->name);
         tries[0] = base;
         tries[1] = dirname;
         for (size_t i = 0; i < 2; i++) {
@@ -290,8 +275,8 @@ static int find_kernel_source(struct npu_manifest *m, char *err, size_t size)
         snprintf(path, sizeof(path), "%s/op_kernel", m->dir);
         d = opendir(path);
         if (!d)
-                return manifest_error(err, size, "%s: the operator has no op_kernel/ directory",
-                                      m->dir);
+                return format_error(err, size, -EINVAL,
+                                    "%s: the operator has no op_kernel/ directory", m->dir);
         while ((e = readdir(d))) {
                 size_t len = strlen(e->d_name);
                 if (len > 4 && strcmp(e->d_name + len - 4, ".cpp") == 0) {
@@ -303,10 +288,10 @@ static int find_kernel_source(struct npu_manifest *m, char *err, size_t size)
         closedir(d);
         if (found != 1) {
                 free(only);
-                return manifest_error(err, size,
-                                      "%s: .kernel: cannot tell the kernel source: no "
-                                      "op_kernel/%s.cpp and %zu .cpp files in op_kernel/",
-                                      m->source, base, found);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .kernel: cannot tell the kernel source: no "
+                                    "op_kernel/%s.cpp and %zu .cpp files in op_kernel/",
+                                    m->source, base, found);
         }
         if (!only || asprintf(&m->kernel_source, "op_kernel/%s", only) < 0) {
                 free(only);
@@ -368,8 +353,8 @@ static int check_tensor_names(const struct npu_manifest *m, char *err, size_t si
                             j < m->n_inputs ? &m->inputs[j] : &m->outputs[j - m->n_inputs];
                         if (strcmp(t->name, o->name) != 0 || (o == in && t->ref))
                                 continue;
-                        return manifest_error(
-                            err, size,
+                        return format_error(
+                            err, size, -EINVAL,
                             "%s: tensor name \"%s\" is used twice among inputs and outputs%s",
                             m->source, t->name,
                             o == in ? "; an output that is the input updated in place (CANN's "
@@ -377,24 +362,24 @@ static int check_tensor_names(const struct npu_manifest *m, char *err, size_t si
                                     : "");
                 }
                 if (t->ref && !output)
-                        return manifest_error(err, size,
-                                              "%s: .inputs[%zu].ref: only an output is a ref "
-                                              "(the input of its name, updated in place)",
-                                              m->source, i);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .inputs[%zu].ref: only an output is a ref "
+                                            "(the input of its name, updated in place)",
+                                            m->source, i);
                 if (t->ref && !in)
-                        return manifest_error(err, size,
-                                              "%s: .outputs[%zu].ref: no input is named \"%s\"; a "
-                                              "ref output is the input of its name, updated in "
-                                              "place",
-                                              m->source, i - m->n_inputs, t->name);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .outputs[%zu].ref: no input is named \"%s\"; a "
+                                            "ref output is the input of its name, updated in "
+                                            "place",
+                                            m->source, i - m->n_inputs, t->name);
                 if (t->ref && (in->dtype != t->dtype || in->is_list != t->is_list))
-                        return manifest_error(err, size,
-                                              "%s: .outputs[%zu]: the ref output %s must have the "
-                                              "dtype%s of input %s (%s%s)",
-                                              m->source, i - m->n_inputs, t->name,
-                                              in->is_list != t->is_list ? " and kind" : "", t->name,
-                                              npu_dtype_name(in->dtype),
-                                              in->is_list ? ", a list" : "");
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .outputs[%zu]: the ref output %s must have the "
+                                            "dtype%s of input %s (%s%s)",
+                                            m->source, i - m->n_inputs, t->name,
+                                            in->is_list != t->is_list ? " and kind" : "", t->name,
+                                            npu_dtype_name(in->dtype),
+                                            in->is_list ? ", a list" : "");
         }
         return 0;
 }
@@ -425,18 +410,18 @@ static int check_shape(const struct npu_manifest *m, size_t ci, const char *tens
                 size_t rank = json_array_size(dims);
 
                 if (!json_is_array(dims) || rank > NPU_MAX_DIMS)
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].shapes.%s: expected a list of at "
-                                              "most %d dimensions, or a list of such lists",
-                                              m->source, ci, tensor, NPU_MAX_DIMS);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].shapes.%s: expected a list of at "
+                                            "most %d dimensions, or a list of such lists",
+                                            m->source, ci, tensor, NPU_MAX_DIMS);
                 for (size_t d = 0; d < rank; d++) {
                         const json_t *dim = json_array_get(dims, d);
                         if (!json_is_integer(dim) || json_integer_value(dim) < 1 ||
                             json_integer_value(dim) > (json_int_t)NPU_MAX_CASE_ELEMENTS)
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].shapes.%s: dimension "
-                                                      "%zu must be a positive integer",
-                                                      m->source, ci, tensor, d);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: dimension "
+                                                    "%zu must be a positive integer",
+                                                    m->source, ci, tensor, d);
                         elements *= (unsigned long long)json_integer_value(dim);
                         if (elements > NPU_MAX_CASE_ELEMENTS)
                                 break;
@@ -444,9 +429,9 @@ static int check_shape(const struct npu_manifest *m, size_t ci, const char *tens
                 total += elements;
         }
         if (total > NPU_MAX_CASE_ELEMENTS)
-                return manifest_error(err, size,
-                                      "%s: .cases[%zu].shapes.%s: more than %llu elements",
-                                      m->source, ci, tensor, NPU_MAX_CASE_ELEMENTS);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases[%zu].shapes.%s: more than %llu elements", m->source,
+                                    ci, tensor, NPU_MAX_CASE_ELEMENTS);
         *ret_elements = total;
         return 0;
 }
@@ -471,14 +456,15 @@ static int check_golden_path(const struct npu_manifest *m, size_t ci, const char
         char path[PATH_MAX];
 
         if (!path_inside(rel))
-                return manifest_error(err, size,
-                                      "%s: .cases[%zu].golden.%s: \"%s\" must be a path inside "
-                                      "the operator directory",
-                                      m->source, ci, field, rel);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases[%zu].golden.%s: \"%s\" must be a path inside "
+                                    "the operator directory",
+                                    m->source, ci, field, rel);
         if (must_exist &&
             (format_path(path, sizeof(path), "%s/%s", m->dir, rel) < 0 || access(path, R_OK) < 0))
-                return manifest_error(err, size, "%s: .cases[%zu].golden.%s: %s does not exist",
-                                      m->source, ci, field, rel);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases[%zu].golden.%s: %s does not exist", m->source, ci,
+                                    field, rel);
         return 0;
 }
 
@@ -493,28 +479,28 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
         int r = 0;
 
         if (!function == !example)
-                return manifest_error(err, size,
-                                      "%s: .cases[%zu].golden: give either \"function\" (an "
-                                      "msOpSt expectation function) or \"example\" (a "
-                                      "directory with gen_data.py)",
-                                      m->source, ci);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases[%zu].golden: give either \"function\" (an "
+                                    "msOpSt expectation function) or \"example\" (a "
+                                    "directory with gen_data.py)",
+                                    m->source, ci);
         if (function) {
                 const char *colon = strrchr(function, ':');
                 if (!colon || colon == function || !colon[1] ||
                     (size_t)(colon - function) >= sizeof(file))
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.function: give it as "
-                                              "FILE.py:FUNCTION",
-                                              m->source, ci);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.function: give it as "
+                                            "FILE.py:FUNCTION",
+                                            m->source, ci);
                 snprintf(file, sizeof(file), "%.*s", (int)(colon - function), function);
                 r = check_golden_path(m, ci, "function", file, true, err, size);
                 if (r < 0)
                         return r;
                 if (json_object_get(golden, "inputs") || json_object_get(golden, "outputs"))
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden: \"inputs\" and "
-                                              "\"outputs\" belong to an \"example\" golden",
-                                              m->source, ci);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden: \"inputs\" and "
+                                            "\"outputs\" belong to an \"example\" golden",
+                                            m->source, ci);
         } else {
                 if (format_path(file, sizeof(file), "%s/gen_data.py", example) < 0)
                         return -ENAMETOOLONG;
@@ -522,18 +508,18 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
                 if (r < 0)
                         return r;
                 if (json_object_get(golden, "names"))
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.names belongs to a "
-                                              "\"function\" golden",
-                                              m->source, ci);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.names belongs to a "
+                                            "\"function\" golden",
+                                            m->source, ci);
         }
         json_object_foreach(json_object_get(golden, "names"), key, v)
         {
                 if (!find_tensor(m, key) && !json_object_get(m->cases[ci].attrs, key))
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.names.%s: no input, "
-                                              "output or attribute is named \"%s\"",
-                                              m->source, ci, key, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.names.%s: no input, "
+                                            "output or attribute is named \"%s\"",
+                                            m->source, ci, key, key);
         }
         json_object_foreach(json_object_get(golden, "inputs"), key, v)
         {
@@ -544,16 +530,16 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
                 size_t i;
                 json_t *f;
                 if (!t)
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.inputs.%s: no input is "
-                                              "named \"%s\"",
-                                              m->source, ci, key, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.inputs.%s: no input is "
+                                            "named \"%s\"",
+                                            m->source, ci, key, key);
                 if (given != 1 || (json_object_get(v, "files") && !t->is_list))
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.inputs.%s: give one of "
-                                              "\"file\", \"files\" (a list input) or "
-                                              "\"values\"",
-                                              m->source, ci, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.inputs.%s: give one of "
+                                            "\"file\", \"files\" (a list input) or "
+                                            "\"values\"",
+                                            m->source, ci, key);
                 if (json_object_get(v, "file") &&
                     (r = check_golden_path(m, ci, "inputs",
                                            json_string_value(json_object_get(v, "file")), false,
@@ -573,10 +559,10 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
                 size_t i;
                 json_t *f;
                 if (!t)
-                        return manifest_error(err, size,
-                                              "%s: .cases[%zu].golden.outputs.%s: no output is "
-                                              "named \"%s\"",
-                                              m->source, ci, key, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .cases[%zu].golden.outputs.%s: no output is "
+                                            "named \"%s\"",
+                                            m->source, ci, key, key);
                 if (json_is_string(v))
                         r = check_golden_path(m, ci, "outputs", json_string_value(v), false, err,
                                               size);
@@ -592,10 +578,10 @@ static int check_golden(const struct npu_manifest *m, size_t ci, const json_t *g
                         return r;
         }
         if (example && !json_object_size(json_object_get(golden, "outputs")))
-                return manifest_error(err, size,
-                                      "%s: .cases[%zu].golden.outputs: name the file gen_data.py "
-                                      "writes for at least one output",
-                                      m->source, ci);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases[%zu].golden.outputs: name the file gen_data.py "
+                                    "writes for at least one output",
+                                    m->source, ci);
         return 0;
 }
 
@@ -615,14 +601,14 @@ static int check_ranges(struct npu_manifest *m, const json_t *ranges, size_t ci,
                 for (size_t i = 0; i < m->n_inputs; i++)
                         known |= strcmp(m->inputs[i].name, key) == 0;
                 if (!known)
-                        return manifest_error(err, size,
-                                              "%s: %s.input_ranges.%s: no input is named \"%s\"",
-                                              m->source, where, key, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: %s.input_ranges.%s: no input is named \"%s\"",
+                                            m->source, where, key, key);
                 if (json_number_value(json_array_get(value, 0)) >
                     json_number_value(json_array_get(value, 1)))
-                        return manifest_error(err, size,
-                                              "%s: %s.input_ranges.%s: lo is greater than hi",
-                                              m->source, where, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: %s.input_ranges.%s: lo is greater than hi",
+                                            m->source, where, key);
         }
         return 0;
 }
@@ -656,31 +642,31 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                         return -ENOMEM;
                 for (size_t j = 0; j < i; j++)
                         if (strcmp(m->cases[j].name, c->name) == 0)
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].name: \"%s\" is already "
-                                                      "the name of .cases[%zu]",
-                                                      m->source, i, c->name, j);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].name: \"%s\" is already "
+                                                    "the name of .cases[%zu]",
+                                                    m->source, i, c->name, j);
                 unsigned long long case_bytes = 0;
                 json_object_foreach((json_t *)shp, key, value)
                 {
                         const struct npu_tensor *out = find_output(m, key);
                         unsigned long long elements = 0;
                         if (!find_tensor(m, key))
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].shapes.%s: no input or "
-                                                      "output is named \"%s\"",
-                                                      m->source, i, key, key);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: no input or "
+                                                    "output is named \"%s\"",
+                                                    m->source, i, key, key);
                         if (json_is_null(value) && !find_input(m, key))
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].shapes.%s: null (absent) is "
-                                                      "for an optional input only",
-                                                      m->source, i, key);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: null (absent) is "
+                                                    "for an optional input only",
+                                                    m->source, i, key);
                         if (json_is_null(value) && out && out->ref)
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].shapes.%s: an input the "
-                                                      "operator updates in place (a ref output) "
-                                                      "cannot be absent",
-                                                      m->source, i, key);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: an input the "
+                                                    "operator updates in place (a ref output) "
+                                                    "cannot be absent",
+                                                    m->source, i, key);
                         if (json_is_null(value))
                                 continue;
                         r = check_shape(m, i, key, value, &elements, err, size);
@@ -688,20 +674,20 @@ static int load_cases(struct npu_manifest *m, char *err, size_t size)
                                 return r;
                         case_bytes += elements * npu_dtype_size(find_tensor(m, key)->dtype);
                         if (case_bytes > NPU_MAX_CASE_BYTES)
-                                return manifest_error(
-                                    err, size,
+                                return format_error(
+                                    err, size, -EINVAL,
                                     "%s: .cases[%zu].shapes: its tensors hold more than %llu GiB "
                                     "in all (the limit of one case; reached at %s)",
                                     m->source, i, NPU_MAX_CASE_BYTES >> 30, key);
                 }
                 for (size_t t = 0; t < m->n_inputs; t++)
                         if (!json_object_get(shp, m->inputs[t].name))
-                                return manifest_error(err, size,
-                                                      "%s: .cases[%zu].shapes.%s: missing shape "
-                                                      "for input \"%s\" (null if the case leaves "
-                                                      "an optional input out)",
-                                                      m->source, i, m->inputs[t].name,
-                                                      m->inputs[t].name);
+                                return format_error(err, size, -EINVAL,
+                                                    "%s: .cases[%zu].shapes.%s: missing shape "
+                                                    "for input \"%s\" (null if the case leaves "
+                                                    "an optional input out)",
+                                                    m->source, i, m->inputs[t].name,
+                                                    m->inputs[t].name);
                 c->input_ranges = json_deep_copy(m->input_ranges);
                 if (!c->input_ranges ||
                     (json_object_get(obj, "input_ranges") &&
@@ -734,10 +720,10 @@ static int load_tolerances(struct npu_manifest *m, char *err, size_t size)
                 const json_t *v;
 
                 if (npu_dtype_from_name(key, &dtype) < 0)
-                        return manifest_error(err, size,
-                                              "%s: .tolerance.%s: not a dtype name such as "
-                                              "float16 or float32",
-                                              m->source, key);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .tolerance.%s: not a dtype name such as "
+                                            "float16 or float32",
+                                            m->source, key);
                 if ((v = json_object_get(value, "atol")))
                         m->tolerance[dtype].atol = json_number_value(v);
                 if ((v = json_object_get(value, "rtol")))
@@ -807,8 +793,8 @@ static int manifest_build(struct npu_manifest *m, char *err, size_t err_size)
         char dir[PATH_MAX];
         snprintf(dir, sizeof(dir), "%s/op_host", m->dir);
         if (access(dir, R_OK | X_OK) < 0)
-                return manifest_error(err, err_size, "%s: the operator has no op_host/ directory",
-                                      m->dir);
+                return format_error(err, err_size, -EINVAL,
+                                    "%s: the operator has no op_host/ directory", m->dir);
         return 0;
 }
 

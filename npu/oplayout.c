@@ -35,21 +35,6 @@
 
 /* ------------------------------------------------------------ small helpers */
 
-static int layout_error(char *err, size_t size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int layout_error(char *err, size_t size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && size) {
-                va_start(ap, fmt);
-                vsnprintf(err, size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 static bool is_dir(const char *path)
 {
         struct stat st;
@@ -910,12 +895,12 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         if (!l)
                 return -ENOMEM;
         if (!realpath(op_dir, real_op)) {
-                r = layout_error(err, err_size, -errno, "%s: %s", op_dir, strerror(errno));
+                r = format_error(err, err_size, -errno, "%s: %s", op_dir, strerror(errno));
                 goto out;
         }
         if (repo_root) {
                 if (!realpath(repo_root, root)) {
-                        r = layout_error(err, err_size, -errno, "%s: %s", repo_root,
+                        r = format_error(err, err_size, -errno, "%s: %s", repo_root,
                                          strerror(errno));
                         goto out;
                 }
@@ -923,7 +908,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 snprintf(root, sizeof(root), "%s", real_op); /* an operator on its own */
         }
         if (!path_within(real_op, root)) {
-                r = layout_error(err, err_size, -EINVAL, "%s is not inside the repository %s",
+                r = format_error(err, err_size, -EINVAL, "%s is not inside the repository %s",
                                  real_op, root);
                 goto out;
         }
@@ -940,7 +925,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         if (strcmp(root, real_op) != 0) {
                 r = read_cmake(root, real_op, &cm, &has_cmake);
                 if (r < 0) {
-                        r = layout_error(err, err_size, r, "%s: reading its CMake: %s", real_op,
+                        r = format_error(err, err_size, r, "%s: reading its CMake: %s", real_op,
                                          r == -E2BIG ? "more than the limit of sources or folders"
                                                      : strerror(-r));
                         goto out;
@@ -953,14 +938,14 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 if (r == 0 && cm.host_includes.n == 0 && strcmp(root, real_op) != 0)
                         r = find_common_includes(root, 0, false, &cm.host_includes);
                 if (r < 0) {
-                        r = layout_error(err, err_size, r, "%s/op_host: %s", real_op,
+                        r = format_error(err, err_size, r, "%s/op_host: %s", real_op,
                                          r == -E2BIG ? "more C++ sources than the limit"
                                                      : strerror(-r));
                         goto out;
                 }
         }
         if (cm.host_units.n == 0) {
-                r = layout_error(err, err_size, -ENOENT,
+                r = format_error(err, err_size, -ENOENT,
                                  "%s: op_host has no C++ source that defines the operator (aclnn "
                                  "and opdev wrappers are left out)",
                                  real_op);
@@ -986,7 +971,7 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
                 r = scan_kernel_dir(&s, path, (const char *const *)kernel_dirs.items, kernel_dirs.n,
                                     0);
         if (r < 0) {
-                r = layout_error(err, err_size, r, "%s: following its #include lines: %s", real_op,
+                r = format_error(err, err_size, r, "%s: following its #include lines: %s", real_op,
                                  r == -E2BIG ? "more files than the limit" : strerror(-r));
                 goto out;
         }
