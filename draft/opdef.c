@@ -118,7 +118,7 @@ static int describe_host(struct draft_session *s, const char *opdir, json_t **re
                                    strerror(errno));
         r = npu_sim_describe_start(s->runner, &s->paths, opdir, work, 300, on_described, &w);
         if (r == -ENOENT)
-                r = draft_error(err, size, "%s: no op_host/*.cpp holding the OpDef", opdir);
+                snprintf(err, size, "%s: no op_host/*.cpp holding the OpDef", opdir);
         else if (r < 0)
                 snprintf(err, size, "cannot compile op_host: %s", strerror(-r));
         while (r == 0 && !w.done)
