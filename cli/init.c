@@ -5,7 +5,7 @@
  * or, with --all, every operator below a repository, and writes the draft
  * laid out as the corpus manifests are, through a temporary file, or
  * prints it; then says what the draft was made from.  Nothing is written
- * when the draft does not run on the simulator.
+ * when the check fails.
  */
 #include "cli-internal.h"
 
@@ -24,7 +24,9 @@
 
 struct init_options {
         struct draft_options draft;
-        bool force, to_stdout, check;
+        bool force;     /* --force: replace an existing ascendopt.json */
+        bool to_stdout; /* --stdout: print the draft instead */
+        bool check;     /* not --no-check: run the draft on the simulator first */
 };
 
 static int compare_names(const void *a, const void *b)
