@@ -64,31 +64,6 @@ const char *cli_socket_path(const char *flag, char *buf, size_t size);
 int cli_request(const char *socket_path, const char *method, const char *path, const json_t *body,
                 int *ret_status, json_t **ret_body, char *err, size_t err_size);
 
-/*
- * Reads an operator example's main.cpp (cli/init-example.c): the arguments
- * of its aclnnXxxGetWorkspaceSize call, in order, as *ret = {"call": name,
- * "args": [{"kind": "tensor", "shape", "dtype", "file" | "values"} |
- * {"kind": "list", "items": [tensor...]} | {"kind": "null"} | {"kind":
- * "value", "value"} | {"kind": "unknown"}, each with its "expr"]} (the
- * workspace size and executor left out).  -ENOENT (and err) without such a
- * call.
- */
-int init_read_example(const char *main_cpp, json_t **ret, char *err, size_t err_size);
-
-/*
- * Reads a hand-written aclnn wrapper in OPDIR/op_host (cli/init-launcher.c):
- * the parameter names of the declaration of aclnn_call in op_host/aclnn_*.h
- * and the names the one level-0 launch of op_type
- * (ADD_TO_LAUNCHER_LIST_AICORE) gives the kernel, as *ret = {"params":
- * [name | null], "inputs", "outputs", "attrs": [name | null, one per
- * OP_INPUT, OP_OUTPUT and OP_ATTR argument, null for an expression],
- * "header", "launcher": the files, relative to OPDIR}.  -ENOENT and why in
- * err when there is no such declaration, no launch of op_type, or launches
- * that differ.
- */
-int init_read_launcher(const char *opdir, const char *op_type, const char *aclnn_call, json_t **ret,
-                       char *err, size_t err_size);
-
 /* Prints "ascendopt COMMAND: MESSAGE" and a hint to stderr; returns EX_USAGE. */
 int cli_usage_error(const char *command, const char *message);
 

@@ -11,7 +11,7 @@
  * expression in the launch (a tensor the wrapper computes, a converted
  * attribute) is left unnamed, for the caller to judge.
  */
-#include "cli-internal.h"
+#include "draft-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/optimizer.h"
+#include "optimizer/tokens.h"
 
 #define LAUNCHER_MAX_BYTES (4u << 20)
 #define LAUNCHER_MAX_FILES 128
@@ -203,8 +203,8 @@ static int compare_strings(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int init_read_launcher(const char *opdir, const char *op_type, const char *aclnn_call, json_t **ret,
-                       char *err, size_t err_size)
+int draft_read_launcher(const char *opdir, const char *op_type, const char *aclnn_call,
+                        json_t **ret, char *err, size_t err_size)
 {
         char dir[4096], *names[LAUNCHER_MAX_FILES];
         size_t n = 0, launches = 0;

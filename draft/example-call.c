@@ -11,7 +11,9 @@
  * the aclnnXxxGetWorkspaceSize call.  What it cannot follow it leaves out,
  * and init says so.
  */
-#include "cli-internal.h"
+#include "draft-internal.h"
+
+#include "optimizer/tokens.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -814,7 +816,7 @@ static json_t *tensor_arg(const struct reader *r, const char *var)
         return out;
 }
 
-int init_read_example(const char *path, json_t **ret, char *err, size_t size)
+int draft_read_example_call(const char *path, json_t **ret, char *err, size_t size)
 {
         struct reader r = { 0 };
         char *text_buf = NULL;
