@@ -7,6 +7,7 @@
  */
 #include "draft-internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +81,8 @@ int draft_parse_flag_case(const char *spec, const struct opdef *def, json_t *cas
 
         if (colon && (colon == spec || colon - spec > 128)) {
                 json_decref(shapes);
-                return draft_error(err, size, "--case %s: a case name is 1 to 128 characters",
-                                   spec);
+                return format_error(err, size, -EINVAL,
+                                    "--case %s: a case name is 1 to 128 characters", spec);
         }
         if (colon)
                 snprintf(name, sizeof(name), "%.*s", (int)(colon - spec), spec);
@@ -121,10 +122,10 @@ int draft_parse_flag_case(const char *spec, const struct opdef *def, json_t *cas
                                                 ? def->inputs[k].name
                                                 : def->outputs[k - def->n_inputs].name);
                                 json_decref(shapes);
-                                return draft_error(err, size,
-                                                   "--case %s: %s has no input or output \"%s\" "
-                                                   "(its inputs, then outputs: %s)",
-                                                   spec, def->type, tensor, names);
+                                return format_error(err, size, -EINVAL,
+                                                    "--case %s: %s has no input or output \"%s\" "
+                                                    "(its inputs, then outputs: %s)",
+                                                    spec, def->type, tensor, names);
                         }
                         shape = parse_shape(p + key + 1, item - key - 1, input);
                         if (!shape)
@@ -144,10 +145,10 @@ int draft_parse_flag_case(const char *spec, const struct opdef *def, json_t *cas
         return 0;
 bad:
         json_decref(shapes);
-        return draft_error(err, size,
-                           "--case %s: give shapes as [NAME:]x=8x2048,y=8x2048 or [NAME:]8x2048, "
-                           "a dynamic input as x=100;2x50 (dimensions > 0, at most %d)",
-                           spec, NPU_MAX_DIMS);
+        return format_error(err, size, -EINVAL,
+                            "--case %s: give shapes as [NAME:]x=8x2048,y=8x2048 or [NAME:]8x2048, "
+                            "a dynamic input as x=100;2x50 (dimensions > 0, at most %d)",
+                            spec, NPU_MAX_DIMS);
 }
 
 /* A name the manifest takes (1 to 128 characters), unique among cases. */
@@ -237,15 +238,15 @@ int draft_gather_cases(const struct draft_options *o, const struct opdef *def,
                         return r;
         }
         if (json_array_size(st->cases) == 0)
-                return draft_error(err, size,
-                                   "%s: .cases: %s%s%s%s; give one with --case, e.g. --case %s",
-                                   o->opdir,
-                                   st->skipped ? "no msOpSt case fits: "
-                                               : "no msOpSt case in tests/st/ to take shapes from",
-                                   st->skipped ? st->skip_reason : "",
-                                   why[0] ? "; and the example does not say: " : "", why, hint);
+                return format_error(err, size, -EINVAL,
+                                    "%s: .cases: %s%s%s%s; give one with --case, e.g. --case %s",
+                                    o->opdir,
+                                    st->skipped ? "no msOpSt case fits: "
+                                                : "no msOpSt case in tests/st/ to take shapes from",
+                                    st->skipped ? st->skip_reason : "",
+                                    why[0] ? "; and the example does not say: " : "", why, hint);
         if (json_array_size(st->cases) > NPU_MAX_CASES)
-                return draft_error(err, size, "%s: .cases: more than %d cases", o->opdir,
-                                   NPU_MAX_CASES);
+                return format_error(err, size, -EINVAL, "%s: .cases: more than %d cases", o->opdir,
+                                    NPU_MAX_CASES);
         return 0;
 }

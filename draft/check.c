@@ -105,8 +105,9 @@ static int check_draft(struct draft_session *s, const struct npu_manifest *m, in
                         len += n;
                         p += n;
                 }
-                r = draft_error(
-                    err, size, "the draft does not run on the simulator: case %s: %s%s%s%s:\n%.*s",
+                r = format_error(
+                    err, size, -EINVAL,
+                    "the draft does not run on the simulator: case %s: %s%s%s%s:\n%.*s",
                     m->cases[options.only_case].name, status ? status : "?",
                     kind && status && strcmp(kind, status) != 0 ? " (" : "",
                     kind && status && strcmp(kind, status) != 0 ? kind : "",

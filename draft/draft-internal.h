@@ -213,8 +213,6 @@ void draft_mark_bench_case(json_t *cases, struct draft_notes *notes);
 
 void draft_note(struct draft_notes *notes, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* fmt into err; returns -EINVAL. */
-int draft_error(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* strcmp for qsort over char *. */
 int draft_compare_names(const void *a, const void *b);

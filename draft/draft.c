@@ -66,7 +66,7 @@ void draft_notes_release(struct draft_notes *notes)
         notes->alt_bench = NULL;
 }
 
-/* ------------------------------------------------------------ notes and errors */
+/* ------------------------------------------------------------ notes */
 
 void draft_note(struct draft_notes *notes, const char *fmt, ...)
 {
@@ -77,16 +77,6 @@ void draft_note(struct draft_notes *notes, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(notes->lines[notes->n++], sizeof(notes->lines[0]), fmt, ap);
         va_end(ap);
-}
-
-int draft_error(char *err, size_t size, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-        return -EINVAL;
 }
 
 /* ------------------------------------------------------------ files and names */
@@ -177,8 +167,8 @@ static int draft_attrs(const struct draft_options *o, const struct opdef *def,
                 bool known = false;
                 if (!eq || eq == o->flag_attrs[f] || eq - o->flag_attrs[f] >= (long)sizeof(name)) {
                         json_decref(attrs);
-                        return draft_error(err, size, "--attr %s: give it as NAME=VALUE",
-                                           o->flag_attrs[f]);
+                        return format_error(err, size, -EINVAL, "--attr %s: give it as NAME=VALUE",
+                                            o->flag_attrs[f]);
                 }
                 snprintf(name, sizeof(name), "%.*s", (int)(eq - o->flag_attrs[f]),
                          o->flag_attrs[f]);
@@ -186,10 +176,10 @@ static int draft_attrs(const struct draft_options *o, const struct opdef *def,
                         known |= strcmp(def->attrs[i].name, name) == 0;
                 if (!known) {
                         json_decref(attrs);
-                        return draft_error(err, size,
-                                           "--attr %s: the OpDef of %s has no "
-                                           "attribute \"%s\"",
-                                           o->flag_attrs[f], def->type, name);
+                        return format_error(err, size, -EINVAL,
+                                            "--attr %s: the OpDef of %s has no "
+                                            "attribute \"%s\"",
+                                            o->flag_attrs[f], def->type, name);
                 }
                 json_object_set_new(attrs, name, flag_attr_value(eq + 1));
         }
@@ -203,10 +193,10 @@ static int draft_attrs(const struct draft_options *o, const struct opdef *def,
                         json_object_set(attrs, a->name, json_object_get(st_attrs, a->name));
                 else if (a->required) {
                         json_decref(attrs);
-                        return draft_error(err, size,
-                                           "%s: .attrs.%s: the OpDef's attribute %s is REQUIRED "
-                                           "and has no default; give it with --attr %s=VALUE",
-                                           o->opdir, a->name, a->name, a->name);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .attrs.%s: the OpDef's attribute %s is REQUIRED "
+                                            "and has no default; give it with --attr %s=VALUE",
+                                            o->opdir, a->name, a->name, a->name);
                 } else
                         draft_note(notes, "attribute %s has no default and is left out", a->name);
         }

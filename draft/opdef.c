@@ -38,7 +38,7 @@ static int source_load(struct source *src, const char *opdir, const char *rel, c
 
         snprintf(src->rel, sizeof(src->rel), "%s", rel);
         if (format_path(path, sizeof(path), "%s/%s", opdir, rel) < 0)
-                return draft_error(err, size, "%s/%s: path too long", opdir, rel);
+                return format_error(err, size, -EINVAL, "%s/%s: path too long", opdir, rel);
         r = read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &src->text, &len);
         if (r < 0) {
                 snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
@@ -114,8 +114,8 @@ static int describe_host(struct draft_session *s, const char *opdir, json_t **re
         if (format_path(work, sizeof(work), "%s/ascendopt-init.XXXXXX",
                         tmp && *tmp ? tmp : "/tmp") < 0 ||
             !mkdtemp(work))
-                return draft_error(err, size, "cannot make a scratch directory: %s",
-                                   strerror(errno));
+                return format_error(err, size, -EINVAL, "cannot make a scratch directory: %s",
+                                    strerror(errno));
         r = npu_sim_describe_start(s->env.runner, &s->env.paths, opdir, work, 300, on_described,
                                    &w);
         if (r == -ENOENT)
@@ -126,7 +126,7 @@ static int describe_host(struct draft_session *s, const char *opdir, json_t **re
                 event_base_loop(s->base, EVLOOP_ONCE);
         rm_rf(work);
         if (r == 0 && !w.description)
-                r = draft_error(err, size, "%s: %s", opdir, w.error);
+                r = format_error(err, size, -EINVAL, "%s: %s", opdir, w.error);
         if (r == 0)
                 *ret = w.description;
         return r;
@@ -170,8 +170,9 @@ static int params_from_json(const json_t *list, struct param *params, size_t *n,
         size_t i, k;
 
         if (json_array_size(list) > NPU_MAX_TENSORS)
-                return draft_error(err, size, "the OpDef has more than %d inputs or outputs",
-                                   NPU_MAX_TENSORS);
+                return format_error(err, size, -EINVAL,
+                                    "the OpDef has more than %d inputs or outputs",
+                                    NPU_MAX_TENSORS);
         json_array_foreach(list, i, j)
         {
                 const char *type = json_string_value(json_object_get(j, "param_type"));
@@ -212,8 +213,8 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
         def->n_outputs_declared = def->n_outputs;
         def->has_infer_shape = json_is_true(json_object_get(j, "has_infer_shape"));
         if (json_array_size(json_object_get(j, "attrs")) > DRAFT_MAX_ATTRS)
-                return draft_error(err, size, "the OpDef has more than %d attributes",
-                                   DRAFT_MAX_ATTRS);
+                return format_error(err, size, -EINVAL, "the OpDef has more than %d attributes",
+                                    DRAFT_MAX_ATTRS);
         json_array_foreach(json_object_get(j, "attrs"), i, a)
         {
                 struct attr *at = &def->attrs[def->n_attrs++];
@@ -232,18 +233,19 @@ static int opdef_from_json(const json_t *j, struct opdef *def, char *err, size_t
                 for (size_t q = 0; q < def->n_inputs; q++)
                         if (strcmp(def->inputs[q].name, def->outputs[k].name) == 0) {
                                 if (def->inputs[q].type != def->outputs[k].type)
-                                        return draft_error(err, size,
-                                                           "the OpDef of %s has an input and an "
-                                                           "output both named %s, one dynamic and "
-                                                           "one not",
-                                                           def->type, def->outputs[k].name);
+                                        return format_error(err, size, -EINVAL,
+                                                            "the OpDef of %s has an input and an "
+                                                            "output both named %s, one dynamic and "
+                                                            "one not",
+                                                            def->type, def->outputs[k].name);
                                 def->outputs[k].ref = true;
                         }
         if (!def->n_inputs)
-                return draft_error(err, size,
-                                   "the OpDef of %s declares no inputs; an operator needs at least "
-                                   "one",
-                                   def->type);
+                return format_error(
+                    err, size, -EINVAL,
+                    "the OpDef of %s declares no inputs; an operator needs at least "
+                    "one",
+                    def->type);
         /*
          * An operator that declares no outputs updates its inputs in place
          * (an in-place scale, a scatter into var): every input is read back
@@ -285,25 +287,27 @@ int draft_find_opdef(const struct draft_options *o, struct draft_session *s, str
                         pick = pick ? pick : j;
         }
         if (json_array_size(defs) == 0)
-                r = draft_error(err, size,
-                                "%s: op_host registers no OpDef (OP_ADD)%s; .name, .inputs and "
-                                ".outputs must be written by hand",
-                                o->opdir,
-                                json_array_size(json_object_get(description, "op_impls"))
-                                    ? ", only tiling (IMPL_OP_OPTILING)"
-                                    : "");
+                r = format_error(err, size, -EINVAL,
+                                 "%s: op_host registers no OpDef (OP_ADD)%s; .name, .inputs and "
+                                 ".outputs must be written by hand",
+                                 o->opdir,
+                                 json_array_size(json_object_get(description, "op_impls"))
+                                     ? ", only tiling (IMPL_OP_OPTILING)"
+                                     : "");
         else if (!pick)
-                r = draft_error(err, size, "%s: op_host registers no OpDef named %s (it has %s%s)",
-                                o->opdir, o->op_type,
-                                json_string_value(json_object_get(json_array_get(defs, 0), "type")),
-                                json_array_size(defs) > 1 ? ", ..." : "");
+                r = format_error(
+                    err, size, -EINVAL, "%s: op_host registers no OpDef named %s (it has %s%s)",
+                    o->opdir, o->op_type,
+                    json_string_value(json_object_get(json_array_get(defs, 0), "type")),
+                    json_array_size(defs) > 1 ? ", ..." : "");
         else if (!o->op_type && json_array_size(defs) > 1)
-                r = draft_error(err, size,
-                                "%s: op_host registers %zu OpDefs (%s, %s%s); pick one with --op",
-                                o->opdir, json_array_size(defs),
-                                json_string_value(json_object_get(json_array_get(defs, 0), "type")),
-                                json_string_value(json_object_get(json_array_get(defs, 1), "type")),
-                                json_array_size(defs) > 2 ? ", ..." : "");
+                r = format_error(
+                    err, size, -EINVAL,
+                    "%s: op_host registers %zu OpDefs (%s, %s%s); pick one with --op", o->opdir,
+                    json_array_size(defs),
+                    json_string_value(json_object_get(json_array_get(defs, 0), "type")),
+                    json_string_value(json_object_get(json_array_get(defs, 1), "type")),
+                    json_array_size(defs) > 2 ? ", ..." : "");
         else
                 r = opdef_from_json(pick, def, err, size);
         /* InferShape may come with IMPL_OP_INFERSHAPE instead of the OpDef */
@@ -368,7 +372,8 @@ static int find_entries(const char *opdir, char entries[][320], size_t *n, size_
         }
         draft_free_names(files, n_files);
         if (r == 0 && n_files == 0)
-                return draft_error(err, size, "%s: no op_kernel/*.cpp holding the kernel", opdir);
+                return format_error(err, size, -EINVAL, "%s: no op_kernel/*.cpp holding the kernel",
+                                    opdir);
         return r;
 }
 
@@ -395,24 +400,24 @@ int draft_choose_kernel(const struct draft_options *o, const struct opdef *def, 
                         pick = k;
         }
         if (r == 0 && n == 0)
-                r = draft_error(err, size,
-                                "%s: .kernel: no \"__global__ __aicore__ void NAME(...)\" entry "
-                                "in op_kernel/; give it with --kernel",
-                                o->opdir);
+                r = format_error(err, size, -EINVAL,
+                                 "%s: .kernel: no \"__global__ __aicore__ void NAME(...)\" entry "
+                                 "in op_kernel/; give it with --kernel",
+                                 o->opdir);
         else if (r == 0 && pick == (size_t)-1)
-                r = draft_error(err, size,
-                                "%s: .kernel: op_kernel/ has %zu entries and none is named %s; "
-                                "pick one with --kernel",
-                                o->opdir, n, snake);
+                r = format_error(err, size, -EINVAL,
+                                 "%s: .kernel: op_kernel/ has %zu entries and none is named %s; "
+                                 "pick one with --kernel",
+                                 o->opdir, n, snake);
         if (r == 0) {
                 const char *name = strchr(entries[pick], ':') + 1;
                 size_t len = strcspn(name, "<");
                 if (name[len] == '<')
-                        r = draft_error(err, size,
-                                        "%s: .kernel: the entry %.*s is a template; give the "
-                                        "instantiation to run with --kernel, e.g. --kernel "
-                                        "'%.*s<1>'",
-                                        o->opdir, (int)len, name, (int)len, name);
+                        r = format_error(err, size, -EINVAL,
+                                         "%s: .kernel: the entry %.*s is a template; give the "
+                                         "instantiation to run with --kernel, e.g. --kernel "
+                                         "'%.*s<1>'",
+                                         o->opdir, (int)len, name, (int)len, name);
                 else {
                         snprintf(ret, ret_size, "%.*s", (int)len, name);
                         draft_note(notes, "kernel %s from op_kernel/%.*s", ret,
@@ -524,24 +529,24 @@ int draft_choose_variant(const struct draft_options *o, const struct opdef *def,
 
         if (o->variant >= 0) {
                 if ((size_t)o->variant >= n_variants || !variant_supported(def, (size_t)o->variant))
-                        return draft_error(err, size,
-                                           "--variant %ld: the OpDef lists %zu dtype combination%s "
-                                           "(0 to %zu)%s",
-                                           o->variant, n_variants, n_variants == 1 ? "" : "s",
-                                           n_variants - 1,
-                                           (size_t)o->variant < n_variants
-                                               ? " and this one has a dtype the simulator lacks"
-                                               : "");
+                        return format_error(
+                            err, size, -EINVAL,
+                            "--variant %ld: the OpDef lists %zu dtype combination%s "
+                            "(0 to %zu)%s",
+                            o->variant, n_variants, n_variants == 1 ? "" : "s", n_variants - 1,
+                            (size_t)o->variant < n_variants
+                                ? " and this one has a dtype the simulator lacks"
+                                : "");
                 variant = (size_t)o->variant;
         } else {
                 while (variant < n_variants && !variant_supported(def, variant))
                         variant++;
                 if (variant == n_variants)
-                        return draft_error(err, size,
-                                           "%s: .inputs: no dtype combination of the OpDef is one "
-                                           "the simulator has (float16, float32, bfloat16, "
-                                           "float64, complex64, the integers up to 64 bits, bool)",
-                                           o->opdir);
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .inputs: no dtype combination of the OpDef is one "
+                                            "the simulator has (float16, float32, bfloat16, "
+                                            "float64, complex64, the integers up to 64 bits, bool)",
+                                            o->opdir);
         }
         if (st->have_dtypes) {
                 for (size_t v = 0; v < n_variants; v++) {

@@ -28,22 +28,6 @@
 
 /* ---------------------------------------------------------------- errors */
 
-static int fail(char *err, size_t err_size, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Writes a message into err (when there is room for one) and returns r. */
-static int fail(char *err, size_t err_size, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err && err_size) {
-                va_start(ap, fmt);
-                vsnprintf(err, err_size, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 static const char *libgit2_message(void)
 {
         const git_error *e = git_error_last();
@@ -81,7 +65,7 @@ static int errno_from_git(int code)
 static int fail_git(char *err, size_t err_size, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Like fail(), with libgit2's last message appended after a colon. */
+/* Like format_error(), with libgit2's last message appended after a colon. */
 static int fail_git(char *err, size_t err_size, int code, const char *fmt, ...)
 {
         char what[PUBLISH_REF_MAX + 256];
@@ -90,7 +74,7 @@ static int fail_git(char *err, size_t err_size, int code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
-        return fail(err, err_size, errno_from_git(code), "%s: %s", what, libgit2_message());
+        return format_error(err, err_size, errno_from_git(code), "%s: %s", what, libgit2_message());
 }
 
 /* ---------------------------------------------------------------- names */
@@ -169,23 +153,25 @@ int publish_branch_name(const char *prefix, const char *branch, const char *op_p
         int valid = 0, r;
 
         if (!prefix || !*prefix || prefix[0] == '/')
-                return fail(err, err_size, -EINVAL,
-                            "sibling branch prefix \"%s\": must be non-empty and must not start "
-                            "with '/'",
-                            prefix ? prefix : "(null)");
+                return format_error(
+                    err, err_size, -EINVAL,
+                    "sibling branch prefix \"%s\": must be non-empty and must not start "
+                    "with '/'",
+                    prefix ? prefix : "(null)");
         if (!branch || !*branch)
-                return fail(err, err_size, -EINVAL, "the source branch name is empty");
+                return format_error(err, err_size, -EINVAL, "the source branch name is empty");
         if (!path_is_clean(op_path))
-                return fail(err, err_size, -EINVAL,
-                            "operator path \"%s\": must be relative to the repository root, "
-                            "without empty, '.', '..' or '.git' components",
-                            op_path ? op_path : "(null)");
+                return format_error(
+                    err, err_size, -EINVAL,
+                    "operator path \"%s\": must be relative to the repository root, "
+                    "without empty, '.', '..' or '.git' components",
+                    op_path ? op_path : "(null)");
         /* Joined by '+', such a component would hide in a valid ref name. */
         if (has_lock_component(branch) || has_lock_component(op_path))
-                return fail(err, err_size, -EINVAL,
-                            "branch \"%s\" and operator \"%s\": a path component ends in "
-                            "\".lock\", which git does not allow in a ref name",
-                            branch, op_path);
+                return format_error(err, err_size, -EINVAL,
+                                    "branch \"%s\" and operator \"%s\": a path component ends in "
+                                    "\".lock\", which git does not allow in a ref name",
+                                    branch, op_path);
         r = snprintf(buf, size, HEADS "%s", prefix);
         at = r > 0 ? (size_t)r : 0;
         if (r >= 0 && (size_t)r < size && append_encoded(buf, size, &at, branch) == 0 &&
@@ -196,20 +182,22 @@ int publish_branch_name(const char *prefix, const char *branch, const char *op_p
                 r = -ENAMETOOLONG;
         }
         if (r < 0)
-                return fail(err, err_size, -ENAMETOOLONG,
-                            "the sibling branch name for branch \"%s\" and operator \"%s\" is "
-                            "longer than %zu bytes",
-                            branch, op_path, size ? size - 1 : 0);
+                return format_error(
+                    err, err_size, -ENAMETOOLONG,
+                    "the sibling branch name for branch \"%s\" and operator \"%s\" is "
+                    "longer than %zu bytes",
+                    branch, op_path, size ? size - 1 : 0);
 
         if (git_libgit2_init() < 0)
-                return fail(err, err_size, -EIO, "libgit2 failed to initialise");
+                return format_error(err, err_size, -EIO, "libgit2 failed to initialise");
         r = git_reference_name_is_valid(&valid, buf);
         git_libgit2_shutdown();
         if (r < 0 || !valid)
-                return fail(err, err_size, -EINVAL,
-                            "sibling branch name \"%s\" (from branch \"%s\" and operator \"%s\") "
-                            "is not a valid git ref name",
-                            buf, branch, op_path);
+                return format_error(
+                    err, err_size, -EINVAL,
+                    "sibling branch name \"%s\" (from branch \"%s\" and operator \"%s\") "
+                    "is not a valid git ref name",
+                    buf, branch, op_path);
         return 0;
 }
 
@@ -217,12 +205,13 @@ int publish_branch_name(const char *prefix, const char *branch, const char *op_p
 
 static int refuse_ref_storage(const char *path, const char *format, char *err, size_t err_size)
 {
-        return fail(err, err_size, -EPROTONOSUPPORT,
-                    "%s: the repository keeps its refs in the \"%s\" format "
-                    "(extensions.refStorage), which libgit2 cannot read, so ascendopt cannot "
-                    "publish there. Convert it with 'git refs migrate --ref-format=files', or "
-                    "remove it from the configuration",
-                    path, format);
+        return format_error(
+            err, err_size, -EPROTONOSUPPORT,
+            "%s: the repository keeps its refs in the \"%s\" format "
+            "(extensions.refStorage), which libgit2 cannot read, so ascendopt cannot "
+            "publish there. Convert it with 'git refs migrate --ref-format=files', or "
+            "remove it from the configuration",
+            path, format);
 }
 
 /* Reads the first line of a small file, without its newline; "" when absent. */
@@ -319,7 +308,8 @@ static int open_repo(const char *path, git_repository **ret_repo, char *err, siz
                 if (strcasestr(libgit2_message(), "refstorage"))
                         return refuse_ref_storage(path, "reftable", err, err_size);
                 if (r == GIT_ENOTFOUND)
-                        return fail(err, err_size, -ENOENT, "%s: not a git repository", path);
+                        return format_error(err, err_size, -ENOENT, "%s: not a git repository",
+                                            path);
                 return fail_git(err, err_size, r, "%s: cannot open the repository", path);
         }
         r = git_repository_config_snapshot(&config, repo);
@@ -471,11 +461,12 @@ static int read_sibling(git_repository *repo, const char *refname, git_commit **
         if (r < 0)
                 return fail_git(err, err_size, r, "%s: cannot read the ref", refname);
         if (git_reference_type(ref) != GIT_REFERENCE_DIRECT) {
-                r = fail(err, err_size, -EINVAL,
-                         "%s: is a symbolic ref to %s, not a branch ascendopt made; not touching "
-                         "it. Delete it with 'git update-ref -d --no-deref %s' to let ascendopt "
-                         "publish there",
-                         refname, git_reference_symbolic_target(ref), refname);
+                r = format_error(
+                    err, err_size, -EINVAL,
+                    "%s: is a symbolic ref to %s, not a branch ascendopt made; not touching "
+                    "it. Delete it with 'git update-ref -d --no-deref %s' to let ascendopt "
+                    "publish there",
+                    refname, git_reference_symbolic_target(ref), refname);
                 goto out;
         }
         r = git_commit_lookup(&tip, repo, git_reference_target(ref));
@@ -512,12 +503,14 @@ int publish_sibling_status(const char *repo_path, const char *ref,
         int valid = 0, r;
 
         if (!repo_path || !ref)
-                return fail(err, err_size, -EINVAL, "a repository path and a ref are required");
+                return format_error(err, err_size, -EINVAL,
+                                    "a repository path and a ref are required");
         if (git_libgit2_init() < 0)
-                return fail(err, err_size, -EIO, "libgit2 failed to initialise");
+                return format_error(err, err_size, -EIO, "libgit2 failed to initialise");
         if (git_reference_name_is_valid(&valid, ref) < 0 || !valid ||
             strncmp(ref, "refs/", 5) != 0) {
-                r = fail(err, err_size, -EINVAL, "\"%s\" is not a valid full ref name", ref);
+                r = format_error(err, err_size, -EINVAL, "\"%s\" is not a valid full ref name",
+                                 ref);
                 goto out;
         }
         resolve_identity(identity, &name, &email);
@@ -600,35 +593,37 @@ static int check_request(const struct publish_request *req, char *refname, size_
         int r;
 
         if (!req || !req->repo_path || !*req->repo_path)
-                return fail(err, err_size, -EINVAL, "publish: no repository path was given");
+                return format_error(err, err_size, -EINVAL,
+                                    "publish: no repository path was given");
         if (!is_full_hex(req->source_commit))
-                return fail(err, err_size, -EINVAL,
-                            "%s: source commit \"%s\" is not a full hex commit id", req->repo_path,
-                            req->source_commit ? req->source_commit : "(null)");
+                return format_error(
+                    err, err_size, -EINVAL, "%s: source commit \"%s\" is not a full hex commit id",
+                    req->repo_path, req->source_commit ? req->source_commit : "(null)");
         prefix = req->prefix ? req->prefix : PUBLISH_DEFAULT_PREFIX;
         r = publish_branch_name(prefix, req->branch, req->op_path, refname, size, err, err_size);
         if (r < 0)
                 return r;
         if (req->n_files == 0 || !req->files)
-                return fail(err, err_size, -EINVAL, "%s: nothing to publish for %s", req->repo_path,
-                            req->op_path);
+                return format_error(err, err_size, -EINVAL, "%s: nothing to publish for %s",
+                                    req->repo_path, req->op_path);
         if (req->n_files > PUBLISH_MAX_FILES)
-                return fail(err, err_size, -EINVAL,
-                            "%s: %zu files to publish for %s; at most %d are allowed",
-                            req->repo_path, req->n_files, req->op_path, PUBLISH_MAX_FILES);
+                return format_error(err, err_size, -EINVAL,
+                                    "%s: %zu files to publish for %s; at most %d are allowed",
+                                    req->repo_path, req->n_files, req->op_path, PUBLISH_MAX_FILES);
         op_len = strlen(req->op_path);
         for (size_t i = 0; i < req->n_files; i++) {
                 const struct publish_file *f = &req->files[i];
 
                 if (!path_is_clean(f->path) || strncmp(f->path, req->op_path, op_len) != 0 ||
                     f->path[op_len] != '/')
-                        return fail(err, err_size, -EINVAL,
-                                    "%s: file \"%s\" is not a clean path inside the operator "
-                                    "directory %s",
-                                    req->repo_path, f->path ? f->path : "(null)", req->op_path);
+                        return format_error(
+                            err, err_size, -EINVAL,
+                            "%s: file \"%s\" is not a clean path inside the operator "
+                            "directory %s",
+                            req->repo_path, f->path ? f->path : "(null)", req->op_path);
                 if (!f->data && f->len)
-                        return fail(err, err_size, -EINVAL, "%s: file %s has no data",
-                                    req->repo_path, f->path);
+                        return format_error(err, err_size, -EINVAL, "%s: file %s has no data",
+                                            req->repo_path, f->path);
         }
         return 0;
 }
@@ -656,8 +651,8 @@ static int mode_for_path(git_tree *base, const char *path, git_filemode_t *ret_m
         int r;
 
         if (len >= sizeof(partial))
-                return fail(err, err_size, -ENAMETOOLONG, "%s: path %s is too long", repo_path,
-                            path);
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path %s is too long",
+                                    repo_path, path);
         for (size_t i = 0; i <= len; i++) {
                 if (path[i] != '/' && path[i] != '\0')
                         continue;
@@ -675,19 +670,21 @@ static int mode_for_path(git_tree *base, const char *path, git_filemode_t *ret_m
                 git_tree_entry_free(entry);
                 entry = NULL;
                 if (path[i] == '/' && mode != GIT_FILEMODE_TREE)
-                        return fail(err, err_size, -EINVAL,
-                                    "%s: cannot write %s: %s is not a directory in the source "
-                                    "commit",
-                                    repo_path, path, partial);
+                        return format_error(
+                            err, err_size, -EINVAL,
+                            "%s: cannot write %s: %s is not a directory in the source "
+                            "commit",
+                            repo_path, path, partial);
                 if (path[i] == '\0' && mode != GIT_FILEMODE_BLOB &&
                     mode != GIT_FILEMODE_BLOB_EXECUTABLE)
-                        return fail(err, err_size, -EINVAL,
-                                    "%s: cannot write %s: it is a %s in the source commit, and "
-                                    "ascendopt only replaces regular files",
-                                    repo_path, path,
-                                    mode == GIT_FILEMODE_TREE   ? "directory"
-                                    : mode == GIT_FILEMODE_LINK ? "symbolic link"
-                                                                : "submodule");
+                        return format_error(
+                            err, err_size, -EINVAL,
+                            "%s: cannot write %s: it is a %s in the source commit, and "
+                            "ascendopt only replaces regular files",
+                            repo_path, path,
+                            mode == GIT_FILEMODE_TREE   ? "directory"
+                            : mode == GIT_FILEMODE_LINK ? "symbolic link"
+                                                        : "submodule");
                 if (path[i] == '\0')
                         *ret_mode = mode;
         }
@@ -703,7 +700,7 @@ static int build_tree(git_repository *repo, git_tree *base, const struct publish
 
         updates = calloc(req->n_files, sizeof(*updates));
         if (!updates)
-                return fail(err, err_size, -ENOMEM, "%s: out of memory", req->repo_path);
+                return format_error(err, err_size, -ENOMEM, "%s: out of memory", req->repo_path);
         for (size_t i = 0; i < req->n_files; i++) {
                 const struct publish_file *f = &req->files[i];
 
@@ -724,8 +721,8 @@ static int build_tree(git_repository *repo, git_tree *base, const struct publish
         qsort(updates, req->n_files, sizeof(*updates), compare_updates);
         for (size_t i = 1; i < req->n_files; i++)
                 if (strcmp(updates[i - 1].path, updates[i].path) == 0) {
-                        r = fail(err, err_size, -EINVAL, "%s: file %s is given twice",
-                                 req->repo_path, updates[i].path);
+                        r = format_error(err, err_size, -EINVAL, "%s: file %s is given twice",
+                                         req->repo_path, updates[i].path);
                         goto out;
                 }
         r = git_tree_create_updated(ret_tree, repo, base, req->n_files, updates);
@@ -842,16 +839,17 @@ static int check_source_on_branch(git_repository *repo, const struct publish_req
         if (r == GIT_ENOTFOUND)
                 r = git_branch_lookup(&branch, repo, req->branch, GIT_BRANCH_REMOTE);
         if (r < 0)
-                return fail(err, err_size, -ESTALE,
-                            "%s: branch %s is gone; its commit %.7s is not published",
-                            req->repo_path, req->branch, source_hex);
+                return format_error(err, err_size, -ESTALE,
+                                    "%s: branch %s is gone; its commit %.7s is not published",
+                                    req->repo_path, req->branch, source_hex);
         tip = git_reference_target(branch);
         r = tip && (git_oid_equal(tip, source) || git_graph_descendant_of(repo, tip, source) == 1)
                 ? 0
-                : fail(err, err_size, -ESTALE,
-                       "%s: commit %.7s is no longer on branch %s (rewritten or force-pushed "
-                       "away); it is not published",
-                       req->repo_path, source_hex, req->branch);
+                : format_error(
+                      err, err_size, -ESTALE,
+                      "%s: commit %.7s is no longer on branch %s (rewritten or force-pushed "
+                      "away); it is not published",
+                      req->repo_path, source_hex, req->branch);
         git_reference_free(branch);
         return r;
 }
@@ -888,13 +886,13 @@ static int fail_foreign(const struct publish_request *req, const char *refname,
 
         snprintf(mine, sizeof(mine), "%s <%s>", name, email);
         same_committer = strcmp(s->committer, mine) == 0;
-        return fail(err, err_size, -EEXIST,
-                    "%s: someone other than %s committed to this branch (tip %.7s by %s%s); not "
-                    "updating it. Run 'ascendopt recreate %s %s --branch %s' to rebuild it",
-                    refname, name, s->tip, s->committer,
-                    same_committer ? ", without an " PUBLISH_TRAILER " trailer naming its parent"
-                                   : "",
-                    req->repo_path, req->op_path, req->branch);
+        return format_error(
+            err, err_size, -EEXIST,
+            "%s: someone other than %s committed to this branch (tip %.7s by %s%s); not "
+            "updating it. Run 'ascendopt recreate %s %s --branch %s' to rebuild it",
+            refname, name, s->tip, s->committer,
+            same_committer ? ", without an " PUBLISH_TRAILER " trailer naming its parent" : "",
+            req->repo_path, req->op_path, req->branch);
 }
 
 /*
@@ -935,10 +933,11 @@ static int record_intent(const struct publish_request *req, const char *refname,
         git_oid_tostr(intent.commit, sizeof(intent.commit), commit);
         r = req->before_update(&intent, req->userdata);
         if (r < 0)
-                return fail(err, err_size, r,
-                            "%s: cannot record what is about to be published (%s); nothing was "
-                            "published",
-                            refname, strerror(-r));
+                return format_error(
+                    err, err_size, r,
+                    "%s: cannot record what is about to be published (%s); nothing was "
+                    "published",
+                    refname, strerror(-r));
         return 0;
 }
 
@@ -966,7 +965,7 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                 return r;
         resolve_identity(&req->identity, &name, &email);
         if (git_libgit2_init() < 0)
-                return fail(err, err_size, -EIO, "libgit2 failed to initialise");
+                return format_error(err, err_size, -EIO, "libgit2 failed to initialise");
         r = open_repo(req->repo_path, &repo, err, err_size);
         if (r < 0)
                 goto out;
@@ -998,9 +997,9 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
         }
         r = git_tree_entry_bypath(&op_entry, base, req->op_path);
         if (r < 0 || git_tree_entry_type(op_entry) != GIT_OBJECT_TREE) {
-                r = fail(err, err_size, r == GIT_ENOTFOUND ? -ENOENT : -EINVAL,
-                         "%s: source commit %.7s has no directory %s", req->repo_path, source_hex,
-                         req->op_path);
+                r = format_error(err, err_size, r == GIT_ENOTFOUND ? -ENOENT : -EINVAL,
+                                 "%s: source commit %.7s has no directory %s", req->repo_path,
+                                 source_hex, req->op_path);
                 goto out;
         }
         r = build_tree(repo, base, req, &tree_id, err, err_size);
@@ -1015,7 +1014,7 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
         }
         message = build_message(req, &source_id);
         if (!message) {
-                r = fail(err, err_size, -ENOMEM, "%s: out of memory", req->repo_path);
+                r = format_error(err, err_size, -ENOMEM, "%s: out of memory", req->repo_path);
                 goto out;
         }
         snprintf(logmsg, sizeof(logmsg), "ascendopt: %s %s from %s at %.7s",
@@ -1034,11 +1033,12 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                 if (r < 0)
                         goto out;
                 if (checked_out) {
-                        r = fail(err, err_size, -EBUSY,
-                                 "%s: is checked out in a work tree of %s, and ascendopt never "
-                                 "moves a branch someone has checked out. Switch that work tree "
-                                 "to another branch",
-                                 refname, req->repo_path);
+                        r = format_error(
+                            err, err_size, -EBUSY,
+                            "%s: is checked out in a work tree of %s, and ascendopt never "
+                            "moves a branch someone has checked out. Switch that work tree "
+                            "to another branch",
+                            refname, req->repo_path);
                         goto out;
                 }
                 if (tip && resumed && git_oid_equal(git_commit_id(tip), &commit_id)) {
@@ -1090,10 +1090,11 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                                 goto out;
                         }
                         if (conflict[0]) {
-                                r = fail(err, err_size, -EINVAL,
-                                         "%s: cannot be created: the ref %s is in the way. "
-                                         "Rename that branch, or choose another publish prefix",
-                                         refname, conflict);
+                                r = format_error(
+                                    err, err_size, -EINVAL,
+                                    "%s: cannot be created: the ref %s is in the way. "
+                                    "Rename that branch, or choose another publish prefix",
+                                    refname, conflict);
                                 goto out;
                         }
                 }
@@ -1127,7 +1128,8 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                         ref = NULL;
                         if (exists)
                                 continue;
-                        r = fail(err, err_size, -EINVAL, "%s: cannot be created: %s", refname, why);
+                        r = format_error(err, err_size, -EINVAL, "%s: cannot be created: %s",
+                                         refname, why);
                         goto out;
                 }
                 /* A lock, a changed tip, or a tip deleted since we read it. */
@@ -1137,10 +1139,11 @@ int publish_commit_hooked(const struct publish_request *req, const struct publis
                 goto out;
         }
         if (out.result == 0) {
-                r = fail(err, err_size, -EAGAIN,
-                         "%s: the ref was locked or changed by another process on each of %d "
-                         "attempts; nothing was published, try again later",
-                         refname, PUBLISH_MAX_ATTEMPTS);
+                r = format_error(
+                    err, err_size, -EAGAIN,
+                    "%s: the ref was locked or changed by another process on each of %d "
+                    "attempts; nothing was published, try again later",
+                    refname, PUBLISH_MAX_ATTEMPTS);
                 goto out;
         }
         if (out.result != PUBLISH_UNCHANGED && !out.recovered) {
