@@ -127,8 +127,9 @@ int json_parse_text(const char *text, size_t len, const char *source, json_t **r
 
 /*
  * snprintf into a fixed buffer, for building paths: returns 0, or
- * -ENAMETOOLONG when the result did not fit (buf then holds a truncated,
- * NUL-terminated string that must not be used).
+ * -ENAMETOOLONG when the result did not fit.  buf then holds "", never a
+ * truncated path, so that a caller that did not check opens nothing
+ * instead of a prefix of what it meant (a parent directory, another file).
  */
 int format_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -24,7 +24,11 @@ int format_path(char *buf, size_t size, const char *fmt, ...)
         va_start(ap, fmt);
         n = vsnprintf(buf, size, fmt, ap);
         va_end(ap);
-        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+        if (n >= 0 && (size_t)n < size)
+                return 0;
+        if (size)
+                buf[0] = '\0';
+        return -ENAMETOOLONG;
 }
 
 bool path_is_plain_relative(const char *path)
