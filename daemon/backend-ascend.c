@@ -102,14 +102,14 @@ static int load_environment(struct daemon *d)
                         log_error("no CANN toolkit: %s; install it, or name it in .toolkit or "
                                   "ASCEND_HOME_PATH",
                                   err);
-                return -EX_UNAVAILABLE;
+                return -ENOENT;
         }
         r = ascend_env_load_start(d->runner, &toolkit, NULL, SET_ENV_TIMEOUT_S, on_env_loaded,
                                   &wait, NULL);
         if (r < 0) {
                 log_error("cannot run %s: %s", toolkit.set_env, strerror(-r));
                 ascend_toolkit_release(&toolkit);
-                return -EX_OSERR;
+                return r;
         }
         while (!wait.done)
                 event_base_loop(d->base, EVLOOP_ONCE);
@@ -117,7 +117,7 @@ static int load_environment(struct daemon *d)
                 log_error("cannot load the CANN environment from %s: %s", toolkit.set_env,
                           wait.message);
                 ascend_toolkit_release(&toolkit);
-                return -EX_UNAVAILABLE;
+                return -ENOPKG; /* the toolkit is there but unusable */
         }
         d->ascend_env = wait.env;
         log_info("CANN environment loaded once from %s (ASCEND_HOME_PATH=%s)", toolkit.set_env,
@@ -136,19 +136,19 @@ static int discover_devices(struct daemon *d, const char *smi, int *ids, size_t 
         int r;
 
         if (!list)
-                return -EX_OSERR;
+                return -ENOMEM;
         r = run_tool(d, argv, &t);
         if (r < 0 || !t.ok) {
                 log_error("%s: .devices: \"auto\" needs `npu-smi info -l`, which %s",
                           d->config_path, r < 0 ? strerror(-r) : t.how);
-                r = -EX_UNAVAILABLE;
+                r = -ENODEV;
                 goto out;
         }
         r = ascend_parse_device_list(t.out, list, err, sizeof(err));
         if (r < 0 || list->n == 0) {
                 log_error("%s: .devices: \"auto\": npu-smi info -l: %s", d->config_path,
                           r < 0 ? err : "no devices listed");
-                r = -EX_UNAVAILABLE;
+                r = -ENODEV;
                 goto out;
         }
         for (size_t i = 0; i < list->n && i < CONFIG_MAX_DEVICES; i++) {
@@ -179,7 +179,7 @@ static int learn_soc(struct daemon *d, const char *smi, int device)
         int r = -ENOENT;
 
         if (!info)
-                return -EX_OSERR;
+                return -ENOMEM;
         if (smi)
                 r = run_tool(d, argv, &t);
         if (r == 0 && t.ok && ascend_parse_npu_info(t.out, info, err, sizeof(err)) == 0)
@@ -199,7 +199,7 @@ static int learn_soc(struct daemon *d, const char *smi, int device)
         d->ascend_soc = strdup(soc);
         free(t.out);
         free(info);
-        return d->ascend_soc ? 0 : -EX_OSERR;
+        return d->ascend_soc ? 0 : -ENOMEM;
 }
 
 int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n)
@@ -218,7 +218,7 @@ int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n)
                         log_error("%s: .devices: \"auto\" needs npu-smi, which is missing (%s); "
                                   "install the Ascend driver or list the device ids in .devices",
                                   d->config_path, err);
-                        return -EX_UNAVAILABLE;
+                        return -ENODEV;
                 }
                 log_warning("npu-smi is missing (%s): a device cannot be checked for other "
                             "users' work, so every evaluation ends in infra_error until the "

@@ -152,7 +152,7 @@ const struct config_repo *daemon_find_repo(const struct config *config, const ch
  * set_env.sh once into d->ascend_env, takes the device ids from the config
  * or from `npu-smi info -l` ("auto") into ids (CONFIG_MAX_DEVICES of
  * them), and the SoC from `npu-smi info` into d->ascend_soc.  Logs why it
- * fails and returns a negative sysexits code.
+ * fails and returns -errno (-ENOENT: no toolkit; -ENODEV: no devices).
  */
 int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
 void daemon_ascend_release(struct daemon *d);

@@ -549,7 +549,7 @@ static int open_runner(struct daemon *d)
         d->runner = d->env.runner;
         if (r < 0 && d->env.failed <= NPU_ENVIRONMENT_RUNNER) {
                 log_error("%s", err);
-                return -EX_UNAVAILABLE;
+                return r;
         }
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
                 log_warning("%s: \"sandbox\": \"off\" in %s accepts that", ASCEND_UNSANDBOXED_HELP,
@@ -754,13 +754,13 @@ static int daemon_open(struct daemon *d)
                 return 0; /* stopped while waiting for space */
         if (r < 0) {
                 log_error("%s", r == -ENAMETOOLONG ? "state_dir is too long" : err);
-                return -EX_CANTCREAT;
+                return r;
         }
         seed_experience(d);
         r = queue_open(d->store, &queue_options, &d->queue, &recovered);
         if (r < 0) {
                 log_error("cannot open the queue in %s: %s", path, strerror(-r));
-                return -EX_SOFTWARE;
+                return r;
         }
         if (recovered)
                 log_notice("%u episode%s interrupted by the last stop will resume", recovered,
@@ -779,12 +779,12 @@ static int daemon_open(struct daemon *d)
         r = device_pool_new(config_backend_name(d->config->backend), ids, n_ids, NULL, &d->devices);
         if (r < 0) {
                 log_error("cannot set up device locks: %s", strerror(-r));
-                return -EX_OSERR;
+                return r;
         }
         r = worker_pool_new(d->base, DAEMON_WORKER_THREADS, DAEMON_MAX_WORKER_JOBS, &d->workers);
         if (r < 0) {
                 log_error("cannot start worker threads: %s", strerror(-r));
-                return -EX_OSERR;
+                return r;
         }
         r = open_evaluator(d);
         if (r < 0)
@@ -794,13 +794,13 @@ static int daemon_open(struct daemon *d)
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
                 log_error("cannot start inotify: %s", strerror(-r));
-                return -EX_OSERR;
+                return r;
         }
         sync_repos(d, NULL, d->config);
         r = control_start(d, &d->control, err, sizeof(err));
         if (r < 0) {
                 log_error("%s", err);
-                return -EX_UNAVAILABLE;
+                return r;
         }
         return 0;
 }
@@ -880,6 +880,42 @@ json_t *daemon_status(struct daemon *d)
         json_object_set_new(status, "watches",
                             json_integer((json_int_t)watcher_watch_count(d->watcher)));
         return status;
+}
+
+/*
+ * The exit status for start-up's -errno, the one place it is chosen (what
+ * failed was logged already): systemd and scripts read it.
+ */
+static int exit_code_of(int r)
+{
+        switch (-r) {
+        case ENOENT:
+        case ENODEV:
+        case ENXIO:
+        case ENOPKG:
+        case ENOEXEC:
+        case EPERM:
+        case EADDRINUSE:
+                return EX_UNAVAILABLE; /* a tool, device or the sandbox is missing; the socket is taken */
+        case EACCES:
+        case EROFS:
+        case ENOSPC:
+        case EDQUOT:
+        case EEXIST:
+        case ENOTDIR:
+        case EISDIR:
+        case ENAMETOOLONG:
+                return EX_CANTCREAT; /* the state directory or the socket cannot be made */
+        case EBUSY:
+                return EX_TEMPFAIL; /* another process holds the store */
+        case EINVAL:
+                return EX_CONFIG;
+        case EIO:
+        case EPROTO:
+                return EX_SOFTWARE;
+        default:
+                return EX_OSERR;
+        }
 }
 
 int daemon_main(int argc, char **argv)
@@ -984,7 +1020,7 @@ int daemon_main(int argc, char **argv)
         libgit2_held = true;
         r = daemon_open(d);
         if (r < 0) {
-                ret = -r;
+                ret = exit_code_of(r);
                 goto out;
         }
         if (d->stopping) /* a signal during start-up (the ascend backend's probes) */

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The daemon's lifecycle: it starts, SIGHUP with a broken config keeps the
 # old one running, SIGHUP with a good config reloads, SIGTERM stops it.
+# A second daemon on the same state directory exits 75 (EX_TEMPFAIL): the
+# first holds the store, and start-up maps that -EBUSY once, in main.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 8
 
 cfg=$SCRATCH/ascendoptd.json
 log=$SCRATCH/daemon.log
@@ -12,6 +14,10 @@ printf '{"state_dir": "%s/state", "socket": "%s/sock", "devices": 1}' "$SCRATCH"
 pid=$!
 
 check "daemon starts" wait_for_file_text "$log" "started" 10
+
+other=$("$BUILD/ascendoptd" --config "$cfg" --foreground 2>&1); rc=$?
+is "a second daemon on the same state directory exits 75 (try again later)" "$rc" 75
+contains "  and says who holds the store" "$other" "is in use by pid $pid"
 
 printf '{"devices": "many"}' >"$cfg"
 kill -HUP "$pid"
