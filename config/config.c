@@ -136,6 +136,16 @@ static const struct schema llm = {
             },
 };
 
+/* What the ascend backend's builds need besides the toolkit (docs/real-npus.md). */
+static const struct schema ascend = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "third_lib_path", &string_path, false },
+                { NULL, NULL, false },
+            },
+};
+
 static const struct schema limits = {
         .kinds = SCHEMA_OBJECT,
         .fields =
@@ -163,6 +173,7 @@ static const struct schema config_schema = {
                   false },
                 { "platform", &string_name, false },
                 { "toolkit", &string_path, false },
+                { "ascend", &ascend, false },
                 { "devices", &devices, false },
                 { "max_parallel_compiles", &(const struct schema)INT_RANGE(1, 256), false },
                 { "sandbox",
@@ -561,6 +572,23 @@ int config_parse(const char *text, size_t len, const char *source, struct config
                         goto out;
                 }
         }
+        if (json_object_get(doc, "ascend")) {
+                const json_t *a = json_object_get(doc, "ascend");
+                if (c->backend != CONFIG_BACKEND_ASCEND) {
+                        r = format_error(err, err_size, -EINVAL,
+                                         "%s: .ascend: only the ascend backend reads it; set "
+                                         "\"backend\": \"ascend\" or drop it",
+                                         source);
+                        goto out;
+                }
+                if (json_object_get(a, "third_lib_path")) {
+                        c->third_lib_path = string_or_default(a, "third_lib_path", NULL);
+                        if (!c->third_lib_path) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                }
+        }
         c->max_parallel_compiles = (int)number_or(doc, "max_parallel_compiles", default_compiles());
         c->sandbox_off = json_object_get(doc, "sandbox") &&
                          strcmp(json_string_value(json_object_get(doc, "sandbox")), "off") == 0;
@@ -693,6 +721,7 @@ struct config *config_free(struct config *c)
         free(c->socket);
         free(c->platform);
         free(c->toolkit);
+        free(c->third_lib_path);
         free(c);
         return NULL;
 }

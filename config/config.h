@@ -88,6 +88,9 @@ struct config {
         char *platform;    /* sim: the profile; ascend: the SoC expected of the devices */
         bool platform_set; /* given in the file rather than defaulted */
         char *toolkit;     /* ascend: the CANN toolkit (root or set_env.sh); NULL: look */
+        /* ascend.third_lib_path: what cann-ops' build.sh --third_lib_path takes (a
+         * folder with json/ inside), so that builds never download; NULL: none */
+        char *third_lib_path;
         /* devices: a count for sim; a list, or auto, for ascend */
         int device_count;
         int device_ids[CONFIG_MAX_DEVICES];

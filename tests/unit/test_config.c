@@ -173,6 +173,26 @@ static void test_toolkit(void **state)
                      "ascendoptd.json: .toolkit: expected a string");
 }
 
+/* build.sh's --third_lib_path, so that an offline build never clones nlohmann/json. */
+static void test_third_lib_path(void **state)
+{
+        struct config *c = parse_ok("{\"backend\": \"ascend\", \"sandbox\": \"off\", "
+                                    "\"ascend\": {\"third_lib_path\": \"/srv/cann-third-party\"}}");
+
+        (void)state;
+        assert_string_equal(c->third_lib_path, "/srv/cann-third-party");
+        config_free(c);
+        c = parse_ok("{\"backend\": \"ascend\", \"sandbox\": \"off\"}");
+        assert_null(c->third_lib_path);
+        config_free(c);
+        expect_error("{\"ascend\": {\"third_lib_path\": \"/srv/x\"}}",
+                     "ascendoptd.json: .ascend: only the ascend backend reads it; set "
+                     "\"backend\": \"ascend\" or drop it");
+        expect_error("{\"backend\": \"ascend\", \"sandbox\": \"off\", "
+                     "\"ascend\": {\"third_lib\": \"/srv/x\"}}",
+                     "ascendoptd.json: .ascend.third_lib: unknown key \"third_lib\"");
+}
+
 /* Fail closed: the ascend backend runs candidates unsandboxed only when told it may. */
 static void test_ascend_needs_the_sandbox_off_on_purpose(void **state)
 {
@@ -328,6 +348,7 @@ int main(void)
                 cmocka_unit_test(test_devices_forms),
                 cmocka_unit_test(test_defaults_and_layout_are_shared),
                 cmocka_unit_test(test_toolkit),
+                cmocka_unit_test(test_third_lib_path),
                 cmocka_unit_test(test_ascend_needs_the_sandbox_off_on_purpose),
                 cmocka_unit_test(test_wrong_type_names_the_path),
                 cmocka_unit_test(test_unknown_keys_are_named),
