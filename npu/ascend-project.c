@@ -69,33 +69,38 @@ const char *const *ascend_argv_view(const struct ascend_argv *a)
 
 /* ------------------------------------------------------------ SoC */
 
+/*
+ * The compute unit is the SoC's family, which build.sh and CMakePresets.json
+ * take (cann-ops' build.sh help lists ascend910b, ascend910_93 and
+ * ascend310p): the base number, the series after an underscore, and the
+ * family letter B or P.  What follows the family is the bin and the
+ * variant and never part of it: Ascend910B2C, Ascend910B4-1 and Ascend910B1
+ * are all ascend910b; Ascend910A and Ascend910ProB are ascend910.
+ */
 int ascend_compute_unit(const char *soc, char *buf, size_t size)
 {
-        char lower[64];
+        char unit[64];
         size_t n = 0;
-        char *underscore, *dash;
+        const char *p;
 
         if (!soc || strncasecmp(soc, "Ascend", 6) != 0 || !isdigit((unsigned char)soc[6]))
                 return -EINVAL;
-        for (; soc[n] && n + 1 < sizeof(lower); n++)
-                lower[n] = (char)tolower((unsigned char)soc[n]);
-        lower[n] = '\0';
-        dash = strchr(lower, '-'); /* Ascend910B4-1 is a 910B4 variant */
-        if (dash)
-                *dash = '\0';
-        underscore = strchr(lower, '_');
-        if (underscore) {
+        n = (size_t)snprintf(unit, sizeof(unit), "ascend");
+        for (p = soc + 6; isdigit((unsigned char)*p) && n + 1 < sizeof(unit); p++)
+                unit[n++] = *p;
+        if (*p == '_' && isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+            n + 3 < sizeof(unit)) {
                 /* Ascend910_9392 -> ascend910_93: the series, not the bin */
-                if (strlen(underscore + 1) > 2)
-                        underscore[3] = '\0';
-        } else {
-                /* ascend910b4 -> ascend910b, ascend310p3 -> ascend310p; the base
-                 * number (910, 310) stays */
-                size_t len = strlen(lower);
-                while (len > 9 && isdigit((unsigned char)lower[len - 1]))
-                        lower[--len] = '\0';
+                unit[n++] = '_';
+                unit[n++] = p[1];
+                unit[n++] = p[2];
+        } else if ((*p == 'B' || *p == 'b' || *p == 'P' || *p == 'p') &&
+                   (!p[1] || isdigit((unsigned char)p[1]) || p[1] == '-') && n + 1 < sizeof(unit)) {
+                /* B4, P3, B2C: the family letter; Pro in Ascend910ProB is not */
+                unit[n++] = (char)tolower((unsigned char)*p);
         }
-        return format_path(buf, size, "%s", lower) < 0 ? -ENAMETOOLONG : 0;
+        unit[n] = '\0';
+        return format_path(buf, size, "%s", unit);
 }
 
 /* ------------------------------------------------------------ copying */

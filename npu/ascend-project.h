@@ -32,8 +32,9 @@ const char *const *ascend_argv_view(const struct ascend_argv *a);
 
 /*
  * The compute unit CMakePresets.json and ASCEND_COMPUTE_UNIT take, from a
- * SoC version: Ascend910B4 -> ascend910b, Ascend910_9392 -> ascend910_93,
- * Ascend310P3 -> ascend310p.  -EINVAL for a name that is not Ascend<...>.
+ * SoC version, by family: Ascend910B4 and Ascend910B2C -> ascend910b,
+ * Ascend910_9392 -> ascend910_93, Ascend310P3 -> ascend310p, Ascend910A ->
+ * ascend910.  -EINVAL for a name that is not Ascend<digits>...
  */
 int ascend_compute_unit(const char *soc, char *buf, size_t size);
 

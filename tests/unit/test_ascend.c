@@ -672,6 +672,10 @@ static void test_compute_unit(void **state)
                 { "Ascend910B4-1", "ascend910b" }, { "Ascend910_9392", "ascend910_93" },
                 { "Ascend310P3", "ascend310p" },   { "Ascend310B1", "ascend310b" },
                 { "Ascend910", "ascend910" },
+                /* the family, whatever bin and variant follow it */
+                { "Ascend910B2C", "ascend910b" },  { "Ascend910B1", "ascend910b" },
+                { "Ascend910A", "ascend910" },     { "Ascend910ProB", "ascend910" },
+                { "Ascend310P1", "ascend310p" },   { "Ascend910_9362", "ascend910_93" },
         };
         char buf[64];
 
