@@ -522,6 +522,7 @@ static struct npu_environment_options environment_options(const struct daemon *d
                 .backend = ascend ? NPU_BACKEND_ASCEND : NPU_BACKEND_SIM,
                 .platform = ascend ? d->ascend_soc : c->platform,
                 .toolkit = c->toolkit,
+                .third_lib_path = c->third_lib_path,
                 .ascend_env = d->ascend_env,
                 .timeout_s = c->episode.eval_timeout_s,
                 .limits = { .address_space_bytes = c->episode.rlimits.address_space_mb << 20,

@@ -282,6 +282,7 @@ static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
                 ev->runs[n].inputs = &ev->input_files[n * stride];
         }
         options.toolkit = e->toolkit;
+        options.third_lib_path = e->third_lib_path;
         options.env = e->ascend_env;
         options.soc = e->platform;
         options.device = ev->device;

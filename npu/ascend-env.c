@@ -311,6 +311,20 @@ int ascend_env_set(struct ascend_env *env, const char *name, const char *value)
         return env_put(env, record);
 }
 
+void ascend_env_unset(struct ascend_env *env, const char *name)
+{
+        ssize_t at;
+
+        if (!env || !name)
+                return;
+        at = env_find(env, name, strlen(name));
+        if (at < 0)
+                return;
+        free(env->envp[at]);
+        memmove(&env->envp[at], &env->envp[at + 1], (env->n - (size_t)at) * sizeof(*env->envp));
+        env->n--;
+}
+
 int ascend_env_prepend(struct ascend_env *env, const char *name, const char *dir)
 {
         const char *old = ascend_env_get(env, name);

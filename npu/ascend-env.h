@@ -62,6 +62,8 @@ struct ascend_env *ascend_env_free(struct ascend_env *env);
 /* Borrowed value, or NULL. */
 const char *ascend_env_get(const struct ascend_env *env, const char *name);
 int ascend_env_set(struct ascend_env *env, const char *name, const char *value);
+/* Removes name, if set. */
+void ascend_env_unset(struct ascend_env *env, const char *name);
 /* Prepends dir to a ':'-separated list such as LD_LIBRARY_PATH. */
 int ascend_env_prepend(struct ascend_env *env, const char *name, const char *dir);
 

@@ -34,11 +34,12 @@ struct ascend_harness {
 
 /*
  * Generates an aclnn harness for the manifest: main.cpp and CMakeLists.txt.
- * The harness is run as `harness CASE LAUNCHES IN.bin... OUT.bin...`: it
+ * The harness is run as `harness DEVICE CASE LAUNCHES IN.bin... OUT.bin...`: it
  * reads every input (raw little-endian, exactly the case's size), calls
  * aclnn<Name>GetWorkspaceSize(inputs..., attrs..., outputs..., &ws, &exec)
- * then aclnn<Name>(ws, size, exec, stream) LAUNCHES times on device 0 (the
- * runner pins the device with ASCEND_RT_VISIBLE_DEVICES), zeroing outputs
+ * then aclnn<Name>(ws, size, exec, stream) LAUNCHES times on device DEVICE
+ * (aclrtSetDevice: msprof does not support ASCEND_RT_VISIBLE_DEVICES while
+ * profiling), zeroing outputs
  * before each launch, and writes the outputs of the first launch.  attr
  * order: attr_order (NULL: the manifest's order).  Deterministic: the same
  * manifest gives the same bytes.  An output without a shape in a case takes
@@ -50,6 +51,31 @@ struct ascend_harness {
 int ascend_harness_generate(const struct npu_manifest *manifest, const char *const *attr_order,
                             struct ascend_harness *ret, char *err, size_t err_size);
 void ascend_harness_release(struct ascend_harness *harness);
+
+/*
+ * A hand-written aclnn wrapper (npu/ascend-aclnn.c): the header in op_host/
+ * and the entry it declares, "aclnnFoo" for aclnnFooGetWorkspaceSize and
+ * aclnnFoo.  Both empty when the operator has none: its wrapper is the
+ * one generated from the OpDef.
+ */
+struct ascend_aclnn_entry {
+        char header[256];
+        char entry[256];
+};
+
+/*
+ * Reads the operator's op_host/aclnn_*.h, if any (the one named after the
+ * operator first), and checks that its GetWorkspaceSize declaration takes
+ * what the generated harness passes: the inputs as tensors, the
+ * attributes as attr_kinds say ("an integer", "a float", "a boolean", "a
+ * string", "a list of integers", "a list of floats", "a list of
+ * booleans"), the outputs as tensors, the workspace size and the
+ * executor.  0 and *ret (empty when there is no such header), or
+ * -ENOTSUP with err naming the header, the parameter and what differs.
+ */
+int ascend_aclnn_declared(const struct npu_manifest *manifest, const char *const *attr_kinds,
+                          size_t n_attrs, struct ascend_aclnn_entry *ret, char *err,
+                          size_t err_size);
 
 /* Writes main.cpp and CMakeLists.txt into dir (created). */
 int ascend_harness_write(const struct ascend_harness *harness, const char *dir, char *err,

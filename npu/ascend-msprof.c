@@ -366,18 +366,6 @@ int ascend_parse_pipe_utilization(const char *text, size_t len, const char *sour
 
 /* ------------------------------------------------------------ OpBasicInfo */
 
-static bool contains_ignoring_case(const char *hay, const char *needle)
-{
-        size_t n = strlen(needle);
-
-        if (n == 0)
-                return true;
-        for (; *hay; hay++)
-                if (strncasecmp(hay, needle, n) == 0)
-                        return true;
-        return false;
-}
-
 static int profile_push(struct ascend_profile *profile, const struct ascend_launch *launch)
 {
         struct ascend_launch *grown;
@@ -428,8 +416,7 @@ int ascend_parse_op_basic_info(const char *text, size_t len, const char *source,
                 double v;
 
                 for (const char *const *m = match; m && *m && !wanted; m++)
-                        wanted =
-                            contains_ignoring_case(name, *m) || contains_ignoring_case(type, *m);
+                        wanted = strncmp(name, *m, strlen(*m)) == 0;
                 if (!wanted)
                         continue;
                 snprintf(launch.op_name, sizeof(launch.op_name), "%s", name);

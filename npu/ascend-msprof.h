@@ -88,8 +88,11 @@ struct ascend_profile {
 
 /*
  * Appends the rows of one OpBasicInfo.csv text that match to *profile.  A
- * row matches when its Op Name or Op Type contains one of match (NULL
- * matches every row), ignoring case.  Required columns: Op Name, Task
+ * row matches when its Op Name starts with one of match (NULL matches every
+ * row), as msprof op's --kernel-name does: an installed custom kernel is
+ * named <OpType>_<hash>_<tiling key>, so "AddCustom_" picks AddCustom's
+ * launches and not AddCustomV2's.  "Op Type" is not read for matching: it
+ * says "vector" or "mix", not the operator.  Required columns: Op Name, Task
  * Duration(us), Block Dim; a missing one is -EINVAL naming the file and the
  * column.  pipes (may be NULL) is attached to every row appended.
  */
@@ -100,7 +103,7 @@ int ascend_parse_op_basic_info(const char *text, size_t len, const char *source,
 /*
  * Reads an msprof op output directory: every OpBasicInfo*.csv under dir (at
  * most 8 levels deep; OPPROF_<ts>_XXX/, and for several launches
- * OPPROF_.../device<N>/<Op>/<launch>/OpBasicInfo_<ts>.csv) in natural path
+ * OPPROF_.../device<N>/<kernel>/<launch>/OpBasicInfo_<ts>.csv) in natural path
  * order, each with the PipeUtilization*.csv beside it.  -ENOENT when no
  * OpBasicInfo file exists, -ESRCH when no row matches (the message lists the
  * Op Names seen), -EINVAL on a bad file.  On success *ret owns launches.

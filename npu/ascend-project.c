@@ -155,15 +155,13 @@ static bool skipped_entry(const char *name)
 }
 
 /*
- * Copies the tree at from into to.  With path_parts (the operator's path
- * below from), the directories on that path are copied with their files but
- * without their other subdirectories, while the top level keeps all of its
- * directories (cmake/, scripts/ ...): the CMakeLists.txt chain of a
- * cann-ops repository without its other 259 operators.  Symlinks are copied
- * as symlinks.
+ * Copies the tree at from into to.  With skip_operators, every operator's
+ * folder (npu_is_operator_dir) is left out: a cann-ops repository without
+ * its 260 operators, but with everything its CMake reads (cmake/,
+ * src/common, the CMakeLists.txt chain).  Symlinks are copied as symlinks.
  */
-static int copy_tree(const char *from, const char *to, const char *const *path_parts, int depth,
-                     char *err, size_t err_size)
+static int copy_tree(const char *from, const char *to, bool skip_operators, int depth, char *err,
+                     size_t err_size)
 {
         struct dirent *e;
         DIR *d;
@@ -193,14 +191,9 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
                 if (lstat(src, &st) < 0)
                         continue;
                 if (S_ISDIR(st.st_mode)) {
-                        if (path_parts && *path_parts && strcmp(e->d_name, path_parts[0]) == 0) {
-                                r = copy_tree(src, dst, path_parts[1] ? path_parts + 1 : NULL,
-                                              depth + 1, err, err_size);
-                        } else if (path_parts && *path_parts && depth > 0) {
-                                continue; /* another operator, or another category */
-                        } else {
-                                r = copy_tree(src, dst, NULL, depth + 1, err, err_size);
-                        }
+                        if (skip_operators && npu_is_operator_dir(src))
+                                continue; /* another operator (ours is copied on its own) */
+                        r = copy_tree(src, dst, skip_operators, depth + 1, err, err_size);
                 } else if (S_ISREG(st.st_mode)) {
                         r = copy_file(src, dst, st.st_mode);
                         if (r < 0)
@@ -285,21 +278,12 @@ static bool is_repo_root(const char *dir)
                format_path(path, sizeof(path), "%s/cmake", dir) == 0 && is_dir(path);
 }
 
-/* The nearest ancestor of dir (not dir itself) that is a cann-ops root. */
-static bool find_repo_root(const char *dir, char *buf, size_t size)
+static bool is_same_dir(const char *a, const char *b)
 {
-        char path[PATH_MAX];
+        struct stat sa, sb;
 
-        snprintf(path, sizeof(path), "%s", dir);
-        for (int depth = 0; depth < 16; depth++) {
-                char *slash = strrchr(path, '/');
-                if (!slash || slash == path)
-                        return false;
-                *slash = '\0';
-                if (is_repo_root(path))
-                        return format_path(buf, size, "%s", path) == 0;
-        }
-        return false;
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+               sa.st_ino == sb.st_ino;
 }
 
 static const char *msopgen_type(enum npu_dtype dtype)
@@ -425,26 +409,31 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                                          repo_root);
                         goto out;
                 }
-                snprintf(root, sizeof(root), "%s", repo_root);
-        } else {
-                find_repo_root(m->dir, root, sizeof(root));
+                if (!realpath(repo_root, root))
+                        snprintf(root, sizeof(root), "%s", repo_root);
+        } else if (npu_find_repo_root(m->dir, root, sizeof(root)) < 0 || !is_repo_root(root) ||
+                   is_same_dir(root, m->dir)) {
+                /* the repository the sim reads the operator in (.git or an
+                 * export's marker), when it builds with cann-ops' build.sh */
+                root[0] = '\0';
         }
         if (root[0] && op_relpath) {
                 snprintf(relpath, sizeof(relpath), "%s", op_relpath);
         } else if (root[0]) {
+                char dir[PATH_MAX];
                 size_t len = strlen(root);
-                if (strncmp(m->dir, root, len) != 0 || m->dir[len] != '/') {
+                if (!realpath(m->dir, dir) || strncmp(dir, root, len) != 0 || dir[len] != '/') {
                         r = format_error(err, err_size, -EINVAL,
                                          "%s is not inside %s; say where the operator sits in "
                                          "the repository",
                                          m->dir, root);
                         goto out;
                 }
-                snprintf(relpath, sizeof(relpath), "%s", m->dir + len + 1);
+                snprintf(relpath, sizeof(relpath), "%s", dir + len + 1);
         }
 
         if (root[0]) {
-                /* the repository's build files, then the candidate's operator files */
+                /* the repository less every operator's folder, then the candidate's files */
                 char op_in_project[PATH_MAX];
                 p->kind = ASCEND_PROJECT_OWN;
                 for (tok = strtok_r(relpath, "/", &save); tok && n_parts + 1 < ARRAY_SIZE(parts);
@@ -456,9 +445,7 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                                          "%s: the operator cannot be the repository root", root);
                         goto out;
                 }
-                /* everything of the root and of the directories on the way, except
-                 * sibling directories of the operator's ancestors */
-                r = copy_tree(root, project_dir, (const char *const *)parts, 0, err, err_size);
+                r = copy_tree(root, project_dir, true, 0, err, err_size);
                 if (r < 0)
                         goto out;
                 snprintf(p->root, sizeof(p->root), "%s", project_dir);
@@ -467,11 +454,10 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                         size_t len = strlen(op_in_project);
                         snprintf(op_in_project + len, sizeof(op_in_project) - len, "/%s", parts[i]);
                 }
-                /* the candidate's files replace whatever the repository had */
                 r = rm_rf(op_in_project);
                 if (r < 0 && r != -ENOENT)
                         goto out;
-                r = copy_tree(m->dir, op_in_project, NULL, 0, err, err_size);
+                r = copy_tree(m->dir, op_in_project, false, 0, err, err_size);
                 if (r < 0)
                         goto out;
                 snprintf(p->op_dir, sizeof(p->op_dir), "%s", op_in_project);
@@ -543,12 +529,12 @@ int ascend_project_overlay(const struct npu_manifest *m, struct ascend_project *
                         if (rename(keep, saved) < 0)
                                 return format_error(err, err_size, -errno, "%s: %s", keep,
                                                     strerror(errno));
-                        r = copy_tree(from, to, NULL, 0, err, err_size);
+                        r = copy_tree(from, to, false, 0, err, err_size);
                         if (rename(saved, keep) < 0 && r == 0)
                                 r = format_error(err, err_size, -errno, "%s: %s", keep,
                                                  strerror(errno));
                 } else {
-                        r = copy_tree(from, to, NULL, 0, err, err_size);
+                        r = copy_tree(from, to, false, 0, err, err_size);
                 }
                 if (r < 0)
                         return r;
@@ -597,7 +583,8 @@ int ascend_msopgen_argv(const struct ascend_project *p, const char *msopgen,
         return 0;
 }
 
-int ascend_build_argv(const struct ascend_project *p, const char *bash, struct ascend_argv *ret)
+int ascend_build_argv(const struct ascend_project *p, const char *bash, const char *third_lib_path,
+                      struct ascend_argv *ret)
 {
         struct ascend_argv a = { 0 };
         int r;
@@ -609,6 +596,10 @@ int ascend_build_argv(const struct ascend_project *p, const char *bash, struct a
                 r = ascend_argv_add(&a, "-n");
                 if (!r)
                         r = ascend_argv_add(&a, "%s", p->op_dir_name);
+                if (!r && third_lib_path)
+                        r = ascend_argv_add(&a, "--third_lib_path");
+                if (!r && third_lib_path)
+                        r = ascend_argv_add(&a, "%s", third_lib_path);
         }
         if (r < 0) {
                 ascend_argv_release(&a);
@@ -618,21 +609,15 @@ int ascend_build_argv(const struct ascend_project *p, const char *bash, struct a
         return 0;
 }
 
-int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, char *err,
-                        size_t err_size)
+/* The newest .run file in dir, if newer than *newest: into buf, and *found. */
+static void newest_package(const char *dir, char *buf, size_t size, struct timespec *newest,
+                           bool *found)
 {
-        char dir[PATH_MAX];
-        struct timespec newest = { 0 };
         struct dirent *e;
-        DIR *d;
-        bool found = false;
+        DIR *d = opendir(dir);
 
-        format_path(dir, sizeof(dir), "%s/build_out", p->root);
-        d = opendir(dir);
         if (!d)
-                return format_error(err, err_size, -ENOENT,
-                                    "build.sh made no %s directory, so there is no .run package",
-                                    dir);
+                return;
         while ((e = readdir(d))) {
                 char path[PATH_MAX];
                 struct stat st;
@@ -642,16 +627,37 @@ int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, 
                 if (format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
                     stat(path, &st) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                if (!found || st.st_mtim.tv_sec > newest.tv_sec ||
-                    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
-                        newest = st.st_mtim;
-                        found = format_path(buf, size, "%s", path) == 0;
+                if (*found && (st.st_mtim.tv_sec < newest->tv_sec ||
+                               (st.st_mtim.tv_sec == newest->tv_sec &&
+                                st.st_mtim.tv_nsec <= newest->tv_nsec)))
+                        continue;
+                if (format_path(buf, size, "%s", path) == 0) {
+                        *newest = st.st_mtim;
+                        *found = true;
                 }
         }
         closedir(d);
+}
+
+int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, char *err,
+                        size_t err_size)
+{
+        static const char *const dirs[] = { "build_out", "build" };
+        struct timespec newest = { 0 };
+        bool found = false;
+
+        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+                char dir[PATH_MAX];
+                if (format_path(dir, sizeof(dir), "%s/%s", p->root, dirs[i]) < 0)
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long",
+                                            p->root, dirs[i]);
+                newest_package(dir, buf, size, &newest, &found);
+        }
         if (!found)
                 return format_error(err, err_size, -ENOENT,
-                                    "build.sh succeeded but left no .run package in %s", dir);
+                                    "build.sh succeeded but left no .run package in %s/build_out "
+                                    "or %s/build",
+                                    p->root, p->root);
         return 0;
 }
 
@@ -705,6 +711,13 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
         return 0;
 }
 
+int ascend_kernel_prefix(const char *op_type, char *buf, size_t size)
+{
+        if (!op_type || !*op_type)
+                return -EINVAL;
+        return format_path(buf, size, "%s_", op_type);
+}
+
 int ascend_msprof_argv(const char *msprof, const char *out_dir, const char *kernel,
                        unsigned launch_count, unsigned warmup, const char *const *harness_argv,
                        struct ascend_argv *ret)
@@ -735,26 +748,45 @@ int ascend_msprof_argv(const char *msprof, const char *out_dir, const char *kern
         return 0;
 }
 
-int ascend_run_env(const struct ascend_env *base, int logic_id, const char *vendor_dir,
+int ascend_run_env(const struct ascend_env *base, const char *vendor_dir,
                    struct ascend_env **ret_env)
 {
         struct ascend_env *env = NULL;
         char value[PATH_MAX];
         int r;
 
-        if (!base || logic_id < 0 || !vendor_dir)
+        if (!base || !vendor_dir)
                 return -EINVAL;
         r = ascend_env_copy(base, &env);
         if (r < 0)
                 return r;
-        snprintf(value, sizeof(value), "%d", logic_id);
-        r = ascend_env_set(env, "ASCEND_RT_VISIBLE_DEVICES", value);
-        if (!r && format_path(value, sizeof(value), "%s/op_api/lib", vendor_dir) < 0)
-                r = -ENAMETOOLONG;
+        ascend_env_unset(env, "ASCEND_RT_VISIBLE_DEVICES");
+        r = format_path(value, sizeof(value), "%s/op_api/lib", vendor_dir);
         if (!r)
                 r = ascend_env_prepend(env, "LD_LIBRARY_PATH", value);
         if (!r)
                 r = ascend_env_prepend(env, "ASCEND_CUSTOM_OPP_PATH", vendor_dir);
+        if (r < 0) {
+                ascend_env_free(env);
+                return r;
+        }
+        *ret_env = env;
+        return 0;
+}
+
+int ascend_build_env(const struct ascend_env *base, const char *compute_unit,
+                     struct ascend_env **ret_env)
+{
+        struct ascend_env *env = NULL;
+        int r;
+
+        if (!base || !compute_unit)
+                return -EINVAL;
+        r = ascend_env_copy(base, &env);
+        if (r < 0)
+                return r;
+        ascend_env_unset(env, "ASCEND_CUSTOM_OPP_PATH");
+        r = ascend_env_set(env, "ASCEND_COMPUTE_UNIT", compute_unit);
         if (r < 0) {
                 ascend_env_free(env);
                 return r;

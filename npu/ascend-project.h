@@ -95,13 +95,20 @@ int ascend_project_overlay(const struct npu_manifest *manifest, struct ascend_pr
 int ascend_msopgen_argv(const struct ascend_project *project, const char *msopgen,
                         struct ascend_argv *ret);
 
-/* `bash build.sh -n <op dir name>` (own) or `bash build.sh` (msopgen); run in project->root. */
+/*
+ * `bash build.sh -n <op dir name>` (own) or `bash build.sh` (msopgen); run
+ * in project->root.  With third_lib_path (the config's
+ * ascend.third_lib_path), an own project's build.sh also gets
+ * `--third_lib_path DIR`: cann-ops' build.sh clones nlohmann/json into
+ * third_party/ when DIR/json is missing, which fails on an offline host.
+ */
 int ascend_build_argv(const struct ascend_project *project, const char *bash,
-                      struct ascend_argv *ret);
+                      const char *third_lib_path, struct ascend_argv *ret);
 
 /*
- * The .run package build.sh left in root/build_out (the newest when there
- * are several).  -ENOENT with a message when there is none.
+ * The .run package build.sh left in root/build_out, where cann-ops'
+ * QuickStart says it goes, or root/build (the newest when there are
+ * several).  -ENOENT with a message when there is none.
  */
 int ascend_find_package(const struct ascend_project *project, char *buf, size_t size, char *err,
                         size_t err_size);
@@ -118,22 +125,41 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
                        size_t err_size);
 
 /*
- * `msprof op --output=OUT --kernel-name=KERNEL --launch-count=N
- * --launch-skip-before-match=WARMUP HARNESS ARGS...`.  The harness makes
- * WARMUP + N launches; msprof skips the warm-up ones.  UNTESTED ON
- * HARDWARE: that the kernel name msprof matches starts with the entry name.
+ * What an installed custom kernel's name starts with: "<OpType>_".  CANN
+ * names the kernel of a custom op <OpType>_<hash>_<tiling key> (for example
+ * AddCustom_1e04..._1), not after the kernel entry (add_custom), and msprof
+ * op matches --kernel-name as a prefix of that name; the underscore keeps
+ * AddCustom from matching AddCustomV2_...
+ */
+int ascend_kernel_prefix(const char *op_type, char *buf, size_t size);
+
+/*
+ * `msprof op --output=OUT --kernel-name=PREFIX --launch-count=N
+ * --launch-skip-before-match=WARMUP HARNESS ARGS...`, PREFIX from
+ * ascend_kernel_prefix.  The harness makes WARMUP + N launches; msprof
+ * skips the warm-up ones.
  */
 int ascend_msprof_argv(const char *msprof, const char *out_dir, const char *kernel,
                        unsigned launch_count, unsigned warmup, const char *const *harness_argv,
                        struct ascend_argv *ret);
 
 /*
- * The harness's environment: a copy of base with ASCEND_RT_VISIBLE_DEVICES
- * pinned to the device's logic id, LD_LIBRARY_PATH and ASCEND_CUSTOM_OPP_PATH
- * led by the candidate's vendor directory, so that aclnn loads exactly this
- * candidate's package.
+ * The harness's environment: a copy of base with LD_LIBRARY_PATH and
+ * ASCEND_CUSTOM_OPP_PATH led by the candidate's vendor directory, so that
+ * aclnn loads exactly this candidate's package.  ASCEND_RT_VISIBLE_DEVICES
+ * is removed: msprof does not support it while profiling (msProf guide,
+ * 8.0.RC2 onward, and the variable's own reference page), so the harness
+ * picks the device itself with aclrtSetDevice.
  */
-int ascend_run_env(const struct ascend_env *base, int logic_id, const char *vendor_dir,
+int ascend_run_env(const struct ascend_env *base, const char *vendor_dir,
                    struct ascend_env **ret_env);
+
+/*
+ * The build's environment: a copy of base with ASCEND_COMPUTE_UNIT set and
+ * ASCEND_CUSTOM_OPP_PATH removed, so that build.sh never picks up another
+ * installed custom package (the run environment still needs it).
+ */
+int ascend_build_env(const struct ascend_env *base, const char *compute_unit,
+                     struct ascend_env **ret_env);
 
 #endif

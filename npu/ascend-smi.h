@@ -22,7 +22,7 @@
 struct ascend_device {
         int npu_id;   /* "NPU ID" */
         int chip_id;  /* 0 .. Chip Count - 1 */
-        int logic_id; /* what ASCEND_RT_VISIBLE_DEVICES takes; see below */
+        int logic_id; /* what aclrtSetDevice takes; see below */
 };
 
 struct ascend_device_list {

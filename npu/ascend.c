@@ -325,11 +325,9 @@ static int start_build(struct ascend_eval *e)
         r = which(e, "bash", system_dirs, bash, sizeof(bash));
         if (r)
                 return r;
-        r = ascend_env_copy(e->env, &env);
+        r = ascend_build_env(e->env, e->project.compute_unit, &env);
         if (r == 0)
-                r = ascend_env_set(env, "ASCEND_COMPUTE_UNIT", e->project.compute_unit);
-        if (r == 0)
-                r = ascend_build_argv(&e->project, bash, &argv);
+                r = ascend_build_argv(&e->project, bash, e->options.third_lib_path, &argv);
         if (r == 0)
                 r = start_tool(e, ascend_argv_view(&argv), e->project.root, env);
         ascend_argv_release(&argv);
@@ -420,17 +418,18 @@ static int start_run(struct ascend_eval *e)
         r = mkdir_p(e->msprof_dir);
         if (r == 0) {
                 e->run_env = ascend_env_free(e->run_env);
-                r = ascend_run_env(e->env, e->options.device, e->vendor, &e->run_env);
+                r = ascend_run_env(e->env, e->vendor, &e->run_env);
         }
         r = r ? r : ascend_argv_add(&harness, "%s/build/%s", e->harness_dir, e->harness.target);
+        r = r ? r : ascend_argv_add(&harness, "%d", e->options.device);
         r = r ? r : ascend_argv_add(&harness, "%zu", run->case_index);
         r = r ? r : ascend_argv_add(&harness, "%u", launches + warmup);
         for (size_t i = 0; r == 0 && i < m->n_inputs; i++)
                 r = ascend_argv_add(&harness, "%s", run->inputs[i]);
         for (size_t i = 0; r == 0 && i < m->n_outputs; i++)
                 r = ascend_argv_add(&harness, "%s", e->outputs[i]);
-        /* the entry without template arguments: what the kernel's symbol starts with */
-        snprintf(kernel, sizeof(kernel), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
+        if (r == 0)
+                r = ascend_kernel_prefix(m->name, kernel, sizeof(kernel));
         if (r == 0)
                 r = ascend_msprof_argv(msprof, e->msprof_dir, kernel, launches, warmup,
                                        ascend_argv_view(&harness), &argv);
@@ -578,7 +577,7 @@ static void on_run_done(struct ascend_eval *e, const struct child_result *r)
         const struct ascend_case_run *run = &e->runs[e->next_run];
         const struct npu_case *c = &m->cases[run->case_index];
         struct ascend_profile profile = { 0 };
-        const char *match[] = { NULL, m->name, NULL };
+        const char *match[] = { NULL, NULL };
         char kernel[256], err[2048], hex[SHA256_HEX_SIZE], *signature;
         json_t *outputs, *case_json;
 
@@ -597,7 +596,11 @@ static void on_run_done(struct ascend_eval *e, const struct child_result *r)
                 finish(e, "runtime_error", tool_error("runtime_error", what, r));
                 return;
         }
-        snprintf(kernel, sizeof(kernel), "%.*s", (int)strcspn(m->kernel, "< "), m->kernel);
+        if (ascend_kernel_prefix(m->name, kernel, sizeof(kernel)) < 0) {
+                finish_infra(e, "case %s: the operator's name \"%s\" is too long", c->name,
+                             m->name);
+                return;
+        }
         match[0] = kernel;
         if (ascend_msprof_collect(e->msprof_dir, match, &profile, err, sizeof(err)) < 0) {
                 finish_infra(e, "case %s: %s", c->name, err);

@@ -8,7 +8,7 @@
  *
  * Nothing here has run on an NPU.  It is written from the documented
  * behaviour of npu-smi, set_env.sh, build.sh, the .run installer, aclnn and
- * msprof op (ASCENDC-FACTS §5) and tested against recorded outputs and a
+ * msprof op (docs/real-npus.md) and tested against recorded outputs and a
  * fake toolchain (tests/fixtures/fake-cann).  Comments marked "UNTESTED ON
  * HARDWARE" name each assumption a real machine has to confirm.
  */
@@ -47,6 +47,7 @@ struct ascend_eval_options {
         const struct ascend_env *env;        /* a loaded environment to reuse; NULL loads one */
         const char *soc;                     /* NULL: from npu-smi's Name of the device */
         const char *repo_root;               /* see ascend_project_materialise */
+        const char *third_lib_path;          /* build.sh --third_lib_path; NULL: none */
         const char *op_relpath;
         int device; /* logic id of the slot */
         /*

@@ -34,6 +34,7 @@ int npu_environment_open_evaluator(const struct npu_environment_options *o,
                 .permissive = o->permissive,
                 .jitter_pct = o->jitter_pct,
                 .toolkit = o->toolkit,
+                .third_lib_path = o->third_lib_path,
                 .ascend_env = o->ascend_env,
         };
 

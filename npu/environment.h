@@ -30,6 +30,7 @@ struct npu_environment_options {
         enum npu_backend backend;
         const char *platform; /* NULL: the sim's default; ascend: the SoC, required */
         const char *toolkit;  /* ascend */
+        const char *third_lib_path; /* ascend: build.sh --third_lib_path; NULL: none */
         const struct ascend_env *ascend_env; /* ascend (borrowed) */
         double timeout_s;                    /* per compile and run; 0: the evaluator's default */
         struct child_limits limits;          /* 0 members: child_limits_or_defaults() */

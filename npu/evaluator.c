@@ -34,7 +34,8 @@ struct npu_evaluator {
         char *scratch_dir;
         char *cache_dir;
         char *platform;
-        char *toolkit; /* ascend: the configured toolkit, or NULL */
+        char *toolkit;        /* ascend: the configured toolkit, or NULL */
+        char *third_lib_path; /* ascend: build.sh --third_lib_path, or NULL */
         char context[SHA256_HEX_SIZE];
         unsigned long long counter;
         unsigned long long runs; /* candidates handed to the backend */
@@ -108,8 +109,10 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->scratch_dir = strdup(options->scratch_dir);
         e->cache_dir = options->cache_dir ? strdup(options->cache_dir) : NULL;
         e->toolkit = options->toolkit ? strdup(options->toolkit) : NULL;
+        e->third_lib_path = options->third_lib_path ? strdup(options->third_lib_path) : NULL;
         if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir) ||
-            (options->toolkit && !e->toolkit)) {
+            (options->toolkit && !e->toolkit) ||
+            (options->third_lib_path && !e->third_lib_path)) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -117,6 +120,7 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->options.scratch_dir = e->scratch_dir;
         e->options.cache_dir = e->cache_dir;
         e->options.toolkit = e->toolkit;
+        e->options.third_lib_path = e->third_lib_path;
         r = mkdir_p(e->scratch_dir);
         if (r < 0) {
                 snprintf(err, err_size, "%s: cannot create: %s", e->scratch_dir, strerror(-r));
@@ -164,6 +168,7 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
         free(e->cache_dir);
         free(e->platform);
         free(e->toolkit);
+        free(e->third_lib_path);
         free(e);
         return NULL;
 }

@@ -58,6 +58,7 @@ struct npu_evaluator_options {
         double jitter_pct;
         /* ascend only */
         const char *toolkit;                 /* the config's; NULL: ASCEND_HOME_PATH, defaults */
+        const char *third_lib_path;          /* build.sh --third_lib_path; NULL: none */
         const struct ascend_env *ascend_env; /* set_env.sh loaded once (borrowed, must outlive the
                                                 evaluator); NULL: each evaluation loads it */
         unsigned launch_count;               /* timed launches per case; 0: 5 */

@@ -185,6 +185,13 @@ struct npu_op_layout {
 int npu_find_repo_root(const char *op_dir, char *buf, size_t size);
 
 /*
+ * Whether dir is an operator's folder: it holds op_host/ and op_kernel/.
+ * The daemon's export (watch_export_operator) and the ascend backend's
+ * scratch project leave out every such folder but the candidate's.
+ */
+bool npu_is_operator_dir(const char *dir);
+
+/*
  * Reads the layout of the operator in op_dir.  repo_root NULL: found with
  * npu_find_repo_root, else the operator stands alone.  Only paths inside
  * the repository are ever used.  Errors name the operator and what is

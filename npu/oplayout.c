@@ -130,6 +130,14 @@ static bool is_repo_marker(const char *dir)
         return format_path(path, sizeof(path), "%s/" NPU_EXPORT_MARKER, dir) == 0 && is_file(path);
 }
 
+bool npu_is_operator_dir(const char *dir)
+{
+        char path[PATH_MAX];
+
+        return format_path(path, sizeof(path), "%s/op_host", dir) == 0 && is_dir(path) &&
+               format_path(path, sizeof(path), "%s/op_kernel", dir) == 0 && is_dir(path);
+}
+
 int npu_find_repo_root(const char *op_dir, char *buf, size_t size)
 {
         char path[PATH_MAX];

@@ -73,6 +73,17 @@ static char *read_fixture(const char *rel)
         return text;
 }
 
+/* The whole of a file the test wrote or had written, NUL-terminated. */
+static char *read_whole(const char *path)
+{
+        char *text = NULL;
+        size_t len;
+
+        if (read_text_file(path, 1 << 20, &text, &len) < 0)
+                fail_msg("cannot read %s", path);
+        return text;
+}
+
 static void write_file(const char *path, const char *text)
 {
         FILE *f = fopen(path, "w");
@@ -322,12 +333,15 @@ struct fixture {
         struct event_base *base;
         struct child_runner *runner;
         char tmp[PATH_MAX];
+        char repo[PATH_MAX]; /* a checkout of the cann-ops style fixture repository */
+        char third_lib[PATH_MAX]; /* what ascend.third_lib_path names: json/ inside */
 };
 
 static int setup_runner(void **state)
 {
         struct fixture *fx = calloc(1, sizeof(*fx));
         struct child_runner_options options = { .bwrap = "" };
+        char src[PATH_MAX];
 
         assert_non_null(fx);
         fx->base = event_base_new();
@@ -336,6 +350,13 @@ static int setup_runner(void **state)
                 fail_msg("no ascendopt-exec: build it (make build/ascendopt-exec) or set "
                          "ASCENDOPT_EXEC_HELPER");
         make_temp_dir(fx->tmp, sizeof(fx->tmp));
+        /* a checkout, as a user has one: the repository's root has .git */
+        fixture_path(src, sizeof(src), "fake-cann/cann-ops");
+        pathf(fx->repo, sizeof(fx->repo), "%s/cann-ops", fx->tmp);
+        copy_tree_cmd(src, fx->repo);
+        pathf(src, sizeof(src), "%s/.git", fx->repo);
+        assert_int_equal(mkdir(src, 0755), 0);
+        fixture_path(fx->third_lib, sizeof(fx->third_lib), "fake-cann/third-party");
         *state = fx;
         return 0;
 }
@@ -350,6 +371,7 @@ static int teardown_runner(void **state)
         free(fx);
         unsetenv("FAKE_NPU_SMI_INFO");
         unsetenv("FAKE_MSPROF_LOG");
+        unsetenv("FAKE_BUILD_LOG");
         unsetenv("FAKE_HARNESS_FAIL");
         unsetenv("FAKE_INSTALL_FAIL");
         unsetenv("FAKE_CANN_BIN");
@@ -533,7 +555,7 @@ static double number_at(const json_t *doc, const char *a, const char *b, const c
 
 static void test_msprof_single_launch(void **state)
 {
-        const char *match[] = { "add_custom", NULL };
+        const char *match[] = { "AddCustom_", NULL };
         json_t *r;
 
         (void)state;
@@ -564,7 +586,7 @@ static void test_msprof_single_launch(void **state)
 
 static void test_msprof_many_launches(void **state)
 {
-        const char *match[] = { "add_custom", "AddCustom", NULL };
+        const char *match[] = { "AddCustom_", NULL };
         const json_t *samples;
         json_t *r;
 
@@ -588,7 +610,7 @@ static void test_msprof_many_launches(void **state)
 
 static void test_msprof_odd_files(void **state)
 {
-        const char *match[] = { "add_custom", NULL };
+        const char *match[] = { "AddCustom_", NULL };
         const json_t *prof, *pipes;
         json_t *r;
 
@@ -602,7 +624,7 @@ static void test_msprof_odd_files(void **state)
         assert_null(json_object_get(r, "cycles"));
         prof = json_object_get(r, "profile");
         assert_string_equal(json_string_value(json_object_get(prof, "op_name")),
-                            "add_custom_0f,quoted");
+                            "AddCustom_0f,quoted_1");
         assert_close(number_at(r, "profile", "clock_mhz", NULL), 1500); /* "1500MHz" */
         assert_null(json_object_get(prof, "rated_clock_mhz"));
         assert_null(json_object_get(prof, "mix_block_dim"));
@@ -622,7 +644,7 @@ static void test_msprof_odd_files(void **state)
 
 static void test_msprof_errors(void **state)
 {
-        const char *match[] = { "add_custom", NULL };
+        const char *match[] = { "AddCustom_", NULL };
         struct ascend_profile profile = { 0 };
         char dir[PATH_MAX], err[2048], tmp[PATH_MAX];
 
@@ -632,8 +654,8 @@ static void test_msprof_errors(void **state)
         assert_contains(err, "OpBasicInfo.csv: no \"Task Duration(us)\" column");
         fixture_path(dir, sizeof(dir), "ascend/msprof/other-kernel");
         assert_int_equal(ascend_msprof_collect(dir, match, &profile, err, sizeof(err)), -ESRCH);
-        assert_contains(err, "no launch of \"add_custom\"");
-        assert_contains(err, "\"cast_1b2c_2\", \"muls_3\"");
+        assert_contains(err, "no launch of \"AddCustom_\"");
+        assert_contains(err, "\"Cast_1b2c_2\", \"Muls_3\"");
         make_temp_dir(tmp, sizeof(tmp));
         assert_int_equal(ascend_msprof_collect(tmp, match, &profile, err, sizeof(err)), -ENOENT);
         assert_contains(err, "msprof op wrote no OpBasicInfo.csv");
@@ -657,11 +679,12 @@ static struct npu_manifest *load_manifest(const char *dir)
         return m;
 }
 
-static struct npu_manifest *fixture_manifest(void)
+/* AddCustom, inside the fixture repository's checkout. */
+static struct npu_manifest *fixture_manifest(const struct fixture *fx)
 {
         char dir[PATH_MAX];
 
-        fixture_path(dir, sizeof(dir), "fake-cann/cann-ops/src/math/add_custom");
+        pathf(dir, sizeof(dir), "%s/src/math/add_custom", fx->repo);
         return load_manifest(dir);
 }
 
@@ -699,13 +722,15 @@ static bool exists(const char *dir, const char *rel)
 static void test_project_own_build(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         struct ascend_project p;
         struct ascend_argv argv = { 0 };
         struct ascend_env *base = NULL, *run = NULL;
         const char *harness[] = { "/h/harness", "0", "6", "/in/x.bin", NULL };
-        const char *const base_env[] = { "PATH=/usr/bin", "LD_LIBRARY_PATH=/toolkit/lib64", NULL };
-        char err[2048], path[PATH_MAX];
+        const char *const base_env[] = { "PATH=/usr/bin", "LD_LIBRARY_PATH=/toolkit/lib64",
+                                         "ASCEND_RT_VISIBLE_DEVICES=0,1",
+                                         "ASCEND_CUSTOM_OPP_PATH=/opt/other/vendors/x", NULL };
+        char err[2048], path[PATH_MAX], prefix[64];
         json_t *presets, *vars;
 
         if (ascend_project_materialise(m, NULL, NULL, fx->tmp, "Ascend910B4", "/opt/toolkit", &p,
@@ -715,15 +740,19 @@ static void test_project_own_build(void **state)
         assert_string_equal(p.compute_unit, "ascend910b");
         assert_string_equal(p.op_dir_name, "add_custom");
         assert_contains(p.op_dir, "/project/src/math/add_custom");
-        /* the build files and the CMake chain, the operator, not its neighbours */
+        /* the repository less the other operators: the build files, the CMake
+         * chain, src/common (the top-level CMake adds it), the operator */
         assert_true(exists(p.root, "build.sh"));
         assert_true(exists(p.root, "cmake/func.cmake"));
         assert_true(exists(p.root, "CMakeLists.txt"));
         assert_true(exists(p.root, "src/CMakeLists.txt"));
         assert_true(exists(p.root, "src/math/CMakeLists.txt"));
+        assert_true(exists(p.root, "src/common/CMakeLists.txt"));
+        assert_true(exists(p.root, "src/common/inc/fixture_common.h"));
         assert_true(exists(p.root, "src/math/add_custom/op_kernel/add_custom.cpp"));
         assert_true(exists(p.root, "src/math/add_custom/op_host/add_custom_tiling.h"));
         assert_false(exists(p.root, "src/math/sub_custom"));
+        assert_false(exists(p.root, ".git"));
         /* CMakePresets.json says our SoC and toolkit, in both value styles */
         pathf(path, sizeof(path), "%s/CMakePresets.json", p.root);
         presets = json_load_file(path, 0, NULL);
@@ -741,7 +770,7 @@ static void test_project_own_build(void **state)
             "customize");
         json_decref(presets);
 
-        assert_int_equal(ascend_build_argv(&p, "/bin/bash", &argv), 0);
+        assert_int_equal(ascend_build_argv(&p, "/bin/bash", NULL, &argv), 0);
         assert_int_equal(argv.n, 4);
         assert_string_equal(argv.argv[0], "/bin/bash");
         assert_string_equal(argv.argv[1], "build.sh");
@@ -749,18 +778,27 @@ static void test_project_own_build(void **state)
         assert_string_equal(argv.argv[3], "add_custom");
         assert_null(ascend_argv_view(&argv)[4]);
         ascend_argv_release(&argv);
+        /* ascend.third_lib_path: build.sh never clones nlohmann/json */
+        assert_int_equal(ascend_build_argv(&p, "/bin/bash", "/srv/third", &argv), 0);
+        assert_int_equal(argv.n, 6);
+        assert_string_equal(argv.argv[4], "--third_lib_path");
+        assert_string_equal(argv.argv[5], "/srv/third");
+        ascend_argv_release(&argv);
 
         assert_int_equal(ascend_install_argv("/p/x.run", "/c/vendor", &argv), 0);
         assert_string_equal(argv.argv[1], "--quiet");
         assert_string_equal(argv.argv[2], "--install-path=/c/vendor");
         ascend_argv_release(&argv);
 
+        /* msprof matches a prefix of <OpType>_<hash>_<tiling key> */
+        assert_int_equal(ascend_kernel_prefix(m->name, prefix, sizeof(prefix)), 0);
+        assert_string_equal(prefix, "AddCustom_");
         assert_int_equal(
-            ascend_msprof_argv("/t/msprof", "/c/msprof", "add_custom", 5, 1, harness, &argv), 0);
+            ascend_msprof_argv("/t/msprof", "/c/msprof", prefix, 5, 1, harness, &argv), 0);
         assert_int_equal(argv.n, 10);
         assert_string_equal(argv.argv[1], "op");
         assert_string_equal(argv.argv[2], "--output=/c/msprof");
-        assert_string_equal(argv.argv[3], "--kernel-name=add_custom");
+        assert_string_equal(argv.argv[3], "--kernel-name=AddCustom_");
         assert_string_equal(argv.argv[4], "--launch-count=5");
         assert_string_equal(argv.argv[5], "--launch-skip-before-match=1");
         assert_string_equal(argv.argv[6], "/h/harness");
@@ -769,15 +807,31 @@ static void test_project_own_build(void **state)
         assert_int_equal(ascend_msprof_argv("m", "o", "k", 101, 0, harness, &argv), -EINVAL);
 
         assert_int_equal(ascend_env_from_envp(base_env, &base), 0);
-        assert_int_equal(ascend_run_env(base, 3, "/c/vendor/vendors/customize", &run), 0);
-        assert_string_equal(ascend_env_get(run, "ASCEND_RT_VISIBLE_DEVICES"), "3");
+        /* msprof does not support ASCEND_RT_VISIBLE_DEVICES: the harness picks the device */
+        assert_int_equal(ascend_run_env(base, "/c/vendor/vendors/customize", &run), 0);
+        assert_null(ascend_env_get(run, "ASCEND_RT_VISIBLE_DEVICES"));
         assert_string_equal(ascend_env_get(run, "LD_LIBRARY_PATH"),
                             "/c/vendor/vendors/customize/op_api/lib:/toolkit/lib64");
         assert_string_equal(ascend_env_get(run, "ASCEND_CUSTOM_OPP_PATH"),
-                            "/c/vendor/vendors/customize");
-        assert_null(ascend_env_get(base, "ASCEND_RT_VISIBLE_DEVICES"));
+                            "/c/vendor/vendors/customize:/opt/other/vendors/x");
+        assert_string_equal(ascend_env_get(base, "ASCEND_RT_VISIBLE_DEVICES"), "0,1");
+        ascend_env_free(run);
+        /* the build sees no installed custom package, and the compute unit */
+        assert_int_equal(ascend_build_env(base, "ascend910b", &run), 0);
+        assert_null(ascend_env_get(run, "ASCEND_CUSTOM_OPP_PATH"));
+        assert_string_equal(ascend_env_get(run, "ASCEND_COMPUTE_UNIT"), "ascend910b");
+        assert_string_equal(ascend_env_get(base, "ASCEND_CUSTOM_OPP_PATH"),
+                            "/opt/other/vendors/x");
         ascend_env_free(run);
         ascend_env_free(base);
+
+        /* the package is looked for in build_out/, then build/ */
+        pathf(path, sizeof(path), "%s/build", p.root);
+        assert_int_equal(mkdir_p(path), 0);
+        pathf(path, sizeof(path), "%s/build/CANN-custom_ops-0.1-linux.aarch64.run", p.root);
+        write_file(path, "#!/bin/sh\n");
+        assert_int_equal(ascend_find_package(&p, path, sizeof(path), err, sizeof(err)), 0);
+        assert_contains(path, "/project/build/CANN-custom_ops-0.1-linux.aarch64.run");
 
         /* a bad SoC is refused with its name */
         assert_int_equal(ascend_project_materialise(m, NULL, NULL, fx->tmp, "910B4", "/opt/t", &p,
@@ -820,7 +874,7 @@ static void test_project_msopgen(void **state)
         assert_string_equal(argv.argv[5], "ai_core-Ascend910B4");
         assert_string_equal(argv.argv[9], p.root);
         ascend_argv_release(&argv);
-        assert_int_equal(ascend_build_argv(&p, NULL, &argv), 0);
+        assert_int_equal(ascend_build_argv(&p, NULL, NULL, &argv), 0);
         assert_int_equal(argv.n, 2);
         ascend_argv_release(&argv);
         /* an explicit repository that is not one */
@@ -836,7 +890,7 @@ static void test_project_msopgen(void **state)
 static void test_harness_generation(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         struct ascend_harness h = { 0 }, again = { 0 }, by_manifest = { 0 };
         char **order = NULL, err[1024], dir[PATH_MAX], cmd[4 * PATH_MAX], inc[PATH_MAX];
         const char *call;
@@ -866,8 +920,8 @@ static void test_harness_generation(void **state)
                                     "stream));");
         /* the order of the documented calls */
         assert_true(strstr(h.main_cpp, "aclInit(nullptr)") <
-                    strstr(h.main_cpp, "aclrtSetDevice(0)"));
-        assert_true(strstr(h.main_cpp, "aclrtSetDevice(0)") <
+                    strstr(h.main_cpp, "aclrtSetDevice(static_cast<int32_t>(device_id))"));
+        assert_true(strstr(h.main_cpp, "aclrtSetDevice(static_cast<int32_t>(device_id))") <
                     strstr(h.main_cpp, "aclrtCreateStream(&stream)"));
         assert_true(strstr(h.main_cpp, "aclCreateTensor(") < call);
         assert_true(call < strstr(h.main_cpp, "aclrtSynchronizeStream(stream)"));
@@ -1014,6 +1068,8 @@ static json_t *evaluate(struct fixture *fx, const struct npu_manifest *m,
         fixture_path(toolkit, sizeof(toolkit), "fake-cann/ascend-toolkit/latest");
         if (!options->toolkit && !options->env)
                 options->toolkit = toolkit;
+        if (!options->third_lib_path)
+                options->third_lib_path = fx->third_lib;
         pathf(work, sizeof(work), "%s/work", fx->tmp);
         if (!options->work_dir)
                 options->work_dir = work;
@@ -1043,11 +1099,70 @@ static void expect_status(const json_t *result, const char *status)
                          message_of(result) ? message_of(result) : "(no message)");
 }
 
+/*
+ * Hand-written op_host/aclnn_*.h wrappers (69 of cann-ops' 260 operators):
+ * called when their parameters follow the OpDef, under their own name,
+ * else unsupported with the reason.
+ */
+static void test_harness_hand_written_wrapper(void **state)
+{
+        struct fixture *fx = *state;
+        struct npu_manifest *m;
+        struct ascend_harness h = { 0 };
+        char dir[PATH_MAX], path[PATH_MAX], err[1024] = "";
+        char **order = NULL;
+        json_t *result;
+        const char *input_list[3];
+        char inputs[2][PATH_MAX];
+        struct ascend_eval_options options = { .device = 0, .inputs = input_list };
+
+        /* SubCustom's wrapper takes alpha as an aclScalar */
+        pathf(dir, sizeof(dir), "%s/src/math/sub_custom", fx->repo);
+        m = load_manifest(dir);
+        assert_int_equal(ascend_opdef_attr_order(m, &order), 0);
+        assert_int_equal(ascend_harness_generate(m, (const char *const *)order, &h, err,
+                                                 sizeof(err)),
+                         -ENOTSUP);
+        assert_contains(err, "op_host/aclnn_sub_custom.h is a hand-written aclnn wrapper");
+        assert_contains(err, "aclnnSubCustomGetWorkspaceSize takes an aclScalar "
+                             "(const aclScalar *) as parameter 3");
+        assert_contains(err, "puts a float");
+        order = ascend_strv_free(order);
+        /* and the evaluation says unsupported, not a compile error */
+        write_inputs(fx, inputs);
+        input_list[0] = inputs[0];
+        input_list[1] = inputs[1];
+        input_list[2] = NULL;
+        result = evaluate(fx, m, &options);
+        expect_status(result, "unsupported");
+        json_decref(result);
+        npu_manifest_free(m);
+
+        /* AddCustom with a wrapper of its own that follows the OpDef, under another name */
+        pathf(path, sizeof(path), "%s/src/math/add_custom/op_host/aclnn_add_v3.h", fx->repo);
+        write_file(path, "/* hand-written */\n"
+                         "aclnnStatus aclnnAddV3GetWorkspaceSize(const aclTensor *x,\n"
+                         "    const aclTensor *y, float alpha, char *roundMode, // comment, x\n"
+                         "    aclTensor *z, uint64_t *workspaceSize, aclOpExecutor **executor);\n"
+                         "aclnnStatus aclnnAddV3(void *workspace, uint64_t size,\n"
+                         "    aclOpExecutor *executor, aclrtStream stream);\n");
+        m = fixture_manifest(fx);
+        assert_int_equal(ascend_opdef_attr_order(m, &order), 0);
+        if (ascend_harness_generate(m, (const char *const *)order, &h, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_contains(h.main_cpp, "#include \"aclnn_add_v3.h\"");
+        assert_contains(h.main_cpp, "CHECK(aclnnAddV3GetWorkspaceSize(tensor[0], tensor[1], ");
+        assert_contains(h.main_cpp, "CHECK(aclnnAddV3(workspace, workspace_size, executor, ");
+        ascend_harness_release(&h);
+        order = ascend_strv_free(order);
+        npu_manifest_free(m);
+}
+
 static void test_eval_ok(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
-        char inputs[2][PATH_MAX], log[PATH_MAX], hex[SHA256_HEX_SIZE];
+        struct npu_manifest *m = fixture_manifest(fx);
+        char inputs[2][PATH_MAX], log[PATH_MAX], build_log[PATH_MAX], hex[SHA256_HEX_SIZE];
         const char *input_list[] = { inputs[0], inputs[1], NULL };
         struct ascend_eval_options options = {
                 .device = 1, .inputs = input_list, .launch_count = 5, .seed = 42
@@ -1063,8 +1178,20 @@ static void test_eval_ok(void **state)
         write_inputs(fx, inputs);
         pathf(log, sizeof(log), "%s/msprof.log", fx->tmp);
         setenv("FAKE_MSPROF_LOG", log, 1);
+        pathf(build_log, sizeof(build_log), "%s/build.log", fx->tmp);
+        setenv("FAKE_BUILD_LOG", build_log, 1);
+        setenv("ASCEND_CUSTOM_OPP_PATH", "/opt/someone-elses/vendors/x", 1);
         result = evaluate(fx, m, &options);
+        unsetenv("ASCEND_CUSTOM_OPP_PATH");
         expect_status(result, "ok");
+        /* build.sh built the one operator, with json from ascend.third_lib_path,
+         * and saw no other custom package */
+        logged = read_whole(build_log);
+        assert_contains(logged, "argv: build.sh -n add_custom --third_lib_path ");
+        assert_contains(logged, "/fake-cann/third-party\n");
+        assert_contains(logged, "ASCEND_CUSTOM_OPP_PATH unset\n");
+        assert_contains(logged, "ASCEND_COMPUTE_UNIT=ascend910b\n");
+        free(logged);
         assert_string_equal(json_string_value(json_object_get(result, "platform")), "Ascend910B4");
         assert_int_equal(json_integer_value(json_object_get(result, "seed")), 42);
         assert_int_equal(json_integer_value(json_object_get(result, "device")), 1);
@@ -1095,9 +1222,12 @@ static void test_eval_ok(void **state)
         assert_non_null(logged);
         assert_true(fread(logged, 1, 8191, f) > 0);
         fclose(f);
-        assert_contains(logged, "kernel=add_custom count=5 app=");
-        assert_contains(logged, "/work/harness/build/ascendopt_harness_add_custom 0 6 ");
-        assert_contains(logged, "ASCEND_RT_VISIBLE_DEVICES=1\n");
+        /* the kernel as CANN names it, <OpType>_<hash>_<key>, by prefix */
+        assert_contains(logged, " --kernel-name=AddCustom_ --launch-count=5 ");
+        /* the device chosen by the harness (aclrtSetDevice), not by the
+         * variable msprof does not support */
+        assert_contains(logged, "/work/harness/build/ascendopt_harness_add_custom 1 0 6 ");
+        assert_contains(logged, "ASCEND_RT_VISIBLE_DEVICES unset\n");
         assert_contains(logged, "LD_LIBRARY_PATH=");
         assert_contains(logged, "/work/vendor/vendors/customize/op_api/lib:");
         assert_contains(logged, "ASCEND_CUSTOM_OPP_PATH=");
@@ -1143,7 +1273,7 @@ static void test_eval_msopgen_and_preloaded_env(void **state)
 static void test_eval_device_busy(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         char inputs[2][PATH_MAX], smi[PATH_MAX];
         const char *input_list[] = { inputs[0], inputs[1], NULL };
         struct ascend_eval_options options = { .device = 1, .inputs = input_list };
@@ -1175,7 +1305,7 @@ static void test_eval_device_busy(void **state)
 static void test_eval_toolchain_missing(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         char inputs[2][PATH_MAX], bin[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
         const char *input_list[] = { inputs[0], inputs[1], NULL };
         struct ascend_eval_options options = { .device = 0, .inputs = input_list };
@@ -1249,7 +1379,7 @@ static void test_eval_build_failure(void **state)
 static void test_eval_install_and_run_failures(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         char inputs[2][PATH_MAX];
         const char *input_list[] = { inputs[0], inputs[1], NULL };
         struct ascend_eval_options options = { .device = 0, .inputs = input_list };
@@ -1280,7 +1410,7 @@ static void test_eval_install_and_run_failures(void **state)
 static void test_eval_cancel(void **state)
 {
         struct fixture *fx = *state;
-        struct npu_manifest *m = fixture_manifest();
+        struct npu_manifest *m = fixture_manifest(fx);
         char inputs[2][PATH_MAX], toolkit[PATH_MAX];
         const char *input_list[] = { inputs[0], inputs[1], NULL };
         struct ascend_eval_options options = { .device = 0, .inputs = input_list };
@@ -1348,6 +1478,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_harness_generation, setup_runner,
                                                 teardown_runner),
                 cmocka_unit_test_setup_teardown(test_harness_unsupported, setup_runner,
+                                                teardown_runner),
+                cmocka_unit_test_setup_teardown(test_harness_hand_written_wrapper, setup_runner,
                                                 teardown_runner),
                 cmocka_unit_test_setup_teardown(test_eval_ok, setup_runner, teardown_runner),
                 cmocka_unit_test_setup_teardown(test_eval_msopgen_and_preloaded_env, setup_runner,
