@@ -62,6 +62,8 @@ static void optimize_usage(FILE *f)
                 "                        the daemon's devices, so the two never share it\n"
                 "  --toolkit DIR         ascend: the CANN toolkit (default $ASCEND_HOME_PATH,\n"
                 "                        then /usr/local/Ascend/ascend-toolkit/latest)\n"
+                "  --third-lib-path DIR  ascend: what cann-ops' build.sh --third_lib_path takes\n"
+                "                        (DIR/json holds nlohmann/json), so builds never download\n"
                 "  --out DIR             write the best operator files into DIR\n"
                 "  --state-dir DIR       store and scratch (default $ASCENDOPT_STATE_DIR or\n"
                 "                        ~/.local/state/ascendopt)\n"
@@ -229,6 +231,7 @@ int cmd_optimize(int argc, char **argv)
                 { "backend", required_argument, NULL, 'B' },
                 { "device", required_argument, NULL, 'D' },
                 { "toolkit", required_argument, NULL, 'T' },
+                { "third-lib-path", required_argument, NULL, 'E' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -242,6 +245,7 @@ int cmd_optimize(int argc, char **argv)
         struct event_base *base = NULL;
         struct store *store = NULL;
         const char *out = NULL, *state_flag = NULL, *platform = NULL, *toolkit = NULL;
+        const char *third_lib_path = NULL;
         const char *llm_config = NULL;
         struct cli_llm llm = { 0 };
         struct device_pool *devices = NULL;
@@ -331,6 +335,9 @@ int cmd_optimize(int argc, char **argv)
                 case 'T':
                         toolkit = optarg;
                         break;
+                case 'E':
+                        third_lib_path = optarg;
+                        break;
                 case 's':
                         if (cli_parse_u64(optarg, &episode_options.seed) < 0)
                                 return cli_usage_error("optimize", "--seed wants a number");
@@ -369,6 +376,8 @@ int cmd_optimize(int argc, char **argv)
                                                    "SoC of the NPU (e.g. Ascend910B4)");
         if (backend == NPU_BACKEND_SIM && toolkit)
                 return cli_usage_error("optimize", "--toolkit needs --backend ascend");
+        if (backend == NPU_BACKEND_SIM && third_lib_path)
+                return cli_usage_error("optimize", "--third-lib-path needs --backend ascend");
         if (backend == NPU_BACKEND_ASCEND &&
             !(getenv("ASCENDOPT_SANDBOX") && strcmp(getenv("ASCENDOPT_SANDBOX"), "off") == 0)) {
                 fprintf(stderr,
@@ -424,6 +433,7 @@ int cmd_optimize(int argc, char **argv)
                 .backend = backend,
                 .platform = platform,
                 .toolkit = toolkit,
+                .third_lib_path = third_lib_path,
                 .timeout_s = timeout,
                 .jitter_pct = jitter,
             },

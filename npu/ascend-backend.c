@@ -113,6 +113,10 @@ struct ascend_job {
         npu_backend_done_fn done;
         void *userdata;
         char dir[PATH_MAX]; /* the candidate's scratch directory */
+        /* the repository the operator came from, when cann-ops' build.sh
+         * builds it there: its build files go into the candidate's project */
+        char repo_root[PATH_MAX];
+        char op_relpath[PATH_MAX];
         uint64_t seed;
         bool build_only;
         struct ascend_eval *ascend; /* the build and runs in flight */
@@ -283,6 +287,8 @@ static void on_inputs_written(evutil_socket_t fd, short what, void *arg)
         }
         options.toolkit = e->toolkit;
         options.third_lib_path = e->third_lib_path;
+        options.repo_root = ev->repo_root[0] ? ev->repo_root : NULL;
+        options.op_relpath = ev->op_relpath[0] ? ev->op_relpath : NULL;
         options.env = e->ascend_env;
         options.soc = e->platform;
         options.device = ev->device;
@@ -324,6 +330,12 @@ static int start_ascend(const struct npu_backend_candidate *c, npu_backend_done_
         ev->seed = req->seed;
         ev->build_only = req->build_only;
         snprintf(ev->dir, sizeof(ev->dir), "%s", c->dir);
+        /* the candidate's scratch copy has only the files its sources read;
+         * build.sh, cmake/ and the rest are the original repository's */
+        if (npu_find_repo_root(req->manifest->dir, ev->repo_root, sizeof(ev->repo_root)) < 0 ||
+            !ascend_is_cann_ops_root(ev->repo_root) || !c->layout || !c->layout->op_relpath[0] ||
+            format_path(ev->op_relpath, sizeof(ev->op_relpath), "%s", c->layout->op_relpath) < 0)
+                ev->repo_root[0] = ev->op_relpath[0] = '\0';
         ev->device = req->device;
         snprintf(ev->work_dir, sizeof(ev->work_dir), "%s", c->work_dir);
         ev->case_inputs = json_object();

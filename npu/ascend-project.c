@@ -269,7 +269,7 @@ out:
 
 /* ------------------------------------------------------------ materialising */
 
-static bool is_repo_root(const char *dir)
+bool ascend_is_cann_ops_root(const char *dir)
 {
         char path[PATH_MAX];
 
@@ -402,7 +402,7 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
 
         root[0] = relpath[0] = '\0';
         if (repo_root) {
-                if (!is_repo_root(repo_root)) {
+                if (!ascend_is_cann_ops_root(repo_root)) {
                         r = format_error(err, err_size, -ENOENT,
                                          "%s: not a cann-ops style repository (needs build.sh, "
                                          "CMakePresets.json and cmake/)",
@@ -411,7 +411,7 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                 }
                 if (!realpath(repo_root, root))
                         snprintf(root, sizeof(root), "%s", repo_root);
-        } else if (npu_find_repo_root(m->dir, root, sizeof(root)) < 0 || !is_repo_root(root) ||
+        } else if (npu_find_repo_root(m->dir, root, sizeof(root)) < 0 || !ascend_is_cann_ops_root(root) ||
                    is_same_dir(root, m->dir)) {
                 /* the repository the sim reads the operator in (.git or an
                  * export's marker), when it builds with cann-ops' build.sh */

@@ -38,6 +38,9 @@ const char *const *ascend_argv_view(const struct ascend_argv *a);
  */
 int ascend_compute_unit(const char *soc, char *buf, size_t size);
 
+/* Whether dir is the root of a cann-ops style repository: build.sh, CMakePresets.json, cmake/. */
+bool ascend_is_cann_ops_root(const char *dir);
+
 /*
  * How a candidate is built.  Decided by ascend_project_materialise:
  *  - ASCEND_PROJECT_OWN: the operator sits in a cann-ops style repository

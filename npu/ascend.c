@@ -240,6 +240,32 @@ static json_t *tool_error(const char *kind, const char *what, const struct child
                          file[0] ? file : NULL, "line", line);
 }
 
+/*
+ * cann-ops' build.sh installs nlohmann/json into third_party/ from the
+ * network when --third_lib_path has none: a build that failed there gets
+ * the fix appended to its message.
+ */
+static void add_third_party_hint(json_t *error, const struct child_result *r,
+                                 const char *third_lib_path)
+{
+        const char *message = json_string_value(json_object_get(error, "message"));
+        char *hinted = NULL;
+
+        if (!message || !((r->err.data && strcasestr(r->err.data, "third party packages")) ||
+                          (r->out.data && strcasestr(r->out.data, "third party packages"))))
+                return;
+        if (asprintf(&hinted,
+                     "%s(build.sh could not get its third-party packages, nlohmann/json: %s; "
+                     "see docs/real-npus.md)",
+                     message,
+                     third_lib_path ? "check that ascend.third_lib_path has json/ inside"
+                                    : "set ascend.third_lib_path to a folder holding json/, or "
+                                      "--third-lib-path for ascendopt optimize") < 0)
+                return;
+        json_object_set_new(error, "message", json_string(hinted));
+        free(hinted);
+}
+
 /* ------------------------------------------------------------ children */
 
 static void on_child_done(const struct child_result *r, void *userdata);
@@ -684,9 +710,10 @@ static void on_child_done(const struct child_result *r, void *userdata)
         case STEP_BUILD:
                 e->build_s += r->wall_s;
                 if (r->exit_code != 0 || r->timed_out || r->signal) {
-                        finish(
-                            e, r->timed_out ? "timeout" : "compile_error",
-                            tool_error(r->timed_out ? "timeout" : "compile_error", "build.sh", r));
+                        json_t *error =
+                            tool_error(r->timed_out ? "timeout" : "compile_error", "build.sh", r);
+                        add_third_party_hint(error, r, e->options.third_lib_path);
+                        finish(e, r->timed_out ? "timeout" : "compile_error", error);
                         return;
                 }
                 if (ascend_find_package(&e->project, e->package, sizeof(e->package), err,
