@@ -47,6 +47,7 @@ static const struct command commands[] = {
         { "reload", "make the daemon re-read its configuration", cmd_reload },
         { "recreate", "rebuild a sibling branch from scratch", cmd_recreate },
         { "gc", "evict old entries from the store and caches", cmd_gc },
+        { "doctor", "check whether this host can run episodes", cmd_doctor },
 };
 
 static void usage(FILE *f)
