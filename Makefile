@@ -260,6 +260,10 @@ install: all
 	install -m 0644 etc/ascendopt/seed-bank.json $(DESTDIR)$(DATADIR)/seed-bank.json
 	cp -R npu/sim/include npu/sim/platforms $(DESTDIR)$(DATADIR)/sim/
 	install -m 0644 $(SIM_LIB) $(DESTDIR)$(DATADIR)/sim/
+	@# The trivial operator 'ascendopt doctor' builds and runs on an NPU.
+	install -d $(DESTDIR)$(DATADIR)/doctor/add
+	cp -R examples/ops/level1/add/ascendopt.json examples/ops/level1/add/op_host \
+		examples/ops/level1/add/op_kernel $(DESTDIR)$(DATADIR)/doctor/add/
 
 # Our C; the AscendC shim (C++) and operator sources keep the style of their kind.
 C_FILES = $(filter-out npu/sim/% tests/ops/% tests/fixtures/% examples/%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))

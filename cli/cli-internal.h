@@ -18,6 +18,7 @@ int cmd_experience(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_rewind(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /*
  * The operator directories two levels below root (root/LEVEL/OP) for which

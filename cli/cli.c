@@ -47,6 +47,7 @@ static const struct command commands[] = {
         { "reload", "make the daemon re-read its configuration", cmd_reload },
         { "recreate", "rebuild a sibling branch from scratch", cmd_recreate },
         { "gc", "evict old entries from the store and caches", cmd_gc },
+        { "doctor", "check whether this host can run episodes", cmd_doctor },
 };
 
 static void usage(FILE *f)
@@ -63,10 +64,19 @@ static void usage(FILE *f)
                    "are 'make bench' in the source tree.\n");
 }
 
+/* 'ascendopt help COMMAND' is 'ascendopt COMMAND --help'. */
 static int cmd_help(int argc, char **argv)
 {
-        (void)argc;
-        (void)argv;
+        char *help_argv[] = { argc > 1 ? argv[1] : NULL, "--help", NULL };
+
+        for (size_t i = 1; argc > 1 && i < ARRAY_SIZE(commands); i++)
+                if (strcmp(commands[i].name, argv[1]) == 0)
+                        return commands[i].run(2, help_argv);
+        if (argc > 1) {
+                fprintf(stderr, "ascendopt help: unknown command '%s'\n", argv[1]);
+                usage(stderr);
+                return EX_USAGE;
+        }
         usage(stdout);
         return EX_OK;
 }

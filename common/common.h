@@ -143,6 +143,29 @@ bool path_is_plain_relative(const char *path);
 /* Creates a directory and its missing parents (mode 0755). */
 int mkdir_p(const char *path);
 
+/* Why path_user_access() said no: the path that refused, and its owner, group and mode. */
+struct path_access {
+        char path[4096]; /* the path itself, or a directory above it that may not be searched */
+        uid_t owner;
+        gid_t group;
+        mode_t mode;   /* the permission bits */
+        bool is_owner; /* the owner's bits applied */
+        bool in_group; /* else the group's bits (else the others') */
+        int missing;   /* the R_OK, W_OK and X_OK bits refused */
+};
+
+/*
+ * Whether a user (uid, with every group it has in gids) may access path
+ * with mode (R_OK, W_OK, X_OK, or'ed), as the kernel decides from the mode
+ * bits of path and the search bit of each directory above it, following
+ * links: the owner's bits for its owner, else the group's for a member,
+ * else the others'.  uid 0 may read and write anything.  ACLs and
+ * capabilities are not read.  0 when it may; -EACCES with *ret (may be
+ * NULL) saying why; -errno of stat with ret->path naming what is missing.
+ */
+int path_user_access(const char *path, uid_t uid, const gid_t *gids, size_t n_gids, int mode,
+                     struct path_access *ret);
+
 /*
  * The directory of the running program (from /proc/self/exe) followed by
  * "/" and rel, into buf: how a build tree finds its own data (build/sim,

@@ -169,6 +169,60 @@ int dir_usage(const char *path, uint64_t max_bytes, uint64_t max_entries, uint64
         return 0;
 }
 
+/* The bits of st that apply to uid and gids, as the kernel picks them; 0 uid passes rw. */
+static int refused_bits(const struct stat *st, uid_t uid, const gid_t *gids, size_t n_gids,
+                        int mode, struct path_access *a)
+{
+        int granted;
+
+        a->owner = st->st_uid;
+        a->group = st->st_gid;
+        a->mode = st->st_mode & 07777;
+        a->is_owner = st->st_uid == uid;
+        a->in_group = false;
+        for (size_t i = 0; i < n_gids && !a->is_owner; i++)
+                a->in_group |= gids[i] == st->st_gid;
+        if (uid == 0)
+                granted = R_OK | W_OK | ((st->st_mode & 0111) ? X_OK : 0);
+        else if (a->is_owner)
+                granted = (st->st_mode >> 6) & 7;
+        else if (a->in_group)
+                granted = (st->st_mode >> 3) & 7;
+        else
+                granted = st->st_mode & 7;
+        return mode & ~granted;
+}
+
+int path_user_access(const char *path, uid_t uid, const gid_t *gids, size_t n_gids, int mode,
+                     struct path_access *ret)
+{
+        struct path_access scratch = { 0 };
+        struct path_access *a = ret ? ret : &scratch;
+        struct stat st;
+        char *slash;
+
+        if (ret)
+                memset(ret, 0, sizeof(*ret));
+        if (format_path(a->path, sizeof(a->path), "%s", path) < 0)
+                return -ENAMETOOLONG;
+        /* every directory on the way must be searchable, from the root down */
+        for (slash = strchr(a->path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = '\0';
+                if (stat(a->path, &st) < 0)
+                        return -errno;
+                a->missing =
+                    S_ISDIR(st.st_mode) ? refused_bits(&st, uid, gids, n_gids, X_OK, a) : 0;
+                if (a->missing)
+                        return -EACCES;
+                *slash = '/';
+        }
+        snprintf(a->path, sizeof(a->path), "%s", path);
+        if (stat(path, &st) < 0)
+                return -errno;
+        a->missing = refused_bits(&st, uid, gids, n_gids, mode, a);
+        return a->missing ? -EACCES : 0;
+}
+
 int program_relative_path(char *buf, size_t size, const char *rel)
 {
         char exe[PATH_MAX], *slash;

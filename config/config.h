@@ -150,6 +150,46 @@ const char *config_default_path(char *buf, size_t size);
 
 struct config *config_free(struct config *config);
 
+/* ------------------------------------------------------------ the systemd unit */
+
+#define CONFIG_UNIT_NAME     "ascendoptd.service"
+#define CONFIG_UNIT_MAX_LIST 64 /* entries of a list setting, drop-ins, unit directories */
+
+/*
+ * What the installed system unit and its drop-ins say about how the daemon
+ * runs (config/unit.c).  Strings are owned; NULL when the setting is unset.
+ */
+struct config_unit {
+        char *path;      /* the unit file */
+        char **drop_ins; /* NAME.d/FILE.conf applied after it, in order */
+        size_t n_drop_ins;
+        char *user;  /* User=; NULL runs it as root */
+        char *group; /* Group= */
+        char **supplementary_groups;
+        size_t n_supplementary_groups;
+        char **state_directories; /* StateDirectory=, relative to /var/lib */
+        size_t n_state_directories;
+        bool private_devices; /* PrivateDevices= */
+        char *device_policy;  /* DevicePolicy= */
+        char **device_allow;  /* each DeviceAllow= value, e.g. "/dev/davinci0 rw" */
+        size_t n_device_allow;
+};
+
+/*
+ * Reads the system unit name (CONFIG_UNIT_NAME) as systemd finds it: the
+ * first unit directory holding it ($ASCENDOPT_UNIT_DIR, a ':'-separated
+ * list, else /etc/systemd/system, /run/systemd/system,
+ * /usr/local/lib/systemd/system and /usr/lib/systemd/system), then the
+ * NAME.d/FILE.conf drop-ins of every one of those directories in file-name
+ * order, a name in an earlier directory hiding it in later ones.  Only the
+ * [Service] settings above are read, as systemd applies them: a later
+ * value replaces a single one, lists grow, an empty assignment empties a
+ * list.  -ENOENT when no directory holds the unit; other -errno with a
+ * message naming the file.
+ */
+int config_unit_read(const char *name, struct config_unit **ret, char *err, size_t err_size);
+struct config_unit *config_unit_free(struct config_unit *unit);
+
 const char *config_backend_name(enum config_backend backend);
 
 #endif

@@ -172,6 +172,36 @@ static void write_owner(const char *dir)
         fclose(f);
 }
 
+int store_holder(const char *dir, char *buf, size_t size)
+{
+        /* RocksDB takes a POSIX record lock on LOCK; an OFD query also sees our own */
+        struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        char path[PATH_MAX], owner[300];
+        int fd, r = 0;
+
+        buf[0] = '\0';
+        if (format_path(path, sizeof(path), "%s/LOCK", dir) < 0)
+                return -ENAMETOOLONG;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fcntl(fd, F_OFD_GETLK, &lock) < 0)
+                r = -errno;
+        else if (lock.l_type != F_UNLCK)
+                r = 1;
+        close(fd);
+        if (r <= 0)
+                return r;
+        describe_owner(dir, owner, sizeof(owner));
+        if (owner[0])
+                snprintf(buf, size, "%s", owner + strlen(" by "));
+        else if (lock.l_pid > 0)
+                snprintf(buf, size, "pid %d", (int)lock.l_pid);
+        else
+                snprintf(buf, size, "another process");
+        return 1;
+}
+
 static int check_schema(struct store *s, char *err, size_t err_size)
 {
         void *value = NULL;

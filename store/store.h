@@ -57,6 +57,15 @@ const char *store_family_name(enum store_family family);
  */
 int store_open(const char *dir, struct store **ret_store, char *err, size_t err_size);
 
+/*
+ * Who holds the store in dir, without opening it (nothing is created, so
+ * it is safe to ask as another user than the store's): 1 when a process
+ * holds RocksDB's lock on it, with "pid N (program)" or "pid N" in buf; 0
+ * when no one does or there is no store; -errno when its lock file cannot
+ * be read.
+ */
+int store_holder(const char *dir, char *buf, size_t size);
+
 /* Closes the store and releases its lock; accepts NULL. */
 struct store *store_close(struct store *store);
 

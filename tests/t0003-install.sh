@@ -4,7 +4,7 @@
 # never overwrites a config the user edited; the system unit's user comes
 # with a sysusers.d file.
 . "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 
 dest=$SCRATCH/root
 run_install() {
@@ -20,6 +20,8 @@ check "the user unit is installed" test -f "$dest/usr/lib/systemd/user/ascendopt
 check "the system unit's user is declared for systemd-sysusers" \
 	grep -q '^u ascendopt ' "$dest/usr/lib/sysusers.d/ascendopt.conf"
 check "the example config goes to /etc" test -f "$dest/etc/ascendopt/ascendoptd.json"
+check "the operator ascendopt doctor runs on an NPU is installed" \
+	test -f "$dest/usr/share/ascendopt/doctor/add/ascendopt.json" -a -d "$dest/usr/share/ascendopt/doctor/add/op_kernel"
 
 echo '{"devices": 7}' >"$dest/etc/ascendopt/ascendoptd.json"
 run_install

@@ -193,6 +193,74 @@ static void test_third_lib_path(void **state)
                      "ascendoptd.json: .ascend.third_lib: unknown key \"third_lib\"");
 }
 
+static void write_text(const char *dir, const char *name, const char *text)
+{
+        char path[4096];
+        FILE *f;
+
+        assert_int_equal(format_path(path, sizeof(path), "%s/%s", dir, name), 0);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/*
+ * The installed unit as systemd merges it (ascendopt doctor's service
+ * user): the first directory holding the unit wins, drop-ins of every
+ * directory apply in file-name order, a name in an earlier directory hides
+ * a later one's, single settings are replaced, lists grow and an empty
+ * assignment empties them.
+ */
+static void test_unit_and_drop_ins(void **state)
+{
+        char root[] = "/tmp/ascendopt-unit.XXXXXX", etc[128], lib[128], dirs[300];
+        struct config_unit *u = NULL;
+        char err[512] = "";
+
+        (void)state;
+        assert_non_null(mkdtemp(root));
+        snprintf(etc, sizeof(etc), "%s/etc", root);
+        snprintf(lib, sizeof(lib), "%s/lib", root);
+        snprintf(dirs, sizeof(dirs), "%s:%s", etc, lib);
+        setenv("ASCENDOPT_UNIT_DIR", dirs, 1);
+        assert_int_equal(config_unit_read(CONFIG_UNIT_NAME, &u, err, sizeof(err)), -ENOENT);
+        assert_null(u);
+        assert_int_equal(mkdir_p(etc), 0);
+        assert_int_equal(mkdir_p(lib), 0);
+        write_text(lib, "ascendoptd.service",
+                   "[Unit]\nUser=not-this-one\n[Service]\nUser=ascendopt\nGroup=ascendopt\n"
+                   "PrivateDevices=yes\nStateDirectory=ascendopt\nSupplementaryGroups=a b\n");
+        assert_int_equal(mkdir_p(strcat(strcpy(dirs, lib), "/ascendoptd.service.d")), 0);
+        write_text(dirs, "ascend.conf",
+                   "[Service]\nPrivateDevices=no\nDevicePolicy=closed\n"
+                   "DeviceAllow=/dev/davinci0 rw\nSupplementaryGroups=HwHiAiUser\n");
+        write_text(dirs, "user.conf", "[Service]\nUser=hidden\n");
+        assert_int_equal(mkdir_p(strcat(strcpy(dirs, etc), "/ascendoptd.service.d")), 0);
+        write_text(dirs, "user.conf",
+                   "# a comment\n[Service]\n  User = lab  \nSupplementaryGroups=\n"
+                   "SupplementaryGroups=video\nDeviceAllow=/dev/davinci1 rw\n");
+        assert_int_equal(config_unit_read(CONFIG_UNIT_NAME, &u, err, sizeof(err)), 0);
+        assert_non_null(strstr(u->path, "/lib/ascendoptd.service"));
+        assert_int_equal(u->n_drop_ins, 2); /* etc's user.conf hides lib's */
+        assert_non_null(strstr(u->drop_ins[0], "/lib/ascendoptd.service.d/ascend.conf"));
+        assert_non_null(strstr(u->drop_ins[1], "/etc/ascendoptd.service.d/user.conf"));
+        assert_string_equal(u->user, "lab");
+        assert_string_equal(u->group, "ascendopt");
+        assert_false(u->private_devices);
+        assert_string_equal(u->device_policy, "closed");
+        assert_int_equal(u->n_supplementary_groups, 1);
+        assert_string_equal(u->supplementary_groups[0], "video");
+        assert_int_equal(u->n_device_allow, 2);
+        assert_string_equal(u->device_allow[1], "/dev/davinci1 rw");
+        assert_int_equal(u->n_state_directories, 1);
+        assert_string_equal(u->state_directories[0], "ascendopt");
+        config_unit_free(u);
+        assert_null(config_unit_free(NULL));
+        unsetenv("ASCENDOPT_UNIT_DIR");
+        rm_rf(root);
+}
+
 /* Fail closed: the ascend backend runs candidates unsandboxed only when told it may. */
 static void test_ascend_needs_the_sandbox_off_on_purpose(void **state)
 {
@@ -349,6 +417,7 @@ int main(void)
                 cmocka_unit_test(test_defaults_and_layout_are_shared),
                 cmocka_unit_test(test_toolkit),
                 cmocka_unit_test(test_third_lib_path),
+                cmocka_unit_test(test_unit_and_drop_ins),
                 cmocka_unit_test(test_ascend_needs_the_sandbox_off_on_purpose),
                 cmocka_unit_test(test_wrong_type_names_the_path),
                 cmocka_unit_test(test_unknown_keys_are_named),

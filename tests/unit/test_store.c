@@ -264,7 +264,7 @@ static void test_store_locked_by_another_process(void **state)
 {
         int ready[2], release[2];
         struct store *s = NULL;
-        char err[512] = "", c = 0;
+        char err[512] = "", c = 0, holder[512], who[64];
         pid_t pid;
 
         assert_int_equal(pipe(ready), 0);
@@ -286,11 +286,18 @@ static void test_store_locked_by_another_process(void **state)
         assert_null(s);
         assert_non_null(strstr(err, "is in use by pid"));
         assert_non_null(strstr(err, "only one process may open it"));
+        /* doctor asks who holds it without opening it */
+        snprintf(who, sizeof(who), "pid %d (", (int)pid);
+        assert_int_equal(store_holder(dir, holder, sizeof(holder)), 1);
+        assert_non_null(strstr(holder, who));
         assert_int_equal(write(release[1], "x", 1), 1);
         waitpid(pid, NULL, 0);
-        /* once the holder is gone the store opens again */
+        assert_int_equal(store_holder(dir, holder, sizeof(holder)), 0);
+        /* once the holder is gone the store opens again; our own hold shows too */
         s = open_ok();
+        assert_int_equal(store_holder(dir, holder, sizeof(holder)), 1);
         store_close(s);
+        assert_int_equal(store_holder("/nonexistent/store", holder, sizeof(holder)), 0);
         close(ready[0]);
         close(ready[1]);
         close(release[0]);
