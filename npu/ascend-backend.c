@@ -10,6 +10,7 @@
 #include "evaluator.h"
 #include "inputs.h"
 #include "ascend.h"
+#include "host.h"
 
 #include "common/common.h"
 
@@ -26,23 +27,6 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-
-/*
- * Files whose contents say which CANN toolkit this is, relative to its
- * root (ascend-toolkit/latest).  The install info and the per-component
- * version.info files are what the CANN installation guide tells users to
- * read for the version; UNTESTED ON HARDWARE: which of them a given CANN
- * release has (the fake toolkit has version.cfg).
- */
-static const char *const toolkit_version_files[] = {
-        "version.cfg",
-        "x86_64-linux/ascend_toolkit_install.info",
-        "aarch64-linux/ascend_toolkit_install.info",
-        "compiler/version.info",
-        "runtime/version.info",
-        "opp/version.info",
-        NULL,
-};
 
 /*
  * The identity context of the ascend backend: the backend, the SoC, the
@@ -80,7 +64,7 @@ static int ascend_context(const struct npu_sim_paths *paths,
         snprintf(version, sizeof(version), " v%d ascend %s launches %u warmup %u",
                  NPU_EVALUATOR_VERSION, options->platform, options->launch_count, options->warmup);
         sha256_update(&s, version, strlen(version) + 1);
-        for (const char *const *f = toolkit_version_files; *f; f++) {
+        for (const char *const *f = npu_host_toolkit_version_files; *f; f++) {
                 struct stat st;
                 if (format_path(path, sizeof(path), "%s/%s", root, *f) < 0 || stat(path, &st) < 0 ||
                     !S_ISREG(st.st_mode))
@@ -94,7 +78,7 @@ static int ascend_context(const struct npu_sim_paths *paths,
                          "the CANN toolkit in %s has no version file (looked for %s, %s and "
                          "<arch>-linux/ascend_toolkit_install.info), so its results could not be "
                          "told from another toolkit's",
-                         root, toolkit_version_files[0], toolkit_version_files[3]);
+                         root, npu_host_toolkit_version_files[0], npu_host_toolkit_version_files[3]);
                 r = -ENOENT;
                 goto out;
         }

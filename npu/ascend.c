@@ -8,6 +8,7 @@
  * HARDWARE: every step has only run against tests/fixtures/fake-cann.
  */
 #include "ascend.h"
+#include "host.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,16 +24,6 @@
 #define DEFAULT_TIMEOUT_S 600
 #define ERROR_LINES_KEPT  20
 #define OUTPUT_CAP        (1u << 20)
-
-/* npu-smi comes with the driver, which may leave it in driver/tools only */
-static const char *const system_dirs[] = { "/usr/local/sbin",
-                                           "/usr/local/bin",
-                                           "/usr/local/Ascend/driver/tools",
-                                           "/usr/sbin",
-                                           "/usr/bin",
-                                           "/sbin",
-                                           "/bin",
-                                           NULL };
 
 enum step {
         STEP_ENV,
@@ -320,7 +311,7 @@ static int start_probe(struct ascend_eval *e)
 {
         char smi[PATH_MAX];
         const char *argv[] = { smi, "info", NULL };
-        int r = which(e, "npu-smi", system_dirs, smi, sizeof(smi));
+        int r = which(e, "npu-smi", NPU_HOST_SYSTEM_DIRS, smi, sizeof(smi));
 
         return r ? r : start_tool(e, argv, NULL, e->env);
 }
@@ -348,7 +339,7 @@ static int start_build(struct ascend_eval *e)
         struct ascend_env *env = NULL;
         int r;
 
-        r = which(e, "bash", system_dirs, bash, sizeof(bash));
+        r = which(e, "bash", NPU_HOST_SYSTEM_DIRS, bash, sizeof(bash));
         if (r)
                 return r;
         r = ascend_build_env(e->env, e->project.compute_unit, &env);
@@ -391,7 +382,7 @@ static int start_harness_cmake(struct ascend_eval *e, bool build_step)
                 home = ascend_env_get(e->env, "ASCEND_TOOLKIT_HOME");
         if (!home)
                 home = e->toolkit.root ? e->toolkit.root : "";
-        r = which(e, "cmake", system_dirs, cmake, sizeof(cmake));
+        r = which(e, "cmake", NPU_HOST_SYSTEM_DIRS, cmake, sizeof(cmake));
         if (r)
                 return r;
         r = ascend_harness_cmake_argv(cmake, e->harness_dir, home, e->vendor, build_step, &argv);

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include <event2/event.h>
 
@@ -126,16 +125,22 @@ static bool version_line(const char *path, char *buf, size_t size)
         return found;
 }
 
+const char *const npu_host_toolkit_version_files[] = {
+        "version.cfg",
+        "x86_64-linux/ascend_toolkit_install.info",
+        "aarch64-linux/ascend_toolkit_install.info",
+        "compiler/version.info",
+        "runtime/version.info",
+        "opp/version.info",
+        NULL,
+};
+
 int npu_host_toolkit_version(const char *root, char *buf, size_t size, char *source,
                              size_t source_size)
 {
-        char install_info[128], path[PATH_MAX];
-        struct utsname u;
-        const char *files[] = { "version.cfg", install_info, "compiler/version.info",
-                                "runtime/version.info", NULL };
+        const char *const *files = npu_host_toolkit_version_files;
+        char path[PATH_MAX];
 
-        snprintf(install_info, sizeof(install_info), "%s-linux/ascend_toolkit_install.info",
-                 uname(&u) == 0 ? u.machine : "x86_64");
         for (size_t i = 0; files[i]; i++) {
                 if (format_path(path, sizeof(path), "%s/%s", root, files[i]) < 0 ||
                     !version_line(path, buf, size))

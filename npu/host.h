@@ -64,6 +64,15 @@ int npu_host_toolkit_version(const char *root, char *buf, size_t size, char *sou
                              size_t source_size);
 
 /*
+ * The files whose contents say which CANN toolkit this is, relative to its
+ * root (ascend-toolkit/latest), NULL-terminated: the install info and the
+ * per-component version.info files the CANN installation guide tells users
+ * to read.  The ascend backend hashes all of them into its identity
+ * context; npu_host_toolkit_version reads the first with a version line.
+ */
+extern const char *const npu_host_toolkit_version_files[];
+
+/*
  * Whether dir is what cann-ops' `build.sh --third_lib_path` wants, so that
  * a build never fetches nlohmann/json: build.sh fetches it unless dir/json
  * exists, and the project's CMakeLists.txt then puts dir/json on
