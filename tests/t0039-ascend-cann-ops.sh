@@ -51,7 +51,8 @@ built=$(cat "$SCRATCH/build.log")
 contains "build.sh built the one operator, json from the third-party folder" "$built" \
 	"argv: build.sh -n add_custom --third_lib_path $fake/third-party"
 contains "build.sh saw no other custom package" "$built" "ASCEND_CUSTOM_OPP_PATH unset"
-contains "the compute unit is the family of Ascend910B2C" "$built" "ASCEND_COMPUTE_UNIT=ascend910b"
+is "the compute unit is the family of Ascend910B2C" \
+	"$(grep '^ASCEND_COMPUTE_UNIT=' "$SCRATCH/build.log")" "ASCEND_COMPUTE_UNIT=ascend910b"
 profiled=$(cat "$SCRATCH/msprof.log")
 contains "msprof matches the installed kernel's name by <OpType>_" "$profiled" \
 	" --kernel-name=AddCustom_ "
