@@ -14,7 +14,7 @@
 # on an NPU.
 # expensive: four episodes on the fake toolchain, about a minute
 . "$(dirname "$0")/tap.sh"
-plan 17
+plan 21
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/cann-ops
@@ -72,6 +72,28 @@ out=$(optimize "$repo/src/math/sub_custom" --third-lib-path "$fake/third-party" 
 	--state-dir "$SCRATCH/state-sub" 2>&1)
 contains "a hand-written wrapper that does not follow the OpDef is unsupported" "$out" \
 	"op_host/aclnn_sub_custom.h is a hand-written aclnn wrapper"
+
+# The repository the sim's tests use (tests/fixtures/repo, t0036), made a
+# cann-ops build tree with the fake's build files: both backends take the
+# same operator in the same repository, ScaleShared, whose tiling source
+# and headers are in the shared src/common.
+shared=$SCRATCH/repo
+cp -R "$SRC/tests/fixtures/repo" "$shared"
+cp -R "$fake/cann-ops/build.sh" "$fake/cann-ops/build_third_party.sh" \
+	"$fake/cann-ops/CMakePresets.json" "$fake/cann-ops/cmake" "$shared/"
+git -C "$shared" init -q
+git -C "$shared" add -A
+git -C "$shared" -c user.name=t -c user.email=t@t commit -qm "operators"
+"$BUILD/ascendopt" init "$shared/src/math/scale_shared" >"$SCRATCH/init.log" 2>&1
+is "init drafts ScaleShared on the sim" "$?" 0
+contains "the sim evaluates it in its repository" \
+	"$("$BUILD/ascendopt" eval "$shared/src/math/scale_shared" --quick --json 2>&1)" '"status":"ok"'
+out=$(optimize "$shared/src/math/scale_shared" --third-lib-path "$fake/third-party" --budget 1 \
+	--state-dir "$SCRATCH/state-shared" 2>&1)
+contains "the ascend backend builds the same operator in the same repository" \
+	"$(echo "$out" | tail -1)" '"state":"done"'
+contains "with build.sh -n scale_shared, src/common there for its configure" \
+	"$(cat "$SCRATCH/build.log")" "argv: build.sh -n scale_shared --third_lib_path"
 
 # The daemon, watching the repository: the operator is exported from git
 # (the repository less the other operators) and built there.
