@@ -20,6 +20,8 @@ fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/cann-ops
 export ASCENDOPT_SOCKET=$SCRATCH/ascendoptd.sock
 export FAKE_BUILD_LOG=$SCRATCH/build.log FAKE_MSPROF_LOG=$SCRATCH/msprof.log
+# our own device leases: t0027 may hold the shared ones meanwhile
+export ASCENDOPT_LOCK_DIR=$SCRATCH/locks
 cli() { "$BUILD/ascendopt" "$@"; }
 unset ASCEND_HOME_PATH FAKE_NPU_SMI_INFO FAKE_NPU_SMI_LIST FAKE_CANN_BIN ASCEND_RT_VISIBLE_DEVICES
 
