@@ -50,12 +50,8 @@ JSON
 write_config "$SCRATCH/state"
 "$BUILD/ascendoptd" --config "$SCRATCH/ascendoptd.json" 2>"$SCRATCH/daemon.log" &
 pid=$!
-up=1
-for _ in $(seq 600); do
-	cli status >/dev/null 2>&1 && { up=0; break; }
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.05
-done
+daemon_up "$pid"
+up=$?
 is "the daemon starts on the ascend backend" "$up" 0
 [ "$up" = 0 ] || sed 's/^/# /' "$SCRATCH/daemon.log"
 log=$(cat "$SCRATCH/daemon.log")

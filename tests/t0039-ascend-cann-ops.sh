@@ -116,12 +116,8 @@ JSON
 rm -f "$SCRATCH/build.log" "$SCRATCH/msprof.log"
 "$BUILD/ascendoptd" --config "$SCRATCH/ascendoptd.json" 2>"$SCRATCH/daemon.log" &
 pid=$!
-up=1
-for _ in $(seq 600); do
-	cli status >/dev/null 2>&1 && { up=0; break; }
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.05
-done
+daemon_up "$pid"
+up=$?
 is "the daemon starts on the ascend backend" "$up" 0
 item=$(cli enqueue "$repo" src/math/add_custom --json | grep -o '"id":[0-9]*' | cut -d: -f2)
 for _ in $(seq 600); do

@@ -76,3 +76,14 @@ wait_for_file_text() {
 done_testing() {
 	[ "$tap_failed" -eq 0 ]
 }
+
+# daemon_up PID: waits up to 30 s for `ascendopt status` to answer; 0 when
+# it does, 1 when PID (the ascendoptd started in the background) exited.
+daemon_up() {
+	for _ in $(seq 600); do
+		"$BUILD/ascendopt" status >/dev/null 2>&1 && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
