@@ -431,20 +431,6 @@ static void get_item(struct control *c, struct evhttp_request *req, const char *
         reply(req, 200, item);
 }
 
-const struct config_repo *daemon_find_repo(const struct config *config, const char *path)
-{
-        char real[PATH_MAX];
-
-        for (size_t i = 0; i < config->n_repos; i++)
-                if (strcmp(config->repos[i].path, path) == 0)
-                        return &config->repos[i];
-        if (realpath(path, real))
-                for (size_t i = 0; i < config->n_repos; i++)
-                        if (strcmp(config->repos[i].path, real) == 0)
-                                return &config->repos[i];
-        return NULL;
-}
-
 static void reply_unknown_repo(struct evhttp_request *req, const char *repo_path)
 {
         char message[1200];

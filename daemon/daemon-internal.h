@@ -145,7 +145,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *epi
                            const json_t *record, daemon_publish_done_fn done, void *userdata,
                            char *summary, size_t summary_size);
 
-/* The configured repo at path (as configured, or its realpath), or NULL. */
+/* The configured repo at path (as configured, or its realpath), or NULL (daemon/repos.c). */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
 /*
  * The ascend backend's start-up (daemon/backend-ascend.c): finds the toolkit, loads
@@ -202,6 +202,7 @@ void control_conns_replied(struct control_conns *conns, struct evhttp_request *r
  * would.  The steps of a publication: "episode-done" (the search's record
  * says done, nothing published yet), "intent" (the intent is in the queue,
  * the ref not moved), "ref" (the ref moved, the item's end not recorded).
+ * It lives in daemon/publishing.c.
  */
 void daemon_crash_point(const char *step);
 
@@ -228,8 +229,9 @@ json_t *daemon_status(struct daemon *d);
 
 /*
  * The "repos" of the status: each repo's branch tips and the tip last
- * seen.  It opens every repository, so the control API calls it on a
- * worker thread, with repos copied from the config (borrowed here).
+ * seen (daemon/repos.c).  It opens every repository, so the control API
+ * calls it on a worker thread, with repos copied from the config
+ * (borrowed here).
  */
 json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
                             const char *prefix);

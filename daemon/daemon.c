@@ -126,16 +126,6 @@ void daemon_trim_memory(struct daemon *d)
         malloc_trim(0);
 }
 
-void daemon_crash_point(const char *step)
-{
-        const char *at = getenv("ASCENDOPT_CRASH_AT");
-
-        if (!at || strcmp(at, step) != 0)
-                return;
-        log_msg(LOG_WARNING, "crash", "ASCENDOPT_CRASH_AT=%s: killing the daemon here", step);
-        raise(SIGKILL);
-}
-
 struct housekeeping_job {
         struct daemon *daemon;
         struct store *store; /* RocksDB's handles are thread-safe */
@@ -803,39 +793,6 @@ static int daemon_open(struct daemon *d)
                 return r;
         }
         return 0;
-}
-
-json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
-                            const char *prefix)
-{
-        json_t *list = json_array();
-
-        for (size_t i = 0; i < n_repos; i++) {
-                const struct config_repo *repo = &repos[i];
-                struct watch_tip *tips = NULL;
-                size_t n = 0;
-                char err[512];
-                json_t *branches = json_array();
-                if (watch_list_tips(repo->path, repo->branches, repo->n_branches, prefix, &tips, &n,
-                                    err, sizeof(err)) < 0) {
-                        json_array_append_new(
-                            list, json_pack("{s:s, s:s}", "path", repo->path, "error", err));
-                        json_decref(branches);
-                        continue;
-                }
-                for (size_t t = 0; t < n; t++) {
-                        char recorded[WATCH_OID_HEX];
-                        bool known =
-                            watch_recorded_tip(store, repo->path, tips[t].branch, recorded) == 0;
-                        json_array_append_new(
-                            branches, json_pack("{s:s, s:s, s:s?}", "branch", tips[t].branch, "tip",
-                                                tips[t].oid, "last_seen", known ? recorded : NULL));
-                }
-                watch_tips_free(tips, n);
-                json_array_append_new(
-                    list, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
-        }
-        return list;
 }
 
 json_t *daemon_status(struct daemon *d)

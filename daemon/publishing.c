@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,16 @@ static void publish_job_free(struct publish_job *job)
         free(job->prefix);
         free(job->hook);
         free(job);
+}
+
+void daemon_crash_point(const char *step)
+{
+        const char *at = getenv("ASCENDOPT_CRASH_AT");
+
+        if (!at || strcmp(at, step) != 0)
+                return;
+        log_msg(LOG_WARNING, "crash", "ASCENDOPT_CRASH_AT=%s: killing the daemon here", step);
+        raise(SIGKILL);
 }
 
 /* On the worker, before the ref moves: the intent goes to the queue, synced. */
