@@ -6,6 +6,7 @@
  * SO_PEERCRED.  Every body in and out goes through jansson.
  */
 #include "daemon-internal.h"
+#include "scheduler-internal.h"
 
 #include "common/common.h"
 #include "optimizer/optimizer.h"
@@ -264,7 +265,7 @@ static void get_queue(struct control *c, struct evhttp_request *req)
         }
         reply(req, 200,
               json_pack("{s:o, s:o, s:b}", "running", running, "queued", queued, "paused",
-                        c->daemon->paused));
+                        scheduler_paused(c->daemon->scheduler)));
 }
 
 static void get_items(struct control *c, struct evhttp_request *req, const char *query)
@@ -497,7 +498,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         }
         log_msg(LOG_INFO, repo->path, "queued item %llu by request: %s at %.12s on %s",
                 (unsigned long long)id, op_dir, tips[0].oid, tips[0].branch);
-        scheduler_kick(c->daemon);
+        scheduler_kick(c->daemon->scheduler);
         reply(req, 200,
               json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "commit", tips[0].oid, "branch",
                         tips[0].branch));
@@ -627,7 +628,7 @@ static void post_cancel(struct control *c, struct evhttp_request *req, const jso
                 reply_error(req, 500, strerror(-r));
         else {
                 /* a running one stops after its evaluation in flight */
-                scheduler_cancel(c->daemon, (uint64_t)json_integer_value(id));
+                scheduler_cancel(c->daemon->scheduler, (uint64_t)json_integer_value(id));
                 reply(req, 200, json_pack("{s:b}", "cancelled", 1));
         }
 }
@@ -681,10 +682,12 @@ static void handle(struct evhttp_request *req, void *arg)
         } else if (strcmp(path, "/v1/cancel") == 0) {
                 post_cancel(c, req, body);
         } else if (strcmp(path, "/v1/pause") == 0 || strcmp(path, "/v1/resume") == 0) {
-                c->daemon->paused = strcmp(path, "/v1/pause") == 0;
-                log_notice("%s by request", c->daemon->paused ? "paused" : "resumed");
-                scheduler_kick(c->daemon);
-                reply(req, 200, json_pack("{s:b}", "paused", c->daemon->paused));
+                scheduler_set_paused(c->daemon->scheduler, strcmp(path, "/v1/pause") == 0);
+                log_notice("%s by request",
+                           scheduler_paused(c->daemon->scheduler) ? "paused" : "resumed");
+                scheduler_kick(c->daemon->scheduler);
+                reply(req, 200,
+                      json_pack("{s:b}", "paused", scheduler_paused(c->daemon->scheduler)));
         } else if (strcmp(path, "/v1/reload") == 0) {
                 if (daemon_reload(c->daemon, err, sizeof(err)) < 0) {
                         log_error("reload rejected, keeping the running configuration: %s", err);

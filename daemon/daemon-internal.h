@@ -20,6 +20,7 @@ struct queue;
 struct device_pool;
 struct watcher;
 struct control;
+struct scheduler;
 struct child_runner;
 struct npu_evaluator;
 struct episode;
@@ -28,43 +29,6 @@ struct ascend_env;
 /* Threads for git exports and publishing; jobs queued or running at most. */
 #define DAEMON_WORKER_THREADS  2
 #define DAEMON_MAX_WORKER_JOBS 256
-
-/* An episode running on a device slot. */
-struct running {
-        bool busy;
-        uint64_t item_id;
-        size_t slot;
-        struct episode *episode;
-        char dir[4096]; /* the exported operator, removed when the episode ends */
-        char op_dir[1024];
-        char repo[1024];
-        char branch[256];
-        char commit[64];
-        time_t started;
-        struct daemon *daemon;
-        struct child *probe; /* the device's health probe, after a run timed out */
-        /* kept from the record while its publication runs on a worker */
-        bool run_timed_out;
-        double base_us, best_us;
-        char stop_reason[256];
-};
-
-/*
- * A quarantined device is probed again later, with a pause that doubles
- * after each failure (DEVICE_RECHECK_FIRST_S, at most DEVICE_RECHECK_MAX_S):
- * a device that wedged once comes back without a restart.
- */
-#define DEVICE_RECHECK_FIRST_S 60
-#define DEVICE_RECHECK_MAX_S   3600
-
-struct device_recheck {
-        struct daemon *daemon;
-        struct event *timer;
-        struct child *probe;
-        unsigned failures; /* re-probes failed since the quarantine */
-        time_t next_at;    /* when the timer fires; 0 while none is set */
-        char dir[4096];    /* the probe's scratch directory */
-};
 
 struct daemon {
         struct event_base *base;
@@ -86,27 +50,15 @@ struct daemon {
         char *prompts_dir;      /* the LLM's prompt templates */
         char *llm_model;        /* the models the client was made with */
         char *llm_embedding_model;
-        struct running running[64];
-        struct device_recheck rechecks[64]; /* by device slot */
-        bool paused;
+        struct scheduler *scheduler; /* the device slots and what runs on them */
         bool stopping;
         time_t started;
         uint64_t commits_seen;
-        uint64_t episodes_done;
-        uint64_t episodes_failed;
-        time_t last_progress; /* an evaluation finished or an episode started */
         struct event *watchdog;
-        /* while work waits on a device another process holds: retry leasing it */
-        struct event *device_retry;
-        /* the state dir's file system is short of limits.min_free_bytes: wait for space */
-        bool space_paused;
-        uint64_t space_free;   /* bytes free when last looked */
-        unsigned space_checks; /* looks since the pause, for the backoff */
-        struct event *space_check;
         /* a branch move the store could not record is looked at again */
         unsigned record_retries;
         struct event *record_retry;
-        /* the cache's and the store's limits (daemon_housekeeping) */
+        /* the cache's and the store's limits (housekeeping in daemon.c) */
         bool housekeeping, housekeeping_again;
         /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
         json_t *stalled_siblings;
@@ -130,6 +82,18 @@ struct published_episode {
 
 /* Hears how a publication ended: r as below, and the summary line. */
 typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdata);
+
+/*
+ * The callbacks the parts of the daemon call it back with (struct
+ * scheduler_ops, struct control_ops) take these shapes; userdata is the
+ * one the part was made with.  daemon_config_fn gives the config in force:
+ * a reload replaces it, so a part never keeps it.  daemon_publish_fn
+ * publishes as daemon_publish_episode() below.
+ */
+typedef const struct config *(*daemon_config_fn)(void *userdata);
+typedef int (*daemon_publish_fn)(const struct published_episode *episode, const json_t *record,
+                                 daemon_publish_done_fn done, void *done_userdata, char *summary,
+                                 size_t summary_size, void *userdata);
 
 /*
  * Publishes a finished episode's best to its sibling branch when it beats
@@ -156,23 +120,6 @@ const struct config_repo *daemon_find_repo(const struct config *config, const ch
  */
 int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
 void daemon_ascend_release(struct daemon *d);
-
-/* Starts queued episodes on free devices unless paused; safe to call any time. */
-void scheduler_kick(struct daemon *d);
-
-/*
- * Gives freed heap pages back to the kernel once no episode runs: opening
- * the store and running an episode leave megabytes free in the heap.
- */
-void daemon_trim_memory(struct daemon *d);
-
-/*
- * Keeps the object cache under limits.cache_max_bytes and the store under
- * limits.store_max_bytes (npu_cache_trim, episode_prune_store), on a worker
- * thread, at start and after each episode; a call while one runs makes it
- * run once more after.
- */
-void daemon_housekeeping(struct daemon *d);
 
 /*
  * The control socket's connections (daemon/control-conns.c): at most max
@@ -205,21 +152,6 @@ void control_conns_replied(struct control_conns *conns, struct evhttp_request *r
  * It lives in daemon/publishing.c.
  */
 void daemon_crash_point(const char *step);
-
-/* Ends the event loop once stopping and the last episode is gone. */
-void daemon_episode_ended(struct daemon *d);
-
-/* Cancels the running episode of a queue item; false when none runs it. */
-bool scheduler_cancel(struct daemon *d, uint64_t item_id);
-
-/* [{item, device, op_dir, repo, running_s}] for status. */
-json_t *scheduler_status(struct daemon *d);
-
-/* Adds "next_probe_s" to each quarantined device of a device_pool_status() list. */
-void scheduler_annotate_devices(struct daemon *d, json_t *devices);
-
-/* Stops the re-probes of quarantined devices (the daemon is stopping); frees their timers. */
-void scheduler_stop_rechecks(struct daemon *d);
 
 /* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
 int daemon_reload(struct daemon *d, char *err, size_t err_size);

@@ -6,6 +6,7 @@
  * forks itself; systemd or a terminal keeps it in the foreground.
  */
 #include "daemon-internal.h"
+#include "scheduler-internal.h"
 
 #include "common/common.h"
 #include "llm/llm.h"
@@ -80,14 +81,12 @@ static void describe_config(const struct config *c)
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
         struct daemon *d = arg;
-        bool busy = false;
+        bool busy = scheduler_running(d->scheduler) > 0;
         double stalled;
 
         (void)fd;
         (void)what;
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                busy |= d->running[i].busy;
-        stalled = difftime(time(NULL), d->last_progress);
+        stalled = difftime(time(NULL), scheduler_last_progress(d->scheduler));
         if (!busy || stalled < 2 * d->config->episode.eval_timeout_s + 60)
                 sd_notify(0, "WATCHDOG=1");
         else
@@ -110,21 +109,21 @@ static int start_watchdog(struct daemon *d)
         return event_add(d->watchdog, &tv) < 0 ? -EIO : 0;
 }
 
-static size_t episodes_running(const struct daemon *d)
+/*
+ * Gives freed heap pages back to the kernel once no episode runs: opening
+ * the store and running an episode leave megabytes free in the heap.  A
+ * scheduler_ops callback, as the two below.
+ */
+static void trim_memory(void *userdata)
 {
-        size_t n = 0;
+        struct daemon *d = userdata;
 
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                n += d->running[i].busy;
-        return n;
-}
-
-void daemon_trim_memory(struct daemon *d)
-{
-        if (episodes_running(d) != 0)
+        if (scheduler_running(d->scheduler) != 0)
                 return;
         malloc_trim(0);
 }
+
+static void housekeeping(void *userdata);
 
 struct housekeeping_job {
         struct daemon *daemon;
@@ -193,12 +192,19 @@ static void housekeeping_done(void *data, int status)
         free(job);
         if (d->housekeeping_again && !d->stopping) {
                 d->housekeeping_again = false;
-                daemon_housekeeping(d);
+                housekeeping(d);
         }
 }
 
-void daemon_housekeeping(struct daemon *d)
+/*
+ * Keeps the object cache under limits.cache_max_bytes and the store under
+ * limits.store_max_bytes (npu_cache_trim, episode_prune_store), on a worker
+ * thread, at start and after each episode; a call while one runs makes it
+ * run once more after.
+ */
+static void housekeeping(void *userdata)
 {
+        struct daemon *d = userdata;
         struct housekeeping_job *job;
 
         if (!d->workers || !d->store || d->stopping)
@@ -223,9 +229,11 @@ void daemon_housekeeping(struct daemon *d)
 }
 
 /* Called when an episode has ended while stopping: the last one ends the loop. */
-void daemon_episode_ended(struct daemon *d)
+static void episode_ended(void *userdata)
 {
-        if (d->stopping && episodes_running(d) == 0)
+        struct daemon *d = userdata;
+
+        if (d->stopping && scheduler_running(d->scheduler) == 0)
                 event_base_loopbreak(d->base);
 }
 
@@ -239,14 +247,9 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         log_notice("received %s, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         d->stopping = true;
-        /* records are written after every evaluation: stopped episodes resume on restart */
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
-                if (d->running[i].busy && d->running[i].episode)
-                        episode_stop(d->running[i].episode);
-                child_cancel(d->running[i].probe);
-        }
-        scheduler_stop_rechecks(d);
-        daemon_episode_ended(d);
+        if (d->scheduler) /* NULL while starting up */
+                scheduler_stop(d->scheduler);
+        episode_ended(d);
 }
 
 static bool same_patterns(char *const *a, size_t n_a, char *const *b, size_t n_b)
@@ -448,7 +451,7 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
                 log_msg(LOG_INFO, e->repo, "queued item %llu: %s at %.12s on %s",
                         (unsigned long long)ids[i], e->operator_dirs[i], e->new_oid, e->branch);
         if (queued)
-                scheduler_kick(d);
+                scheduler_kick(d->scheduler);
 out:
         free(ids);
         store_batch_free(b);
@@ -460,13 +463,9 @@ static void daemon_release(struct daemon *d)
         d->workers = worker_pool_free(d->workers);
         if (d->watchdog)
                 event_free(d->watchdog);
-        if (d->device_retry)
-                event_free(d->device_retry);
-        if (d->space_check)
-                event_free(d->space_check);
         if (d->record_retry)
                 event_free(d->record_retry);
-        scheduler_stop_rechecks(d);
+        d->scheduler = scheduler_free(d->scheduler);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->llm = llm_client_free(d->llm);
@@ -726,6 +725,52 @@ static int open_store_when_space(struct daemon *d, const char *path, char *err, 
         return r;
 }
 
+static const struct config *current_config(void *userdata)
+{
+        const struct daemon *d = userdata;
+
+        return d->config;
+}
+
+static int publish(const struct published_episode *episode, const json_t *record,
+                   daemon_publish_done_fn done, void *done_userdata, char *summary,
+                   size_t summary_size, void *userdata)
+{
+        return daemon_publish_episode(userdata, episode, record, done, done_userdata, summary,
+                                      summary_size);
+}
+
+/* The scheduler, on the devices, workers, evaluator and LLM client opened before it. */
+static int open_scheduler(struct daemon *d)
+{
+        const struct scheduler_deps deps = {
+                .base = d->base,
+                .queue = d->queue,
+                .devices = d->devices,
+                .store = d->store,
+                .workers = d->workers,
+                .runner = d->runner,
+                .evaluator = d->evaluator,
+                .llm = d->llm,
+                .prompts_dir = d->prompts_dir,
+                .llm_model = d->llm_model,
+                .llm_embedding_model = d->llm_embedding_model,
+        };
+        static const struct scheduler_ops ops = {
+                .config = current_config,
+                .publish = publish,
+                .housekeeping = housekeeping,
+                .episode_ended = episode_ended,
+                .trim_memory = trim_memory,
+        };
+
+        int r = scheduler_new(&deps, &ops, d, &d->scheduler);
+
+        if (r == 0 && d->stopping) /* a signal during start-up (the ascend backend's probes) */
+                scheduler_stop(d->scheduler);
+        return r;
+}
+
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
 static int daemon_open(struct daemon *d)
 {
@@ -780,6 +825,11 @@ static int daemon_open(struct daemon *d)
         if (r < 0)
                 return r;
         open_llm(d);
+        r = open_scheduler(d);
+        if (r < 0) {
+                log_error("cannot start the scheduler: %s", strerror(-r));
+                return r;
+        }
         watch_options.workers = d->workers;
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
@@ -795,47 +845,46 @@ static int daemon_open(struct daemon *d)
         return 0;
 }
 
+/* The sibling refs someone else committed to, as a list; NULL without memory. */
+static json_t *stalled_status(const struct daemon *d)
+{
+        json_t *stalled = json_array(), *v;
+        const char *ref;
+
+        json_object_foreach(d->stalled_siblings, ref, v)
+        {
+                json_t *copy = json_deep_copy(v);
+                if (json_object_set_new(copy, "ref", json_string(ref)) < 0) {
+                        json_decref(copy);
+                        json_decref(stalled);
+                        return NULL;
+                }
+                if (json_array_append_new(stalled, copy) < 0) { /* it took copy */
+                        json_decref(stalled);
+                        return NULL;
+                }
+        }
+        return stalled;
+}
+
 json_t *daemon_status(struct daemon *d)
 {
-        json_t *status = json_object();
-        json_object_set_new(status, "version", json_string(ASCENDOPT_VERSION));
-        json_object_set_new(status, "pid", json_integer(getpid()));
-        json_object_set_new(status, "uptime_s", json_integer(time(NULL) - d->started));
-        json_object_set_new(status, "backend",
-                            json_string(config_backend_name(d->config->backend)));
-        json_object_set_new(status, "platform",
-                            json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
-        json_object_set_new(status, "paused", json_boolean(d->paused));
-        if (d->space_paused)
-                json_object_set_new(status, "waiting_for_space",
-                                    json_pack("{s:s, s:I, s:I}", "state_dir", d->config->state_dir,
-                                              "free_bytes", (json_int_t)d->space_free,
-                                              "min_free_bytes",
-                                              (json_int_t)d->config->limits.min_free_bytes));
-        json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
-        json_object_set_new(status, "sandbox", json_string(sandbox_state(d)));
-        json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));
-        json_object_set_new(status, "commits_seen", json_integer((json_int_t)d->commits_seen));
-        json_object_set_new(status, "episodes_done", json_integer((json_int_t)d->episodes_done));
-        json_object_set_new(status, "episodes_failed",
-                            json_integer((json_int_t)d->episodes_failed));
-        json_t *devices = device_pool_status(d->devices);
-        scheduler_annotate_devices(d, devices);
-        json_object_set_new(status, "devices", devices);
-        json_object_set_new(status, "running", scheduler_status(d));
-        {
-                json_t *stalled = json_array(), *v;
-                const char *ref;
-                json_object_foreach(d->stalled_siblings, ref, v)
-                {
-                        json_t *copy = json_deep_copy(v);
-                        json_object_set_new(copy, "ref", json_string(ref));
-                        json_array_append_new(stalled, copy);
-                }
-                json_object_set_new(status, "stalled_siblings", stalled);
+        json_t *status = json_pack(
+            "{s:s, s:i, s:I, s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:I}", "version",
+            ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
+            (json_int_t)(time(NULL) - d->started), "backend",
+            config_backend_name(d->config->backend), "platform",
+            d->ascend_soc ? d->ascend_soc : d->config->platform, "can_run_episodes",
+            d->evaluator != NULL, "sandbox", sandbox_state(d), "queue_depth",
+            (json_int_t)queue_depth(d->queue), "commits_seen", (json_int_t)d->commits_seen,
+            "devices", device_pool_status(d->devices), "stalled_siblings", stalled_status(d),
+            "watches", (json_int_t)watcher_watch_count(d->watcher));
+
+        /* the scheduler's fields, and the re-probes of quarantined "devices" */
+        if (status && scheduler_status(d->scheduler, status) < 0) {
+                json_decref(status);
+                return NULL;
         }
-        json_object_set_new(status, "watches",
-                            json_integer((json_int_t)watcher_watch_count(d->watcher)));
         return status;
 }
 
@@ -984,13 +1033,12 @@ int daemon_main(int argc, char **argv)
                 goto out;
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION,
                    d->config->socket);
-        d->last_progress = time(NULL);
         if (start_watchdog(d) < 0)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
-        scheduler_kick(d);
-        daemon_housekeeping(d);
-        daemon_trim_memory(d);
+        scheduler_start(d->scheduler);
+        housekeeping(d);
+        trim_memory(d);
         if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;
