@@ -122,27 +122,6 @@ int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
 void daemon_ascend_release(struct daemon *d);
 
 /*
- * The control socket's connections (daemon/control-conns.c): at most max
- * open at once, and at most deadline_s to send a whole request (a request
- * being answered gets more).  full_changed says when the limit is reached
- * and when it is not any more, so that the caller pauses and resumes
- * accepting.  control_conns_open is evhttp's bevcb, with the
- * control_conns as its argument; control_conns_request and
- * control_conns_replied bracket the answering of each request.
- */
-struct control_conns;
-struct bufferevent;
-struct evhttp_request;
-typedef void (*control_conns_full_fn)(bool full, void *userdata);
-int control_conns_new(struct event_base *base, unsigned max, unsigned deadline_s,
-                      control_conns_full_fn full_changed, void *userdata,
-                      struct control_conns **ret);
-struct control_conns *control_conns_free(struct control_conns *conns);
-struct bufferevent *control_conns_open(struct event_base *base, void *conns);
-void control_conns_request(struct control_conns *conns, struct evhttp_request *req);
-void control_conns_replied(struct control_conns *conns, struct evhttp_request *req);
-
-/*
  * Fault injection for the crash-safety tests (tests/security/s0010,
  * 'make stress'): when $ASCENDOPT_CRASH_AT names step, the daemon logs it
  * and kills itself with SIGKILL right there, as a power cut or an OOM kill
@@ -153,12 +132,6 @@ void control_conns_replied(struct control_conns *conns, struct evhttp_request *r
  */
 void daemon_crash_point(const char *step);
 
-/* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
-int daemon_reload(struct daemon *d, char *err, size_t err_size);
-
-/* The status object of 'ascendopt status', all but "repos" (cheap, on the loop). */
-json_t *daemon_status(struct daemon *d);
-
 /*
  * The "repos" of the status: each repo's branch tips and the tip last
  * seen (daemon/repos.c).  It opens every repository, so the control API
@@ -167,26 +140,5 @@ json_t *daemon_status(struct daemon *d);
  */
 json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
                             const char *prefix);
-
-/*
- * Starts the control API: HTTP+JSON on the unix socket of the config,
- * mode 0660.  Mutating requests are accepted only from the daemon's own
- * user, root, or members of the daemon's group (SO_PEERCRED).
- */
-int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size);
-struct control *control_stop(struct control *control);
-
-/*
- * A POST body as the control API takes it: len bytes of text (not read
- * when over CONTROL_MAX_BODY_BYTES; need not end in NUL; none is an empty
- * object) parsed as a JSON object, with the fields the endpoint at path
- * needs checked ("repo" and "op_dir" for /v1/enqueue and /v1/recreate, a
- * plain relative op_dir for enqueue, an integer "id" for /v1/cancel).
- * Returns the object (the caller owns it), or NULL with why saying what is
- * wrong, for a 400 reply.
- */
-#define CONTROL_MAX_BODY_BYTES (64 * 1024)
-json_t *control_request_body(const char *path, const char *text, size_t len, char *why,
-                             size_t why_size);
 
 #endif

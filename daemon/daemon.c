@@ -5,6 +5,7 @@
  * one when the new one is bad) and the sd_notify protocol.  ascendoptd never
  * forks itself; systemd or a terminal keeps it in the foreground.
  */
+#include "control-internal.h"
 #include "daemon-internal.h"
 #include "scheduler-internal.h"
 
@@ -322,8 +323,13 @@ static bool same_llm_client(const struct config_llm *a, const struct config_llm 
                a->max_concurrency == b->max_concurrency;
 }
 
-int daemon_reload(struct daemon *d, char *err, size_t err_size)
+/*
+ * Reloads the config from d->config_path; on failure keeps the old one and
+ * fills err.  SIGHUP and the control API's /v1/reload (struct control_ops).
+ */
+static int reload(char *err, size_t err_size, void *userdata)
 {
+        struct daemon *d = userdata;
         struct config *fresh = NULL;
         int r;
 
@@ -369,7 +375,7 @@ static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
         (void)sig;
         (void)what;
         sd_notify(0, "RELOADING=1");
-        if (daemon_reload(d, err, sizeof(err)) < 0)
+        if (reload(err, sizeof(err), d) < 0)
                 log_error("reload rejected, keeping the running configuration: %s", err);
         else
                 log_notice("configuration reloaded");
@@ -771,6 +777,60 @@ static int open_scheduler(struct daemon *d)
         return r;
 }
 
+static void kick(void *userdata)
+{
+        struct daemon *d = userdata;
+
+        scheduler_kick(d->scheduler);
+}
+
+static bool cancel(uint64_t item_id, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        return scheduler_cancel(d->scheduler, item_id);
+}
+
+static bool is_paused(void *userdata)
+{
+        struct daemon *d = userdata;
+
+        return scheduler_paused(d->scheduler);
+}
+
+static void set_paused(bool on, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        scheduler_set_paused(d->scheduler, on);
+}
+
+static json_t *daemon_status(void *userdata);
+
+/* The control socket, last: its requests may reach all the rest. */
+static int open_control(struct daemon *d, char *err, size_t err_size)
+{
+        const struct control_deps deps = {
+                .base = d->base,
+                .store = d->store,
+                .queue = d->queue,
+                .workers = d->workers,
+                .ascend_soc = d->ascend_soc,
+        };
+        static const struct control_ops ops = {
+                .config = current_config,
+                .status = daemon_status,
+                .reload = reload,
+                .kick = kick,
+                .cancel = cancel,
+                .paused = is_paused,
+                .set_paused = set_paused,
+                .publish = publish,
+        };
+
+        return control_start(&deps, &ops, d, &d->control, err, err_size);
+}
+
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
 static int daemon_open(struct daemon *d)
 {
@@ -837,7 +897,7 @@ static int daemon_open(struct daemon *d)
                 return r;
         }
         sync_repos(d, NULL, d->config);
-        r = control_start(d, &d->control, err, sizeof(err));
+        r = open_control(d, err, sizeof(err));
         if (r < 0) {
                 log_error("%s", err);
                 return r;
@@ -867,8 +927,13 @@ static json_t *stalled_status(const struct daemon *d)
         return stalled;
 }
 
-json_t *daemon_status(struct daemon *d)
+/*
+ * The status object of 'ascendopt status', all but "repos" (cheap, on the
+ * loop); NULL without memory.  The control API's (struct control_ops).
+ */
+static json_t *daemon_status(void *userdata)
 {
+        struct daemon *d = userdata;
         json_t *status = json_pack(
             "{s:s, s:i, s:I, s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:I}", "version",
             ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
