@@ -21,6 +21,7 @@ struct device_pool;
 struct watcher;
 struct control;
 struct scheduler;
+struct publisher;
 struct child_runner;
 struct npu_evaluator;
 struct episode;
@@ -50,6 +51,7 @@ struct daemon {
         char *prompts_dir;      /* the LLM's prompt templates */
         char *llm_model;        /* the models the client was made with */
         char *llm_embedding_model;
+        struct publisher *publisher; /* publications and the stalled sibling refs */
         struct scheduler *scheduler; /* the device slots and what runs on them */
         bool stopping;
         time_t started;
@@ -60,8 +62,6 @@ struct daemon {
         struct event *record_retry;
         /* the cache's and the store's limits (housekeeping in daemon.c) */
         bool housekeeping, housekeeping_again;
-        /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
-        json_t *stalled_siblings;
 };
 
 /* Where a finished episode's operator came from. */
@@ -88,26 +88,12 @@ typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdat
  * scheduler_ops, struct control_ops) take these shapes; userdata is the
  * one the part was made with.  daemon_config_fn gives the config in force:
  * a reload replaces it, so a part never keeps it.  daemon_publish_fn
- * publishes as daemon_publish_episode() below.
+ * publishes as publisher_publish() (daemon/publishing-internal.h).
  */
 typedef const struct config *(*daemon_config_fn)(void *userdata);
 typedef int (*daemon_publish_fn)(const struct published_episode *episode, const json_t *record,
                                  daemon_publish_done_fn done, void *done_userdata, char *summary,
                                  size_t summary_size, void *userdata);
-
-/*
- * Publishes a finished episode's best to its sibling branch when it beats
- * the baseline by min_speedup, then starts post_publish_hook.  The git
- * work runs on a worker thread: 0 means done will be called from the
- * loop.  1 means there was nothing to publish, and -errno that it failed
- * before starting; summary says why then and done is never called.  done
- * gets 0, -errno when publishing failed, or -EEXIST when someone else
- * committed to the sibling branch, with a summary ("published REF at ID
- * (created)", "not published: ...").
- */
-int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
-                           const json_t *record, daemon_publish_done_fn done, void *userdata,
-                           char *summary, size_t summary_size);
 
 /* The configured repo at path (as configured, or its realpath), or NULL (daemon/repos.c). */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);

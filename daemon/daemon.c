@@ -7,6 +7,7 @@
  */
 #include "control-internal.h"
 #include "daemon-internal.h"
+#include "publishing-internal.h"
 #include "scheduler-internal.h"
 
 #include "common/common.h"
@@ -250,6 +251,8 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         d->stopping = true;
         if (d->scheduler) /* NULL while starting up */
                 scheduler_stop(d->scheduler);
+        if (d->publisher)
+                publisher_stop(d->publisher);
         episode_ended(d);
 }
 
@@ -472,6 +475,7 @@ static void daemon_release(struct daemon *d)
         if (d->record_retry)
                 event_free(d->record_retry);
         d->scheduler = scheduler_free(d->scheduler);
+        d->publisher = publisher_free(d->publisher);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->llm = llm_client_free(d->llm);
@@ -487,8 +491,6 @@ static void daemon_release(struct daemon *d)
         daemon_ascend_release(d);
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
-        json_decref(d->stalled_siblings);
-        d->stalled_siblings = NULL;
         d->store = store_close(d->store);
         if (d->sigterm)
                 event_free(d->sigterm);
@@ -742,8 +744,27 @@ static int publish(const struct published_episode *episode, const json_t *record
                    daemon_publish_done_fn done, void *done_userdata, char *summary,
                    size_t summary_size, void *userdata)
 {
-        return daemon_publish_episode(userdata, episode, record, done, done_userdata, summary,
-                                      summary_size);
+        struct daemon *d = userdata;
+
+        return publisher_publish(d->publisher, episode, record, done, done_userdata, summary,
+                                 summary_size);
+}
+
+/* The publisher, on the store, queue, workers and runner opened before it. */
+static int open_publisher(struct daemon *d)
+{
+        const struct publisher_deps deps = {
+                .store = d->store,
+                .queue = d->queue,
+                .workers = d->workers,
+                .runner = d->runner,
+                .ascend_soc = d->ascend_soc,
+        };
+        int r = publisher_new(&deps, current_config, d, &d->publisher);
+
+        if (r == 0 && d->stopping) /* a signal during start-up (the ascend backend's probes) */
+                publisher_stop(d->publisher);
+        return r;
 }
 
 /* The scheduler, on the devices, workers, evaluator and LLM client opened before it. */
@@ -885,6 +906,11 @@ static int daemon_open(struct daemon *d)
         if (r < 0)
                 return r;
         open_llm(d);
+        r = open_publisher(d);
+        if (r < 0) {
+                log_error("cannot start publishing: %s", strerror(-r));
+                return r;
+        }
         r = open_scheduler(d);
         if (r < 0) {
                 log_error("cannot start the scheduler: %s", strerror(-r));
@@ -905,28 +931,6 @@ static int daemon_open(struct daemon *d)
         return 0;
 }
 
-/* The sibling refs someone else committed to, as a list; NULL without memory. */
-static json_t *stalled_status(const struct daemon *d)
-{
-        json_t *stalled = json_array(), *v;
-        const char *ref;
-
-        json_object_foreach(d->stalled_siblings, ref, v)
-        {
-                json_t *copy = json_deep_copy(v);
-                if (json_object_set_new(copy, "ref", json_string(ref)) < 0) {
-                        json_decref(copy);
-                        json_decref(stalled);
-                        return NULL;
-                }
-                if (json_array_append_new(stalled, copy) < 0) { /* it took copy */
-                        json_decref(stalled);
-                        return NULL;
-                }
-        }
-        return stalled;
-}
-
 /*
  * The status object of 'ascendopt status', all but "repos" (cheap, on the
  * loop); NULL without memory.  The control API's (struct control_ops).
@@ -934,16 +938,17 @@ static json_t *stalled_status(const struct daemon *d)
 static json_t *daemon_status(void *userdata)
 {
         struct daemon *d = userdata;
-        json_t *status = json_pack(
-            "{s:s, s:i, s:I, s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:I}", "version",
-            ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
-            (json_int_t)(time(NULL) - d->started), "backend",
-            config_backend_name(d->config->backend), "platform",
-            d->ascend_soc ? d->ascend_soc : d->config->platform, "can_run_episodes",
-            d->evaluator != NULL, "sandbox", sandbox_state(d), "queue_depth",
-            (json_int_t)queue_depth(d->queue), "commits_seen", (json_int_t)d->commits_seen,
-            "devices", device_pool_status(d->devices), "stalled_siblings", stalled_status(d),
-            "watches", (json_int_t)watcher_watch_count(d->watcher));
+        json_t *status =
+            json_pack("{s:s, s:i, s:I, s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:I}", "version",
+                      ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
+                      (json_int_t)(time(NULL) - d->started), "backend",
+                      config_backend_name(d->config->backend), "platform",
+                      d->ascend_soc ? d->ascend_soc : d->config->platform, "can_run_episodes",
+                      d->evaluator != NULL, "sandbox", sandbox_state(d), "queue_depth",
+                      (json_int_t)queue_depth(d->queue), "commits_seen",
+                      (json_int_t)d->commits_seen, "devices", device_pool_status(d->devices),
+                      "stalled_siblings", publisher_stalled(d->publisher), "watches",
+                      (json_int_t)watcher_watch_count(d->watcher));
 
         /* the scheduler's fields, and the re-probes of quarantined "devices" */
         if (status && scheduler_status(d->scheduler, status) < 0) {
