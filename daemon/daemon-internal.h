@@ -1,68 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's state, shared by its lifecycle (daemon.c) and its control API (control.c). */
+/*
+ * What the parts of the daemon share: the shape of a publication, the
+ * callbacks' types, and the few plain functions more than one part calls.
+ * The parts, and who owns what:
+ *
+ *   daemon.c          struct daemon, private to it: the config (swapped
+ *                     on reload), the loop and signals, the store, queue,
+ *                     devices, worker threads, runner, evaluator, LLM
+ *                     client and watcher, the watchdog and housekeeping;
+ *                     it makes the three parts below and wires them.
+ *   scheduler.c       struct scheduler (scheduler-internal.h): the device
+ *                     slots and what runs on them, re-probes, the pause,
+ *                     the waits for space and for devices, the counters.
+ *   control.c         struct control (control-internal.h): the control
+ *                     socket and its requests.
+ *   publishing.c      struct publisher (publishing-internal.h):
+ *                     publications and the stalled sibling refs.
+ *   backend-ascend.c  the ascend devices' start-up (below).
+ *   repos.c           the repo look-ups (below).
+ *
+ * Each part borrows the handles it needs (its _deps struct) and reaches
+ * the daemon only through callbacks (its _ops struct, or a
+ * daemon_config_fn); none sees struct daemon or another part, so calls go
+ * one way, from daemon.c down, and back up only through the callbacks.
+ */
 #ifndef ASCENDOPT_DAEMON_INTERNAL_H
 #define ASCENDOPT_DAEMON_INTERNAL_H
 
 #include "daemon.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <jansson.h>
 
-#include "npu/npu.h"
-
 struct event_base;
-struct event;
 struct store;
-struct queue;
-struct device_pool;
-struct watcher;
-struct control;
-struct scheduler;
-struct publisher;
 struct child_runner;
-struct npu_evaluator;
-struct episode;
 struct ascend_env;
-
-/* Threads for git exports and publishing; jobs queued or running at most. */
-#define DAEMON_WORKER_THREADS  2
-#define DAEMON_MAX_WORKER_JOBS 256
-
-struct daemon {
-        struct event_base *base;
-        struct config *config;
-        char *config_path;
-        struct event *sigterm, *sigint, *sighup;
-        struct store *store;
-        struct queue *queue;
-        struct device_pool *devices;
-        struct watcher *watcher;
-        struct control *control;
-        struct child_runner *runner;
-        struct worker_pool *workers;   /* git and publishing work, off the loop */
-        struct npu_environment env;    /* owns runner and evaluator; borrows store */
-        struct ascend_env *ascend_env; /* set_env.sh, loaded once at start-up (ascend) */
-        char *ascend_soc;              /* the devices' SoC (ascend) */
-        struct npu_evaluator *evaluator;
-        struct llm_client *llm; /* NULL: rules only */
-        char *prompts_dir;      /* the LLM's prompt templates */
-        char *llm_model;        /* the models the client was made with */
-        char *llm_embedding_model;
-        struct publisher *publisher; /* publications and the stalled sibling refs */
-        struct scheduler *scheduler; /* the device slots and what runs on them */
-        bool stopping;
-        time_t started;
-        uint64_t commits_seen;
-        struct event *watchdog;
-        /* a branch move the store could not record is looked at again */
-        unsigned record_retries;
-        struct event *record_retry;
-        /* the cache's and the store's limits (housekeeping in daemon.c) */
-        bool housekeeping, housekeeping_again;
-};
 
 /* Where a finished episode's operator came from. */
 struct published_episode {
@@ -97,15 +73,27 @@ typedef int (*daemon_publish_fn)(const struct published_episode *episode, const 
 
 /* The configured repo at path (as configured, or its realpath), or NULL (daemon/repos.c). */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
+
+/* What the ascend backend's start-up found; daemon_ascend_release() frees it. */
+struct daemon_ascend {
+        struct ascend_env *env; /* set_env.sh, loaded once */
+        char *soc;              /* the devices' SoC */
+};
+
 /*
- * The ascend backend's start-up (daemon/backend-ascend.c): finds the toolkit, loads
- * set_env.sh once into d->ascend_env, takes the device ids from the config
- * or from `npu-smi info -l` ("auto") into ids (CONFIG_MAX_DEVICES of
- * them), and the SoC from `npu-smi info` into d->ascend_soc.  Logs why it
- * fails and returns -errno (-ENOENT: no toolkit; -ENODEV: no devices).
+ * The ascend backend's start-up (daemon/backend-ascend.c), before the
+ * daemon serves anything: finds the toolkit, loads set_env.sh once into
+ * found->env, takes the device ids from config or from `npu-smi info -l`
+ * ("auto") into ids (CONFIG_MAX_DEVICES of them), and the SoC from
+ * `npu-smi info` into found->soc.  It runs the tools with runner, turning
+ * base's loop until each has answered; config_path names the config in
+ * the log.  Logs why it fails and returns -errno (-ENOENT: no toolkit;
+ * -ENODEV: no devices).
  */
-int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
-void daemon_ascend_release(struct daemon *d);
+int daemon_ascend_open(struct event_base *base, struct child_runner *runner,
+                       const struct config *config, const char *config_path,
+                       struct daemon_ascend *found, int *ids, size_t *ret_n);
+void daemon_ascend_release(struct daemon_ascend *found);
 
 /*
  * Fault injection for the crash-safety tests (tests/security/s0010,

@@ -36,6 +36,47 @@
 #include <git2.h>
 #include <systemd/sd-daemon.h>
 
+/* Threads for git exports and publishing; jobs queued or running at most. */
+#define DAEMON_WORKER_THREADS  2
+#define DAEMON_MAX_WORKER_JOBS 256
+
+/*
+ * The daemon: what it opens at start-up and holds until it stops, and the
+ * three parts it wires with callbacks (daemon-internal.h).  Private to
+ * this file.
+ */
+struct daemon {
+        struct event_base *base;
+        struct config *config;
+        char *config_path;
+        struct event *sigterm, *sigint, *sighup;
+        struct store *store;
+        struct queue *queue;
+        struct device_pool *devices;
+        struct watcher *watcher;
+        struct control *control;
+        struct child_runner *runner;
+        struct worker_pool *workers; /* git and publishing work, off the loop */
+        struct npu_environment env;  /* owns runner and evaluator; borrows store */
+        struct daemon_ascend ascend; /* the devices' environment and SoC (ascend) */
+        struct npu_evaluator *evaluator;
+        struct llm_client *llm; /* NULL: rules only */
+        char *prompts_dir;      /* the LLM's prompt templates */
+        char *llm_model;        /* the models the client was made with */
+        char *llm_embedding_model;
+        struct publisher *publisher; /* publications and the stalled sibling refs */
+        struct scheduler *scheduler; /* the device slots and what runs on them */
+        bool stopping;
+        time_t started;
+        uint64_t commits_seen;
+        struct event *watchdog;
+        /* a branch move the store could not record is looked at again */
+        unsigned record_retries;
+        struct event *record_retry;
+        /* the cache's and the store's limits (housekeeping) */
+        bool housekeeping, housekeeping_again;
+};
+
 static void usage(FILE *f)
 {
         fprintf(f, "Usage: ascendoptd [--config FILE] [--foreground] [--check-config]\n"
@@ -488,7 +529,7 @@ static void daemon_release(struct daemon *d)
         npu_environment_close(&d->env); /* the evaluator, then the runner */
         d->evaluator = NULL;
         d->runner = NULL;
-        daemon_ascend_release(d);
+        daemon_ascend_release(&d->ascend);
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
         d->store = store_close(d->store);
@@ -517,9 +558,9 @@ static struct npu_environment_options environment_options(const struct daemon *d
                 /* real builds take minutes and are not content-cached like sim objects */
                 .use_cache = !ascend,
                 .backend = ascend ? NPU_BACKEND_ASCEND : NPU_BACKEND_SIM,
-                .platform = ascend ? d->ascend_soc : c->platform,
+                .platform = ascend ? d->ascend.soc : c->platform,
                 .toolkit = c->toolkit,
-                .ascend_env = d->ascend_env,
+                .ascend_env = d->ascend.env,
                 .timeout_s = c->episode.eval_timeout_s,
                 .limits = { .address_space_bytes = c->episode.rlimits.address_space_mb << 20,
                             .cpu_seconds = c->episode.rlimits.cpu_s,
@@ -758,7 +799,7 @@ static int open_publisher(struct daemon *d)
                 .queue = d->queue,
                 .workers = d->workers,
                 .runner = d->runner,
-                .ascend_soc = d->ascend_soc,
+                .ascend_soc = d->ascend.soc,
         };
         int r = publisher_new(&deps, current_config, d, &d->publisher);
 
@@ -836,7 +877,7 @@ static int open_control(struct daemon *d, char *err, size_t err_size)
                 .store = d->store,
                 .queue = d->queue,
                 .workers = d->workers,
-                .ascend_soc = d->ascend_soc,
+                .ascend_soc = d->ascend.soc,
         };
         static const struct control_ops ops = {
                 .config = current_config,
@@ -885,7 +926,8 @@ static int daemon_open(struct daemon *d)
         if (r < 0)
                 return r;
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
-                r = daemon_ascend_open(d, ids, &n_ids);
+                r = daemon_ascend_open(d->base, d->runner, d->config, d->config_path, &d->ascend,
+                                       ids, &n_ids);
                 if (r < 0)
                         return r;
         } else {
@@ -943,7 +985,7 @@ static json_t *daemon_status(void *userdata)
                       ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
                       (json_int_t)(time(NULL) - d->started), "backend",
                       config_backend_name(d->config->backend), "platform",
-                      d->ascend_soc ? d->ascend_soc : d->config->platform, "can_run_episodes",
+                      d->ascend.soc ? d->ascend.soc : d->config->platform, "can_run_episodes",
                       d->evaluator != NULL, "sandbox", sandbox_state(d), "queue_depth",
                       (json_int_t)queue_depth(d->queue), "commits_seen",
                       (json_int_t)d->commits_seen, "devices", device_pool_status(d->devices),
