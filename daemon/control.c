@@ -67,15 +67,26 @@ static const struct config *config(const struct control *c)
  */
 static struct control *accepting_control;
 
+/* The body of a reply whose own body could not be made. */
+#define NO_BODY "{\"error\":\"the reply could not be made (out of memory, or text not UTF-8)\"}"
+
+/*
+ * Sends body (taken) with code.  A NULL body, or one that cannot be
+ * written out, is what a failed json_pack() leaves: the reply is a 500
+ * that says so, never a 200 with a part missing.
+ */
 static void reply(struct evhttp_request *req, int code, json_t *body)
 {
         struct evbuffer *out = evbuffer_new();
-        char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+        char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        const char *sent = text ? text : NO_BODY;
 
+        if (!text)
+                code = 500;
         evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
                           "application/json");
-        if (out && text)
-                evbuffer_add(out, text, strlen(text));
+        if (out)
+                evbuffer_add(out, sent, strlen(sent));
         if (accepting_control)
                 control_conns_replied(accepting_control->conns, req);
         evhttp_send_reply(req, code, code < 300 ? "OK" : "Error", out);
@@ -189,13 +200,19 @@ static void status_done(void *data, int status)
 
         if (job->control->status_in_flight == job)
                 job->control->status_in_flight = NULL;
+        /* the repos' part is NULL when the worker ran out of memory */
         if (status == 0 && job->repos_status) {
                 answer = job->control->ops.status(job->control->userdata);
-                json_object_set(answer, "repos", job->repos_status);
+                if (json_object_set(answer, "repos", job->repos_status) < 0) {
+                        json_decref(answer);
+                        answer = NULL;
+                }
         }
         for (size_t i = 0; i < job->n_reqs; i++) {
                 if (answer)
                         reply(job->reqs[i], 200, json_incref(answer));
+                else if (status == 0)
+                        reply_error(job->reqs[i], 500, "out of memory");
                 else
                         reply_error(job->reqs[i], 503, "the daemon is stopping");
         }
@@ -320,7 +337,7 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
         struct evkeyvalq params;
         const char *op;
         json_t *items = NULL, *rows = json_array(), *item;
-        bool truncated = false;
+        bool truncated = false, failed = false;
         size_t i;
 
         TAILQ_INIT(&params);
@@ -358,24 +375,35 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
                                 truncated = true;
                                 break;
                         }
-                        json_array_append_new(
-                            rows,
-                            json_pack("{s:O, s:O?, s:O?, s:I, s:i, s:s?, s:s?, s:f, s:b, "
-                                      "s:b, s:s?}",
-                                      "item", json_object_get(item, "id"), "repo",
-                                      json_object_get(item, "repo"), "commit",
-                                      json_object_get(item, "commit"), "evaluation",
-                                      (json_int_t)row->evaluation, "stage", row->stage, "technique",
-                                      row->technique, "status", row->status, "latency_us",
-                                      row->latency_us, "memo_hit", row->memo_hit, "new_best",
-                                      row->new_best, "identity", row->identity));
+                        /* a row that cannot be made fails the answer: none goes missing */
+                        if (json_array_append_new(
+                                rows, json_pack("{s:O, s:O?, s:O?, s:I, s:i, s:s?, s:s?, s:f, "
+                                                "s:b, s:b, s:s?}",
+                                                "item", json_object_get(item, "id"), "repo",
+                                                json_object_get(item, "repo"), "commit",
+                                                json_object_get(item, "commit"), "evaluation",
+                                                (json_int_t)row->evaluation, "stage", row->stage,
+                                                "technique", row->technique, "status", row->status,
+                                                "latency_us", row->latency_us, "memo_hit",
+                                                row->memo_hit, "new_best", row->new_best,
+                                                "identity", row->identity)) < 0) {
+                                failed = true;
+                                break;
+                        }
                 }
                 episode_summary_release(&s);
                 json_decref(record);
+                if (failed)
+                        break;
         }
-        reply(
-            req, 200,
-            json_pack("{s:s, s:o, s:b}", "op_dir", op, "candidates", rows, "truncated", truncated));
+        if (failed) {
+                json_decref(rows);
+                reply_error(req, 500, "out of memory");
+        } else {
+                reply(req, 200,
+                      json_pack("{s:s, s:o, s:b}", "op_dir", op, "candidates", rows, "truncated",
+                                truncated));
+        }
         evhttp_clear_headers(&params);
         json_decref(items);
 }
@@ -383,9 +411,10 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
 /*
  * Adds what the item's episode has recorded so far: "summary" (numbers)
  * and "report" (the Markdown that a published branch would carry, also
- * for an episode that found nothing worth publishing).
+ * for an episode that found nothing worth publishing).  0, also when
+ * there is no record yet, or -ENOMEM.
  */
-static void attach_episode(struct control *c, unsigned long long id, json_t *item)
+static int attach_episode(struct control *c, unsigned long long id, json_t *item)
 {
         const struct report_context context = {
                 .source_commit = json_string_value(json_object_get(item, "commit")),
@@ -399,10 +428,11 @@ static void attach_episode(struct control *c, unsigned long long id, json_t *ite
         json_t *record = NULL, *summary;
         char episode_id[32], err[256];
         double base_us, best_us;
+        int r = 0;
 
         snprintf(episode_id, sizeof(episode_id), "q%llu", id);
         if (episode_load(c->deps.store, episode_id, &record) < 0)
-                return;
+                return 0;
         if (episode_summary_read(record, &s) < 0)
                 goto out;
         base_us = s.baseline.latency_us;
@@ -413,15 +443,23 @@ static void attach_episode(struct control *c, unsigned long long id, json_t *ite
                             best_us > 0 ? best_us : base_us, "speedup",
                             best_us > 0 ? base_us / best_us : 1.0);
         /* the LLM's usage record goes to the API as the episode wrote it */
-        if (summary && s.llm_record)
-                json_object_set(summary, "llm", (json_t *)s.llm_record);
-        json_object_set_new(item, "summary", summary);
-        if (report_render(c->deps.store, record, &context, &report, err, sizeof(err)) == 0)
-                json_object_set_new(item, "report", json_string(report.markdown));
+        if (summary && s.llm_record &&
+            json_object_set(summary, "llm", (json_t *)s.llm_record) < 0) {
+                json_decref(summary);
+                summary = NULL;
+        }
+        if (json_object_set_new(item, "summary", summary) < 0) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (report_render(c->deps.store, record, &context, &report, err, sizeof(err)) == 0 &&
+            json_object_set_new(item, "report", json_string(report.markdown)) < 0)
+                r = -ENOMEM;
         report_free(&report);
 out:
         episode_summary_release(&s);
         json_decref(record);
+        return r;
 }
 
 static void get_item(struct control *c, struct evhttp_request *req, const char *id_text)
@@ -434,7 +472,11 @@ static void get_item(struct control *c, struct evhttp_request *req, const char *
                 reply_error(req, 404, "no such item");
                 return;
         }
-        attach_episode(c, id, item);
+        if (attach_episode(c, id, item) < 0) {
+                json_decref(item);
+                reply_error(req, 500, "out of memory");
+                return;
+        }
         reply(req, 200, item);
 }
 

@@ -110,7 +110,7 @@ void daemon_crash_point(const char *step);
  * The "repos" of the status: each repo's branch tips and the tip last
  * seen (daemon/repos.c).  It opens every repository, so the control API
  * calls it on a worker thread, with repos copied from the config
- * (borrowed here).
+ * (borrowed here).  NULL without memory.
  */
 json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
                             const char *prefix);

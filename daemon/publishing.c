@@ -150,29 +150,31 @@ static void run_hook(struct publisher *pub, const char *hook, const char *const 
 /*
  * Someone else committed to the sibling branch: remember it for 'status'
  * (bounded; the oldest goes first) until a recreate or a later publish.
+ * What cannot be remembered is said in the log, not left out unsaid.
  */
 static void remember_stalled(struct publisher *pub, const struct published_episode *ep,
                              const char *message)
 {
         const char *prefix = config(pub)->publish.prefix;
         char ref[PUBLISH_REF_MAX], err[256];
+        json_error_t error;
+        json_t *o;
 
         if (publish_branch_name(prefix ? prefix : PUBLISH_DEFAULT_PREFIX, ep->branch, ep->op_dir,
                                 ref, sizeof(ref), err, sizeof(err)) < 0)
                 return;
         if (!pub->stalled_siblings)
                 pub->stalled_siblings = json_object();
-        if (!pub->stalled_siblings)
-                return;
-        if (json_object_size(pub->stalled_siblings) >= MAX_STALLED &&
+        if (pub->stalled_siblings && json_object_size(pub->stalled_siblings) >= MAX_STALLED &&
             !json_object_get(pub->stalled_siblings, ref)) {
                 void *first = json_object_iter(pub->stalled_siblings);
                 json_object_del(pub->stalled_siblings, json_object_iter_key(first));
         }
-        json_object_set_new(pub->stalled_siblings, ref,
-                            json_pack("{s:s, s:s, s:s, s:I}", "repo", ep->repo, "op_dir",
-                                      ep->op_dir, "message", message, "since",
-                                      (json_int_t)time(NULL)));
+        o = json_pack_ex(&error, 0, "{s:s, s:s, s:s, s:I}", "repo", ep->repo, "op_dir", ep->op_dir,
+                         "message", message, "since", (json_int_t)time(NULL));
+        if (!o || json_object_set_new(pub->stalled_siblings, ref, o) < 0)
+                log_msg(LOG_WARNING, "publish", "%s: status cannot list it as stalled: %s", ref,
+                        o ? strerror(ENOMEM) : error.text);
 }
 
 static void forget_stalled(struct publisher *pub, const char *ref)
