@@ -3,7 +3,8 @@
  * The control API: HTTP+JSON over a unix socket (evhttp on the daemon's
  * loop).  GET requests read state; POST requests change it and are only
  * accepted from the daemon's user, root, or the daemon's group, as told by
- * SO_PEERCRED.  Every body in and out goes through jansson.
+ * SO_PEERCRED.  Every body in and out goes through jansson.  What it may
+ * ask of the daemon is struct control_ops (control-internal.h).
  */
 #include "control-internal.h"
 

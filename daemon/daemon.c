@@ -3,7 +3,9 @@
  * The ascendoptd process: command line, config, the libevent loop, signal
  * handling (SIGTERM/SIGINT stop, SIGHUP reloads the config and keeps the old
  * one when the new one is bad) and the sd_notify protocol.  ascendoptd never
- * forks itself; systemd or a terminal keeps it in the foreground.
+ * forks itself; systemd or a terminal keeps it in the foreground.  It owns
+ * struct daemon and wires the scheduler, the control API and the publisher
+ * with callbacks (daemon-internal.h).
  */
 #include "control-internal.h"
 #include "daemon-internal.h"

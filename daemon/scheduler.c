@@ -3,7 +3,9 @@
  * The scheduler: one episode per free device.  It claims the next queue
  * item, exports the operator as it is at the item's commit (straight from
  * git's object store, never the work tree), runs the episode on the shared
- * evaluator, and records the outcome in the queue when it ends.
+ * evaluator, and records the outcome in the queue when it ends.  Its
+ * state is struct scheduler; it reaches the daemon only through struct
+ * scheduler_ops (scheduler-internal.h).
  */
 #include "scheduler-internal.h"
 
