@@ -56,13 +56,13 @@ struct published_episode {
         const json_t *resume;
 };
 
-/* Hears how a publication ended: r as below, and the summary line. */
+/* Hears how a publication ended: r and the summary line, as publisher_publish() says. */
 typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdata);
 
 /*
  * The callbacks the parts of the daemon call it back with (struct
- * scheduler_ops, struct control_ops) take these shapes; userdata is the
- * one the part was made with.  daemon_config_fn gives the config in force:
+ * scheduler_ops, struct control_ops, publisher_new()) take these shapes;
+ * userdata is the one the part was made with.  daemon_config_fn gives the config in force:
  * a reload replaces it, so a part never keeps it.  daemon_publish_fn
  * publishes as publisher_publish() (daemon/publishing-internal.h).
  */
