@@ -30,6 +30,15 @@ static const char *const driver_dirs[] = {
         "/usr/sbin",       "/usr/bin",       NULL
 };
 
+/* What the start-up works with, and where it puts what it finds. */
+struct ascend_start {
+        struct event_base *base;
+        struct child_runner *runner;
+        const struct config *config;
+        const char *config_path;
+        struct daemon_ascend *found;
+};
+
 struct tool_run {
         bool done;
         bool ok;
@@ -51,21 +60,21 @@ static void on_tool_done(const struct child_result *r, void *userdata)
 }
 
 /* Runs a short tool to its end before the daemon serves anything. */
-static int run_tool(struct daemon *d, const char *const *argv, struct tool_run *t)
+static int run_tool(struct ascend_start *a, const char *const *argv, struct tool_run *t)
 {
         struct child_spec spec = {
                 .argv = argv,
-                .envp = (const char *const *)d->ascend_env->envp,
+                .envp = (const char *const *)a->found->env->envp,
                 .timeout_s = TOOL_TIMEOUT_S,
         };
         int r;
 
         memset(t, 0, sizeof(*t));
-        r = child_start(d->runner, &spec, on_tool_done, t, NULL);
+        r = child_start(a->runner, &spec, on_tool_done, t, NULL);
         if (r < 0)
                 return r;
         while (!t->done)
-                event_base_loop(d->base, EVLOOP_ONCE);
+                event_base_loop(a->base, EVLOOP_ONCE);
         return t->out ? 0 : -ENOMEM;
 }
 
@@ -86,25 +95,25 @@ static void on_env_loaded(int r, struct ascend_env *env, const char *message, vo
         snprintf(w->message, sizeof(w->message), "%s", message ? message : "");
 }
 
-static int load_environment(struct daemon *d)
+static int load_environment(struct ascend_start *a)
 {
         struct ascend_toolkit toolkit = { 0 };
         struct env_wait wait = { 0 };
         char err[2048];
         int r;
 
-        r = ascend_toolkit_find(d->config->toolkit, getenv("ASCEND_HOME_PATH"), NULL, &toolkit, err,
+        r = ascend_toolkit_find(a->config->toolkit, getenv("ASCEND_HOME_PATH"), NULL, &toolkit, err,
                                 sizeof(err));
         if (r < 0) {
-                if (d->config->toolkit)
-                        log_error("%s: .toolkit: %s", d->config_path, err);
+                if (a->config->toolkit)
+                        log_error("%s: .toolkit: %s", a->config_path, err);
                 else
                         log_error("no CANN toolkit: %s; install it, or name it in .toolkit or "
                                   "ASCEND_HOME_PATH",
                                   err);
                 return -ENOENT;
         }
-        r = ascend_env_load_start(d->runner, &toolkit, NULL, SET_ENV_TIMEOUT_S, on_env_loaded,
+        r = ascend_env_load_start(a->runner, &toolkit, NULL, SET_ENV_TIMEOUT_S, on_env_loaded,
                                   &wait, NULL);
         if (r < 0) {
                 log_error("cannot run %s: %s", toolkit.set_env, strerror(-r));
@@ -112,22 +121,22 @@ static int load_environment(struct daemon *d)
                 return r;
         }
         while (!wait.done)
-                event_base_loop(d->base, EVLOOP_ONCE);
+                event_base_loop(a->base, EVLOOP_ONCE);
         if (wait.r < 0) {
                 log_error("cannot load the CANN environment from %s: %s", toolkit.set_env,
                           wait.message);
                 ascend_toolkit_release(&toolkit);
                 return -ENOPKG; /* the toolkit is there but unusable */
         }
-        d->ascend_env = wait.env;
+        a->found->env = wait.env;
         log_info("CANN environment loaded once from %s (ASCEND_HOME_PATH=%s)", toolkit.set_env,
-                 ascend_env_get(d->ascend_env, "ASCEND_HOME_PATH") ?: "unset");
+                 ascend_env_get(a->found->env, "ASCEND_HOME_PATH") ?: "unset");
         ascend_toolkit_release(&toolkit);
         return 0;
 }
 
 /* The devices from `npu-smi info -l`: every chip is one slot, by logic id. */
-static int discover_devices(struct daemon *d, const char *smi, int *ids, size_t *ret_n)
+static int discover_devices(struct ascend_start *a, const char *smi, int *ids, size_t *ret_n)
 {
         const char *argv[] = { smi, "info", "-l", NULL };
         struct ascend_device_list *list = calloc(1, sizeof(*list));
@@ -137,16 +146,16 @@ static int discover_devices(struct daemon *d, const char *smi, int *ids, size_t 
 
         if (!list)
                 return -ENOMEM;
-        r = run_tool(d, argv, &t);
+        r = run_tool(a, argv, &t);
         if (r < 0 || !t.ok) {
                 log_error("%s: .devices: \"auto\" needs `npu-smi info -l`, which %s",
-                          d->config_path, r < 0 ? strerror(-r) : t.how);
+                          a->config_path, r < 0 ? strerror(-r) : t.how);
                 r = -ENODEV;
                 goto out;
         }
         r = ascend_parse_device_list(t.out, list, err, sizeof(err));
         if (r < 0 || list->n == 0) {
-                log_error("%s: .devices: \"auto\": npu-smi info -l: %s", d->config_path,
+                log_error("%s: .devices: \"auto\": npu-smi info -l: %s", a->config_path,
                           r < 0 ? err : "no devices listed");
                 r = -ENODEV;
                 goto out;
@@ -168,12 +177,12 @@ out:
 }
 
 /* The SoC of the first device, from npu-smi info's Name; the config's when npu-smi cannot say. */
-static int learn_soc(struct daemon *d, const char *smi, int device)
+static int learn_soc(struct ascend_start *a, const char *smi, int device)
 {
         const char *argv[] = { smi, "info", NULL };
         struct ascend_npu_info *info = calloc(1, sizeof(*info));
         const struct ascend_npu *npu = NULL;
-        const char *soc = d->config->platform;
+        const char *soc = a->config->platform;
         struct tool_run t = { 0 };
         char err[1024];
         int r = -ENOENT;
@@ -181,43 +190,52 @@ static int learn_soc(struct daemon *d, const char *smi, int device)
         if (!info)
                 return -ENOMEM;
         if (smi)
-                r = run_tool(d, argv, &t);
+                r = run_tool(a, argv, &t);
         if (r == 0 && t.ok && ascend_parse_npu_info(t.out, info, err, sizeof(err)) == 0)
                 npu = ascend_npu_by_logic_id(info, device);
         if (npu && npu->soc[0]) {
-                if (d->config->platform_set && strcmp(npu->soc, d->config->platform) != 0)
+                if (a->config->platform_set && strcmp(npu->soc, a->config->platform) != 0)
                         log_warning("%s: .platform is %s but npu-smi reports %s for device %d; "
                                     "building for %s",
-                                    d->config_path, d->config->platform, npu->soc, device,
+                                    a->config_path, a->config->platform, npu->soc, device,
                                     npu->soc);
                 soc = npu->soc;
-        } else if (!d->config->platform_set) {
+        } else if (!a->config->platform_set) {
                 log_warning("npu-smi info did not name the SoC of device %d; assuming %s (set "
                             ".platform to the SoC, e.g. Ascend910B4)",
                             device, soc);
         }
-        d->ascend_soc = strdup(soc);
+        a->found->soc = strdup(soc);
         free(t.out);
         free(info);
-        return d->ascend_soc ? 0 : -ENOMEM;
+        return a->found->soc ? 0 : -ENOMEM;
 }
 
-int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n)
+int daemon_ascend_open(struct event_base *base, struct child_runner *runner,
+                       const struct config *config, const char *config_path,
+                       struct daemon_ascend *found, int *ids, size_t *ret_n)
 {
+        struct ascend_start start = {
+                .base = base,
+                .runner = runner,
+                .config = config,
+                .config_path = config_path,
+                .found = found,
+        };
         char smi[PATH_MAX], err[1024];
         bool have_smi;
         int r;
 
-        r = load_environment(d);
+        r = load_environment(&start);
         if (r < 0)
                 return r;
-        have_smi = ascend_env_which(d->ascend_env, "npu-smi", driver_dirs, smi, sizeof(smi), err,
+        have_smi = ascend_env_which(found->env, "npu-smi", driver_dirs, smi, sizeof(smi), err,
                                     sizeof(err)) == 0;
         if (!have_smi) {
-                if (d->config->devices_auto) {
+                if (config->devices_auto) {
                         log_error("%s: .devices: \"auto\" needs npu-smi, which is missing (%s); "
                                   "install the Ascend driver or list the device ids in .devices",
-                                  d->config_path, err);
+                                  config_path, err);
                         return -ENODEV;
                 }
                 log_warning("npu-smi is missing (%s): a device cannot be checked for other "
@@ -225,26 +243,26 @@ int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n)
                             "Ascend driver is installed",
                             err);
         }
-        if (d->config->devices_auto) {
-                r = discover_devices(d, smi, ids, ret_n);
+        if (config->devices_auto) {
+                r = discover_devices(&start, smi, ids, ret_n);
                 if (r < 0)
                         return r;
         } else {
-                for (size_t i = 0; i < d->config->n_device_ids; i++)
-                        ids[i] = d->config->device_ids[i];
-                *ret_n = d->config->n_device_ids;
+                for (size_t i = 0; i < config->n_device_ids; i++)
+                        ids[i] = config->device_ids[i];
+                *ret_n = config->n_device_ids;
         }
-        r = learn_soc(d, have_smi ? smi : NULL, ids[0]);
+        r = learn_soc(&start, have_smi ? smi : NULL, ids[0]);
         if (r < 0)
                 return r;
         log_info("ascend backend: %zu device slot%s, SoC %s", *ret_n, *ret_n == 1 ? "" : "s",
-                 d->ascend_soc);
+                 found->soc);
         return 0;
 }
 
-void daemon_ascend_release(struct daemon *d)
+void daemon_ascend_release(struct daemon_ascend *found)
 {
-        d->ascend_env = ascend_env_free(d->ascend_env);
-        free(d->ascend_soc);
-        d->ascend_soc = NULL;
+        found->env = ascend_env_free(found->env);
+        free(found->soc);
+        found->soc = NULL;
 }

@@ -11,7 +11,7 @@
  * connections the listener is paused, so further clients wait in the
  * kernel's backlog; it resumes as connections end.
  */
-#include "daemon-internal.h"
+#include "control-internal.h"
 
 #include "common/common.h"
 

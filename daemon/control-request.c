@@ -4,7 +4,7 @@
  * body parsed as a JSON object and the fields each POST endpoint needs
  * checked, apart from evhttp so that tests/fuzz/fuzz_request.c reaches it.
  */
-#include "daemon-internal.h"
+#include "control-internal.h"
 
 #include "common/common.h"
 

@@ -3,9 +3,10 @@
  * The control API: HTTP+JSON over a unix socket (evhttp on the daemon's
  * loop).  GET requests read state; POST requests change it and are only
  * accepted from the daemon's user, root, or the daemon's group, as told by
- * SO_PEERCRED.  Every body in and out goes through jansson.
+ * SO_PEERCRED.  Every body in and out goes through jansson.  What it may
+ * ask of the daemon is struct control_ops (control-internal.h).
  */
-#include "daemon-internal.h"
+#include "control-internal.h"
 
 #include "common/common.h"
 #include "optimizer/optimizer.h"
@@ -41,7 +42,9 @@
 struct status_job;
 
 struct control {
-        struct daemon *daemon;
+        struct control_deps deps;
+        struct control_ops ops;
+        void *userdata; /* the ops' */
         struct evhttp *http;
         char *path;
         struct status_job *status_in_flight; /* the status being answered, or NULL */
@@ -54,21 +57,37 @@ struct control {
         bool stopping; /* control_stop is freeing the connections */
 };
 
+static const struct config *config(const struct control *c)
+{
+        return c->ops.config(c->userdata);
+}
+
 /*
  * The listener's user data is evhttp's own, so its error callback finds the
  * control here: one per daemon.
  */
 static struct control *accepting_control;
 
+/* The body of a reply whose own body could not be made. */
+#define NO_BODY "{\"error\":\"the reply could not be made (out of memory, or text not UTF-8)\"}"
+
+/*
+ * Sends body (taken) with code.  A NULL body, or one that cannot be
+ * written out, is what a failed json_pack() leaves: the reply is a 500
+ * that says so, never a 200 with a part missing.
+ */
 static void reply(struct evhttp_request *req, int code, json_t *body)
 {
         struct evbuffer *out = evbuffer_new();
-        char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+        char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        const char *sent = text ? text : NO_BODY;
 
+        if (!text)
+                code = 500;
         evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
                           "application/json");
-        if (out && text)
-                evbuffer_add(out, text, strlen(text));
+        if (out)
+                evbuffer_add(out, sent, strlen(sent));
         if (accepting_control)
                 control_conns_replied(accepting_control->conns, req);
         evhttp_send_reply(req, code, code < 300 ? "OK" : "Error", out);
@@ -182,13 +201,19 @@ static void status_done(void *data, int status)
 
         if (job->control->status_in_flight == job)
                 job->control->status_in_flight = NULL;
+        /* the repos' part is NULL when the worker ran out of memory */
         if (status == 0 && job->repos_status) {
-                answer = daemon_status(job->control->daemon);
-                json_object_set(answer, "repos", job->repos_status);
+                answer = job->control->ops.status(job->control->userdata);
+                if (json_object_set(answer, "repos", job->repos_status) < 0) {
+                        json_decref(answer);
+                        answer = NULL;
+                }
         }
         for (size_t i = 0; i < job->n_reqs; i++) {
                 if (answer)
                         reply(job->reqs[i], 200, json_incref(answer));
+                else if (status == 0)
+                        reply_error(job->reqs[i], 500, "out of memory");
                 else
                         reply_error(job->reqs[i], 503, "the daemon is stopping");
         }
@@ -220,7 +245,7 @@ static int copy_repos(const struct config *config, struct status_job *job)
 
 static void get_status(struct control *c, struct evhttp_request *req)
 {
-        struct daemon *d = c->daemon;
+        const struct config *cfg = config(c);
         struct status_job *job;
         int r;
 
@@ -237,12 +262,12 @@ static void get_status(struct control *c, struct evhttp_request *req)
         if (job) {
                 job->control = c;
                 job->reqs[job->n_reqs++] = req;
-                job->store = d->store;
-                job->prefix = strdup(d->config->publish.prefix);
-                r = job->prefix ? copy_repos(d->config, job) : -ENOMEM;
+                job->store = c->deps.store;
+                job->prefix = strdup(cfg->publish.prefix);
+                r = job->prefix ? copy_repos(cfg, job) : -ENOMEM;
         }
         if (r == 0)
-                r = worker_pool_submit(d->workers, status_work, status_done, job);
+                r = worker_pool_submit(c->deps.workers, status_work, status_done, job);
         if (r < 0) {
                 reply_error(req, r == -EAGAIN ? 503 : 500,
                             r == -EAGAIN ? "the daemon is busy; try again" : strerror(-r));
@@ -256,15 +281,15 @@ static void get_queue(struct control *c, struct evhttp_request *req)
 {
         json_t *queued = NULL, *running = NULL;
 
-        if (queue_list(c->daemon->queue, QUEUE_RUNNING, LIST_LIMIT, &running) < 0 ||
-            queue_list(c->daemon->queue, QUEUE_QUEUED, LIST_LIMIT, &queued) < 0) {
+        if (queue_list(c->deps.queue, QUEUE_RUNNING, LIST_LIMIT, &running) < 0 ||
+            queue_list(c->deps.queue, QUEUE_QUEUED, LIST_LIMIT, &queued) < 0) {
                 json_decref(running);
                 reply_error(req, 500, "cannot read the queue");
                 return;
         }
         reply(req, 200,
               json_pack("{s:o, s:o, s:b}", "running", running, "queued", queued, "paused",
-                        c->daemon->paused));
+                        c->ops.paused(c->userdata)));
 }
 
 static void get_items(struct control *c, struct evhttp_request *req, const char *query)
@@ -292,7 +317,7 @@ static void get_items(struct control *c, struct evhttp_request *req, const char 
                 want = (int)state;
         }
         evhttp_clear_headers(&params);
-        if (queue_list(c->daemon->queue, want, LIST_LIMIT, &items) < 0) {
+        if (queue_list(c->deps.queue, want, LIST_LIMIT, &items) < 0) {
                 reply_error(req, 500, "cannot read the queue");
                 return;
         }
@@ -313,7 +338,7 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
         struct evkeyvalq params;
         const char *op;
         json_t *items = NULL, *rows = json_array(), *item;
-        bool truncated = false;
+        bool truncated = false, failed = false;
         size_t i;
 
         TAILQ_INIT(&params);
@@ -324,7 +349,7 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
                 reply_error(req, 400, "give the operator directory: /v1/candidates?op=OPDIR");
                 return;
         }
-        if (queue_list(c->daemon->queue, -1, LIST_LIMIT, &items) < 0) {
+        if (queue_list(c->deps.queue, -1, LIST_LIMIT, &items) < 0) {
                 evhttp_clear_headers(&params);
                 json_decref(rows);
                 reply_error(req, 500, "cannot read the queue");
@@ -338,7 +363,7 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
                 if (strcmp(json_string_value(json_object_get(item, "op_dir")) ?: "", op) != 0)
                         continue;
                 snprintf(id, sizeof(id), "q%lld", json_integer_value(json_object_get(item, "id")));
-                if (episode_load(c->daemon->store, id, &record) < 0)
+                if (episode_load(c->deps.store, id, &record) < 0)
                         continue;
                 if (episode_summary_read(record, &s) < 0) {
                         episode_summary_release(&s);
@@ -351,24 +376,35 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
                                 truncated = true;
                                 break;
                         }
-                        json_array_append_new(
-                            rows,
-                            json_pack("{s:O, s:O?, s:O?, s:I, s:i, s:s?, s:s?, s:f, s:b, "
-                                      "s:b, s:s?}",
-                                      "item", json_object_get(item, "id"), "repo",
-                                      json_object_get(item, "repo"), "commit",
-                                      json_object_get(item, "commit"), "evaluation",
-                                      (json_int_t)row->evaluation, "stage", row->stage, "technique",
-                                      row->technique, "status", row->status, "latency_us",
-                                      row->latency_us, "memo_hit", row->memo_hit, "new_best",
-                                      row->new_best, "identity", row->identity));
+                        /* a row that cannot be made fails the answer: none goes missing */
+                        if (json_array_append_new(
+                                rows, json_pack("{s:O, s:O?, s:O?, s:I, s:i, s:s?, s:s?, s:f, "
+                                                "s:b, s:b, s:s?}",
+                                                "item", json_object_get(item, "id"), "repo",
+                                                json_object_get(item, "repo"), "commit",
+                                                json_object_get(item, "commit"), "evaluation",
+                                                (json_int_t)row->evaluation, "stage", row->stage,
+                                                "technique", row->technique, "status", row->status,
+                                                "latency_us", row->latency_us, "memo_hit",
+                                                row->memo_hit, "new_best", row->new_best,
+                                                "identity", row->identity)) < 0) {
+                                failed = true;
+                                break;
+                        }
                 }
                 episode_summary_release(&s);
                 json_decref(record);
+                if (failed)
+                        break;
         }
-        reply(
-            req, 200,
-            json_pack("{s:s, s:o, s:b}", "op_dir", op, "candidates", rows, "truncated", truncated));
+        if (failed) {
+                json_decref(rows);
+                reply_error(req, 500, "out of memory");
+        } else {
+                reply(req, 200,
+                      json_pack("{s:s, s:o, s:b}", "op_dir", op, "candidates", rows, "truncated",
+                                truncated));
+        }
         evhttp_clear_headers(&params);
         json_decref(items);
 }
@@ -376,26 +412,28 @@ static void get_candidates(struct control *c, struct evhttp_request *req, const 
 /*
  * Adds what the item's episode has recorded so far: "summary" (numbers)
  * and "report" (the Markdown that a published branch would carry, also
- * for an episode that found nothing worth publishing).
+ * for an episode that found nothing worth publishing).  0, also when
+ * there is no record yet, or -ENOMEM.
  */
-static void attach_episode(struct daemon *d, unsigned long long id, json_t *item)
+static int attach_episode(struct control *c, unsigned long long id, json_t *item)
 {
         const struct report_context context = {
                 .source_commit = json_string_value(json_object_get(item, "commit")),
                 .branch = json_string_value(json_object_get(item, "branch")),
                 .op_path = json_string_value(json_object_get(item, "op_dir")),
-                .backend = config_backend_name(d->config->backend),
-                .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
+                .backend = config_backend_name(config(c)->backend),
+                .platform = c->deps.ascend_soc ? c->deps.ascend_soc : config(c)->platform,
         };
         struct episode_summary s = { 0 };
         struct report report = { 0 };
         json_t *record = NULL, *summary;
         char episode_id[32], err[256];
         double base_us, best_us;
+        int r = 0;
 
         snprintf(episode_id, sizeof(episode_id), "q%llu", id);
-        if (episode_load(d->store, episode_id, &record) < 0)
-                return;
+        if (episode_load(c->deps.store, episode_id, &record) < 0)
+                return 0;
         if (episode_summary_read(record, &s) < 0)
                 goto out;
         base_us = s.baseline.latency_us;
@@ -406,15 +444,23 @@ static void attach_episode(struct daemon *d, unsigned long long id, json_t *item
                             best_us > 0 ? best_us : base_us, "speedup",
                             best_us > 0 ? base_us / best_us : 1.0);
         /* the LLM's usage record goes to the API as the episode wrote it */
-        if (summary && s.llm_record)
-                json_object_set(summary, "llm", (json_t *)s.llm_record);
-        json_object_set_new(item, "summary", summary);
-        if (report_render(d->store, record, &context, &report, err, sizeof(err)) == 0)
-                json_object_set_new(item, "report", json_string(report.markdown));
+        if (summary && s.llm_record &&
+            json_object_set(summary, "llm", (json_t *)s.llm_record) < 0) {
+                json_decref(summary);
+                summary = NULL;
+        }
+        if (json_object_set_new(item, "summary", summary) < 0) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (report_render(c->deps.store, record, &context, &report, err, sizeof(err)) == 0 &&
+            json_object_set_new(item, "report", json_string(report.markdown)) < 0)
+                r = -ENOMEM;
         report_free(&report);
 out:
         episode_summary_release(&s);
         json_decref(record);
+        return r;
 }
 
 static void get_item(struct control *c, struct evhttp_request *req, const char *id_text)
@@ -423,26 +469,16 @@ static void get_item(struct control *c, struct evhttp_request *req, const char *
         unsigned long long id = strtoull(id_text, &end, 10);
         json_t *item = NULL;
 
-        if (!*id_text || *end || queue_get(c->daemon->queue, id, &item) < 0) {
+        if (!*id_text || *end || queue_get(c->deps.queue, id, &item) < 0) {
                 reply_error(req, 404, "no such item");
                 return;
         }
-        attach_episode(c->daemon, id, item);
+        if (attach_episode(c, id, item) < 0) {
+                json_decref(item);
+                reply_error(req, 500, "out of memory");
+                return;
+        }
         reply(req, 200, item);
-}
-
-const struct config_repo *daemon_find_repo(const struct config *config, const char *path)
-{
-        char real[PATH_MAX];
-
-        for (size_t i = 0; i < config->n_repos; i++)
-                if (strcmp(config->repos[i].path, path) == 0)
-                        return &config->repos[i];
-        if (realpath(path, real))
-                for (size_t i = 0; i < config->n_repos; i++)
-                        if (strcmp(config->repos[i].path, real) == 0)
-                                return &config->repos[i];
-        return NULL;
 }
 
 static void reply_unknown_repo(struct evhttp_request *req, const char *repo_path)
@@ -470,12 +506,12 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         uint64_t id = 0;
         int r;
 
-        repo = daemon_find_repo(c->daemon->config, repo_path);
+        repo = daemon_find_repo(config(c), repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
                 return;
         }
-        prefix = c->daemon->config->publish.prefix;
+        prefix = config(c)->publish.prefix;
         if (branch && prefix && strncmp(branch, prefix, strlen(prefix)) == 0) {
                 snprintf(message, sizeof(message),
                          "%.256s is under the publish prefix %.256s: ascendopt's own output is "
@@ -501,7 +537,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
                                     .op_dir = op_dir,
                                     .commit = tips[0].oid,
                                     .priority = QUEUE_PRIORITY_MANUAL };
-        r = queue_enqueue_now(c->daemon->queue, &qr, &id, NULL);
+        r = queue_enqueue_now(c->deps.queue, &qr, &id, NULL);
         if (r < 0) {
                 watch_tips_free(tips, n);
                 reply_error(req, r == -ENOSPC ? 507 : 500,
@@ -511,7 +547,7 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
         }
         log_msg(LOG_INFO, repo->path, "queued item %llu by request: %s at %.12s on %s",
                 (unsigned long long)id, op_dir, tips[0].oid, tips[0].branch);
-        scheduler_kick(c->daemon);
+        c->ops.kick(c->userdata);
         reply(req, 200,
               json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "commit", tips[0].oid, "branch",
                         tips[0].branch));
@@ -519,13 +555,13 @@ static void post_enqueue(struct control *c, struct evhttp_request *req, const js
 }
 
 /* The newest finished episode of an operator, or NULL. */
-static json_t *newest_done_item(struct daemon *d, const char *repo, const char *branch,
+static json_t *newest_done_item(struct control *c, const char *repo, const char *branch,
                                 const char *op_dir)
 {
         json_t *items = NULL, *item, *found = NULL;
         size_t i;
 
-        if (queue_list(d->queue, QUEUE_DONE, SIZE_MAX, &items) < 0)
+        if (queue_list(c->deps.queue, QUEUE_DONE, SIZE_MAX, &items) < 0)
                 return NULL;
         json_array_foreach(items, i, item)
         {
@@ -577,12 +613,12 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
         char episode_id[32], message[1600], summary[1536];
         int r;
 
-        repo = daemon_find_repo(c->daemon->config, repo_path);
+        repo = daemon_find_repo(config(c), repo_path);
         if (!repo) {
                 reply_unknown_repo(req, repo_path);
                 return;
         }
-        item = newest_done_item(c->daemon, repo->path, branch, op_dir);
+        item = newest_done_item(c, repo->path, branch, op_dir);
         if (!item) {
                 snprintf(message, sizeof(message),
                          "%s: no finished episode of %s%s%s to publish; run 'ascendopt enqueue' "
@@ -593,7 +629,7 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
         }
         snprintf(episode_id, sizeof(episode_id), "q%lld",
                  (long long)json_integer_value(json_object_get(item, "id")));
-        if (episode_load(c->daemon->store, episode_id, &record) < 0) {
+        if (episode_load(c->deps.store, episode_id, &record) < 0) {
                 snprintf(message, sizeof(message), "episode %s has no record in the store",
                          episode_id);
                 reply_error(req, 404, message);
@@ -616,8 +652,8 @@ static void post_recreate(struct control *c, struct evhttp_request *req, const j
         pending->id = json_integer_value(json_object_get(item, "id"));
         snprintf(pending->repo, sizeof(pending->repo), "%s", repo->path);
         snprintf(pending->op_dir, sizeof(pending->op_dir), "%s", op_dir);
-        r = daemon_publish_episode(c->daemon, &ep, record, on_recreated, pending, summary,
-                                   sizeof(summary));
+        r = c->ops.publish(&ep, record, on_recreated, pending, summary, sizeof(summary),
+                           c->userdata);
         if (r != 0)
                 on_recreated(r > 0 ? 0 : r, summary, pending);
 out:
@@ -631,8 +667,7 @@ static void post_cancel(struct control *c, struct evhttp_request *req, const jso
         const json_t *id = json_object_get(body, "id");
         int r;
 
-        r = queue_cancel(c->daemon->queue, (uint64_t)json_integer_value(id),
-                         "cancelled by request");
+        r = queue_cancel(c->deps.queue, (uint64_t)json_integer_value(id), "cancelled by request");
         if (r == -ENOENT)
                 reply_error(req, 404, "no such item");
         else if (r == -EINVAL)
@@ -641,7 +676,7 @@ static void post_cancel(struct control *c, struct evhttp_request *req, const jso
                 reply_error(req, 500, strerror(-r));
         else {
                 /* a running one stops after its evaluation in flight */
-                scheduler_cancel(c->daemon, (uint64_t)json_integer_value(id));
+                c->ops.cancel((uint64_t)json_integer_value(id), c->userdata);
                 reply(req, 200, json_pack("{s:b}", "cancelled", 1));
         }
 }
@@ -695,12 +730,12 @@ static void handle(struct evhttp_request *req, void *arg)
         } else if (strcmp(path, "/v1/cancel") == 0) {
                 post_cancel(c, req, body);
         } else if (strcmp(path, "/v1/pause") == 0 || strcmp(path, "/v1/resume") == 0) {
-                c->daemon->paused = strcmp(path, "/v1/pause") == 0;
-                log_notice("%s by request", c->daemon->paused ? "paused" : "resumed");
-                scheduler_kick(c->daemon);
-                reply(req, 200, json_pack("{s:b}", "paused", c->daemon->paused));
+                c->ops.set_paused(strcmp(path, "/v1/pause") == 0, c->userdata);
+                log_notice("%s by request", c->ops.paused(c->userdata) ? "paused" : "resumed");
+                c->ops.kick(c->userdata);
+                reply(req, 200, json_pack("{s:b}", "paused", c->ops.paused(c->userdata)));
         } else if (strcmp(path, "/v1/reload") == 0) {
-                if (daemon_reload(c->daemon, err, sizeof(err)) < 0) {
+                if (c->ops.reload(err, sizeof(err), c->userdata) < 0) {
                         log_error("reload rejected, keeping the running configuration: %s", err);
                         reply_error(req, 400, err);
                 } else {
@@ -759,7 +794,7 @@ static void on_full(bool full, void *userdata)
                 log_msg(LOG_NOTICE, "control",
                         "%u connections are open (limits.control_connections); further clients "
                         "wait until one ends",
-                        c->daemon->config->limits.control_connections);
+                        config(c)->limits.control_connections);
                 evconnlistener_disable(c->listener);
         } else if (!evtimer_pending(c->accept_resume, NULL)) {
                 evconnlistener_enable(c->listener);
@@ -800,10 +835,12 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
         evtimer_add(c->accept_resume, &tv);
 }
 
-int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size)
+int control_start(const struct control_deps *deps, const struct control_ops *ops, void *userdata,
+                  struct control **ret_control, char *err, size_t err_size)
 {
+        const struct config *cfg = ops->config(userdata);
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        const char *path = d->config->socket;
+        const char *path = cfg->socket;
         char dir[PATH_MAX];
         struct control *c = NULL;
         struct evhttp_bound_socket *bound;
@@ -811,7 +848,7 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
         int fd = -1, r;
 
         if (strlen(path) >= sizeof(addr.sun_path)) {
-                snprintf(err, err_size, "%s: .socket: longer than %zu bytes", d->config->source,
+                snprintf(err, err_size, "%s: .socket: longer than %zu bytes", cfg->source,
                          sizeof(addr.sun_path) - 1);
                 return -ENAMETOOLONG;
         }
@@ -837,14 +874,16 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
                 goto fail;
         }
         c = calloc(1, sizeof(*c));
-        if (!c || !(c->path = strdup(path)) || !(c->http = evhttp_new(d->base))) {
+        if (!c || !(c->path = strdup(path)) || !(c->http = evhttp_new(deps->base))) {
                 r = -ENOMEM;
                 snprintf(err, err_size, "out of memory");
                 goto fail;
         }
-        c->daemon = d;
-        r = control_conns_new(d->base, d->config->limits.control_connections,
-                              d->config->limits.control_request_s, on_full, c, &c->conns);
+        c->deps = *deps;
+        c->ops = *ops;
+        c->userdata = userdata;
+        r = control_conns_new(deps->base, cfg->limits.control_connections,
+                              cfg->limits.control_request_s, on_full, c, &c->conns);
         if (r < 0) {
                 snprintf(err, err_size, "cannot track the control connections: %s", strerror(-r));
                 goto fail;
@@ -862,7 +901,7 @@ int control_start(struct daemon *d, struct control **ret_control, char *err, siz
                 goto fail;
         }
         c->listener = evhttp_bound_socket_get_listener(bound);
-        c->accept_resume = evtimer_new(d->base, on_accept_resume, c);
+        c->accept_resume = evtimer_new(deps->base, on_accept_resume, c);
         if (!c->accept_resume) {
                 r = -ENOMEM;
                 snprintf(err, err_size, "out of memory");

@@ -1,116 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's state, shared by its lifecycle (daemon.c) and its control API (control.c). */
+/*
+ * What the parts of the daemon share: the shape of a publication, the
+ * callbacks' types, and the few plain functions more than one part calls.
+ * The parts, and who owns what:
+ *
+ *   daemon.c          struct daemon, private to it: the config (swapped
+ *                     on reload), the loop and signals, the store, queue,
+ *                     devices, worker threads, runner, evaluator, LLM
+ *                     client and watcher, the watchdog and housekeeping;
+ *                     it makes the three parts below and wires them.
+ *   scheduler.c       struct scheduler (scheduler-internal.h): the device
+ *                     slots and what runs on them, re-probes, the pause,
+ *                     the waits for space and for devices, the counters.
+ *   control.c         struct control (control-internal.h): the control
+ *                     socket and its requests.
+ *   publishing.c      struct publisher (publishing-internal.h):
+ *                     publications and the stalled sibling refs.
+ *   backend-ascend.c  the ascend devices' start-up (below).
+ *   repos.c           the repo look-ups (below).
+ *
+ * Each part borrows the handles it needs (its _deps struct) and reaches
+ * the daemon only through callbacks (its _ops struct, or a
+ * daemon_config_fn); none sees struct daemon or another part, so calls go
+ * one way, from daemon.c down, and back up only through the callbacks.
+ */
 #ifndef ASCENDOPT_DAEMON_INTERNAL_H
 #define ASCENDOPT_DAEMON_INTERNAL_H
 
 #include "daemon.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <jansson.h>
 
-#include "npu/npu.h"
-
 struct event_base;
-struct event;
 struct store;
-struct queue;
-struct device_pool;
-struct watcher;
-struct control;
 struct child_runner;
-struct npu_evaluator;
-struct episode;
 struct ascend_env;
-
-/* Threads for git exports and publishing; jobs queued or running at most. */
-#define DAEMON_WORKER_THREADS  2
-#define DAEMON_MAX_WORKER_JOBS 256
-
-/* An episode running on a device slot. */
-struct running {
-        bool busy;
-        uint64_t item_id;
-        size_t slot;
-        struct episode *episode;
-        char dir[4096]; /* the exported operator, removed when the episode ends */
-        char op_dir[1024];
-        char repo[1024];
-        char branch[256];
-        char commit[64];
-        time_t started;
-        struct daemon *daemon;
-        struct child *probe; /* the device's health probe, after a run timed out */
-        /* kept from the record while its publication runs on a worker */
-        bool run_timed_out;
-        double base_us, best_us;
-        char stop_reason[256];
-};
-
-/*
- * A quarantined device is probed again later, with a pause that doubles
- * after each failure (DEVICE_RECHECK_FIRST_S, at most DEVICE_RECHECK_MAX_S):
- * a device that wedged once comes back without a restart.
- */
-#define DEVICE_RECHECK_FIRST_S 60
-#define DEVICE_RECHECK_MAX_S   3600
-
-struct device_recheck {
-        struct daemon *daemon;
-        struct event *timer;
-        struct child *probe;
-        unsigned failures; /* re-probes failed since the quarantine */
-        time_t next_at;    /* when the timer fires; 0 while none is set */
-        char dir[4096];    /* the probe's scratch directory */
-};
-
-struct daemon {
-        struct event_base *base;
-        struct config *config;
-        char *config_path;
-        struct event *sigterm, *sigint, *sighup;
-        struct store *store;
-        struct queue *queue;
-        struct device_pool *devices;
-        struct watcher *watcher;
-        struct control *control;
-        struct child_runner *runner;
-        struct worker_pool *workers;   /* git and publishing work, off the loop */
-        struct npu_environment env;    /* owns runner and evaluator; borrows store */
-        struct ascend_env *ascend_env; /* set_env.sh, loaded once at start-up (ascend) */
-        char *ascend_soc;              /* the devices' SoC (ascend) */
-        struct npu_evaluator *evaluator;
-        struct llm_client *llm; /* NULL: rules only */
-        char *prompts_dir;      /* the LLM's prompt templates */
-        char *llm_model;        /* the models the client was made with */
-        char *llm_embedding_model;
-        struct running running[64];
-        struct device_recheck rechecks[64]; /* by device slot */
-        bool paused;
-        bool stopping;
-        time_t started;
-        uint64_t commits_seen;
-        uint64_t episodes_done;
-        uint64_t episodes_failed;
-        time_t last_progress; /* an evaluation finished or an episode started */
-        struct event *watchdog;
-        /* while work waits on a device another process holds: retry leasing it */
-        struct event *device_retry;
-        /* the state dir's file system is short of limits.min_free_bytes: wait for space */
-        bool space_paused;
-        uint64_t space_free;   /* bytes free when last looked */
-        unsigned space_checks; /* looks since the pause, for the backoff */
-        struct event *space_check;
-        /* a branch move the store could not record is looked at again */
-        unsigned record_retries;
-        struct event *record_retry;
-        /* the cache's and the store's limits (daemon_housekeeping) */
-        bool housekeeping, housekeeping_again;
-        /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
-        json_t *stalled_siblings;
-};
 
 /* Where a finished episode's operator came from. */
 struct published_episode {
@@ -128,72 +56,44 @@ struct published_episode {
         const json_t *resume;
 };
 
-/* Hears how a publication ended: r as below, and the summary line. */
+/* Hears how a publication ended: r and the summary line, as publisher_publish() says. */
 typedef void (*daemon_publish_done_fn)(int r, const char *summary, void *userdata);
 
 /*
- * Publishes a finished episode's best to its sibling branch when it beats
- * the baseline by min_speedup, then starts post_publish_hook.  The git
- * work runs on a worker thread: 0 means done will be called from the
- * loop.  1 means there was nothing to publish, and -errno that it failed
- * before starting; summary says why then and done is never called.  done
- * gets 0, -errno when publishing failed, or -EEXIST when someone else
- * committed to the sibling branch, with a summary ("published REF at ID
- * (created)", "not published: ...").
+ * The callbacks the parts of the daemon call it back with (struct
+ * scheduler_ops, struct control_ops, publisher_new()) take these shapes;
+ * userdata is the one the part was made with.  daemon_config_fn gives the config in force:
+ * a reload replaces it, so a part never keeps it.  daemon_publish_fn
+ * publishes as publisher_publish() (daemon/publishing-internal.h).
  */
-int daemon_publish_episode(struct daemon *d, const struct published_episode *episode,
-                           const json_t *record, daemon_publish_done_fn done, void *userdata,
-                           char *summary, size_t summary_size);
+typedef const struct config *(*daemon_config_fn)(void *userdata);
+typedef int (*daemon_publish_fn)(const struct published_episode *episode, const json_t *record,
+                                 daemon_publish_done_fn done, void *done_userdata, char *summary,
+                                 size_t summary_size, void *userdata);
 
-/* The configured repo at path (as configured, or its realpath), or NULL. */
+/* The configured repo at path (as configured, or its realpath), or NULL (daemon/repos.c). */
 const struct config_repo *daemon_find_repo(const struct config *config, const char *path);
-/*
- * The ascend backend's start-up (daemon/backend-ascend.c): finds the toolkit, loads
- * set_env.sh once into d->ascend_env, takes the device ids from the config
- * or from `npu-smi info -l` ("auto") into ids (CONFIG_MAX_DEVICES of
- * them), and the SoC from `npu-smi info` into d->ascend_soc.  Logs why it
- * fails and returns -errno (-ENOENT: no toolkit; -ENODEV: no devices).
- */
-int daemon_ascend_open(struct daemon *d, int *ids, size_t *ret_n);
-void daemon_ascend_release(struct daemon *d);
 
-/* Starts queued episodes on free devices unless paused; safe to call any time. */
-void scheduler_kick(struct daemon *d);
+/* What the ascend backend's start-up found; daemon_ascend_release() frees it. */
+struct daemon_ascend {
+        struct ascend_env *env; /* set_env.sh, loaded once */
+        char *soc;              /* the devices' SoC */
+};
 
 /*
- * Gives freed heap pages back to the kernel once no episode runs: opening
- * the store and running an episode leave megabytes free in the heap.
+ * The ascend backend's start-up (daemon/backend-ascend.c), before the
+ * daemon serves anything: finds the toolkit, loads set_env.sh once into
+ * found->env, takes the device ids from config or from `npu-smi info -l`
+ * ("auto") into ids (CONFIG_MAX_DEVICES of them), and the SoC from
+ * `npu-smi info` into found->soc.  It runs the tools with runner, turning
+ * base's loop until each has answered; config_path names the config in
+ * the log.  Logs why it fails and returns -errno (-ENOENT: no toolkit;
+ * -ENODEV: no devices).
  */
-void daemon_trim_memory(struct daemon *d);
-
-/*
- * Keeps the object cache under limits.cache_max_bytes and the store under
- * limits.store_max_bytes (npu_cache_trim, episode_prune_store), on a worker
- * thread, at start and after each episode; a call while one runs makes it
- * run once more after.
- */
-void daemon_housekeeping(struct daemon *d);
-
-/*
- * The control socket's connections (daemon/control-conns.c): at most max
- * open at once, and at most deadline_s to send a whole request (a request
- * being answered gets more).  full_changed says when the limit is reached
- * and when it is not any more, so that the caller pauses and resumes
- * accepting.  control_conns_open is evhttp's bevcb, with the
- * control_conns as its argument; control_conns_request and
- * control_conns_replied bracket the answering of each request.
- */
-struct control_conns;
-struct bufferevent;
-struct evhttp_request;
-typedef void (*control_conns_full_fn)(bool full, void *userdata);
-int control_conns_new(struct event_base *base, unsigned max, unsigned deadline_s,
-                      control_conns_full_fn full_changed, void *userdata,
-                      struct control_conns **ret);
-struct control_conns *control_conns_free(struct control_conns *conns);
-struct bufferevent *control_conns_open(struct event_base *base, void *conns);
-void control_conns_request(struct control_conns *conns, struct evhttp_request *req);
-void control_conns_replied(struct control_conns *conns, struct evhttp_request *req);
+int daemon_ascend_open(struct event_base *base, struct child_runner *runner,
+                       const struct config *config, const char *config_path,
+                       struct daemon_ascend *found, int *ids, size_t *ret_n);
+void daemon_ascend_release(struct daemon_ascend *found);
 
 /*
  * Fault injection for the crash-safety tests (tests/security/s0010,
@@ -202,57 +102,17 @@ void control_conns_replied(struct control_conns *conns, struct evhttp_request *r
  * would.  The steps of a publication: "episode-done" (the search's record
  * says done, nothing published yet), "intent" (the intent is in the queue,
  * the ref not moved), "ref" (the ref moved, the item's end not recorded).
+ * It lives in daemon/publishing.c.
  */
 void daemon_crash_point(const char *step);
 
-/* Ends the event loop once stopping and the last episode is gone. */
-void daemon_episode_ended(struct daemon *d);
-
-/* Cancels the running episode of a queue item; false when none runs it. */
-bool scheduler_cancel(struct daemon *d, uint64_t item_id);
-
-/* [{item, device, op_dir, repo, running_s}] for status. */
-json_t *scheduler_status(struct daemon *d);
-
-/* Adds "next_probe_s" to each quarantined device of a device_pool_status() list. */
-void scheduler_annotate_devices(struct daemon *d, json_t *devices);
-
-/* Stops the re-probes of quarantined devices (the daemon is stopping); frees their timers. */
-void scheduler_stop_rechecks(struct daemon *d);
-
-/* Reloads the config from d->config_path; on failure keeps the old one and fills err. */
-int daemon_reload(struct daemon *d, char *err, size_t err_size);
-
-/* The status object of 'ascendopt status', all but "repos" (cheap, on the loop). */
-json_t *daemon_status(struct daemon *d);
-
 /*
  * The "repos" of the status: each repo's branch tips and the tip last
- * seen.  It opens every repository, so the control API calls it on a
- * worker thread, with repos copied from the config (borrowed here).
+ * seen (daemon/repos.c).  It opens every repository, so the control API
+ * calls it on a worker thread, with repos copied from the config
+ * (borrowed here).  NULL without memory.
  */
 json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
                             const char *prefix);
-
-/*
- * Starts the control API: HTTP+JSON on the unix socket of the config,
- * mode 0660.  Mutating requests are accepted only from the daemon's own
- * user, root, or members of the daemon's group (SO_PEERCRED).
- */
-int control_start(struct daemon *d, struct control **ret_control, char *err, size_t err_size);
-struct control *control_stop(struct control *control);
-
-/*
- * A POST body as the control API takes it: len bytes of text (not read
- * when over CONTROL_MAX_BODY_BYTES; need not end in NUL; none is an empty
- * object) parsed as a JSON object, with the fields the endpoint at path
- * needs checked ("repo" and "op_dir" for /v1/enqueue and /v1/recreate, a
- * plain relative op_dir for enqueue, an integer "id" for /v1/cancel).
- * Returns the object (the caller owns it), or NULL with why saying what is
- * wrong, for a 400 reply.
- */
-#define CONTROL_MAX_BODY_BYTES (64 * 1024)
-json_t *control_request_body(const char *path, const char *text, size_t len, char *why,
-                             size_t why_size);
 
 #endif

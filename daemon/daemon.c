@@ -3,9 +3,14 @@
  * The ascendoptd process: command line, config, the libevent loop, signal
  * handling (SIGTERM/SIGINT stop, SIGHUP reloads the config and keeps the old
  * one when the new one is bad) and the sd_notify protocol.  ascendoptd never
- * forks itself; systemd or a terminal keeps it in the foreground.
+ * forks itself; systemd or a terminal keeps it in the foreground.  It owns
+ * struct daemon and wires the scheduler, the control API and the publisher
+ * with callbacks (daemon-internal.h).
  */
+#include "control-internal.h"
 #include "daemon-internal.h"
+#include "publishing-internal.h"
+#include "scheduler-internal.h"
 
 #include "common/common.h"
 #include "llm/llm.h"
@@ -32,6 +37,47 @@
 #include <event2/event.h>
 #include <git2.h>
 #include <systemd/sd-daemon.h>
+
+/* Threads for git exports and publishing; jobs queued or running at most. */
+#define DAEMON_WORKER_THREADS  2
+#define DAEMON_MAX_WORKER_JOBS 256
+
+/*
+ * The daemon: what it opens at start-up and holds until it stops, and the
+ * three parts it wires with callbacks (daemon-internal.h).  Private to
+ * this file.
+ */
+struct daemon {
+        struct event_base *base;
+        struct config *config;
+        char *config_path;
+        struct event *sigterm, *sigint, *sighup;
+        struct store *store;
+        struct queue *queue;
+        struct device_pool *devices;
+        struct watcher *watcher;
+        struct control *control;
+        struct child_runner *runner;
+        struct worker_pool *workers; /* git and publishing work, off the loop */
+        struct npu_environment env;  /* owns runner and evaluator; borrows store */
+        struct daemon_ascend ascend; /* the devices' environment and SoC (ascend) */
+        struct npu_evaluator *evaluator;
+        struct llm_client *llm; /* NULL: rules only */
+        char *prompts_dir;      /* the LLM's prompt templates */
+        char *llm_model;        /* the models the client was made with */
+        char *llm_embedding_model;
+        struct publisher *publisher; /* publications and the stalled sibling refs */
+        struct scheduler *scheduler; /* the device slots and what runs on them */
+        bool stopping;
+        time_t started;
+        uint64_t commits_seen;
+        struct event *watchdog;
+        /* a branch move the store could not record is looked at again */
+        unsigned record_retries;
+        struct event *record_retry;
+        /* the cache's and the store's limits (housekeeping) */
+        bool housekeeping, housekeeping_again;
+};
 
 static void usage(FILE *f)
 {
@@ -80,14 +126,12 @@ static void describe_config(const struct config *c)
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
         struct daemon *d = arg;
-        bool busy = false;
+        bool busy = scheduler_running(d->scheduler) > 0;
         double stalled;
 
         (void)fd;
         (void)what;
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                busy |= d->running[i].busy;
-        stalled = difftime(time(NULL), d->last_progress);
+        stalled = difftime(time(NULL), scheduler_last_progress(d->scheduler));
         if (!busy || stalled < 2 * d->config->episode.eval_timeout_s + 60)
                 sd_notify(0, "WATCHDOG=1");
         else
@@ -110,31 +154,21 @@ static int start_watchdog(struct daemon *d)
         return event_add(d->watchdog, &tv) < 0 ? -EIO : 0;
 }
 
-static size_t episodes_running(const struct daemon *d)
+/*
+ * Gives freed heap pages back to the kernel once no episode runs: opening
+ * the store and running an episode leave megabytes free in the heap.  A
+ * scheduler_ops callback, as the two below.
+ */
+static void trim_memory(void *userdata)
 {
-        size_t n = 0;
+        struct daemon *d = userdata;
 
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                n += d->running[i].busy;
-        return n;
-}
-
-void daemon_trim_memory(struct daemon *d)
-{
-        if (episodes_running(d) != 0)
+        if (scheduler_running(d->scheduler) != 0)
                 return;
         malloc_trim(0);
 }
 
-void daemon_crash_point(const char *step)
-{
-        const char *at = getenv("ASCENDOPT_CRASH_AT");
-
-        if (!at || strcmp(at, step) != 0)
-                return;
-        log_msg(LOG_WARNING, "crash", "ASCENDOPT_CRASH_AT=%s: killing the daemon here", step);
-        raise(SIGKILL);
-}
+static void housekeeping(void *userdata);
 
 struct housekeeping_job {
         struct daemon *daemon;
@@ -203,12 +237,19 @@ static void housekeeping_done(void *data, int status)
         free(job);
         if (d->housekeeping_again && !d->stopping) {
                 d->housekeeping_again = false;
-                daemon_housekeeping(d);
+                housekeeping(d);
         }
 }
 
-void daemon_housekeeping(struct daemon *d)
+/*
+ * Keeps the object cache under limits.cache_max_bytes and the store under
+ * limits.store_max_bytes (npu_cache_trim, episode_prune_store), on a worker
+ * thread, at start and after each episode; a call while one runs makes it
+ * run once more after.
+ */
+static void housekeeping(void *userdata)
 {
+        struct daemon *d = userdata;
         struct housekeeping_job *job;
 
         if (!d->workers || !d->store || d->stopping)
@@ -233,9 +274,11 @@ void daemon_housekeeping(struct daemon *d)
 }
 
 /* Called when an episode has ended while stopping: the last one ends the loop. */
-void daemon_episode_ended(struct daemon *d)
+static void episode_ended(void *userdata)
 {
-        if (d->stopping && episodes_running(d) == 0)
+        struct daemon *d = userdata;
+
+        if (d->stopping && scheduler_running(d->scheduler) == 0)
                 event_base_loopbreak(d->base);
 }
 
@@ -249,14 +292,11 @@ static void on_stop_signal(evutil_socket_t sig, short what, void *arg)
         log_notice("received %s, stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         d->stopping = true;
-        /* records are written after every evaluation: stopped episodes resume on restart */
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
-                if (d->running[i].busy && d->running[i].episode)
-                        episode_stop(d->running[i].episode);
-                child_cancel(d->running[i].probe);
-        }
-        scheduler_stop_rechecks(d);
-        daemon_episode_ended(d);
+        if (d->scheduler) /* NULL while starting up */
+                scheduler_stop(d->scheduler);
+        if (d->publisher)
+                publisher_stop(d->publisher);
+        episode_ended(d);
 }
 
 static bool same_patterns(char *const *a, size_t n_a, char *const *b, size_t n_b)
@@ -329,8 +369,13 @@ static bool same_llm_client(const struct config_llm *a, const struct config_llm 
                a->max_concurrency == b->max_concurrency;
 }
 
-int daemon_reload(struct daemon *d, char *err, size_t err_size)
+/*
+ * Reloads the config from d->config_path; on failure keeps the old one and
+ * fills err.  SIGHUP and the control API's /v1/reload (struct control_ops).
+ */
+static int reload(char *err, size_t err_size, void *userdata)
 {
+        struct daemon *d = userdata;
         struct config *fresh = NULL;
         int r;
 
@@ -376,7 +421,7 @@ static void on_reload_signal(evutil_socket_t sig, short what, void *arg)
         (void)sig;
         (void)what;
         sd_notify(0, "RELOADING=1");
-        if (daemon_reload(d, err, sizeof(err)) < 0)
+        if (reload(err, sizeof(err), d) < 0)
                 log_error("reload rejected, keeping the running configuration: %s", err);
         else
                 log_notice("configuration reloaded");
@@ -458,7 +503,7 @@ static void on_branch_moved(const struct watch_event *e, void *userdata)
                 log_msg(LOG_INFO, e->repo, "queued item %llu: %s at %.12s on %s",
                         (unsigned long long)ids[i], e->operator_dirs[i], e->new_oid, e->branch);
         if (queued)
-                scheduler_kick(d);
+                scheduler_kick(d->scheduler);
 out:
         free(ids);
         store_batch_free(b);
@@ -470,13 +515,10 @@ static void daemon_release(struct daemon *d)
         d->workers = worker_pool_free(d->workers);
         if (d->watchdog)
                 event_free(d->watchdog);
-        if (d->device_retry)
-                event_free(d->device_retry);
-        if (d->space_check)
-                event_free(d->space_check);
         if (d->record_retry)
                 event_free(d->record_retry);
-        scheduler_stop_rechecks(d);
+        d->scheduler = scheduler_free(d->scheduler);
+        d->publisher = publisher_free(d->publisher);
         d->control = control_stop(d->control);
         d->watcher = watcher_free(d->watcher);
         d->llm = llm_client_free(d->llm);
@@ -489,11 +531,9 @@ static void daemon_release(struct daemon *d)
         npu_environment_close(&d->env); /* the evaluator, then the runner */
         d->evaluator = NULL;
         d->runner = NULL;
-        daemon_ascend_release(d);
+        daemon_ascend_release(&d->ascend);
         d->devices = device_pool_free(d->devices);
         d->queue = queue_close(d->queue);
-        json_decref(d->stalled_siblings);
-        d->stalled_siblings = NULL;
         d->store = store_close(d->store);
         if (d->sigterm)
                 event_free(d->sigterm);
@@ -520,10 +560,10 @@ static struct npu_environment_options environment_options(const struct daemon *d
                 /* real builds take minutes and are not content-cached like sim objects */
                 .use_cache = !ascend,
                 .backend = ascend ? NPU_BACKEND_ASCEND : NPU_BACKEND_SIM,
-                .platform = ascend ? d->ascend_soc : c->platform,
+                .platform = ascend ? d->ascend.soc : c->platform,
                 .toolkit = c->toolkit,
                 .third_lib_path = c->third_lib_path,
-                .ascend_env = d->ascend_env,
+                .ascend_env = d->ascend.env,
                 .timeout_s = c->episode.eval_timeout_s,
                 .limits = { .address_space_bytes = c->episode.rlimits.address_space_mb << 20,
                             .cpu_seconds = c->episode.rlimits.cpu_s,
@@ -737,6 +777,125 @@ static int open_store_when_space(struct daemon *d, const char *path, char *err, 
         return r;
 }
 
+static const struct config *current_config(void *userdata)
+{
+        const struct daemon *d = userdata;
+
+        return d->config;
+}
+
+static int publish(const struct published_episode *episode, const json_t *record,
+                   daemon_publish_done_fn done, void *done_userdata, char *summary,
+                   size_t summary_size, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        return publisher_publish(d->publisher, episode, record, done, done_userdata, summary,
+                                 summary_size);
+}
+
+/* The publisher, on the store, queue, workers and runner opened before it. */
+static int open_publisher(struct daemon *d)
+{
+        const struct publisher_deps deps = {
+                .store = d->store,
+                .queue = d->queue,
+                .workers = d->workers,
+                .runner = d->runner,
+                .ascend_soc = d->ascend.soc,
+        };
+        int r = publisher_new(&deps, current_config, d, &d->publisher);
+
+        if (r == 0 && d->stopping) /* a signal during start-up (the ascend backend's probes) */
+                publisher_stop(d->publisher);
+        return r;
+}
+
+/* The scheduler, on the devices, workers, evaluator and LLM client opened before it. */
+static int open_scheduler(struct daemon *d)
+{
+        const struct scheduler_deps deps = {
+                .base = d->base,
+                .queue = d->queue,
+                .devices = d->devices,
+                .store = d->store,
+                .workers = d->workers,
+                .runner = d->runner,
+                .evaluator = d->evaluator,
+                .llm = d->llm,
+                .prompts_dir = d->prompts_dir,
+                .llm_model = d->llm_model,
+                .llm_embedding_model = d->llm_embedding_model,
+        };
+        static const struct scheduler_ops ops = {
+                .config = current_config,
+                .publish = publish,
+                .housekeeping = housekeeping,
+                .episode_ended = episode_ended,
+                .trim_memory = trim_memory,
+        };
+
+        int r = scheduler_new(&deps, &ops, d, &d->scheduler);
+
+        if (r == 0 && d->stopping) /* a signal during start-up (the ascend backend's probes) */
+                scheduler_stop(d->scheduler);
+        return r;
+}
+
+static void kick(void *userdata)
+{
+        struct daemon *d = userdata;
+
+        scheduler_kick(d->scheduler);
+}
+
+static bool cancel(uint64_t item_id, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        return scheduler_cancel(d->scheduler, item_id);
+}
+
+static bool is_paused(void *userdata)
+{
+        struct daemon *d = userdata;
+
+        return scheduler_paused(d->scheduler);
+}
+
+static void set_paused(bool on, void *userdata)
+{
+        struct daemon *d = userdata;
+
+        scheduler_set_paused(d->scheduler, on);
+}
+
+static json_t *daemon_status(void *userdata);
+
+/* The control socket, last: its requests may reach all the rest. */
+static int open_control(struct daemon *d, char *err, size_t err_size)
+{
+        const struct control_deps deps = {
+                .base = d->base,
+                .store = d->store,
+                .queue = d->queue,
+                .workers = d->workers,
+                .ascend_soc = d->ascend.soc,
+        };
+        static const struct control_ops ops = {
+                .config = current_config,
+                .status = daemon_status,
+                .reload = reload,
+                .kick = kick,
+                .cancel = cancel,
+                .paused = is_paused,
+                .set_paused = set_paused,
+                .publish = publish,
+        };
+
+        return control_start(&deps, &ops, d, &d->control, err, err_size);
+}
+
 /* Opens the store, queue, devices, watchers and control socket; logs why not. */
 static int daemon_open(struct daemon *d)
 {
@@ -770,7 +929,8 @@ static int daemon_open(struct daemon *d)
         if (r < 0)
                 return r;
         if (d->config->backend == CONFIG_BACKEND_ASCEND) {
-                r = daemon_ascend_open(d, ids, &n_ids);
+                r = daemon_ascend_open(d->base, d->runner, d->config, d->config_path, &d->ascend,
+                                       ids, &n_ids);
                 if (r < 0)
                         return r;
         } else {
@@ -791,6 +951,16 @@ static int daemon_open(struct daemon *d)
         if (r < 0)
                 return r;
         open_llm(d);
+        r = open_publisher(d);
+        if (r < 0) {
+                log_error("cannot start publishing: %s", strerror(-r));
+                return r;
+        }
+        r = open_scheduler(d);
+        if (r < 0) {
+                log_error("cannot start the scheduler: %s", strerror(-r));
+                return r;
+        }
         watch_options.workers = d->workers;
         r = watcher_new(d->base, d->store, &watch_options, on_branch_moved, d, &d->watcher);
         if (r < 0) {
@@ -798,7 +968,7 @@ static int daemon_open(struct daemon *d)
                 return r;
         }
         sync_repos(d, NULL, d->config);
-        r = control_start(d, &d->control, err, sizeof(err));
+        r = open_control(d, err, sizeof(err));
         if (r < 0) {
                 log_error("%s", err);
                 return r;
@@ -806,80 +976,30 @@ static int daemon_open(struct daemon *d)
         return 0;
 }
 
-json_t *daemon_repos_status(struct store *store, const struct config_repo *repos, size_t n_repos,
-                            const char *prefix)
+/*
+ * The status object of 'ascendopt status', all but "repos" (cheap, on the
+ * loop); NULL without memory.  The control API's (struct control_ops).
+ */
+static json_t *daemon_status(void *userdata)
 {
-        json_t *list = json_array();
+        struct daemon *d = userdata;
+        json_t *status =
+            json_pack("{s:s, s:i, s:I, s:s, s:s, s:b, s:s, s:I, s:I, s:o, s:o, s:I}", "version",
+                      ASCENDOPT_VERSION, "pid", (int)getpid(), "uptime_s",
+                      (json_int_t)(time(NULL) - d->started), "backend",
+                      config_backend_name(d->config->backend), "platform",
+                      d->ascend.soc ? d->ascend.soc : d->config->platform, "can_run_episodes",
+                      d->evaluator != NULL, "sandbox", sandbox_state(d), "queue_depth",
+                      (json_int_t)queue_depth(d->queue), "commits_seen",
+                      (json_int_t)d->commits_seen, "devices", device_pool_status(d->devices),
+                      "stalled_siblings", publisher_stalled(d->publisher), "watches",
+                      (json_int_t)watcher_watch_count(d->watcher));
 
-        for (size_t i = 0; i < n_repos; i++) {
-                const struct config_repo *repo = &repos[i];
-                struct watch_tip *tips = NULL;
-                size_t n = 0;
-                char err[512];
-                json_t *branches = json_array();
-                if (watch_list_tips(repo->path, repo->branches, repo->n_branches, prefix, &tips, &n,
-                                    err, sizeof(err)) < 0) {
-                        json_array_append_new(
-                            list, json_pack("{s:s, s:s}", "path", repo->path, "error", err));
-                        json_decref(branches);
-                        continue;
-                }
-                for (size_t t = 0; t < n; t++) {
-                        char recorded[WATCH_OID_HEX];
-                        bool known =
-                            watch_recorded_tip(store, repo->path, tips[t].branch, recorded) == 0;
-                        json_array_append_new(
-                            branches, json_pack("{s:s, s:s, s:s?}", "branch", tips[t].branch, "tip",
-                                                tips[t].oid, "last_seen", known ? recorded : NULL));
-                }
-                watch_tips_free(tips, n);
-                json_array_append_new(
-                    list, json_pack("{s:s, s:o}", "path", repo->path, "branches", branches));
+        /* the scheduler's fields, and the re-probes of quarantined "devices" */
+        if (status && scheduler_status(d->scheduler, status) < 0) {
+                json_decref(status);
+                return NULL;
         }
-        return list;
-}
-
-json_t *daemon_status(struct daemon *d)
-{
-        json_t *status = json_object();
-        json_object_set_new(status, "version", json_string(ASCENDOPT_VERSION));
-        json_object_set_new(status, "pid", json_integer(getpid()));
-        json_object_set_new(status, "uptime_s", json_integer(time(NULL) - d->started));
-        json_object_set_new(status, "backend",
-                            json_string(config_backend_name(d->config->backend)));
-        json_object_set_new(status, "platform",
-                            json_string(d->ascend_soc ? d->ascend_soc : d->config->platform));
-        json_object_set_new(status, "paused", json_boolean(d->paused));
-        if (d->space_paused)
-                json_object_set_new(status, "waiting_for_space",
-                                    json_pack("{s:s, s:I, s:I}", "state_dir", d->config->state_dir,
-                                              "free_bytes", (json_int_t)d->space_free,
-                                              "min_free_bytes",
-                                              (json_int_t)d->config->limits.min_free_bytes));
-        json_object_set_new(status, "can_run_episodes", json_boolean(d->evaluator != NULL));
-        json_object_set_new(status, "sandbox", json_string(sandbox_state(d)));
-        json_object_set_new(status, "queue_depth", json_integer((json_int_t)queue_depth(d->queue)));
-        json_object_set_new(status, "commits_seen", json_integer((json_int_t)d->commits_seen));
-        json_object_set_new(status, "episodes_done", json_integer((json_int_t)d->episodes_done));
-        json_object_set_new(status, "episodes_failed",
-                            json_integer((json_int_t)d->episodes_failed));
-        json_t *devices = device_pool_status(d->devices);
-        scheduler_annotate_devices(d, devices);
-        json_object_set_new(status, "devices", devices);
-        json_object_set_new(status, "running", scheduler_status(d));
-        {
-                json_t *stalled = json_array(), *v;
-                const char *ref;
-                json_object_foreach(d->stalled_siblings, ref, v)
-                {
-                        json_t *copy = json_deep_copy(v);
-                        json_object_set_new(copy, "ref", json_string(ref));
-                        json_array_append_new(stalled, copy);
-                }
-                json_object_set_new(status, "stalled_siblings", stalled);
-        }
-        json_object_set_new(status, "watches",
-                            json_integer((json_int_t)watcher_watch_count(d->watcher)));
         return status;
 }
 
@@ -1028,13 +1148,12 @@ int daemon_main(int argc, char **argv)
                 goto out;
         log_notice("ascendoptd %s started; control socket %s", ASCENDOPT_VERSION,
                    d->config->socket);
-        d->last_progress = time(NULL);
         if (start_watchdog(d) < 0)
                 log_warning("cannot arm the watchdog timer");
         sd_notify(0, "READY=1");
-        scheduler_kick(d);
-        daemon_housekeeping(d);
-        daemon_trim_memory(d);
+        scheduler_start(d->scheduler);
+        housekeeping(d);
+        trim_memory(d);
         if (event_base_dispatch(d->base) < 0) {
                 log_error("event loop failed");
                 ret = EX_SOFTWARE;

@@ -5,7 +5,7 @@
  * sibling branch (publish/), and the optional post_publish_hook runs with
  * what was published in its environment.  Only the sibling ref is written.
  */
-#include "daemon-internal.h"
+#include "publishing-internal.h"
 
 #include "common/common.h"
 #include "publish/publish.h"
@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,20 @@ extern char **environ;
 #define MAX_STALLED      64
 #define MAX_HOOK_ENV     512
 #define MAX_REPORT_FILES 3
+
+struct publisher {
+        struct publisher_deps deps;
+        daemon_config_fn config;
+        void *userdata; /* config's */
+        bool stopping;
+        /* sibling refs someone else committed to: {ref: {repo, op_dir, message, since}} */
+        json_t *stalled_siblings;
+};
+
+static const struct config *config(const struct publisher *pub)
+{
+        return pub->config(pub->userdata);
+}
 
 struct published_files {
         struct publish_file files[PUBLISH_MAX_FILES];
@@ -108,7 +123,8 @@ static void on_hook_done(const struct child_result *result, void *userdata)
 }
 
 /* Runs post_publish_hook through /bin/sh with the publication in its environment. */
-static void run_hook(struct daemon *d, const char *hook, const char *const extra[], size_t n_extra)
+static void run_hook(struct publisher *pub, const char *hook, const char *const extra[],
+                     size_t n_extra)
 {
         const char *argv[] = { "/bin/sh", "-c", hook, NULL };
         const char *envp[MAX_HOOK_ENV + 8];
@@ -126,7 +142,7 @@ static void run_hook(struct daemon *d, const char *hook, const char *const extra
         spec.envp = envp;
         spec.timeout_s = HOOK_TIMEOUT_S;
         spec.output_cap = 64 * 1024;
-        r = child_start(d->runner, &spec, on_hook_done, NULL, NULL);
+        r = child_start(pub->deps.runner, &spec, on_hook_done, NULL, NULL);
         if (r < 0)
                 log_msg(LOG_WARNING, "publish", "cannot start post_publish_hook: %s", strerror(-r));
 }
@@ -134,39 +150,41 @@ static void run_hook(struct daemon *d, const char *hook, const char *const extra
 /*
  * Someone else committed to the sibling branch: remember it for 'status'
  * (bounded; the oldest goes first) until a recreate or a later publish.
+ * What cannot be remembered is said in the log, not left out unsaid.
  */
-static void remember_stalled(struct daemon *d, const struct published_episode *ep,
+static void remember_stalled(struct publisher *pub, const struct published_episode *ep,
                              const char *message)
 {
+        const char *prefix = config(pub)->publish.prefix;
         char ref[PUBLISH_REF_MAX], err[256];
+        json_error_t error;
+        json_t *o;
 
-        if (publish_branch_name(d->config->publish.prefix ? d->config->publish.prefix
-                                                          : PUBLISH_DEFAULT_PREFIX,
-                                ep->branch, ep->op_dir, ref, sizeof(ref), err, sizeof(err)) < 0)
+        if (publish_branch_name(prefix ? prefix : PUBLISH_DEFAULT_PREFIX, ep->branch, ep->op_dir,
+                                ref, sizeof(ref), err, sizeof(err)) < 0)
                 return;
-        if (!d->stalled_siblings)
-                d->stalled_siblings = json_object();
-        if (!d->stalled_siblings)
-                return;
-        if (json_object_size(d->stalled_siblings) >= MAX_STALLED &&
-            !json_object_get(d->stalled_siblings, ref)) {
-                void *first = json_object_iter(d->stalled_siblings);
-                json_object_del(d->stalled_siblings, json_object_iter_key(first));
+        if (!pub->stalled_siblings)
+                pub->stalled_siblings = json_object();
+        if (pub->stalled_siblings && json_object_size(pub->stalled_siblings) >= MAX_STALLED &&
+            !json_object_get(pub->stalled_siblings, ref)) {
+                void *first = json_object_iter(pub->stalled_siblings);
+                json_object_del(pub->stalled_siblings, json_object_iter_key(first));
         }
-        json_object_set_new(d->stalled_siblings, ref,
-                            json_pack("{s:s, s:s, s:s, s:I}", "repo", ep->repo, "op_dir",
-                                      ep->op_dir, "message", message, "since",
-                                      (json_int_t)time(NULL)));
+        o = json_pack_ex(&error, 0, "{s:s, s:s, s:s, s:I}", "repo", ep->repo, "op_dir", ep->op_dir,
+                         "message", message, "since", (json_int_t)time(NULL));
+        if (!o || json_object_set_new(pub->stalled_siblings, ref, o) < 0)
+                log_msg(LOG_WARNING, "publish", "%s: status cannot list it as stalled: %s", ref,
+                        o ? strerror(ENOMEM) : error.text);
 }
 
-static void forget_stalled(struct daemon *d, const char *ref)
+static void forget_stalled(struct publisher *pub, const char *ref)
 {
-        json_object_del(d->stalled_siblings, ref);
+        json_object_del(pub->stalled_siblings, ref);
 }
 
 /* The git half of a publication, done on a worker: it owns everything it reads. */
 struct publish_job {
-        struct daemon *d;
+        struct publisher *publisher;
         struct published_episode ep; /* points into the strings below */
         char *repo, *branch, *commit, *op_dir, *prefix, *hook;
         double speedup;
@@ -198,13 +216,23 @@ static void publish_job_free(struct publish_job *job)
         free(job);
 }
 
+void daemon_crash_point(const char *step)
+{
+        const char *at = getenv("ASCENDOPT_CRASH_AT");
+
+        if (!at || strcmp(at, step) != 0)
+                return;
+        log_msg(LOG_WARNING, "crash", "ASCENDOPT_CRASH_AT=%s: killing the daemon here", step);
+        raise(SIGKILL);
+}
+
 /* On the worker, before the ref moves: the intent goes to the queue, synced. */
 static int record_intent(const struct publish_intent *intent, void *userdata)
 {
         struct publish_job *job = userdata;
         json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "ref", intent->ref, "previous",
                               intent->previous, "commit", intent->commit, "source", job->commit);
-        int r = o ? queue_put_intent(job->d->queue, job->item_id, o) : -ENOMEM;
+        int r = o ? queue_put_intent(job->publisher->deps.queue, job->item_id, o) : -ENOMEM;
 
         json_decref(o);
         if (r == 0)
@@ -259,7 +287,7 @@ static void publish_work(void *data)
 static void publish_done(void *data, int status)
 {
         struct publish_job *job = data;
-        struct daemon *d = job->d;
+        struct publisher *pub = job->publisher;
         const struct publish_outcome *outcome = &job->outcome;
         char summary[2200];
         int r = status < 0 ? status : job->result;
@@ -268,13 +296,13 @@ static void publish_done(void *data, int status)
         if (status < 0)
                 snprintf(job->err, sizeof(job->err), "the daemon stopped first");
         if (r == -EEXIST)
-                remember_stalled(d, &job->ep, job->err);
+                remember_stalled(pub, &job->ep, job->err);
         if (r < 0) {
                 snprintf(summary, sizeof(summary), "not published: %s", job->err);
                 job->done(r, summary, job->userdata);
                 goto out;
         }
-        forget_stalled(d, outcome->ref);
+        forget_stalled(pub, outcome->ref);
         snprintf(summary, sizeof(summary), "published %s at %.12s (%s%s)", outcome->ref,
                  outcome->commit, publish_result_name(outcome->result),
                  outcome->recovered ? ", by the attempt before a restart" : "");
@@ -282,7 +310,7 @@ static void publish_done(void *data, int status)
         if (job->item_id)
                 daemon_crash_point("ref");
         job->done(r, summary, job->userdata);
-        if (hook && !d->stopping) {
+        if (hook && !pub->stopping) {
                 char env[6][1200];
                 const char *extra[6];
                 snprintf(env[0], sizeof(env[0]), "ASCENDOPT_BRANCH=%s", outcome->ref + 11);
@@ -293,7 +321,7 @@ static void publish_done(void *data, int status)
                 snprintf(env[5], sizeof(env[5]), "ASCENDOPT_REPO=%s", job->repo);
                 for (size_t i = 0; i < 6; i++)
                         extra[i] = env[i];
-                run_hook(d, job->hook, extra, 6);
+                run_hook(pub, job->hook, extra, 6);
         }
 out:
         publish_job_free(job);
@@ -307,20 +335,20 @@ static char *copy_or_null(const char *s, bool *failed)
         return copy;
 }
 
-int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
-                           const json_t *record, daemon_publish_done_fn done, void *userdata,
-                           char *summary, size_t summary_size)
+int publisher_publish(struct publisher *pub, const struct published_episode *ep,
+                      const json_t *record, daemon_publish_done_fn done, void *userdata,
+                      char *summary, size_t summary_size)
 {
+        const struct config *c = config(pub);
         struct episode_summary s;
         double base_us, best_us, speedup;
-        double min_speedup =
-            d->config->publish.min_speedup > 0 ? d->config->publish.min_speedup : 1.02;
+        double min_speedup = c->publish.min_speedup > 0 ? c->publish.min_speedup : 1.02;
         struct report_context context = {
                 .source_commit = ep->commit,
                 .branch = ep->branch,
                 .op_path = ep->op_dir,
-                .backend = config_backend_name(d->config->backend),
-                .platform = d->ascend_soc ? d->ascend_soc : d->config->platform,
+                .backend = config_backend_name(c->backend),
+                .platform = pub->deps.ascend_soc ? pub->deps.ascend_soc : c->platform,
                 .date = 0, /* the episode's finish: the same report after a restart */
         };
         struct publish_job *job = NULL;
@@ -353,7 +381,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 goto out;
         }
         /* blobs and the report come from the store and the record: read them here */
-        r = collect_changed(d->store, &s, ep->op_dir, job->files, err, sizeof(err));
+        r = collect_changed(pub->deps.store, &s, ep->op_dir, job->files, err, sizeof(err));
         if (r < 0)
                 goto out;
         if (job->files->n == 0) {
@@ -362,7 +390,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 episode_summary_release(&s);
                 return 1;
         }
-        r = report_render(d->store, record, &context, &job->report, err, sizeof(err));
+        r = report_render(pub->deps.store, record, &context, &job->report, err, sizeof(err));
         if (r < 0)
                 goto out;
         add_file(job->files, ep->op_dir, REPORT_MARKDOWN_NAME, job->report.markdown,
@@ -371,7 +399,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                  strlen(job->report.json), false);
         add_file(job->files, ep->op_dir, REPORT_SVG_NAME, job->report.svg, strlen(job->report.svg),
                  false);
-        job->d = d;
+        job->publisher = pub;
         job->speedup = speedup;
         job->done = done;
         job->userdata = userdata;
@@ -380,8 +408,8 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
         job->branch = copy_or_null(ep->branch, &failed);
         job->commit = copy_or_null(ep->commit, &failed);
         job->op_dir = copy_or_null(ep->op_dir, &failed);
-        job->prefix = copy_or_null(d->config->publish.prefix, &failed);
-        job->hook = copy_or_null(d->config->publish.post_publish_hook, &failed);
+        job->prefix = copy_or_null(c->publish.prefix, &failed);
+        job->hook = copy_or_null(c->publish.post_publish_hook, &failed);
         job->ep = (struct published_episode){ .repo = job->repo,
                                               .branch = job->branch,
                                               .commit = job->commit,
@@ -395,7 +423,7 @@ int daemon_publish_episode(struct daemon *d, const struct published_episode *ep,
                 snprintf(err, sizeof(err), "out of memory");
                 goto out;
         }
-        r = worker_pool_submit(d->workers, publish_work, publish_done, job);
+        r = worker_pool_submit(pub->deps.workers, publish_work, publish_done, job);
         if (r < 0) {
                 snprintf(err, sizeof(err), "cannot hand the publication to a worker thread: %s",
                          strerror(-r));
@@ -408,4 +436,53 @@ out:
         publish_job_free(job);
         episode_summary_release(&s);
         return r;
+}
+
+int publisher_new(const struct publisher_deps *deps, daemon_config_fn config, void *userdata,
+                  struct publisher **ret)
+{
+        struct publisher *pub = calloc(1, sizeof(*pub));
+
+        if (!pub)
+                return -ENOMEM;
+        pub->deps = *deps;
+        pub->config = config;
+        pub->userdata = userdata;
+        *ret = pub;
+        return 0;
+}
+
+struct publisher *publisher_free(struct publisher *pub)
+{
+        if (!pub)
+                return NULL;
+        json_decref(pub->stalled_siblings);
+        free(pub);
+        return NULL;
+}
+
+void publisher_stop(struct publisher *pub)
+{
+        pub->stopping = true;
+}
+
+json_t *publisher_stalled(const struct publisher *pub)
+{
+        json_t *stalled = json_array(), *v;
+        const char *ref;
+
+        json_object_foreach(pub->stalled_siblings, ref, v)
+        {
+                json_t *copy = json_deep_copy(v);
+                if (json_object_set_new(copy, "ref", json_string(ref)) < 0) {
+                        json_decref(copy);
+                        json_decref(stalled);
+                        return NULL;
+                }
+                if (json_array_append_new(stalled, copy) < 0) { /* it took copy */
+                        json_decref(stalled);
+                        return NULL;
+                }
+        }
+        return stalled;
 }

@@ -3,9 +3,11 @@
  * The scheduler: one episode per free device.  It claims the next queue
  * item, exports the operator as it is at the item's commit (straight from
  * git's object store, never the work tree), runs the episode on the shared
- * evaluator, and records the outcome in the queue when it ends.
+ * evaluator, and records the outcome in the queue when it ends.  Its
+ * state is struct scheduler; it reaches the daemon only through struct
+ * scheduler_ops (scheduler-internal.h).
  */
-#include "daemon-internal.h"
+#include "scheduler-internal.h"
 
 #include "common/common.h"
 #include "llm/llm.h"
@@ -25,28 +27,91 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
-static void notify_status(struct daemon *d)
+/* An episode running on a device slot. */
+struct running {
+        bool busy;
+        uint64_t item_id;
+        size_t slot;
+        struct episode *episode;
+        char dir[4096]; /* the exported operator, removed when the episode ends */
+        char op_dir[1024];
+        char repo[1024];
+        char branch[256];
+        char commit[64];
+        time_t started;
+        struct scheduler *scheduler;
+        struct child *probe; /* the device's health probe, after a run timed out */
+        /* kept from the record while its publication runs on a worker */
+        bool run_timed_out;
+        double base_us, best_us;
+        char stop_reason[256];
+};
+
+/*
+ * A quarantined device is probed again later, with a pause that doubles
+ * after each failure (DEVICE_RECHECK_FIRST_S, at most DEVICE_RECHECK_MAX_S):
+ * a device that wedged once comes back without a restart.
+ */
+#define DEVICE_RECHECK_FIRST_S 60
+#define DEVICE_RECHECK_MAX_S   3600
+
+struct device_recheck {
+        struct scheduler *scheduler;
+        struct event *timer;
+        struct child *probe;
+        unsigned failures; /* re-probes failed since the quarantine */
+        time_t next_at;    /* when the timer fires; 0 while none is set */
+        char dir[4096];    /* the probe's scratch directory */
+};
+
+struct scheduler {
+        struct scheduler_deps deps;
+        struct scheduler_ops ops;
+        void *userdata;
+        struct running running[64];
+        struct device_recheck rechecks[64]; /* by device slot */
+        bool paused;
+        bool stopping;
+        uint64_t episodes_done;
+        uint64_t episodes_failed;
+        time_t last_progress; /* an evaluation finished or an episode started */
+        /* while work waits on a device another process holds: retry leasing it */
+        struct event *device_retry;
+        /* the state dir's file system is short of limits.min_free_bytes: wait for space */
+        bool space_paused;
+        uint64_t space_free;   /* bytes free when last looked */
+        unsigned space_checks; /* looks since the pause, for the backoff */
+        struct event *space_check;
+};
+
+static const struct config *config(const struct scheduler *s)
+{
+        return s->ops.config(s->userdata);
+}
+
+static void notify_status(struct scheduler *s)
 {
         size_t busy = 0;
 
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                busy += d->running[i].busy;
-        sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %zu devices busy%s", queue_depth(d->queue),
-                   busy, device_pool_size(d->devices), d->paused ? ", paused" : "");
+        for (size_t i = 0; i < ARRAY_SIZE(s->running); i++)
+                busy += s->running[i].busy;
+        sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %zu devices busy%s",
+                   queue_depth(s->deps.queue), busy, device_pool_size(s->deps.devices),
+                   s->paused ? ", paused" : "");
 }
 
 static void release(struct running *run)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
 
         if (run->dir[0])
                 rm_rf(run->dir);
-        device_pool_release(d->devices, run->slot);
+        device_pool_release(s->deps.devices, run->slot);
         memset(run, 0, sizeof(*run));
 }
 
 /* The health probe: a trivial sandboxed job within 10 s, or $ASCENDOPT_DEVICE_PROBE. */
-static int start_probe(struct daemon *d, const char *sandbox_dir, child_done_fn done,
+static int start_probe(struct scheduler *s, const char *sandbox_dir, child_done_fn done,
                        void *userdata, struct child **ret_child)
 {
         const char *command = getenv("ASCENDOPT_DEVICE_PROBE");
@@ -58,7 +123,7 @@ static int start_probe(struct daemon *d, const char *sandbox_dir, child_done_fn 
                 .sandbox_dir = sandbox_dir,
         };
 
-        return child_start(d->runner, &spec, done, userdata, ret_child);
+        return child_start(s->deps.runner, &spec, done, userdata, ret_child);
 }
 
 /* Why a probe failed, in one line. */
@@ -73,65 +138,65 @@ static void probe_failure(const struct child_result *result, const char *when, c
         reason[strcspn(reason, "\n")] = '\0';
 }
 
-static void schedule_recheck(struct daemon *d, size_t slot);
+static void schedule_recheck(struct scheduler *s, size_t slot);
 
 static void on_recheck_done(const struct child_result *result, void *userdata)
 {
         struct device_recheck *rc = userdata;
-        struct daemon *d = rc->daemon;
-        size_t slot = (size_t)(rc - d->rechecks);
-        int id = device_pool_id(d->devices, slot);
+        struct scheduler *s = rc->scheduler;
+        size_t slot = (size_t)(rc - s->rechecks);
+        int id = device_pool_id(s->deps.devices, slot);
         char when[64], reason[512];
 
         rc->probe = NULL;
-        if (result->cancelled || d->stopping)
+        if (result->cancelled || s->stopping)
                 return;
         if (result->exit_code == 0 && !result->timed_out) {
                 rm_rf(rc->dir);
                 rc->failures = 0;
-                device_pool_reinstate(d->devices, slot);
+                device_pool_reinstate(s->deps.devices, slot);
                 log_notice("device %d passed its health probe again: back in service", id);
-                scheduler_kick(d);
+                scheduler_kick(s);
                 return;
         }
         rc->failures++;
         snprintf(when, sizeof(when), "again (%u time%s since the quarantine)", rc->failures,
                  rc->failures == 1 ? "" : "s");
         probe_failure(result, when, reason, sizeof(reason));
-        device_pool_quarantine(d->devices, slot, reason);
+        device_pool_quarantine(s->deps.devices, slot, reason);
         log_warning("device %d stays quarantined: %s", id, reason);
-        schedule_recheck(d, slot);
+        schedule_recheck(s, slot);
 }
 
 static void on_recheck_timer(evutil_socket_t fd, short what, void *userdata)
 {
         struct device_recheck *rc = userdata;
-        struct daemon *d = rc->daemon;
-        size_t slot = (size_t)(rc - d->rechecks);
+        struct scheduler *s = rc->scheduler;
+        size_t slot = (size_t)(rc - s->rechecks);
         int r;
 
         rc->next_at = 0;
-        if (d->stopping)
+        if (s->stopping)
                 return;
-        r = format_path(rc->dir, sizeof(rc->dir), "%s/probes/device-%d", d->config->state_dir,
-                        device_pool_id(d->devices, slot));
+        r = format_path(rc->dir, sizeof(rc->dir), "%s/probes/device-%d", config(s)->state_dir,
+                        device_pool_id(s->deps.devices, slot));
         /* kept from one re-probe to the next, removed once the device is back */
         if (r == 0)
                 r = mkdir_p(rc->dir);
         if (r == 0)
-                r = start_probe(d, rc->dir, on_recheck_done, rc, &rc->probe);
+                r = start_probe(s, rc->dir, on_recheck_done, rc, &rc->probe);
         if (r < 0) {
                 log_warning("cannot probe quarantined device %d again: %s",
-                            device_pool_id(d->devices, slot), strerror(-r));
+                            device_pool_id(s->deps.devices, slot), strerror(-r));
                 rc->failures++;
-                schedule_recheck(d, slot);
+                schedule_recheck(s, slot);
         }
 }
 
 /* Arms the next re-probe of the quarantined device in slot: the pause doubles per failure. */
-static void schedule_recheck(struct daemon *d, size_t slot)
+static void schedule_recheck(struct scheduler *s, size_t slot)
 {
-        struct device_recheck *rc = &d->rechecks[slot];
+        struct device_recheck *rc = &s->rechecks[slot];
         const char *first = getenv("ASCENDOPT_DEVICE_RECHECK_S");
         long delay = first && atol(first) > 0 ? atol(first) : DEVICE_RECHECK_FIRST_S;
         struct timeval tv = { 0, 0 };
@@ -140,48 +205,27 @@ static void schedule_recheck(struct daemon *d, size_t slot)
                 delay *= 2;
         if (delay > DEVICE_RECHECK_MAX_S)
                 delay = DEVICE_RECHECK_MAX_S;
-        rc->daemon = d;
+        rc->scheduler = s;
         if (!rc->timer)
-                rc->timer = evtimer_new(d->base, on_recheck_timer, rc);
+                rc->timer = evtimer_new(s->deps.base, on_recheck_timer, rc);
         if (!rc->timer) {
                 log_error("cannot arm the re-probe of device %d: it stays quarantined until "
                           "the daemon restarts",
-                          device_pool_id(d->devices, slot));
+                          device_pool_id(s->deps.devices, slot));
                 return;
         }
         tv.tv_sec = delay;
         evtimer_add(rc->timer, &tv);
         rc->next_at = time(NULL) + delay;
-        log_info("device %d is probed again in %ld s", device_pool_id(d->devices, slot), delay);
+        log_info("device %d is probed again in %ld s", device_pool_id(s->deps.devices, slot),
+                 delay);
 }
 
-void scheduler_annotate_devices(struct daemon *d, json_t *devices)
+/* Stops the re-probes of quarantined devices; frees their timers. */
+static void stop_rechecks(struct scheduler *s)
 {
-        json_t *v;
-        size_t i;
-
-        json_array_foreach(devices, i, v)
-        {
-                const struct device_recheck *rc =
-                    i < ARRAY_SIZE(d->rechecks) ? &d->rechecks[i] : NULL;
-                const char *state = json_string_value(json_object_get(v, "state"));
-                if (!rc || !state || strcmp(state, "quarantined") != 0)
-                        continue;
-                if (rc->probe)
-                        json_object_set_new(v, "next_probe_s", json_integer(0));
-                else if (rc->next_at)
-                        json_object_set_new(
-                            v, "next_probe_s",
-                            json_integer(rc->next_at > time(NULL)
-                                             ? (json_int_t)(rc->next_at - time(NULL))
-                                             : 0));
-        }
-}
-
-void scheduler_stop_rechecks(struct daemon *d)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(d->rechecks); i++) {
-                struct device_recheck *rc = &d->rechecks[i];
+        for (size_t i = 0; i < ARRAY_SIZE(s->rechecks); i++) {
+                struct device_recheck *rc = &s->rechecks[i];
                 child_cancel(rc->probe);
                 if (rc->timer)
                         event_free(rc->timer);
@@ -200,8 +244,8 @@ void scheduler_stop_rechecks(struct daemon *d)
 static void on_probe_done(const struct child_result *result, void *userdata)
 {
         struct running *run = userdata;
-        struct daemon *d = run->daemon;
-        int id = device_pool_id(d->devices, run->slot);
+        struct scheduler *s = run->scheduler;
+        int id = device_pool_id(s->deps.devices, run->slot);
         char reason[512];
 
         run->probe = NULL;
@@ -211,28 +255,28 @@ static void on_probe_done(const struct child_result *result, void *userdata)
                 log_info("device %d passed its health probe after a run timed out", id);
         } else {
                 probe_failure(result, "after a run timed out", reason, sizeof(reason));
-                device_pool_quarantine(d->devices, run->slot, reason);
+                device_pool_quarantine(s->deps.devices, run->slot, reason);
                 log_warning("device %d is quarantined: %s", id, reason);
-                d->rechecks[run->slot].failures = 0;
-                if (!d->stopping)
-                        schedule_recheck(d, run->slot);
+                s->rechecks[run->slot].failures = 0;
+                if (!s->stopping)
+                        schedule_recheck(s, run->slot);
         }
         release(run);
-        if (!d->stopping)
-                scheduler_kick(d);
+        if (!s->stopping)
+                scheduler_kick(s);
         else
-                daemon_episode_ended(d);
+                s->ops.episode_ended(s->userdata);
 }
 
 /* Probes the device of an episode whose run timed out; false when none was started. */
 static bool probe_device(struct running *run)
 {
-        struct daemon *d = run->daemon;
-        int r = start_probe(d, run->dir, on_probe_done, run, &run->probe);
+        struct scheduler *s = run->scheduler;
+        int r = start_probe(s, run->dir, on_probe_done, run, &run->probe);
 
         if (r < 0) {
                 log_warning("cannot start the health probe of device %d: %s",
-                            device_pool_id(d->devices, run->slot), strerror(-r));
+                            device_pool_id(s->deps.devices, run->slot), strerror(-r));
                 return false;
         }
         return true;
@@ -243,7 +287,7 @@ static void on_progress(const struct episode_progress *p, void *userdata)
         struct running *run = userdata;
         char context[64];
 
-        run->daemon->last_progress = time(NULL);
+        run->scheduler->last_progress = time(NULL);
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         if (p->new_best || strcmp(p->what, "baseline") == 0)
                 log_msg(LOG_INFO, context, "%s: %s %.2f us (best %.2f us), %d of %d evaluations",
@@ -254,31 +298,31 @@ static void on_progress(const struct episode_progress *p, void *userdata)
 /* Records how an episode ended, then probes or frees its device. */
 static void end_episode(struct running *run, enum queue_state end, const char *reason, bool retry)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
         char context[64];
         int r;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         log_msg(end == QUEUE_FAILED ? LOG_WARNING : LOG_NOTICE, context, "%s: %s", run->op_dir,
                 reason);
-        r = queue_finish(d->queue, run->item_id, end, reason, retry);
+        r = queue_finish(s->deps.queue, run->item_id, end, reason, retry);
         /* 'ascendopt cancel' already ended a cancelled item in the queue */
         if (r < 0 && !(end == QUEUE_CANCELLED && r == -EINVAL))
                 log_msg(LOG_ERR, context,
                         "cannot record the end of the episode in the queue (the item stays "
                         "running and resumes at the next start): %s",
-                        r == -ENOENT ? strerror(-r) : store_last_error(d->store));
+                        r == -ENOENT ? strerror(-r) : store_last_error(s->deps.store));
         run->episode = NULL;
-        daemon_housekeeping(d); /* what the episode added to the cache and the store */
+        s->ops.housekeeping(s->userdata); /* what the episode added to the cache and the store */
         /* the device stays leased until its probe says whether it is healthy */
-        if (run->run_timed_out && !d->stopping && probe_device(run))
+        if (run->run_timed_out && !s->stopping && probe_device(run))
                 return;
         release(run);
-        if (d->stopping) {
-                daemon_episode_ended(d);
+        if (s->stopping) {
+                s->ops.episode_ended(s->userdata);
         } else {
-                scheduler_kick(d);
-                daemon_trim_memory(d);
+                scheduler_kick(s);
+                s->ops.trim_memory(s->userdata);
         }
 }
 
@@ -301,9 +345,9 @@ static void on_published(int r, const char *summary, void *userdata)
                 /* the daemon stopped first: the item stays running and publishes on restart */
                 log_msg(LOG_INFO, context, "%s: stopped before publishing; it publishes on restart",
                         run->op_dir);
-                struct daemon *d = run->daemon;
+                struct scheduler *s = run->scheduler;
                 release(run);
-                daemon_episode_ended(d);
+                s->ops.episode_ended(s->userdata);
                 return;
         }
         if (r == -EEXIST)
@@ -321,7 +365,7 @@ static void on_published(int r, const char *summary, void *userdata)
  */
 static void publish_finished(struct running *run, json_t *record, const json_t *resume)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
         const struct published_episode ep = {
                 .repo = run->repo,
                 .branch = run->branch,
@@ -330,19 +374,20 @@ static void publish_finished(struct running *run, json_t *record, const json_t *
                 .item_id = run->item_id,
                 .resume = resume,
         };
-        struct episode_summary s;
+        struct episode_summary sum;
         char context[64], published[1536], reason[3072];
         int r;
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         /* without memory for the summary, the numbers read as 0 and the report says why */
-        (void)episode_summary_read(record, &s);
-        run->run_timed_out = s.run_timeouts > 0;
-        run->base_us = s.baseline.latency_us;
-        run->best_us = s.best.latency_us;
-        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s", s.stop_reason ?: "");
-        episode_summary_release(&s);
-        r = daemon_publish_episode(d, &ep, record, on_published, run, published, sizeof(published));
+        (void)episode_summary_read(record, &sum);
+        run->run_timed_out = sum.run_timeouts > 0;
+        run->base_us = sum.baseline.latency_us;
+        run->best_us = sum.best.latency_us;
+        snprintf(run->stop_reason, sizeof(run->stop_reason), "%s", sum.stop_reason ?: "");
+        episode_summary_release(&sum);
+        r = s->ops.publish(&ep, record, on_published, run, published, sizeof(published),
+                           s->userdata);
         json_decref(record);
         if (r == 0)
                 return;
@@ -355,70 +400,71 @@ static void publish_finished(struct running *run, json_t *record, const json_t *
 static void on_episode_done(json_t *record, void *userdata)
 {
         struct running *run = userdata;
-        struct daemon *d = run->daemon;
-        struct episode_summary s;
+        struct scheduler *s = run->scheduler;
+        struct episode_summary sum;
         const char *state;
         char context[64], reason[3072];
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         run->episode = NULL;
-        if (d->stopping) {
+        if (s->stopping) {
                 /* the item stays "running" in the queue, so it resumes on restart */
                 log_msg(LOG_INFO, context, "stopped with the daemon; it resumes on restart");
                 json_decref(record);
                 release(run);
-                daemon_episode_ended(d);
+                s->ops.episode_ended(s->userdata);
                 return;
         }
-        (void)episode_summary_read(record, &s);
-        state = s.state;
-        run->run_timed_out = s.run_timeouts > 0;
+        (void)episode_summary_read(record, &sum);
+        state = sum.state;
+        run->run_timed_out = sum.run_timeouts > 0;
         if (state && strcmp(state, "done") == 0) {
-                episode_summary_release(&s);
+                episode_summary_release(&sum);
                 log_msg(LOG_NOTICE, context, "%s: search finished; publishing", run->op_dir);
                 daemon_crash_point("episode-done");
-                d->episodes_done++;
+                s->episodes_done++;
                 publish_finished(run, record, NULL);
         } else if (state && strcmp(state, "cancelled") == 0) {
-                episode_summary_release(&s);
+                episode_summary_release(&sum);
                 json_decref(record);
                 end_episode(run, QUEUE_CANCELLED, "cancelled", false);
         } else {
                 /* infrastructure trouble may pass; a broken operator will not */
-                bool retry = s.error_kind && strcmp(s.error_kind, "infra_error") == 0;
-                snprintf(reason, sizeof(reason), "%s", s.error_message ?: "failed");
-                d->episodes_failed++;
-                episode_summary_release(&s);
+                bool retry = sum.error_kind && strcmp(sum.error_kind, "infra_error") == 0;
+                snprintf(reason, sizeof(reason), "%s", sum.error_message ?: "failed");
+                s->episodes_failed++;
+                episode_summary_release(&sum);
                 json_decref(record);
                 end_episode(run, QUEUE_FAILED, reason, retry);
         }
 }
 
-static struct running *free_slot(struct daemon *d)
+static struct running *free_slot(struct scheduler *s)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++)
-                if (!d->running[i].busy)
-                        return &d->running[i];
+        for (size_t i = 0; i < ARRAY_SIZE(s->running); i++)
+                if (!s->running[i].busy)
+                        return &s->running[i];
         return NULL;
 }
 
 /* Fails a claimed item that could not start; logs why. */
 static void fail_start(struct running *run, const char *why)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
         char context[64];
 
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         log_msg(LOG_WARNING, context, "%s: cannot start: %s", run->op_dir, why);
-        queue_finish(d->queue, run->item_id, QUEUE_FAILED, why, false);
-        d->episodes_failed++;
+        queue_finish(s->deps.queue, run->item_id, QUEUE_FAILED, why, false);
+        s->episodes_failed++;
         release(run);
 }
 
 /* Starts the episode once its operator is exported. */
 static void start_episode(struct running *run)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
+        const struct config *c = config(s);
         struct episode_options options = { 0 };
         struct episode_llm llm = { 0 };
         char context[64], id[64], err[2048], opdir[4200];
@@ -430,26 +476,25 @@ static void start_episode(struct running *run)
         if (r == 0) {
                 options.id = id;
                 options.seed = 1;
-                options.budget = d->config->episode.budget;
+                options.budget = c->episode.budget;
                 options.strategy = EPISODE_FULL;
-                options.rounds = d->config->episode.rounds;
-                options.stage1_steps = d->config->episode.stage1_steps;
-                options.stage2_steps = d->config->episode.stage2_steps;
+                options.rounds = c->episode.rounds;
+                options.stage1_steps = c->episode.stage1_steps;
+                options.stage2_steps = c->episode.stage2_steps;
                 options.log_context = context;
-                options.wall_budget_s = d->config->episode.wall_budget_s;
-                options.base = d->base;
-                options.device = device_pool_id(d->devices, run->slot);
+                options.wall_budget_s = c->episode.wall_budget_s;
+                options.base = s->deps.base;
+                options.device = device_pool_id(s->deps.devices, run->slot);
                 /* source goes to the endpoint only with the repo's consent */
-                if (d->llm &&
-                    llm_may_send(&d->config->llm, daemon_find_repo(d->config, run->repo))) {
-                        llm.client = d->llm;
-                        llm.prompts_dir = d->prompts_dir;
-                        llm.model = d->llm_model;
-                        llm.embedding_model = d->llm_embedding_model;
-                        llm.token_budget = d->config->llm.episode_token_budget;
+                if (s->deps.llm && llm_may_send(&c->llm, daemon_find_repo(c, run->repo))) {
+                        llm.client = s->deps.llm;
+                        llm.prompts_dir = s->deps.prompts_dir;
+                        llm.model = s->deps.llm_model;
+                        llm.embedding_model = s->deps.llm_embedding_model;
+                        llm.token_budget = c->llm.episode_token_budget;
                         options.llm = &llm;
                 }
-                r = episode_start(d->evaluator, d->store, opdir, &options, on_progress,
+                r = episode_start(s->deps.evaluator, s->deps.store, opdir, &options, on_progress,
                                   on_episode_done, run, &run->episode, err, sizeof(err));
         } else {
                 snprintf(err, sizeof(err), "state_dir is too long");
@@ -458,9 +503,9 @@ static void start_episode(struct running *run)
                 fail_start(run, err);
                 return;
         }
-        d->last_progress = time(NULL);
+        s->last_progress = time(NULL);
         log_msg(LOG_NOTICE, context, "started %s at %.12s on device %d", run->op_dir, run->commit,
-                device_pool_id(d->devices, run->slot));
+                device_pool_id(s->deps.devices, run->slot));
 }
 
 /* Exporting an operator from git objects, on a worker thread: it owns copies of all it reads. */
@@ -501,15 +546,15 @@ static void export_done(void *data, int status)
 {
         struct export_job *job = data;
         struct running *run = job->run;
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
 
-        if (status < 0 || d->stopping) {
+        if (status < 0 || s->stopping) {
                 /* the item stays "running" in the queue: it starts again on restart */
                 release(run);
-                daemon_episode_ended(d);
+                s->ops.episode_ended(s->userdata);
         } else if (job->result < 0) {
                 fail_start(run, job->err);
-                scheduler_kick(d);
+                scheduler_kick(s);
         } else {
                 start_episode(run);
         }
@@ -523,31 +568,31 @@ static void export_done(void *data, int status)
  */
 static bool publish_without_search(struct running *run)
 {
-        struct daemon *d = run->daemon;
+        struct scheduler *s = run->scheduler;
         json_t *record = NULL, *intent = NULL;
         char context[64], id[64];
 
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        if (episode_load(d->store, id, &record) < 0)
+        if (episode_load(s->deps.store, id, &record) < 0)
                 return false;
         if (!episode_record_done(record)) {
                 json_decref(record);
                 return false;
         }
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
-        if (queue_get_intent(d->queue, run->item_id, &intent) < 0)
+        if (queue_get_intent(s->deps.queue, run->item_id, &intent) < 0)
                 intent = NULL;
         log_msg(LOG_NOTICE, context,
                 "%s: its search finished before the restart; publishing what it found%s",
                 run->op_dir, intent ? ", as the interrupted publication meant to" : "");
-        d->episodes_done++;
+        s->episodes_done++;
         publish_finished(run, record, intent);
         json_decref(intent);
         return true;
 }
 
 /* Starts a claimed item: its operator is exported on a worker, then the episode starts. */
-static void start_item(struct daemon *d, struct running *run, json_t *item)
+static void start_item(struct scheduler *s, struct running *run, json_t *item)
 {
         const char *repo = json_string_value(json_object_get(item, "repo"));
         const char *op_dir = json_string_value(json_object_get(item, "op_dir"));
@@ -558,14 +603,14 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
         int r;
 
         run->item_id = (uint64_t)json_integer_value(json_object_get(item, "id"));
-        run->daemon = d;
+        run->scheduler = s;
         run->started = time(NULL);
         snprintf(run->op_dir, sizeof(run->op_dir), "%s", op_dir ? op_dir : "?");
         snprintf(run->repo, sizeof(run->repo), "%s", repo ? repo : "?");
         snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
         snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", d->config->state_dir, id);
+        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", config(s)->state_dir, id);
         if (r < 0) {
                 run->dir[0] = '\0';
                 fail_start(run, "state_dir is too long");
@@ -588,7 +633,7 @@ static void start_item(struct daemon *d, struct running *run, json_t *item)
                 fail_start(run, "state_dir is too long");
                 return;
         }
-        r = worker_pool_submit(d->workers, export_work, export_done, job);
+        r = worker_pool_submit(s->deps.workers, export_work, export_done, job);
         if (r < 0) {
                 free(job);
                 fail_start(run, "cannot hand the export to a worker thread");
@@ -605,32 +650,32 @@ static void on_device_retry(evutil_socket_t fd, short what, void *userdata)
  * holds a device that queued work could use.  flock tells nobody when it
  * is let go, so look again in a second, and only while work waits.
  */
-static void retry_devices_later(struct daemon *d)
+static void retry_devices_later(struct scheduler *s)
 {
         const struct timeval second = { 1, 0 };
 
-        if (!d->device_retry)
-                d->device_retry = evtimer_new(d->base, on_device_retry, d);
-        if (d->device_retry && !evtimer_pending(d->device_retry, NULL))
-                evtimer_add(d->device_retry, &second);
+        if (!s->device_retry)
+                s->device_retry = evtimer_new(s->deps.base, on_device_retry, s);
+        if (s->device_retry && !evtimer_pending(s->device_retry, NULL))
+                evtimer_add(s->device_retry, &second);
 }
 
 /* Bytes free to the daemon's user on the state dir's file system; UINT64_MAX when unknown. */
-static uint64_t state_free_bytes(const struct daemon *d)
+static uint64_t state_free_bytes(const struct scheduler *s)
 {
         struct statvfs st;
 
-        if (statvfs(d->config->state_dir, &st) < 0)
+        if (statvfs(config(s)->state_dir, &st) < 0)
                 return UINT64_MAX;
         return (uint64_t)st.f_bavail * st.f_frsize;
 }
 
 static void on_space_check(evutil_socket_t fd, short what, void *userdata)
 {
-        struct daemon *d = userdata;
+        struct scheduler *s = userdata;
 
         (void)fd, (void)what;
-        scheduler_kick(d); /* looks again, and resumes or waits longer */
+        scheduler_kick(s); /* looks again, and resumes or waits longer */
 }
 
 /*
@@ -639,95 +684,219 @@ static void on_space_check(evutil_socket_t fd, short what, void *userdata)
  * status, and looks again after 5 s, doubling to 5 minutes: free space
  * has no event to wait on, and the timer runs only while paused.
  */
-static bool space_to_start(struct daemon *d)
+static bool space_to_start(struct scheduler *s)
 {
-        uint64_t need = d->config->limits.min_free_bytes;
+        const struct config *c = config(s);
+        uint64_t need = c->limits.min_free_bytes;
         struct timeval later = { 5, 0 };
 
-        d->space_free = state_free_bytes(d);
-        if (d->space_free >= need) {
-                if (d->space_paused)
-                        log_notice("resumed: %s has %" PRIu64 " MiB free again",
-                                   d->config->state_dir, d->space_free >> 20);
-                d->space_paused = false;
-                d->space_checks = 0;
+        s->space_free = state_free_bytes(s);
+        if (s->space_free >= need) {
+                if (s->space_paused)
+                        log_notice("resumed: %s has %" PRIu64 " MiB free again", c->state_dir,
+                                   s->space_free >> 20);
+                s->space_paused = false;
+                s->space_checks = 0;
                 return true;
         }
-        if (!d->space_paused)
+        if (!s->space_paused)
                 log_warning("paused: %s has %" PRIu64 " MiB free, under limits.min_free_bytes "
                             "(%" PRIu64 " MiB); the queue resumes when there is space",
-                            d->config->state_dir, d->space_free >> 20, need >> 20);
-        d->space_paused = true;
-        later.tv_sec = d->space_checks < 6 ? 5L << d->space_checks : 300;
-        d->space_checks++;
-        if (!d->space_check)
-                d->space_check = evtimer_new(d->base, on_space_check, d);
-        if (d->space_check && !evtimer_pending(d->space_check, NULL))
-                evtimer_add(d->space_check, &later);
+                            c->state_dir, s->space_free >> 20, need >> 20);
+        s->space_paused = true;
+        later.tv_sec = s->space_checks < 6 ? 5L << s->space_checks : 300;
+        s->space_checks++;
+        if (!s->space_check)
+                s->space_check = evtimer_new(s->deps.base, on_space_check, s);
+        if (s->space_check && !evtimer_pending(s->space_check, NULL))
+                evtimer_add(s->space_check, &later);
         return false;
 }
 
-void scheduler_kick(struct daemon *d)
+void scheduler_kick(struct scheduler *s)
 {
-        if (!d->paused && !d->stopping && d->evaluator && queue_depth(d->queue) > 0 &&
-            !space_to_start(d)) {
-                notify_status(d);
+        if (!s->paused && !s->stopping && s->deps.evaluator && queue_depth(s->deps.queue) > 0 &&
+            !space_to_start(s)) {
+                notify_status(s);
                 return;
         }
-        while (!d->paused && !d->stopping && d->evaluator) {
-                struct running *run = free_slot(d);
+        while (!s->paused && !s->stopping && s->deps.evaluator) {
+                struct running *run = free_slot(s);
                 json_t *item = NULL;
                 size_t slot;
                 int r;
 
                 if (!run)
                         break;
-                r = device_pool_acquire(d->devices, &slot);
+                r = device_pool_acquire(s->deps.devices, &slot);
                 if (r < 0) {
-                        if (r == -EAGAIN && queue_depth(d->queue) > 0)
-                                retry_devices_later(d);
+                        if (r == -EAGAIN && queue_depth(s->deps.queue) > 0)
+                                retry_devices_later(s);
                         break;
                 }
-                r = queue_claim_next(d->queue, device_pool_id(d->devices, slot), &item);
+                r = queue_claim_next(s->deps.queue, device_pool_id(s->deps.devices, slot), &item);
                 if (r < 0) {
-                        device_pool_release(d->devices, slot);
+                        device_pool_release(s->deps.devices, slot);
                         if (r != -ENOENT)
                                 log_error("cannot claim the next queue item: %s", strerror(-r));
                         break;
                 }
                 run->busy = true;
                 run->slot = slot;
-                start_item(d, run, item);
+                start_item(s, run, item);
                 json_decref(item);
         }
-        notify_status(d);
+        notify_status(s);
 }
 
-bool scheduler_cancel(struct daemon *d, uint64_t item_id)
+bool scheduler_cancel(struct scheduler *s, uint64_t item_id)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
-                if (d->running[i].busy && d->running[i].item_id == item_id &&
-                    d->running[i].episode) {
-                        episode_cancel(d->running[i].episode);
+        for (size_t i = 0; i < ARRAY_SIZE(s->running); i++) {
+                if (s->running[i].busy && s->running[i].item_id == item_id &&
+                    s->running[i].episode) {
+                        episode_cancel(s->running[i].episode);
                         return true;
                 }
         }
         return false;
 }
 
-json_t *scheduler_status(struct daemon *d)
+int scheduler_new(const struct scheduler_deps *deps, const struct scheduler_ops *ops,
+                  void *userdata, struct scheduler **ret)
+{
+        /* on the heap: its device slots are large and mostly never touched */
+        struct scheduler *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return -ENOMEM;
+        s->deps = *deps;
+        s->ops = *ops;
+        s->userdata = userdata;
+        s->last_progress = time(NULL);
+        *ret = s;
+        return 0;
+}
+
+struct scheduler *scheduler_free(struct scheduler *s)
+{
+        if (!s)
+                return NULL;
+        stop_rechecks(s);
+        if (s->device_retry)
+                event_free(s->device_retry);
+        if (s->space_check)
+                event_free(s->space_check);
+        free(s);
+        return NULL;
+}
+
+void scheduler_start(struct scheduler *s)
+{
+        s->last_progress = time(NULL);
+        scheduler_kick(s);
+}
+
+void scheduler_stop(struct scheduler *s)
+{
+        s->stopping = true;
+        /* records are written after every evaluation: stopped episodes resume on restart */
+        for (size_t i = 0; i < ARRAY_SIZE(s->running); i++) {
+                if (s->running[i].busy && s->running[i].episode)
+                        episode_stop(s->running[i].episode);
+                child_cancel(s->running[i].probe);
+        }
+        stop_rechecks(s);
+}
+
+void scheduler_set_paused(struct scheduler *s, bool paused)
+{
+        s->paused = paused;
+}
+
+bool scheduler_paused(const struct scheduler *s)
+{
+        return s->paused;
+}
+
+size_t scheduler_running(const struct scheduler *s)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; s && i < ARRAY_SIZE(s->running); i++)
+                n += s->running[i].busy;
+        return n;
+}
+
+time_t scheduler_last_progress(const struct scheduler *s)
+{
+        return s->last_progress;
+}
+
+/* Adds "next_probe_s" to each quarantined device of a device_pool_status() list. */
+static int annotate_devices(const struct scheduler *s, json_t *devices)
+{
+        time_t now = time(NULL);
+        json_t *v;
+        size_t i;
+
+        json_array_foreach(devices, i, v)
+        {
+                const struct device_recheck *rc =
+                    i < ARRAY_SIZE(s->rechecks) ? &s->rechecks[i] : NULL;
+                const char *state = json_string_value(json_object_get(v, "state"));
+                json_int_t next;
+                if (!rc || !state || strcmp(state, "quarantined") != 0)
+                        continue;
+                if (rc->probe)
+                        next = 0;
+                else if (rc->next_at)
+                        next = rc->next_at > now ? (json_int_t)(rc->next_at - now) : 0;
+                else
+                        continue;
+                if (json_object_set_new(v, "next_probe_s", json_integer(next)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* [{item, device, op_dir, repo, running_s}]; NULL without memory. */
+static json_t *running_status(const struct scheduler *s)
 {
         json_t *list = json_array();
 
-        for (size_t i = 0; i < ARRAY_SIZE(d->running); i++) {
-                const struct running *run = &d->running[i];
+        for (size_t i = 0; list && i < ARRAY_SIZE(s->running); i++) {
+                const struct running *run = &s->running[i];
                 if (!run->busy)
                         continue;
-                json_array_append_new(
-                    list, json_pack("{s:I, s:i, s:s, s:s, s:I}", "item", (json_int_t)run->item_id,
-                                    "device", device_pool_id(d->devices, run->slot), "op_dir",
-                                    run->op_dir, "repo", run->repo, "running_s",
-                                    (json_int_t)(time(NULL) - run->started)));
+                if (json_array_append_new(
+                        list,
+                        json_pack("{s:I, s:i, s:s, s:s, s:I}", "item", (json_int_t)run->item_id,
+                                  "device", device_pool_id(s->deps.devices, run->slot), "op_dir",
+                                  run->op_dir, "repo", run->repo, "running_s",
+                                  (json_int_t)(time(NULL) - run->started))) < 0) {
+                        json_decref(list);
+                        return NULL;
+                }
         }
         return list;
+}
+
+int scheduler_status(const struct scheduler *s, json_t *status)
+{
+        const struct config *c = config(s);
+
+        if (json_object_set_new(status, "paused", json_boolean(s->paused)) < 0 ||
+            json_object_set_new(status, "episodes_done",
+                                json_integer((json_int_t)s->episodes_done)) < 0 ||
+            json_object_set_new(status, "episodes_failed",
+                                json_integer((json_int_t)s->episodes_failed)) < 0 ||
+            json_object_set_new(status, "running", running_status(s)) < 0)
+                return -ENOMEM;
+        if (s->space_paused &&
+            json_object_set_new(status, "waiting_for_space",
+                                json_pack("{s:s, s:I, s:I}", "state_dir", c->state_dir,
+                                          "free_bytes", (json_int_t)s->space_free, "min_free_bytes",
+                                          (json_int_t)c->limits.min_free_bytes)) < 0)
+                return -ENOMEM;
+        return annotate_devices(s, json_object_get(status, "devices"));
 }

@@ -4,7 +4,7 @@
  * it.  The first byte picks the endpoint.  Any input must give either an
  * object with the fields its endpoint needs or one error message. */
 #include "common/common.h"
-#include "daemon/daemon-internal.h"
+#include "daemon/control-internal.h"
 
 #include <string.h>
 
