@@ -387,10 +387,13 @@ static int reload(char *err, size_t err_size, void *userdata)
             fresh->device_count != d->config->device_count ||
             fresh->devices_auto != d->config->devices_auto ||
             strcmp(fresh->toolkit ? fresh->toolkit : "",
-                   d->config->toolkit ? d->config->toolkit : "") != 0) {
+                   d->config->toolkit ? d->config->toolkit : "") != 0 ||
+            strcmp(fresh->third_lib_path ? fresh->third_lib_path : "",
+                   d->config->third_lib_path ? d->config->third_lib_path : "") != 0) {
                 snprintf(err, err_size,
-                         "%s: state_dir, socket, backend, devices and toolkit take effect only on "
-                         "a restart; restart ascendoptd to change them",
+                         "%s: state_dir, socket, backend, devices, toolkit and "
+                         "ascend.third_lib_path take effect only on a restart; restart "
+                         "ascendoptd to change them",
                          d->config_path);
                 config_free(fresh);
                 return -EINVAL;
