@@ -111,7 +111,7 @@ SELECTED_TESTS := $(if $(T),$(foreach t,$(ALL_TESTS),$(if $(strip $(foreach w,$(
 
 check-tests: tests
 	$(if $(SELECTED_TESTS),,$(error T='$(T)' names no test: see tests/README.md))
-	$(TEST_ENV) prove -j$(NPROC) --exec '' $(SELECTED_TESTS)
+	$(TEST_ENV) prove --timer -j$(NPROC) --exec '' $(SELECTED_TESTS)
 
 # The edit loop: every test but those marked expensive, by a line
 # "# expensive: WHY" in a shell test or " * expensive: WHY" in a unit
