@@ -13,7 +13,7 @@
  */
 #include "draft-internal.h"
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
 #define LAUNCHER_MAX_BYTES (4u << 20)
 #define LAUNCHER_MAX_FILES 128

@@ -17,7 +17,7 @@
 
 #include <event2/event.h>
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
 /* ------------------------------------------------------------ tokens */
 

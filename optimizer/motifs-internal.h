@@ -9,6 +9,7 @@
 #define ASCENDOPT_MOTIFS_INTERNAL_H
 
 #include "optimizer.h"
+#include "cxx/cxx.h"
 
 #include <stdarg.h>
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "optimizer/optimizer.h"
+#include "cxx/cxx.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,24 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * C++ source as tokens, and edits made on them: what every rewrite of the
- * optimizer works on, never regular expressions over raw text, so rewrites
- * survive comments, whitespace and macros.
- * Part of optimizer/optimizer.h, which includes every one of these.
+ * C++ source as the project reads it: tokens, and byte edits made on a
+ * text.  The one parser of operator code: the optimizer's motifs, tiling
+ * moves and genes rewrite kernels and tiling functions with it, and
+ * 'ascendopt init' (draft/) reads op_kernel, op_host and examples' main.cpp
+ * with it.  Rewrites work on tokens, never regular expressions over raw
+ * text, so they survive comments, whitespace and macros.
  */
-#ifndef ASCENDOPT_OPTIMIZER_TOKENS_H
-#define ASCENDOPT_OPTIMIZER_TOKENS_H
+#ifndef ASCENDOPT_CXX_H
+#define ASCENDOPT_CXX_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-
-#include <jansson.h>
-
-#include "common/common.h"
-
-struct event_base;
-struct store;
-struct store_batch;
 
 /* ------------------------------------------------------------ tokens */
 
