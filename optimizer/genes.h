@@ -15,7 +15,6 @@
 
 #include "common/common.h"
 
-
 struct event_base;
 struct store;
 struct store_batch;
