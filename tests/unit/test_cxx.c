@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the C++ tokenizer and of edit sets on the kind of source real
- * AscendC operators contain: comments with quotes in them, strings with
- * comment markers, raw strings, directives with continuations, numbers
- * with separators and suffixes, and longest-match punctuation.
+ * Tests of cxx/ on the kind of source real AscendC operators contain: the
+ * tokenizer (comments with quotes in them, strings with comment markers,
+ * raw strings, directives with continuations, numbers with separators and
+ * suffixes, longest-match punctuation), edit sets, and the statement view
+ * (tokens that skip comments, function bodies, the walk over statements,
+ * calls and their arguments).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,6 +127,191 @@ static void test_edits(void **state)
         text_edits_release(&edits);
 }
 
+/* ------------------------------------------------------------ the statement view */
+
+static void parse(struct cxx_file *f, const char *src)
+{
+        assert_int_equal(cxx_file_parse(f, "op_kernel/k.cpp", src, strlen(src), NULL), 0);
+}
+
+/* The index of the nth token (from 0) spelled s. */
+static size_t find(const struct cxx_file *f, const char *s, int nth)
+{
+        for (size_t i = 0; i < f->tokens.n; i++)
+                if (cxx_tok_len(f, i) == strlen(s) &&
+                    memcmp(cxx_tok_text(f, i), s, strlen(s)) == 0 && nth-- == 0)
+                        return i;
+        fail_msg("no token %s", s);
+        return CXX_NONE;
+}
+
+static void test_file_tokens(void **state)
+{
+        const char *src = "x = 1u /* one */ + y; // end\nz = x + 1 ;";
+        struct cxx_file f;
+        char buf[4];
+        size_t one;
+
+        parse(&f, src);
+        one = find(&f, "1u", 0);
+        assert_true(cxx_tok_is_number(&f, one, "1"));
+        assert_false(cxx_tok_is_number(&f, one, "10"));
+        assert_true(cxx_tok_eq(&f, cxx_tok_next(&f, one), "+"));
+        assert_int_equal(cxx_tok_prev(&f, cxx_tok_next(&f, one)), one);
+        assert_int_equal(cxx_tok_next(&f, CXX_NONE), f.tokens.n);
+        assert_int_equal(cxx_tok_prev(&f, 0), CXX_NONE);
+        assert_false(cxx_tok_eq(&f, f.tokens.n, "z"));
+        assert_true(cxx_tok_is_kind(&f, find(&f, "/* one */", 0), TOKEN_COMMENT));
+        assert_false(cxx_tok_is_ident(&f, CXX_NONE));
+        assert_string_equal(cxx_tok_copy(&f, find(&f, "z", 0), buf, sizeof(buf)), "z");
+        assert_string_equal(cxx_tok_copy(&f, find(&f, "/* one */", 0), buf, sizeof(buf)), "/* ");
+        /* "x = 1u + y" against "x + 1": not the same, comments aside */
+        assert_false(cxx_range_same(&f, 0, find(&f, "y", 0), find(&f, "x", 1), find(&f, "1", 0)));
+        assert_true(cxx_range_same(&f, find(&f, "+", 0), find(&f, "+", 0), find(&f, "+", 1),
+                                   find(&f, "+", 1)));
+        assert_true(cxx_range_mentions(&f, 0, f.tokens.n - 1, "y", 1));
+        assert_false(cxx_range_mentions(&f, 0, f.tokens.n - 1, "one", 3));
+        {
+                char *dup = cxx_range_dup(&f, one, find(&f, "y", 0));
+                assert_string_equal(dup, "1u /* one */ + y");
+                free(dup);
+        }
+        cxx_fresh_name(&f, "x", buf, sizeof(buf));
+        assert_string_equal(buf, "x2");
+        assert_int_equal(cxx_stmt_first(&f, find(&f, "+", 1)), find(&f, "z", 0));
+        assert_int_equal(cxx_stmt_last(&f, find(&f, "z", 0)), f.tokens.n - 1);
+        cxx_file_release(&f);
+}
+
+struct seen {
+        char text[1024];
+        size_t n;
+};
+
+static int record(const struct cxx_file *f, const struct cxx_func *funcs,
+                  const struct cxx_stmt *stmt, void *userdata)
+{
+        struct seen *seen = userdata;
+        size_t len = strlen(seen->text);
+
+        /* "L:" in a loop, "B:" in a branch, then the statement's first token */
+        snprintf(seen->text + len, sizeof(seen->text) - len, "%s%s%s%.*s", seen->n++ ? " | " : "",
+                 stmt->loop != CXX_NONE ? "L:" : "", stmt->in_branch ? "B:" : "",
+                 (int)cxx_tok_len(f, stmt->first), cxx_tok_text(f, stmt->first));
+        return 0;
+}
+
+static void test_functions_and_statements(void **state)
+{
+        const char *src = "#define N 8\n"
+                          "struct K {\n"
+                          "    K(int a) { Init(); }\n"
+                          "    int Get() const { return a_; }\n"
+                          "    int a_;\n"
+                          "};\n"
+                          "extern \"C\" __global__ __aicore__ void add(GM_ADDR x) {\n"
+                          "    K k(1);\n"
+                          "    for (int i = 0; i < N; i++) {\n"
+                          "        if (i) Copy(i); else { Skip(); }\n"
+                          "    }\n"
+                          "    while (k.Get()) Step();\n"
+                          "}\n";
+        struct cxx_file f;
+        struct cxx_func *funcs = NULL;
+        struct seen seen = { "", 0 };
+        size_t n = 0;
+
+        parse(&f, src);
+        assert_int_equal(cxx_funcs_find(&f, &funcs, &n), 0);
+        assert_int_equal(n, 3);
+        assert_true(cxx_tok_eq(&f, funcs[0].name, "K"));
+        assert_true(cxx_tok_eq(&f, funcs[1].name, "Get"));
+        assert_true(cxx_tok_eq(&f, funcs[2].name, "add"));
+        assert_false(funcs[1].entry);
+        assert_true(funcs[2].entry);
+        assert_true(cxx_in_function(funcs, n, find(&f, "Copy", 0)));
+        assert_false(cxx_in_function(funcs, n, find(&f, "a_", 1)));
+        free(funcs);
+        assert_int_equal(cxx_walk_statements(&f, record, &seen), 0);
+        assert_string_equal(seen.text, "Init | return | K | for | L:{ | L:if | L:B:Copy | L:B:{ | "
+                                       "L:B:Skip | while | L:Step");
+        /* the statement before and after the for loop, in add's body */
+        {
+                size_t body = find(&f, "{", 3), loop = find(&f, "for", 0);
+                assert_int_equal(cxx_stmt_before(&f, loop, body), find(&f, "K", 2));
+                assert_int_equal(cxx_stmt_after(&f, cxx_stmt_last(&f, loop), body),
+                                 find(&f, "while", 0));
+                assert_int_equal(cxx_stmt_after(&f, cxx_stmt_last(&f, find(&f, "while", 0)), body),
+                                 CXX_NONE);
+        }
+        cxx_file_release(&f);
+}
+
+static void test_calls(void **state)
+{
+        const char *src = "q.AllocTensor<half>(a[i], /* n */ f(1, 2), {3, 4});\n"
+                          "Add(z, x, y);\n"
+                          "g(a, , b);\n"
+                          "int v[] = {1, 2, 3,};\n";
+        struct cxx_file f;
+        struct cxx_call call;
+        struct cxx_arg args[4];
+        size_t semi;
+
+        parse(&f, src);
+        semi = find(&f, ";", 0);
+        assert_true(cxx_stmt_call(&f, 0, semi, &call));
+        assert_true(cxx_call_is(&f, &call, "AllocTensor"));
+        assert_int_equal(call.obj, 0);
+        assert_int_equal(call.n_args, 3);
+        assert_int_equal(cxx_arg_base(&f, &call.args[0]), find(&f, "a", 0));
+        assert_int_equal(cxx_arg_ident(&f, &call.args[0]), CXX_NONE);
+        assert_true(cxx_tok_eq(&f, call.args[1].first, "f"));
+        assert_true(cxx_tok_eq(&f, call.args[2].last, "}"));
+        assert_true(cxx_stmt_call(&f, find(&f, "Add", 0), find(&f, ";", 1), &call));
+        assert_int_equal(call.obj, CXX_NONE);
+        assert_int_equal(cxx_arg_ident(&f, &call.args[2]), find(&f, "y", 0));
+        /* not one call: a declaration */
+        assert_false(cxx_stmt_call(&f, find(&f, "int", 0), find(&f, ";", 3), &call));
+        /* an empty argument; a brace list's trailing comma adds none; max caps what is stored */
+        assert_int_equal(cxx_args_split(&f, find(&f, "(", 3), args, 4), 3);
+        assert_int_equal(args[1].first, CXX_NONE);
+        assert_int_equal(cxx_args_split(&f, find(&f, "{", 1), args, 4), 3);
+        assert_int_equal(cxx_args_split(&f, find(&f, "{", 1), args, 2), 2);
+        assert_true(cxx_tok_is_number(&f, args[1].first, "2"));
+        cxx_file_release(&f);
+        /* a bracket that does not close holds nothing */
+        parse(&f, "f(a, b");
+        assert_int_equal(cxx_args_split(&f, 1, args, 4), 0);
+        cxx_file_release(&f);
+        parse(&f, "T<A<int>, B> x; y = a[b(c)];");
+        assert_int_equal(cxx_angle_match(&f, 1), find(&f, ">", 1));
+        assert_int_equal(cxx_bracket_open(&f, find(&f, "]", 0)), find(&f, "[", 0));
+        cxx_file_release(&f);
+}
+
+static void test_layout(void **state)
+{
+        const char *src = "void f() {\n\tint a = 1; // one\n\tint b = 2;\n}\n";
+        struct cxx_file f;
+        size_t a;
+        char *indent;
+
+        parse(&f, src);
+        a = find(&f, "int", 0);
+        assert_int_equal(cxx_line_start(&f, f.tokens.tokens[a].start), 11);
+        indent = cxx_indent_at(&f, f.tokens.tokens[a].start);
+        assert_string_equal(indent, "\t");
+        free(indent);
+        assert_string_equal(cxx_indent_unit(&f), "\t");
+        assert_true(cxx_text_blank(&f, 11, 12));
+        assert_false(cxx_text_blank(&f, 11, 13));
+        assert_true(
+            cxx_tok_is_kind(&f, cxx_with_trailing_comment(&f, find(&f, ";", 0)), TOKEN_COMMENT));
+        assert_true(cxx_tok_eq(&f, cxx_with_trailing_comment(&f, find(&f, ";", 1)), ";"));
+        cxx_file_release(&f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -134,6 +321,10 @@ int main(void)
                 cmocka_unit_test(test_lines_and_errors),
                 cmocka_unit_test(test_navigation),
                 cmocka_unit_test(test_edits),
+                cmocka_unit_test(test_file_tokens),
+                cmocka_unit_test(test_functions_and_statements),
+                cmocka_unit_test(test_calls),
+                cmocka_unit_test(test_layout),
         };
-        return cmocka_run_group_tests_name("optimizer_tokens", tests, NULL, NULL);
+        return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
 }
