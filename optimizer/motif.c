@@ -363,14 +363,20 @@ bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *k
 
 /* ================================================================ sites */
 
+static char *str_vprintf(const char *fmt, va_list ap)
+{
+        char *out = NULL;
+
+        return vasprintf(&out, fmt, ap) < 0 ? NULL : out;
+}
+
 char *str_printf(const char *fmt, ...)
 {
         va_list ap;
-        char *out = NULL;
+        char *out;
 
         va_start(ap, fmt);
-        if (vasprintf(&out, fmt, ap) < 0)
-                out = NULL;
+        out = str_vprintf(fmt, ap);
         va_end(ap);
         return out;
 }
@@ -445,11 +451,10 @@ void site_editf(struct motif_scan *scan, struct cxx_file *f, size_t start, size_
                 const char *fmt, ...)
 {
         va_list ap;
-        char *text = NULL;
+        char *text;
 
         va_start(ap, fmt);
-        if (vasprintf(&text, fmt, ap) < 0)
-                text = NULL;
+        text = str_vprintf(fmt, ap);
         va_end(ap);
         site_edit(scan, f, start, len, text);
         free(text);
