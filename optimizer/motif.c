@@ -2,9 +2,10 @@
 /*
  * The motif library: the table of known kernel rewrites, the public API
  * that detects and applies them on an operator's file set, and what the
- * motif scanners (motif-*.c) share on top of cxx/'s statement view: the
- * walk with the scan at hand, AscendC's vector APIs and tensor and queue
- * declarations, and the site builder.
+ * scanners share on top of cxx/'s statement view: the scan, its walk and
+ * its site builder (sites-internal.h, which the tiling moves use too), and
+ * AscendC's vector APIs and tensor and queue declarations
+ * (motifs-internal.h, the motif scanners' own).
  */
 #include "motifs-internal.h"
 

@@ -7,7 +7,7 @@
  * split spread over the first cores).  They are the host-side
  * analogue of the kernel motifs: they read the tiling function through
  * cxx/'s statement view and, run as forward-only motifs, record their
- * edits with the motifs' site builder (motifs-internal.h), so comments,
+ * edits with the motifs' site builder (sites-internal.h), so comments,
  * whitespace and macros outside the edits survive.
  *
  * The fourth, remainder_to_first_cores, spreads the remainder of a
@@ -20,7 +20,7 @@
  * operator leaves a former/tail split unbalanced (add, axpy, sigmoid and
  * silu already balance), so tests/ops/ok/tail_core_split exercises it.
  */
-#include "motifs-internal.h"
+#include "sites-internal.h"
 #include "cxx/cxx.h"
 
 #include <ctype.h>

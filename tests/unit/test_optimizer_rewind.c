@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "npu/npu.h"
-#include "optimizer/motifs-internal.h"
+#include "optimizer/sites-internal.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
 
