@@ -39,7 +39,7 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -I. -D_GNU_SOURCE -MMD -MP \
              $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_DIRS  := common config daemon cli watchers queue store optimizer npu publish llm report draft
+LIB_DIRS  := common config cxx daemon cli watchers queue store optimizer npu publish llm report draft
 PROG_SRCS := daemon/main.c cli/main.c common/exec-helper.c
 LIB_SRCS  := $(filter-out $(PROG_SRCS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS)) $(addsuffix /*/*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -69,7 +69,7 @@ FUZZ_config_SRCS := config/config.c common/schema.c common/log.c common/path.c c
 FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c common/schema.c common/log.c common/path.c common/text.c
 FUZZ_request_SRCS := daemon/control-request.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
-FUZZ_tokens_SRCS := optimizer/tokens.c
+FUZZ_tokens_SRCS := cxx/tokens.c
 FUZZ_tree_names_SRCS := watchers/gitscan.c store/store.c common/sha256.c common/path.c common/log.c
 FUZZ_BINS        := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZERS))
 FUZZ_CFLAGS       = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. -D_GNU_SOURCE \

@@ -13,7 +13,7 @@
  */
 #include "draft-internal.h"
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,47 +28,20 @@
 #define MAX_NAMES      512
 
 struct reader {
-        const char *text;
-        struct token_list tokens;
-        json_t *constants; /* name -> number */
-        json_t *vectors;   /* name -> [numbers] (shape and host-data vectors) */
-        json_t *fills;     /* name -> {n, value} for std::vector<T> v(n[, value]) */
-        json_t *aliases;   /* name -> the name it points into (buffers, .data()) */
-        json_t *tensors;   /* tensor var -> {shape, dtype, host} */
-        json_t *lists;     /* list var -> [tensor vars] */
-        json_t *arrays;    /* std::vector<aclTensor*> / aclTensor *a[] -> [tensor vars] */
-        json_t *scalars;   /* scalar / int-array var -> value */
-        json_t *files;     /* host var -> file */
-        json_t *declared;  /* aclTensor *NAME (= nullptr); -> true */
-        json_t *strings;   /* char *NAME = "text"; std::string NAME = "text"; -> text */
-        json_t *elems;     /* scalar or vector var -> the dtype of its elements */
+        struct cxx_file file; /* main.cpp */
+        json_t *constants;    /* name -> number */
+        json_t *vectors;      /* name -> [numbers] (shape and host-data vectors) */
+        json_t *fills;        /* name -> {n, value} for std::vector<T> v(n[, value]) */
+        json_t *aliases;      /* name -> the name it points into (buffers, .data()) */
+        json_t *tensors;      /* tensor var -> {shape, dtype, host} */
+        json_t *lists;        /* list var -> [tensor vars] */
+        json_t *arrays;       /* std::vector<aclTensor*> / aclTensor *a[] -> [tensor vars] */
+        json_t *scalars;      /* scalar / int-array var -> value */
+        json_t *files;        /* host var -> file */
+        json_t *declared;     /* aclTensor *NAME (= nullptr); -> true */
+        json_t *strings;      /* char *NAME = "text"; std::string NAME = "text"; -> text */
+        json_t *elems;        /* scalar or vector var -> the dtype of its elements */
 };
-
-static bool is(const struct reader *r, size_t i, const char *s)
-{
-        return i < r->tokens.n && token_is(&r->tokens, i, s);
-}
-
-static size_t nxt(const struct reader *r, size_t i)
-{
-        return token_next(&r->tokens, i);
-}
-
-static enum token_kind kind(const struct reader *r, size_t i)
-{
-        return r->tokens.tokens[i].kind;
-}
-
-static void text(const struct reader *r, size_t i, char *buf, size_t size)
-{
-        const struct token *t = &r->tokens.tokens[i];
-        snprintf(buf, size, "%.*s", (int)t->len, r->text + t->start);
-}
-
-static bool ident(const struct reader *r, size_t i)
-{
-        return i < r->tokens.n && kind(r, i) == TOKEN_IDENTIFIER;
-}
 
 /* ------------------------------------------------------------ expressions */
 
@@ -77,8 +50,9 @@ static bool eval_expr(const struct reader *r, size_t *i, size_t end, double *ret
 /* A number literal: 1, 2.5f, 1e-6, 0x10, 100UL. */
 static bool number_literal(const struct reader *r, size_t i, double *ret)
 {
+        const struct cxx_file *f = &r->file;
         char buf[64], *e;
-        text(r, i, buf, sizeof(buf));
+        cxx_tok_copy(f, i, buf, sizeof(buf));
         *ret = strtod(buf, &e);
         if (e == buf)
                 return false;
@@ -89,89 +63,90 @@ static bool number_literal(const struct reader *r, size_t i, double *ret)
 
 static bool eval_primary(const struct reader *r, size_t *i, size_t end, double *ret)
 {
+        const struct cxx_file *f = &r->file;
         char name[128];
         json_t *v;
 
         if (*i >= end)
                 return false;
-        if (is(r, *i, "-") || is(r, *i, "+")) {
-                bool neg = is(r, *i, "-");
-                *i = nxt(r, *i);
+        if (cxx_tok_eq(f, *i, "-") || cxx_tok_eq(f, *i, "+")) {
+                bool neg = cxx_tok_eq(f, *i, "-");
+                *i = cxx_tok_next(f, *i);
                 if (!eval_primary(r, i, end, ret))
                         return false;
                 *ret = neg ? -*ret : *ret;
                 return true;
         }
-        if (is(r, *i, "(")) {
-                size_t close = token_match(&r->tokens, *i);
-                size_t j = nxt(r, *i);
+        if (cxx_tok_eq(f, *i, "(")) {
+                size_t close = token_match(&f->tokens, *i);
+                size_t j = cxx_tok_next(f, *i);
                 /* a cast such as (int64_t)x: skip the type */
-                if (close < end && ident(r, j) && nxt(r, j) == close &&
-                    !json_object_get(r->constants, (text(r, j, name, sizeof(name)), name))) {
-                        *i = nxt(r, close);
+                if (close < end && cxx_tok_is_ident(f, j) && cxx_tok_next(f, j) == close &&
+                    !json_object_get(r->constants, cxx_tok_copy(f, j, name, sizeof(name)))) {
+                        *i = cxx_tok_next(f, close);
                         return eval_primary(r, i, end, ret);
                 }
                 if (close >= end || !eval_expr(r, &j, close, ret) || j != close)
                         return false;
-                *i = nxt(r, close);
+                *i = cxx_tok_next(f, close);
                 return true;
         }
-        if (kind(r, *i) == TOKEN_NUMBER) {
+        if (cxx_tok_is_kind(f, *i, TOKEN_NUMBER)) {
                 if (!number_literal(r, *i, ret))
                         return false;
-                *i = nxt(r, *i);
+                *i = cxx_tok_next(f, *i);
                 return true;
         }
-        if (!ident(r, *i))
+        if (!cxx_tok_is_ident(f, *i))
                 return false;
-        text(r, *i, name, sizeof(name));
+        cxx_tok_copy(f, *i, name, sizeof(name));
         if (strcmp(name, "true") == 0 || strcmp(name, "false") == 0) {
                 *ret = name[0] == 't';
-                *i = nxt(r, *i);
+                *i = cxx_tok_next(f, *i);
                 return true;
         }
-        *i = nxt(r, *i);
+        *i = cxx_tok_next(f, *i);
         /* static_cast<T>(x) */
-        if ((strcmp(name, "static_cast") == 0) && is(r, *i, "<")) {
-                while (*i < end && !is(r, *i, ">"))
-                        *i = nxt(r, *i);
-                *i = nxt(r, *i);
+        if ((strcmp(name, "static_cast") == 0) && cxx_tok_eq(f, *i, "<")) {
+                while (*i < end && !cxx_tok_eq(f, *i, ">"))
+                        *i = cxx_tok_next(f, *i);
+                *i = cxx_tok_next(f, *i);
                 return eval_primary(r, i, end, ret);
         }
         /* GetShapeSize(shape): the product of a shape vector */
-        if (is(r, *i, "(") && ident(r, nxt(r, *i))) {
-                size_t close = token_match(&r->tokens, *i);
+        if (cxx_tok_eq(f, *i, "(") && cxx_tok_is_ident(f, cxx_tok_next(f, *i))) {
+                size_t close = token_match(&f->tokens, *i);
                 char arg[128];
                 size_t k;
-                text(r, nxt(r, *i), arg, sizeof(arg));
+                cxx_tok_copy(f, cxx_tok_next(f, *i), arg, sizeof(arg));
                 v = json_object_get(r->vectors, arg);
                 if (!strstr(name, "ShapeSize") || !v || close >= end)
                         return false;
                 *ret = 1;
                 for (k = 0; k < json_array_size(v); k++)
                         *ret *= json_number_value(json_array_get(v, k));
-                *i = nxt(r, close);
+                *i = cxx_tok_next(f, close);
                 return true;
         }
         /* v[k] of a known vector */
-        if (is(r, *i, "[")) {
-                size_t close = token_match(&r->tokens, *i), j = nxt(r, *i);
+        if (cxx_tok_eq(f, *i, "[")) {
+                size_t close = token_match(&f->tokens, *i), j = cxx_tok_next(f, *i);
                 double k;
                 v = json_object_get(r->vectors, name);
                 if (!v || close >= end || !eval_expr(r, &j, close, &k) || j != close || k < 0 ||
                     (size_t)k >= json_array_size(v))
                         return false;
                 *ret = json_number_value(json_array_get(v, (size_t)k));
-                *i = nxt(r, close);
+                *i = cxx_tok_next(f, close);
                 return true;
         }
         /* v.size() of a known vector */
-        if (is(r, *i, ".") && is(r, nxt(r, *i), "size")) {
+        if (cxx_tok_eq(f, *i, ".") && cxx_tok_eq(f, cxx_tok_next(f, *i), "size")) {
                 v = json_object_get(r->vectors, name);
                 if (!v)
                         return false;
                 *ret = (double)json_array_size(v);
-                *i = nxt(r, nxt(r, nxt(r, nxt(r, *i))));
+                *i = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, *i))));
                 return true;
         }
         v = json_object_get(r->constants, name);
@@ -183,13 +158,16 @@ static bool eval_primary(const struct reader *r, size_t *i, size_t end, double *
 
 static bool eval_term(const struct reader *r, size_t *i, size_t end, double *ret)
 {
+        const struct cxx_file *f = &r->file;
+
         if (!eval_primary(r, i, end, ret))
                 return false;
-        while (*i < end && (is(r, *i, "*") || is(r, *i, "/") || is(r, *i, "%"))) {
+        while (*i < end &&
+               (cxx_tok_eq(f, *i, "*") || cxx_tok_eq(f, *i, "/") || cxx_tok_eq(f, *i, "%"))) {
                 char op[2];
                 double rhs;
-                text(r, *i, op, sizeof(op));
-                *i = nxt(r, *i);
+                cxx_tok_copy(f, *i, op, sizeof(op));
+                *i = cxx_tok_next(f, *i);
                 if (!eval_primary(r, i, end, &rhs))
                         return false;
                 if (op[0] == '*')
@@ -207,12 +185,14 @@ static bool eval_term(const struct reader *r, size_t *i, size_t end, double *ret
 
 static bool eval_expr(const struct reader *r, size_t *i, size_t end, double *ret)
 {
+        const struct cxx_file *f = &r->file;
+
         if (!eval_term(r, i, end, ret))
                 return false;
-        while (*i < end && (is(r, *i, "+") || is(r, *i, "-"))) {
-                bool minus = is(r, *i, "-");
+        while (*i < end && (cxx_tok_eq(f, *i, "+") || cxx_tok_eq(f, *i, "-"))) {
+                bool minus = cxx_tok_eq(f, *i, "-");
                 double rhs;
-                *i = nxt(r, *i);
+                *i = cxx_tok_next(f, *i);
                 if (!eval_term(r, i, end, &rhs))
                         return false;
                 *ret = minus ? *ret - rhs : *ret + rhs;
@@ -235,11 +215,13 @@ static json_t *number_json(double v, bool real)
 /* Whether the tokens [i, end) hold a floating literal (1.0, 2.5f, 1e-6). */
 static bool has_float_literal(const struct reader *r, size_t i, size_t end)
 {
-        for (; i < end; i = nxt(r, i)) {
+        const struct cxx_file *f = &r->file;
+
+        for (; i < end; i = cxx_tok_next(f, i)) {
                 char buf[64];
-                if (kind(r, i) != TOKEN_NUMBER)
+                if (!cxx_tok_is_kind(f, i, TOKEN_NUMBER))
                         continue;
-                text(r, i, buf, sizeof(buf));
+                cxx_tok_copy(f, i, buf, sizeof(buf));
                 if (strpbrk(buf, ".eE") && strncmp(buf, "0x", 2) != 0)
                         return true;
         }
@@ -249,23 +231,22 @@ static bool has_float_literal(const struct reader *r, size_t i, size_t end)
 /* {e1, e2, ...} at i (a brace) as numbers; NULL when one cannot be evaluated. */
 static json_t *brace_list(const struct reader *r, size_t i, bool real)
 {
-        size_t close = token_match(&r->tokens, i), j = nxt(r, i);
-        json_t *list = json_array();
+        const struct cxx_file *f = &r->file;
+        struct cxx_arg *items = malloc((MAX_VALUES + 1) * sizeof(*items));
+        size_t n = items ? cxx_args_split(f, i, items, MAX_VALUES + 1) : 0;
+        json_t *list = items && n <= MAX_VALUES ? json_array() : NULL;
 
-        while (list && j < close) {
-                size_t k = j;
+        for (size_t k = 0; list && k < n; k++) {
                 double v;
-                while (k < close && !is(r, k, ","))
-                        k = is(r, k, "(") || is(r, k, "{") || is(r, k, "[")
-                                ? nxt(r, token_match(&r->tokens, k))
-                                : nxt(r, k);
-                if (json_array_size(list) == MAX_VALUES || !eval_range(r, j, k, &v)) {
+                if (items[k].first == CXX_NONE ||
+                    !eval_range(r, items[k].first, cxx_tok_next(f, items[k].last), &v)) {
                         json_decref(list);
-                        return NULL;
+                        list = NULL;
+                } else {
+                        json_array_append_new(list, number_json(v, real));
                 }
-                json_array_append_new(list, number_json(v, real));
-                j = k < close ? nxt(r, k) : close;
         }
+        free(items);
         return list;
 }
 
@@ -274,11 +255,13 @@ static json_t *brace_list(const struct reader *r, size_t i, bool real)
 /* The end of the statement starting at i (its ';'), skipping brackets. */
 static size_t statement_end(const struct reader *r, size_t i)
 {
-        while (i < r->tokens.n && !is(r, i, ";")) {
-                if (is(r, i, "(") || is(r, i, "{") || is(r, i, "["))
-                        i = token_match(&r->tokens, i);
-                if (i < r->tokens.n)
-                        i = nxt(r, i);
+        const struct cxx_file *f = &r->file;
+
+        while (i < f->tokens.n && !cxx_tok_eq(f, i, ";")) {
+                if (cxx_tok_eq(f, i, "(") || cxx_tok_eq(f, i, "{") || cxx_tok_eq(f, i, "["))
+                        i = token_match(&f->tokens, i);
+                if (i < f->tokens.n)
+                        i = cxx_tok_next(f, i);
         }
         return i;
 }
@@ -307,8 +290,10 @@ static const char *c_dtype(const char *type)
 
 static bool scalar_type(const struct reader *r, size_t i)
 {
+        const struct cxx_file *f = &r->file;
+
         for (const char *const *t = scalar_types; *t; t++)
-                if (is(r, i, *t))
+                if (cxx_tok_eq(f, i, *t))
                         return true;
         return false;
 }
@@ -316,70 +301,78 @@ static bool scalar_type(const struct reader *r, size_t i)
 /* "TYPE NAME = EXPR;" and "TYPE NAME(EXPR);" of a scalar type: a constant. */
 static void read_constant(struct reader *r, size_t i)
 {
-        size_t name = nxt(r, i), end;
+        const struct cxx_file *f = &r->file;
+        size_t name = cxx_tok_next(f, i), end, after, value;
         char n[128];
         double v;
+        bool real;
 
-        while (ident(r, name) && (scalar_type(r, name) || is(r, name, "const")))
-                name = nxt(r, name);
-        if (is(r, name, "*") || !ident(r, name))
+        while (cxx_tok_is_ident(f, name) && (scalar_type(r, name) || cxx_tok_eq(f, name, "const")))
+                name = cxx_tok_next(f, name);
+        if (cxx_tok_eq(f, name, "*") || !cxx_tok_is_ident(f, name))
                 return;
         end = statement_end(r, name);
-        text(r, name, n, sizeof(n));
+        cxx_tok_copy(f, name, n, sizeof(n));
         /* the element type of each name declared, "T a, b;" too: for values read from files */
         {
                 char type[32];
-                text(r, token_prev(&r->tokens, name), type, sizeof(type));
-                for (size_t k = name; k < end && c_dtype(type); k = nxt(r, k)) {
+                cxx_tok_copy(f, cxx_tok_prev(f, name), type, sizeof(type));
+                for (size_t k = name; k < end && c_dtype(type); k = cxx_tok_next(f, k)) {
                         char each[128];
-                        if (!ident(r, k) || !(k == name || is(r, token_prev(&r->tokens, k), ",")))
+                        if (!cxx_tok_is_ident(f, k) ||
+                            !(k == name || cxx_tok_eq(f, cxx_tok_prev(f, k), ",")))
                                 continue;
-                        text(r, k, each, sizeof(each));
+                        cxx_tok_copy(f, k, each, sizeof(each));
                         json_object_set_new(r->elems, each, json_string(c_dtype(type)));
-                        if (is(r, nxt(r, k), "=") || is(r, nxt(r, k), "(") || is(r, nxt(r, k), "{"))
+                        after = cxx_tok_next(f, k);
+                        if (cxx_tok_eq(f, after, "=") || cxx_tok_eq(f, after, "(") ||
+                            cxx_tok_eq(f, after, "{"))
                                 break; /* "T a = f(b, c);": b and c are not declared */
                 }
         }
         /* a C array, T NAME[N] = {...}: a vector */
-        if (is(r, nxt(r, name), "[") && is(r, nxt(r, token_match(&r->tokens, nxt(r, name))), "=") &&
-            is(r, nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name)))), "{")) {
-                size_t brace = nxt(r, nxt(r, token_match(&r->tokens, nxt(r, name))));
-                json_t *list = brace_list(r, brace,
-                                          (is(r, i, "float") || is(r, i, "double")) &&
-                                              has_float_literal(r, brace, end));
-                if (list)
-                        json_object_set_new(r->vectors, n, list);
-                return;
+        after = cxx_tok_next(f, name);
+        real = cxx_tok_eq(f, i, "float") || cxx_tok_eq(f, i, "double");
+        if (cxx_tok_eq(f, after, "[")) {
+                size_t eq = cxx_tok_next(f, token_match(&f->tokens, after)),
+                       brace = cxx_tok_next(f, eq);
+                if (cxx_tok_eq(f, eq, "=") && cxx_tok_eq(f, brace, "{")) {
+                        json_t *list =
+                            brace_list(r, brace, real && has_float_literal(r, brace, end));
+                        if (list)
+                                json_object_set_new(r->vectors, n, list);
+                        return;
+                }
         }
-        if (!is(r, nxt(r, name), "=") || end >= r->tokens.n)
+        if (!cxx_tok_eq(f, after, "=") || end >= f->tokens.n)
                 return;
-        if (is(r, i, "bool") &&
-            (is(r, nxt(r, nxt(r, name)), "true") || is(r, nxt(r, nxt(r, name)), "false")))
-                json_object_set_new(r->constants, n,
-                                    json_boolean(is(r, nxt(r, nxt(r, name)), "true")));
-        else if (eval_range(r, nxt(r, nxt(r, name)), end, &v))
-                json_object_set_new(r->constants, n,
-                                    number_json(v, is(r, i, "float") || is(r, i, "double")));
+        value = cxx_tok_next(f, after);
+        if (cxx_tok_eq(f, i, "bool") &&
+            (cxx_tok_eq(f, value, "true") || cxx_tok_eq(f, value, "false")))
+                json_object_set_new(r->constants, n, json_boolean(cxx_tok_eq(f, value, "true")));
+        else if (eval_range(r, value, end, &v))
+                json_object_set_new(r->constants, n, number_json(v, real));
 }
 
 /* char *NAME = "text"; const char *NAME = "text"; std::string NAME = "text"; NAME("text") */
 static void read_string(struct reader *r, size_t i)
 {
+        const struct cxx_file *f = &r->file;
         size_t j = i;
         char n[128], str[256];
 
-        while (is(r, j, "const") || is(r, j, "char") || is(r, j, "std") || is(r, j, "::") ||
-               is(r, j, "string") || is(r, j, "*"))
-                j = nxt(r, j);
-        if (j == i || !ident(r, j))
+        while (cxx_tok_eq(f, j, "const") || cxx_tok_eq(f, j, "char") || cxx_tok_eq(f, j, "std") ||
+               cxx_tok_eq(f, j, "::") || cxx_tok_eq(f, j, "string") || cxx_tok_eq(f, j, "*"))
+                j = cxx_tok_next(f, j);
+        if (j == i || !cxx_tok_is_ident(f, j))
                 return;
-        text(r, j, n, sizeof(n));
-        j = nxt(r, j);
-        if (is(r, j, "=") || is(r, j, "(") || is(r, j, "{"))
-                j = nxt(r, j);
-        if (j >= r->tokens.n || kind(r, j) != TOKEN_STRING)
+        cxx_tok_copy(f, j, n, sizeof(n));
+        j = cxx_tok_next(f, j);
+        if (cxx_tok_eq(f, j, "=") || cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "{"))
+                j = cxx_tok_next(f, j);
+        if (j >= f->tokens.n || !cxx_tok_is_kind(f, j, TOKEN_STRING))
                 return;
-        text(r, j, str, sizeof(str));
+        cxx_tok_copy(f, j, str, sizeof(str));
         if (strlen(str) < 2)
                 return;
         str[strlen(str) - 1] = '\0';
@@ -392,103 +385,108 @@ static void read_string(struct reader *r, size_t i)
  */
 static size_t read_vector_declarator(struct reader *r, size_t name, const char *elem, bool tensors)
 {
-        size_t after = nxt(r, name), end = statement_end(r, name), close;
+        const struct cxx_file *f = &r->file;
+        size_t after = cxx_tok_next(f, name), end = statement_end(r, name), close;
         bool real = strcmp(elem, "float") == 0 || strcmp(elem, "double") == 0 ||
                     strcmp(elem, "aclFloat16") == 0 || strcmp(elem, "uint16_t") == 0;
         char n[128];
 
-        text(r, name, n, sizeof(n));
+        cxx_tok_copy(f, name, n, sizeof(n));
         if (c_dtype(elem))
                 json_object_set_new(r->elems, n, json_string(c_dtype(elem)));
-        if (is(r, after, "="))
-                after = nxt(r, after);
-        if (!is(r, after, "{") && !is(r, after, "("))
+        if (cxx_tok_eq(f, after, "="))
+                after = cxx_tok_next(f, after);
+        if (!cxx_tok_eq(f, after, "{") && !cxx_tok_eq(f, after, "("))
                 return after;
-        close = token_match(&r->tokens, after);
-        if (is(r, after, "{")) {
+        close = token_match(&f->tokens, after);
+        if (cxx_tok_eq(f, after, "{")) {
                 if (tensors) {
                         json_t *list = json_array();
-                        for (size_t k = nxt(r, after); k < close; k = nxt(r, k))
-                                if (ident(r, k)) {
+                        for (size_t k = cxx_tok_next(f, after); k < close; k = cxx_tok_next(f, k))
+                                if (cxx_tok_is_ident(f, k)) {
                                         char t[128];
-                                        text(r, k, t, sizeof(t));
+                                        cxx_tok_copy(f, k, t, sizeof(t));
                                         json_array_append_new(list, json_string(t));
                                 }
                         json_object_set_new(r->arrays, n, list);
-                        return nxt(r, close);
+                        return cxx_tok_next(f, close);
                 }
                 json_t *list = brace_list(r, after, real && has_float_literal(r, after, end));
                 if (list)
                         json_object_set_new(r->vectors, n, list);
         } else if (!tensors) {
-                size_t k = nxt(r, after), comma = k;
+                size_t k = cxx_tok_next(f, after), comma = k;
                 double count, value = 0;
-                while (comma < close && !is(r, comma, ","))
-                        comma = is(r, comma, "(") || is(r, comma, "[")
-                                    ? nxt(r, token_match(&r->tokens, comma))
-                                    : nxt(r, comma);
+                while (comma < close && !cxx_tok_eq(f, comma, ","))
+                        comma = cxx_tok_eq(f, comma, "(") || cxx_tok_eq(f, comma, "[")
+                                    ? cxx_tok_next(f, token_match(&f->tokens, comma))
+                                    : cxx_tok_next(f, comma);
                 if (eval_range(r, k, comma, &count) &&
-                    (comma >= close || eval_range(r, nxt(r, comma), close, &value)))
+                    (comma >= close || eval_range(r, cxx_tok_next(f, comma), close, &value)))
                         json_object_set_new(
                             r->fills, n,
                             json_pack("{s:f, s:o}", "n", count, "value",
                                       number_json(value, real && comma < close &&
                                                              has_float_literal(r, comma, close))));
         }
-        return nxt(r, close);
+        return cxx_tok_next(f, close);
 }
 
 /* std::vector<T> NAME = {...}; NAME{...}; NAME(n[, v]); and "T a(3), b(3);" */
 static void read_vector(struct reader *r, size_t i)
 {
-        size_t j = nxt(r, i), name;
+        const struct cxx_file *f = &r->file;
+        size_t j = cxx_tok_next(f, i), name;
         bool tensors = false;
         char elem[64] = "";
 
-        if (!is(r, j, "<"))
+        if (!cxx_tok_eq(f, j, "<"))
                 return;
-        j = nxt(r, j);
-        if (ident(r, j))
-                text(r, j, elem, sizeof(elem));
-        while (j < r->tokens.n && !is(r, j, ">")) {
+        j = cxx_tok_next(f, j);
+        if (cxx_tok_is_ident(f, j))
+                cxx_tok_copy(f, j, elem, sizeof(elem));
+        while (j < f->tokens.n && !cxx_tok_eq(f, j, ">")) {
                 /* tensors, or scalars for an aclScalarList: their names */
-                tensors |= is(r, j, "aclTensor") || is(r, j, "aclScalar");
-                j = nxt(r, j);
+                tensors |= cxx_tok_eq(f, j, "aclTensor") || cxx_tok_eq(f, j, "aclScalar");
+                j = cxx_tok_next(f, j);
         }
-        name = nxt(r, j);
-        while (ident(r, name)) {
+        name = cxx_tok_next(f, j);
+        while (cxx_tok_is_ident(f, name)) {
                 size_t after = read_vector_declarator(r, name, elem, tensors);
-                if (!is(r, after, ","))
+                if (!cxx_tok_eq(f, after, ","))
                         break;
-                name = nxt(r, after);
+                name = cxx_tok_next(f, after);
         }
 }
 
 /* aclTensor *NAME[] = {a, b}; (and aclTensor *NAME = nullptr; noted as declared) */
 static void read_tensor_array(struct reader *r, size_t i)
 {
-        size_t j = nxt(r, i);
+        const struct cxx_file *f = &r->file;
+        size_t j = cxx_tok_next(f, i);
         char n[128];
 
-        if (is(r, j, "*"))
-                j = nxt(r, j);
-        if (ident(r, j) && (is(r, nxt(r, j), "=") || is(r, nxt(r, j), ";"))) {
-                text(r, j, n, sizeof(n));
+        if (cxx_tok_eq(f, j, "*"))
+                j = cxx_tok_next(f, j);
+        if (cxx_tok_is_ident(f, j) &&
+            (cxx_tok_eq(f, cxx_tok_next(f, j), "=") || cxx_tok_eq(f, cxx_tok_next(f, j), ";"))) {
+                cxx_tok_copy(f, j, n, sizeof(n));
                 json_object_set_new(r->declared, n, json_true());
                 return;
         }
-        if (!ident(r, j) || !is(r, nxt(r, j), "["))
+        if (!cxx_tok_is_ident(f, j) || !cxx_tok_eq(f, cxx_tok_next(f, j), "["))
                 return;
-        text(r, j, n, sizeof(n));
-        j = nxt(r, token_match(&r->tokens, nxt(r, j)));
-        if (!is(r, j, "=") || !is(r, nxt(r, j), "{"))
+        cxx_tok_copy(f, j, n, sizeof(n));
+        j = cxx_tok_next(f, token_match(&f->tokens, cxx_tok_next(f, j)));
+        if (!cxx_tok_eq(f, j, "=") || !cxx_tok_eq(f, cxx_tok_next(f, j), "{"))
                 return;
-        j = nxt(r, j);
+        j = cxx_tok_next(f, j);
         json_t *list = json_array();
-        for (size_t k = nxt(r, j), close = token_match(&r->tokens, j); k < close; k = nxt(r, k))
-                if (ident(r, k)) {
+        for (size_t k = cxx_tok_next(f, j), close = token_match(&f->tokens, j); k < close;
+             k = cxx_tok_next(f, k))
+                if (cxx_tok_is_ident(f, k)) {
                         char t[128];
-                        text(r, k, t, sizeof(t));
+                        cxx_tok_copy(f, k, t, sizeof(t));
                         json_array_append_new(list, json_string(t));
                 }
         json_object_set_new(r->arrays, n, list);
@@ -512,22 +510,23 @@ static const char *acl_dtype(const char *name)
         return NULL;
 }
 
-/* The arguments of the call whose '(' is at open: [start, end) token ranges. */
+/*
+ * The arguments of the call whose '(' is at open, as [start, end) token
+ * ranges: end is the ',' or ')' after the argument, and an empty argument
+ * is [end, end).
+ */
 static size_t call_args(const struct reader *r, size_t open, size_t starts[], size_t ends[],
                         size_t max)
 {
-        size_t close = token_match(&r->tokens, open), j = nxt(r, open), n = 0;
+        const struct cxx_file *f = &r->file;
+        struct cxx_arg args[64];
+        size_t n = cxx_args_split(f, open, args, max < ARRAY_SIZE(args) ? max : ARRAY_SIZE(args));
 
-        while (j < close && n < max) {
-                size_t k = j;
-                while (k < close && !is(r, k, ",")) {
-                        if (is(r, k, "(") || is(r, k, "{") || is(r, k, "[") || (is(r, k, "<") && 0))
-                                k = token_match(&r->tokens, k);
-                        k = nxt(r, k);
-                }
-                starts[n] = j;
-                ends[n++] = k;
-                j = k < close ? nxt(r, k) : close;
+        for (size_t k = 0; k < n; k++) {
+                size_t sep = cxx_tok_next(f, k ? ends[k - 1] : open);
+                bool empty = args[k].first == CXX_NONE;
+                starts[k] = empty ? sep : args[k].first;
+                ends[k] = empty ? sep : cxx_tok_next(f, args[k].last);
         }
         return n;
 }
@@ -535,10 +534,12 @@ static size_t call_args(const struct reader *r, size_t open, size_t starts[], si
 /* The first identifier of [i, end) that is not a cast or keyword, into buf. */
 static bool first_name(const struct reader *r, size_t i, size_t end, char *buf, size_t size)
 {
-        for (; i < end; i = nxt(r, i)) {
-                if (!ident(r, i))
+        const struct cxx_file *f = &r->file;
+
+        for (; i < end; i = cxx_tok_next(f, i)) {
+                if (!cxx_tok_is_ident(f, i))
                         continue;
-                text(r, i, buf, size);
+                cxx_tok_copy(f, i, buf, size);
                 if (strcmp(buf, "void") && strcmp(buf, "static_cast") &&
                     strcmp(buf, "reinterpret_cast") && strcmp(buf, "const") &&
                     strcmp(buf, "char") && strcmp(buf, "std") && strcmp(buf, "string") &&
@@ -563,11 +564,12 @@ static const char *resolve(const struct reader *r, const char *name)
 /* The dtype of an aclDataType argument ([i, end)). */
 static const char *dtype_in(const struct reader *r, size_t i, size_t end)
 {
+        const struct cxx_file *f = &r->file;
         char buf[64];
-        for (; i < end; i = nxt(r, i)) {
-                if (!ident(r, i))
+        for (; i < end; i = cxx_tok_next(f, i)) {
+                if (!cxx_tok_is_ident(f, i))
                         continue;
-                text(r, i, buf, sizeof(buf));
+                cxx_tok_copy(f, i, buf, sizeof(buf));
                 if (acl_dtype(buf))
                         return acl_dtype(buf);
                 const char *c = json_string_value(json_object_get(r->constants, buf));
@@ -591,50 +593,55 @@ static void shape_from_file(const struct reader *r, json_t *t, const char *var)
 
 static void scan(struct reader *r)
 {
+        const struct cxx_file *f = &r->file;
         size_t starts[16], ends[16];
         char a[128], b[128];
 
-        for (size_t i = 0; i < r->tokens.n; i = nxt(r, i)) {
-                if (r->tokens.tokens[i].in_directive || kind(r, i) != TOKEN_IDENTIFIER)
+        for (size_t i = 0; i < f->tokens.n; i = cxx_tok_next(f, i)) {
+                if (f->tokens.tokens[i].in_directive || !cxx_tok_is_ident(f, i))
                         continue;
                 /* declarations */
-                if ((scalar_type(r, i) || is(r, i, "const") || is(r, i, "constexpr")) &&
-                    (i == 0 || is(r, token_prev(&r->tokens, i), ";") ||
-                     is(r, token_prev(&r->tokens, i), "{") ||
-                     is(r, token_prev(&r->tokens, i), "}")))
+                if ((scalar_type(r, i) || cxx_tok_eq(f, i, "const") ||
+                     cxx_tok_eq(f, i, "constexpr")) &&
+                    (i == 0 || cxx_tok_eq(f, cxx_tok_prev(f, i), ";") ||
+                     cxx_tok_eq(f, cxx_tok_prev(f, i), "{") ||
+                     cxx_tok_eq(f, cxx_tok_prev(f, i), "}")))
                         read_constant(r, i);
-                if (is(r, i, "vector") && i > 1 && is(r, token_prev(&r->tokens, i), "::"))
+                if (cxx_tok_eq(f, i, "vector") && i > 1 && cxx_tok_eq(f, cxx_tok_prev(f, i), "::"))
                         read_vector(r, i);
-                if (is(r, i, "aclTensor") && !is(r, nxt(r, i), ">"))
+                if (cxx_tok_eq(f, i, "aclTensor") && !cxx_tok_eq(f, cxx_tok_next(f, i), ">"))
                         read_tensor_array(r, i);
-                if ((is(r, i, "char") || is(r, i, "string")) &&
-                    (i == 0 || !is(r, token_prev(&r->tokens, i), "(")))
-                        read_string(r, i > 1 && is(r, token_prev(&r->tokens, i), "const")
-                                           ? token_prev(&r->tokens, i)
-                                       : i > 2 && is(r, token_prev(&r->tokens, i), "::")
-                                           ? token_prev(&r->tokens, token_prev(&r->tokens, i))
+                if ((cxx_tok_eq(f, i, "char") || cxx_tok_eq(f, i, "string")) &&
+                    (i == 0 || !cxx_tok_eq(f, cxx_tok_prev(f, i), "(")))
+                        read_string(r, i > 1 && cxx_tok_eq(f, cxx_tok_prev(f, i), "const")
+                                           ? cxx_tok_prev(f, i)
+                                       : i > 2 && cxx_tok_eq(f, cxx_tok_prev(f, i), "::")
+                                           ? cxx_tok_prev(f, cxx_tok_prev(f, i))
                                            : i);
                 /* NAME = EXPR aliases: "void **input1 = (void **)(&x)", "p = x.data()" */
-                if (is(r, nxt(r, i), "=") && !is(r, nxt(r, nxt(r, i)), "=")) {
-                        size_t rhs = nxt(r, nxt(r, i)), end = statement_end(r, rhs);
-                        text(r, i, a, sizeof(a));
-                        for (size_t k = rhs; k < end; k = nxt(r, k)) {
-                                if (ident(r, k) && (is(r, token_prev(&r->tokens, k), "&") ||
-                                                    is(r, nxt(r, k), "."))) {
-                                        text(r, k, b, sizeof(b));
+                if (cxx_tok_eq(f, cxx_tok_next(f, i), "=") &&
+                    !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "=")) {
+                        size_t rhs = cxx_tok_next(f, cxx_tok_next(f, i)),
+                               end = statement_end(r, rhs);
+                        cxx_tok_copy(f, i, a, sizeof(a));
+                        for (size_t k = rhs; k < end; k = cxx_tok_next(f, k)) {
+                                if (cxx_tok_is_ident(f, k) &&
+                                    (cxx_tok_eq(f, cxx_tok_prev(f, k), "&") ||
+                                     cxx_tok_eq(f, cxx_tok_next(f, k), "."))) {
+                                        cxx_tok_copy(f, k, b, sizeof(b));
                                         if (strcmp(a, b) != 0)
                                                 json_object_set_new(r->aliases, a, json_string(b));
                                         break;
                                 }
                         }
                         /* list = aclCreateTensorList(arr.data(), n) or (arr, n) */
-                        if (is(r, rhs, "aclCreateTensorList") &&
-                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
+                        if (cxx_tok_eq(f, rhs, "aclCreateTensorList") &&
+                            call_args(r, cxx_tok_next(f, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b)))
                                 json_object_set(r->lists, a, json_object_get(r->arrays, b));
                         /* list = aclCreateScalarList(arr.data(), n): the scalars' values */
-                        if (is(r, rhs, "aclCreateScalarList") &&
-                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
+                        if (cxx_tok_eq(f, rhs, "aclCreateScalarList") &&
+                            call_args(r, cxx_tok_next(f, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b))) {
                                 json_t *values = json_array(), *item;
                                 size_t k;
@@ -653,36 +660,39 @@ static void scan(struct reader *r)
                                 json_decref(values);
                         }
                         /* scalar = aclCreateScalar(&v, ACL_X); arr = aclCreateIntArray(v.data(), n) */
-                        if ((is(r, rhs, "aclCreateScalar") || is(r, rhs, "aclCreateIntArray") ||
-                             is(r, rhs, "aclCreateFloatArray") ||
-                             is(r, rhs, "aclCreateBoolArray")) &&
-                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 1 &&
+                        if ((cxx_tok_eq(f, rhs, "aclCreateScalar") ||
+                             cxx_tok_eq(f, rhs, "aclCreateIntArray") ||
+                             cxx_tok_eq(f, rhs, "aclCreateFloatArray") ||
+                             cxx_tok_eq(f, rhs, "aclCreateBoolArray")) &&
+                            call_args(r, cxx_tok_next(f, rhs), starts, ends, 16) >= 1 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b))) {
                                 json_t *v = json_object_get(r->constants, b);
-                                const json_t *f = json_object_get(r->files, resolve(r, b));
+                                const json_t *file = json_object_get(r->files, resolve(r, b));
                                 v = v ? v : json_object_get(r->vectors, b);
                                 if (v)
                                         json_object_set(r->scalars, a, v);
-                                else if (f) {
+                                else if (file) {
                                         /* values main.cpp reads from a file gen_data.py writes */
                                         const char *elem =
-                                            is(r, rhs, "aclCreateIntArray")     ? "int64"
-                                            : is(r, rhs, "aclCreateFloatArray") ? "float32"
-                                            : is(r, rhs, "aclCreateBoolArray")  ? "bool"
-                                            : call_args(r, nxt(r, rhs), starts, ends, 16) >= 2
+                                            cxx_tok_eq(f, rhs, "aclCreateIntArray")     ? "int64"
+                                            : cxx_tok_eq(f, rhs, "aclCreateFloatArray") ? "float32"
+                                            : cxx_tok_eq(f, rhs, "aclCreateBoolArray")  ? "bool"
+                                            : call_args(r, cxx_tok_next(f, rhs), starts, ends,
+                                                        16) >= 2
                                                 ? dtype_in(r, starts[1], ends[1])
                                                 : NULL;
                                         if (elem)
                                                 json_object_set_new(
                                                     r->scalars, a,
-                                                    json_pack("{s:O, s:s, s:b}", "file", f, "elem",
-                                                              elem, "scalar",
-                                                              is(r, rhs, "aclCreateScalar")));
+                                                    json_pack(
+                                                        "{s:O, s:s, s:b}", "file", file, "elem",
+                                                        elem, "scalar",
+                                                        cxx_tok_eq(f, rhs, "aclCreateScalar")));
                                 }
                         }
                         /* t = aclCreateTensor(shape.data(), shape.size(), ACL_X, ...) */
-                        if (is(r, rhs, "aclCreateTensor") &&
-                            call_args(r, nxt(r, rhs), starts, ends, 16) >= 3 &&
+                        if (cxx_tok_eq(f, rhs, "aclCreateTensor") &&
+                            call_args(r, cxx_tok_next(f, rhs), starts, ends, 16) >= 3 &&
                             first_name(r, starts[0], ends[0], b, sizeof(b))) {
                                 json_t *t = json_object();
                                 const char *dt = dtype_in(r, starts[2], ends[2]);
@@ -696,24 +706,24 @@ static void scan(struct reader *r)
                         }
                 }
                 /* CreateAclTensor(host, shape, &addr, ACL_X, &t) and helpers like it */
-                text(r, i, a, sizeof(a));
-                if (strstr(a, "CreateAclTensor") && is(r, nxt(r, i), "(") &&
-                    !is(r, token_prev(&r->tokens, i), "int")) {
-                        size_t n = call_args(r, nxt(r, i), starts, ends, 16);
+                cxx_tok_copy(f, i, a, sizeof(a));
+                if (strstr(a, "CreateAclTensor") && cxx_tok_eq(f, cxx_tok_next(f, i), "(") &&
+                    !cxx_tok_eq(f, cxx_tok_prev(f, i), "int")) {
+                        size_t n = call_args(r, cxx_tok_next(f, i), starts, ends, 16);
                         char host[128] = "", shape[128] = "", tensor[128] = "";
                         const char *dt = NULL;
                         json_t *literal = NULL; /* a shape written in place: {1} */
                         /* the tensor: the &NAME of a declared aclTensor, else the last &NAME */
                         for (size_t k = 0; k < n && !tensor[0]; k++) {
                                 char name[128];
-                                if (is(r, starts[k], "&") &&
+                                if (cxx_tok_eq(f, starts[k], "&") &&
                                     first_name(r, starts[k], ends[k], name, sizeof(name)) &&
                                     json_object_get(r->declared, name))
                                         snprintf(tensor, sizeof(tensor), "%s", name);
                         }
                         for (size_t k = 0; k < n; k++) {
                                 char name[128];
-                                if (is(r, starts[k], "{")) {
+                                if (cxx_tok_eq(f, starts[k], "{")) {
                                         if (!literal && host[0])
                                                 literal = brace_list(r, starts[k], false);
                                         continue;
@@ -722,16 +732,16 @@ static void scan(struct reader *r)
                                         continue;
                                 if (!dt && (dt = dtype_in(r, starts[k], ends[k])))
                                         continue;
-                                if (tensor[0] && is(r, starts[k], "&"))
+                                if (tensor[0] && cxx_tok_eq(f, starts[k], "&"))
                                         continue;
-                                if (k == n - 1 && is(r, starts[k], "&"))
+                                if (k == n - 1 && cxx_tok_eq(f, starts[k], "&"))
                                         snprintf(tensor, sizeof(tensor), "%s", name);
                                 else if (!shape[0] && host[0] &&
                                          (json_object_get(r->vectors, name) ||
                                           json_object_get(r->files, resolve(r, name))) &&
-                                         !is(r, starts[k], "&"))
+                                         !cxx_tok_eq(f, starts[k], "&"))
                                         snprintf(shape, sizeof(shape), "%s", name);
-                                else if (!host[0] && !is(r, starts[k], "&"))
+                                else if (!host[0] && !cxx_tok_eq(f, starts[k], "&"))
                                         snprintf(host, sizeof(host), "%s", name);
                         }
                         if (tensor[0] && n >= 3) {
@@ -751,12 +761,12 @@ static void scan(struct reader *r)
                         json_decref(literal);
                 }
                 /* ReadFile("../input/x.bin", size, buffer, ...) */
-                if (is(r, i, "ReadFile") && is(r, nxt(r, i), "(") &&
-                    kind(r, nxt(r, nxt(r, i))) == TOKEN_STRING) {
-                        size_t n = call_args(r, nxt(r, i), starts, ends, 16);
+                if (cxx_tok_eq(f, i, "ReadFile") && cxx_tok_eq(f, cxx_tok_next(f, i), "(") &&
+                    cxx_tok_is_kind(f, cxx_tok_next(f, cxx_tok_next(f, i)), TOKEN_STRING)) {
+                        size_t n = call_args(r, cxx_tok_next(f, i), starts, ends, 16);
                         char path[PATH_MAX];
                         const char *p;
-                        text(r, starts[0], path, sizeof(path));
+                        cxx_tok_copy(f, starts[0], path, sizeof(path));
                         path[strlen(path) - 1] = '\0';
                         for (p = path + 1; strncmp(p, "../", 3) == 0 || strncmp(p, "./", 2) == 0;)
                                 p += p[1] == '.' ? 3 : 2;
@@ -819,6 +829,7 @@ static json_t *tensor_arg(const struct reader *r, const char *var)
 int draft_read_example_call(const char *path, json_t **ret, char *err, size_t size)
 {
         struct reader r = { 0 };
+        const struct cxx_file *f = &r.file;
         char *text_buf = NULL;
         size_t len = 0, starts[64], ends[64], n;
         unsigned line = 0;
@@ -830,13 +841,12 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                 snprintf(err, size, "%s: cannot read: %s", path, strerror(-rc));
                 return rc;
         }
-        rc = tokenize(text_buf, len, &r.tokens, &line);
+        rc = cxx_file_parse(&r.file, path, text_buf, len, &line);
         if (rc < 0) {
                 snprintf(err, size, "%s:%u: cannot tokenize", path, line);
                 free(text_buf);
                 return rc;
         }
-        r.text = text_buf;
         r.constants = json_object();
         r.vectors = json_object();
         r.fills = json_object();
@@ -852,14 +862,14 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
         scan(&r);
         rc = -ENOENT;
         snprintf(err, size, "%s: no aclnn...GetWorkspaceSize call to read the arguments of", path);
-        for (size_t i = 0; i < r.tokens.n; i = nxt(&r, i)) {
+        for (size_t i = 0; i < f->tokens.n; i = cxx_tok_next(f, i)) {
                 char name[160];
-                if (!ident(&r, i) || !is(&r, nxt(&r, i), "("))
+                if (!cxx_tok_is_ident(f, i) || !cxx_tok_eq(f, cxx_tok_next(f, i), "("))
                         continue;
-                text(&r, i, name, sizeof(name));
+                cxx_tok_copy(f, i, name, sizeof(name));
                 if (strncmp(name, "aclnn", 5) != 0 || !strstr(name, "GetWorkspaceSize"))
                         continue;
-                n = call_args(&r, nxt(&r, i), starts, ends, ARRAY_SIZE(starts));
+                n = call_args(&r, cxx_tok_next(f, i), starts, ends, ARRAY_SIZE(starts));
                 if (n < 2)
                         continue;
                 call = json_pack("{s:s, s:[]}", "call", name, "args");
@@ -869,24 +879,24 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                         double v;
                         size_t s = starts[k];
                         snprintf(expr, sizeof(expr), "%.*s",
-                                 (int)(r.tokens.tokens[token_prev(&r.tokens, ends[k])].start +
-                                       r.tokens.tokens[token_prev(&r.tokens, ends[k])].len -
-                                       r.tokens.tokens[s].start),
-                                 r.text + r.tokens.tokens[s].start);
-                        if (is(&r, s, "nullptr") || is(&r, s, "NULL"))
+                                 (int)(f->tokens.tokens[cxx_tok_prev(f, ends[k])].start +
+                                       f->tokens.tokens[cxx_tok_prev(f, ends[k])].len -
+                                       f->tokens.tokens[s].start),
+                                 f->text + f->tokens.tokens[s].start);
+                        if (cxx_tok_eq(f, s, "nullptr") || cxx_tok_eq(f, s, "NULL"))
                                 arg = json_pack("{s:s}", "kind", "null");
-                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
-                                 (text(&r, s, var, sizeof(var)), json_object_get(r.tensors, var)))
+                        else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
+                                 json_object_get(r.tensors, cxx_tok_copy(f, s, var, sizeof(var))))
                                 arg = tensor_arg(&r, var);
-                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                  json_object_get(r.declared, var) && !json_object_get(r.lists, var))
                                 /* an aclTensor left nullptr: an absent optional input */
                                 arg = json_pack("{s:s}", "kind", "null");
-                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                  json_object_get(r.strings, var))
                                 arg = json_pack("{s:s, s:O}", "kind", "value", "value",
                                                 json_object_get(r.strings, var));
-                        else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                  json_object_get(r.lists, var)) {
                                 json_t *items = json_array(), *t;
                                 size_t j;
@@ -894,37 +904,38 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                                     json_array_append_new(items,
                                                           tensor_arg(&r, json_string_value(t)));
                                 arg = json_pack("{s:s, s:o}", "kind", "list", "items", items);
-                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        } else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                    json_is_object(json_object_get(r.scalars, var))) {
                                 /* {file, elem, scalar}: the values are in what gen_data.py writes */
                                 arg = json_deep_copy(json_object_get(r.scalars, var));
                                 json_object_set_new(arg, "kind", json_string("value"));
-                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        } else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                    json_object_get(r.scalars, var))
                                 arg = json_pack("{s:s, s:O}", "kind", "value", "value",
                                                 json_object_get(r.scalars, var));
-                        else if (kind(&r, s) == TOKEN_STRING && nxt(&r, s) == ends[k]) {
+                        else if (cxx_tok_is_kind(f, s, TOKEN_STRING) &&
+                                 cxx_tok_next(f, s) == ends[k]) {
                                 char str[256];
-                                text(&r, s, str, sizeof(str));
+                                cxx_tok_copy(f, s, str, sizeof(str));
                                 str[strlen(str) - 1] = '\0';
                                 arg = json_pack("{s:s, s:s}", "kind", "value", "value", str + 1);
-                        } else if ((is(&r, s, "true") || is(&r, s, "false")) &&
-                                   nxt(&r, s) == ends[k]) {
+                        } else if ((cxx_tok_eq(f, s, "true") || cxx_tok_eq(f, s, "false")) &&
+                                   cxx_tok_next(f, s) == ends[k]) {
                                 arg = json_pack("{s:s, s:b}", "kind", "value", "value",
-                                                is(&r, s, "true"));
-                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                                                cxx_tok_eq(f, s, "true"));
+                        } else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                    json_is_boolean(json_object_get(r.constants, var))) {
                                 arg = json_pack("{s:s, s:O}", "kind", "value", "value",
                                                 json_object_get(r.constants, var));
                         } else if (eval_range(&r, s, ends[k], &v)) {
                                 bool real = has_float_literal(&r, s, ends[k]);
-                                if (ident(&r, s) && nxt(&r, s) == ends[k]) {
+                                if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k]) {
                                         const json_t *c = json_object_get(r.constants, var);
                                         real = json_is_real(c);
                                 }
                                 arg = json_pack("{s:s, s:o}", "kind", "value", "value",
                                                 number_json(v, real));
-                        } else if (ident(&r, s) && nxt(&r, s) == ends[k] &&
+                        } else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                    json_object_get(r.files, resolve(&r, var)) &&
                                    json_object_get(r.elems, var)) {
                                 /* a plain scalar main.cpp reads from a file */
@@ -941,7 +952,7 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
         }
         if (rc == 0)
                 *ret = call;
-        token_list_release(&r.tokens);
+        cxx_file_release(&r.file);
         free(text_buf);
         json_decref(r.constants);
         json_decref(r.vectors);

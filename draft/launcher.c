@@ -19,15 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
 #define LAUNCHER_MAX_BYTES (4u << 20)
 #define LAUNCHER_MAX_FILES 128
+#define LAUNCHER_MAX_ARGS  256 /* of one OP_INPUT, OP_OUTPUT or OP_ATTR */
 
 struct unit {
         char rel[300];
         char *text;
-        struct token_list tokens;
+        struct cxx_file file;
 };
 
 static bool unit_load(struct unit *u, const char *opdir, const char *name)
@@ -41,7 +42,7 @@ static bool unit_load(struct unit *u, const char *opdir, const char *name)
         if (format_path(path, sizeof(path), "%s/op_host/%s", opdir, name) < 0 ||
             read_text_file(path, LAUNCHER_MAX_BYTES, &u->text, &len) < 0)
                 return false;
-        if (tokenize(u->text, len, &u->tokens, &line) < 0) {
+        if (cxx_file_parse(&u->file, u->rel, u->text, len, &line) < 0) {
                 free(u->text);
                 u->text = NULL;
                 return false;
@@ -51,51 +52,34 @@ static bool unit_load(struct unit *u, const char *opdir, const char *name)
 
 static void unit_release(struct unit *u)
 {
-        token_list_release(&u->tokens);
+        cxx_file_release(&u->file);
         free(u->text);
         u->text = NULL;
 }
 
-static bool ident_at(const struct unit *u, size_t i)
+static json_t *token_string(const struct cxx_file *f, size_t i)
 {
-        return i < u->tokens.n && u->tokens.tokens[i].kind == TOKEN_IDENTIFIER;
-}
-
-static json_t *token_string(const struct unit *u, size_t i)
-{
-        return json_stringn(u->text + u->tokens.tokens[i].start, u->tokens.tokens[i].len);
+        return json_stringn(cxx_tok_text(f, i), cxx_tok_len(f, i));
 }
 
 /*
  * The arguments of the call whose '(' is at open, each as its name when it
  * is one identifier, else null; NULL when the parentheses do not close.
  */
-static json_t *call_names(const struct unit *u, size_t open)
+static json_t *call_names(const struct cxx_file *f, size_t open)
 {
-        size_t close = token_match(&u->tokens, open), start;
+        struct cxx_arg args[LAUNCHER_MAX_ARGS];
+        size_t n;
         json_t *names;
 
-        if (close >= u->tokens.n)
+        if (token_match(&f->tokens, open) >= f->tokens.n)
                 return NULL;
+        n = cxx_args_split(f, open, args, ARRAY_SIZE(args));
         names = json_array();
-        start = token_next(&u->tokens, open);
-        if (start == close)
-                return names;
-        for (size_t i = start; i <= close; i = token_next(&u->tokens, i)) {
-                if (token_is(&u->tokens, i, "(") || token_is(&u->tokens, i, "[") ||
-                    token_is(&u->tokens, i, "{")) {
-                        i = token_match(&u->tokens, i);
-                        if (i >= close)
-                                break;
-                        continue;
-                }
-                if (!token_is(&u->tokens, i, ",") && i != close)
-                        continue;
+        for (size_t k = 0; k < n; k++) {
+                size_t name = cxx_arg_ident(f, &args[k]);
                 json_array_append_new(names,
-                                      ident_at(u, start) && token_next(&u->tokens, start) == i
-                                          ? token_string(u, start)
-                                          : json_null());
-                start = token_next(&u->tokens, i);
+                                      name != CXX_NONE ? token_string(f, name) : json_null());
         }
         return names;
 }
@@ -104,33 +88,33 @@ static json_t *call_names(const struct unit *u, size_t open)
  * The parameter names of a declaration whose '(' is at open: of each
  * parameter, the last identifier before its end or its default value.
  */
-static json_t *param_names(const struct unit *u, size_t open)
+static json_t *param_names(const struct cxx_file *f, size_t open)
 {
-        size_t close = token_match(&u->tokens, open);
+        size_t close = token_match(&f->tokens, open);
         json_t *names;
-        size_t last = (size_t)-1;
+        size_t last = CXX_NONE;
         bool in_default = false;
 
-        if (close >= u->tokens.n)
+        if (close >= f->tokens.n)
                 return NULL;
         names = json_array();
-        for (size_t i = token_next(&u->tokens, open); i <= close; i = token_next(&u->tokens, i)) {
-                if (i < close && (token_is(&u->tokens, i, "(") || token_is(&u->tokens, i, "[") ||
-                                  token_is(&u->tokens, i, "<"))) {
-                        if (!token_is(&u->tokens, i, "<"))
-                                i = token_match(&u->tokens, i);
+        for (size_t i = cxx_tok_next(f, open); i <= close; i = cxx_tok_next(f, i)) {
+                if (i < close &&
+                    (cxx_tok_eq(f, i, "(") || cxx_tok_eq(f, i, "[") || cxx_tok_eq(f, i, "<"))) {
+                        if (!cxx_tok_eq(f, i, "<"))
+                                i = token_match(&f->tokens, i);
                         continue;
                 }
-                if (token_is(&u->tokens, i, "="))
+                if (cxx_tok_eq(f, i, "="))
                         in_default = true;
-                else if (ident_at(u, i) && !in_default)
+                else if (cxx_tok_is_ident(f, i) && !in_default)
                         last = i;
-                if (token_is(&u->tokens, i, ",") || i == close) {
-                        if (last != (size_t)-1)
-                                json_array_append_new(names, token_string(u, last));
+                if (cxx_tok_eq(f, i, ",") || i == close) {
+                        if (last != CXX_NONE)
+                                json_array_append_new(names, token_string(f, last));
                         else if (i != close || json_array_size(names))
                                 json_array_append_new(names, json_null());
-                        last = (size_t)-1;
+                        last = CXX_NONE;
                         in_default = false;
                 }
         }
@@ -138,23 +122,22 @@ static json_t *param_names(const struct unit *u, size_t open)
 }
 
 /* A declaration of call (its name, then '(', then ... ');'), not a call. */
-static json_t *find_declaration(const struct unit *u, const char *call)
+static json_t *find_declaration(const struct cxx_file *f, const char *call)
 {
-        for (size_t i = 0; i < u->tokens.n; i = token_next(&u->tokens, i)) {
-                size_t open = token_next(&u->tokens, i), close, after;
-                if (!ident_at(u, i) || !token_is(&u->tokens, i, call) ||
-                    !token_is(&u->tokens, open, "("))
+        for (size_t i = 0; i < f->tokens.n; i = cxx_tok_next(f, i)) {
+                size_t open = cxx_tok_next(f, i), close, after;
+                if (!cxx_tok_is_ident(f, i) || !cxx_tok_eq(f, i, call) || !cxx_tok_eq(f, open, "("))
                         continue;
-                close = token_match(&u->tokens, open);
-                after = close < u->tokens.n ? token_next(&u->tokens, close) : u->tokens.n;
+                close = token_match(&f->tokens, open);
+                after = close < f->tokens.n ? cxx_tok_next(f, close) : f->tokens.n;
                 /* a declaration's parameters have types: two identifiers in a row somewhere */
-                if (after < u->tokens.n &&
-                    (token_is(&u->tokens, after, ";") || token_is(&u->tokens, after, "{"))) {
-                        json_t *names = param_names(u, open);
+                if (after < f->tokens.n &&
+                    (cxx_tok_eq(f, after, ";") || cxx_tok_eq(f, after, "{"))) {
+                        json_t *names = param_names(f, open);
                         bool typed = false;
-                        for (size_t k = token_next(&u->tokens, open); k < close;
-                             k = token_next(&u->tokens, k))
-                                typed |= ident_at(u, k) && ident_at(u, token_next(&u->tokens, k));
+                        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
+                                typed |= cxx_tok_is_ident(f, k) &&
+                                         cxx_tok_is_ident(f, cxx_tok_next(f, k));
                         if (names && typed)
                                 return names;
                         json_decref(names);
@@ -164,36 +147,36 @@ static json_t *find_declaration(const struct unit *u, const char *call)
 }
 
 /* {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...) at i, or NULL. */
-static json_t *read_launch(const struct unit *u, size_t i, const char *op_type)
+static json_t *read_launch(const struct cxx_file *f, size_t i, const char *op_type)
 {
-        size_t open = token_next(&u->tokens, i), first, close;
+        size_t open = cxx_tok_next(f, i), first, close;
         json_t *launch;
 
-        if (!token_is(&u->tokens, open, "("))
+        if (!cxx_tok_eq(f, open, "("))
                 return NULL;
-        first = token_next(&u->tokens, open);
-        if (!ident_at(u, first) || !token_is(&u->tokens, first, op_type) ||
-            !token_is(&u->tokens, token_next(&u->tokens, first), ","))
+        first = cxx_tok_next(f, open);
+        if (!cxx_tok_is_ident(f, first) || !cxx_tok_eq(f, first, op_type) ||
+            !cxx_tok_eq(f, cxx_tok_next(f, first), ","))
                 return NULL;
-        close = token_match(&u->tokens, open);
-        if (close >= u->tokens.n)
+        close = token_match(&f->tokens, open);
+        if (close >= f->tokens.n)
                 return NULL;
         launch = json_pack("{s:[], s:[], s:[]}", "inputs", "outputs", "attrs");
-        for (size_t k = token_next(&u->tokens, first); k < close; k = token_next(&u->tokens, k)) {
+        for (size_t k = cxx_tok_next(f, first); k < close; k = cxx_tok_next(f, k)) {
                 static const char *const parts[][2] = { { "OP_INPUT", "inputs" },
                                                         { "OP_OUTPUT", "outputs" },
                                                         { "OP_ATTR", "attrs" } };
                 for (size_t p = 0; p < ARRAY_SIZE(parts); p++) {
                         json_t *names;
-                        if (!token_is(&u->tokens, k, parts[p][0]) ||
-                            !token_is(&u->tokens, token_next(&u->tokens, k), "("))
+                        if (!cxx_tok_eq(f, k, parts[p][0]) ||
+                            !cxx_tok_eq(f, cxx_tok_next(f, k), "("))
                                 continue;
-                        names = call_names(u, token_next(&u->tokens, k));
+                        names = call_names(f, cxx_tok_next(f, k));
                         if (names)
                                 json_object_set_new(launch, parts[p][1], names);
                 }
-                if (token_is(&u->tokens, k, "("))
-                        k = token_match(&u->tokens, k);
+                if (cxx_tok_eq(f, k, "("))
+                        k = token_match(&f->tokens, k);
         }
         return launch;
 }
@@ -232,13 +215,13 @@ int draft_read_launcher(const char *opdir, const char *op_type, const char *acln
                 if (!unit_load(&u, opdir, names[f]))
                         continue;
                 if (!params && strncmp(names[f], "aclnn_", 6) == 0 &&
-                    (params = find_declaration(&u, aclnn_call)))
+                    (params = find_declaration(&u.file, aclnn_call)))
                         header = names[f];
-                for (size_t i = 0; i < u.tokens.n; i = token_next(&u.tokens, i)) {
+                for (size_t i = 0; i < u.file.tokens.n; i = cxx_tok_next(&u.file, i)) {
                         json_t *one;
-                        if (!ident_at(&u, i) ||
-                            !token_is(&u.tokens, i, "ADD_TO_LAUNCHER_LIST_AICORE") ||
-                            !(one = read_launch(&u, i, op_type)))
+                        if (!cxx_tok_is_ident(&u.file, i) ||
+                            !cxx_tok_eq(&u.file, i, "ADD_TO_LAUNCHER_LIST_AICORE") ||
+                            !(one = read_launch(&u.file, i, op_type)))
                                 continue;
                         /* the same launch written twice (two code paths) is one */
                         if (launch && !json_equal(launch, one))

@@ -17,15 +17,15 @@
 
 #include <event2/event.h>
 
-#include "optimizer/tokens.h"
+#include "cxx/cxx.h"
 
-/* ------------------------------------------------------------ tokens */
+/* ------------------------------------------------------------ sources */
 
-/* A source file and its tokens. */
+/* A source file, read and tokenized. */
 struct source {
         char rel[PATH_MAX];
         char *text;
-        struct token_list tokens;
+        struct cxx_file file;
 };
 
 static int source_load(struct source *src, const char *opdir, const char *rel, char *err,
@@ -44,7 +44,7 @@ static int source_load(struct source *src, const char *opdir, const char *rel, c
                 snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
                 return r;
         }
-        r = tokenize(src->text, len, &src->tokens, &line);
+        r = cxx_file_parse(&src->file, src->rel, src->text, len, &line);
         if (r < 0)
                 snprintf(err, size, "%.1024s:%u: cannot tokenize (unterminated literal or comment)",
                          path, line);
@@ -53,36 +53,9 @@ static int source_load(struct source *src, const char *opdir, const char *rel, c
 
 static void source_release(struct source *src)
 {
-        token_list_release(&src->tokens);
+        cxx_file_release(&src->file);
         free(src->text);
         memset(src, 0, sizeof(*src));
-}
-
-static const struct token *tok(const struct source *src, size_t i)
-{
-        return &src->tokens.tokens[i];
-}
-
-static bool is_kind(const struct source *src, size_t i, enum token_kind kind)
-{
-        return i < src->tokens.n && tok(src, i)->kind == kind;
-}
-
-static bool is(const struct source *src, size_t i, const char *s)
-{
-        return i < src->tokens.n && token_is(&src->tokens, i, s);
-}
-
-static size_t next(const struct source *src, size_t i)
-{
-        return token_next(&src->tokens, i);
-}
-
-/* The token's text into buf (truncated). */
-static const char *text_of(const struct source *src, size_t i, char *buf, size_t size)
-{
-        snprintf(buf, size, "%.*s", (int)tok(src, i)->len, src->text + tok(src, i)->start);
-        return buf;
 }
 
 /* ------------------------------------------------------------ the OpDef */
@@ -339,33 +312,31 @@ static int find_entries(const char *opdir, char entries[][320], size_t *n, size_
         n_files = draft_list_files(dir, suffixes, files, DRAFT_MAX_SOURCES);
         for (size_t f = 0; f < n_files && r == 0; f++) {
                 struct source src = { 0 };
+                const struct cxx_file *cf = &src.file;
                 char rel[PATH_MAX];
                 snprintf(rel, sizeof(rel), "op_kernel/%s", files[f]);
                 r = source_load(&src, opdir, rel, err, size);
-                for (size_t i = 0; r == 0 && i < src.tokens.n && *n < max; i = next(&src, i)) {
-                        size_t j = i, start;
-                        bool templated = false;
+                for (size_t i = 0; r == 0 && i < cf->tokens.n && *n < max;
+                     i = cxx_tok_next(cf, i)) {
+                        size_t j = i, id;
+                        bool templated;
                         char name[256];
-                        if (!is(&src, i, "__global__"))
+                        if (!cxx_tok_eq(cf, i, "__global__"))
                                 continue;
-                        while (j < src.tokens.n && !is(&src, j, "(") && !is(&src, j, ";") &&
-                               !is(&src, j, "{"))
-                                j = next(&src, j);
-                        if (!is(&src, j, "("))
+                        while (j < cf->tokens.n && !cxx_tok_eq(cf, j, "(") &&
+                               !cxx_tok_eq(cf, j, ";") && !cxx_tok_eq(cf, j, "{"))
+                                j = cxx_tok_next(cf, j);
+                        if (!cxx_tok_eq(cf, j, "("))
                                 continue;
                         /* the name is the identifier before "(" */
-                        size_t id = token_prev(&src.tokens, j);
-                        if (id == (size_t)-1 || !is_kind(&src, id, TOKEN_IDENTIFIER))
+                        id = cxx_tok_prev(cf, j);
+                        if (!cxx_tok_is_ident(cf, id))
                                 continue;
                         /* a template header before __global__ makes it a template */
-                        for (start = token_prev(&src.tokens, i);
-                             start != (size_t)-1 && !is(&src, start, ";") &&
-                             !is(&src, start, "}") && !is(&src, start, "{") &&
-                             !tok(&src, start)->in_directive;
-                             start = token_prev(&src.tokens, start))
-                                templated |= is(&src, start, "template");
+                        templated = cxx_range_mentions(cf, cxx_stmt_first(cf, i), i, "template",
+                                                       strlen("template"));
                         snprintf(entries[(*n)++], 320, "%s:%s%s", files[f],
-                                 text_of(&src, id, name, sizeof(name)), templated ? "<" : "");
+                                 cxx_tok_copy(cf, id, name, sizeof(name)), templated ? "<" : "");
                         i = j;
                 }
                 source_release(&src);

@@ -8,6 +8,7 @@
 #include "optimizer.h"
 
 #include "common/common.h"
+#include "cxx/cxx.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -15,8 +15,6 @@
 
 #include "common/common.h"
 
-#include "tokens.h"
-
 struct event_base;
 struct store;
 struct store_batch;

@@ -11,66 +11,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct motif_src *kernel_of(struct motif_scan *scan)
+static struct cxx_file *kernel_of(struct motif_scan *scan)
 {
         return &scan->files[scan->kernel];
 }
 
-static bool same_tok(const struct motif_src *f, size_t a, size_t b)
+static bool same_tok(const struct cxx_file *f, size_t a, size_t b)
 {
-        return a != NONE && b != NONE && tok_len(f, a) == tok_len(f, b) &&
-               memcmp(tok_text(f, a), tok_text(f, b), tok_len(f, a)) == 0;
+        return a != CXX_NONE && b != CXX_NONE && cxx_tok_len(f, a) == cxx_tok_len(f, b) &&
+               memcmp(cxx_tok_text(f, a), cxx_tok_text(f, b), cxx_tok_len(f, a)) == 0;
 }
 
 /* The LocalTensor element type of identifier i (a new string), or NULL. */
-static char *tensor_type(const struct motif_src *f, const struct motif_func *func, size_t i)
+static char *tensor_type(const struct cxx_file *f, const struct cxx_func *func, size_t i)
 {
         struct motif_decl d;
 
-        if (i == NONE || !decl_of(f, func, i, &d) || !decl_is(f, &d, "LocalTensor") ||
-            tok_next(f, d.lt) >= d.gt)
+        if (i == CXX_NONE || !decl_of(f, func, i, &d) || !decl_is(f, &d, "LocalTensor") ||
+            cxx_tok_next(f, d.lt) >= d.gt)
                 return NULL;
-        return range_dup(f, tok_next(f, d.lt), tok_prev(f, d.gt));
+        return cxx_range_dup(f, cxx_tok_next(f, d.lt), cxx_tok_prev(f, d.gt));
 }
 
 /* "for (T v = 0; v < N; v++)" as in motif-copy.c, kept local. */
-static bool counted_loop(const struct motif_src *f, size_t s, size_t *ret_var, size_t *ret_n1,
+static bool counted_loop(const struct cxx_file *f, size_t s, size_t *ret_var, size_t *ret_n1,
                          size_t *ret_n2, size_t *ret_close)
 {
-        size_t p = tok_next(f, s), close, s1 = NONE, s2 = NONE, v, j;
+        size_t p = cxx_tok_next(f, s), close, s1 = CXX_NONE, s2 = CXX_NONE, v, j;
 
-        if (!tok_eq(f, s, "for") || !tok_eq(f, p, "("))
+        if (!cxx_tok_eq(f, s, "for") || !cxx_tok_eq(f, p, "("))
                 return false;
         close = token_match(&f->tokens, p);
         if (close >= f->tokens.n)
                 return false;
-        for (j = tok_next(f, p); j < close; j = tok_next(f, j)) {
-                if (tok_eq(f, j, "(") || tok_eq(f, j, "["))
+        for (j = cxx_tok_next(f, p); j < close; j = cxx_tok_next(f, j)) {
+                if (cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "["))
                         j = token_match(&f->tokens, j);
-                else if (tok_eq(f, j, ";") && s1 == NONE)
+                else if (cxx_tok_eq(f, j, ";") && s1 == CXX_NONE)
                         s1 = j;
-                else if (tok_eq(f, j, ";"))
+                else if (cxx_tok_eq(f, j, ";"))
                         s2 = j;
         }
-        if (s1 == NONE || s2 == NONE)
+        if (s1 == CXX_NONE || s2 == CXX_NONE)
                 return false;
-        v = tok_prev(f, tok_prev(f, tok_prev(f, s1)));
-        if (!tok_is_ident(f, v) || !tok_eq(f, tok_next(f, v), "=") ||
-            !tok_is_number(f, tok_next(f, tok_next(f, v)), "0") || !tok_is_ident(f, tok_prev(f, v)))
+        v = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, s1)));
+        if (!cxx_tok_is_ident(f, v) || !cxx_tok_eq(f, cxx_tok_next(f, v), "=") ||
+            !cxx_tok_is_number(f, cxx_tok_next(f, cxx_tok_next(f, v)), "0") ||
+            !cxx_tok_is_ident(f, cxx_tok_prev(f, v)))
                 return false;
-        j = tok_next(f, s1);
-        if (!same_tok(f, j, v) || !tok_eq(f, tok_next(f, j), "<") ||
-            tok_next(f, tok_next(f, j)) >= s2)
+        j = cxx_tok_next(f, s1);
+        if (!same_tok(f, j, v) || !cxx_tok_eq(f, cxx_tok_next(f, j), "<") ||
+            cxx_tok_next(f, cxx_tok_next(f, j)) >= s2)
                 return false;
-        *ret_n1 = tok_next(f, tok_next(f, j));
-        *ret_n2 = tok_prev(f, s2);
-        if (range_mentions(f, *ret_n1, *ret_n2, tok_text(f, v), tok_len(f, v)))
+        *ret_n1 = cxx_tok_next(f, cxx_tok_next(f, j));
+        *ret_n2 = cxx_tok_prev(f, s2);
+        if (cxx_range_mentions(f, *ret_n1, *ret_n2, cxx_tok_text(f, v), cxx_tok_len(f, v)))
                 return false;
-        j = tok_next(f, s2);
-        if (!((tok_eq(f, j, "++") && same_tok(f, tok_next(f, j), v) &&
-               tok_next(f, tok_next(f, j)) == close) ||
-              (same_tok(f, j, v) && tok_eq(f, tok_next(f, j), "++") &&
-               tok_next(f, tok_next(f, j)) == close)))
+        j = cxx_tok_next(f, s2);
+        if (!((cxx_tok_eq(f, j, "++") && same_tok(f, cxx_tok_next(f, j), v) &&
+               cxx_tok_next(f, cxx_tok_next(f, j)) == close) ||
+              (same_tok(f, j, v) && cxx_tok_eq(f, cxx_tok_next(f, j), "++") &&
+               cxx_tok_next(f, cxx_tok_next(f, j)) == close)))
                 return false;
         *ret_var = v;
         *ret_close = close;
@@ -89,94 +90,96 @@ static const struct {
 };
 
 /* "X.GetValue(v)" at i: the tensor token, and *ret_end the ')' */
-static size_t get_value(const struct motif_src *f, size_t i, size_t v, size_t *ret_end)
+static size_t get_value(const struct cxx_file *f, size_t i, size_t v, size_t *ret_end)
 {
-        size_t dot = tok_next(f, i), gv = tok_next(f, dot), open = tok_next(f, gv);
+        size_t dot = cxx_tok_next(f, i), gv = cxx_tok_next(f, dot), open = cxx_tok_next(f, gv);
 
-        if (!tok_is_ident(f, i) || !tok_eq(f, dot, ".") || !tok_eq(f, gv, "GetValue") ||
-            !tok_eq(f, open, "(") || !same_tok(f, tok_next(f, open), v) ||
-            !tok_eq(f, tok_next(f, tok_next(f, open)), ")"))
-                return NONE;
-        *ret_end = tok_next(f, tok_next(f, open));
+        if (!cxx_tok_is_ident(f, i) || !cxx_tok_eq(f, dot, ".") || !cxx_tok_eq(f, gv, "GetValue") ||
+            !cxx_tok_eq(f, open, "(") || !same_tok(f, cxx_tok_next(f, open), v) ||
+            !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, open)), ")"))
+                return CXX_NONE;
+        *ret_end = cxx_tok_next(f, cxx_tok_next(f, open));
         return i;
 }
 
-static int vectorize_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                                  const struct motif_func *funcs, const struct motif_stmt *st,
+static int vectorize_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                  const struct cxx_func *funcs, const struct cxx_stmt *st,
                                   void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        size_t v, n1, n2, close, body, s, last, z, open, a, b, x, y = NONE, xe, ye, opi, k;
+        const struct cxx_func *func = &funcs[st->func];
+        size_t v, n1, n2, close, body, s, last, z, open, a, b, x, y = CXX_NONE, xe, ye, opi, k;
         const char *api = NULL;
         char *tz = NULL, *tx = NULL, *ty = NULL, *zs = NULL, *xs = NULL, *ys = NULL, *ns = NULL,
              *text = NULL;
         int r = 0;
 
-        if (st->block == NONE || !counted_loop(f, st->first, &v, &n1, &n2, &close))
+        if (st->block == CXX_NONE || !counted_loop(f, st->first, &v, &n1, &n2, &close))
                 return 0;
-        body = tok_next(f, close);
-        s = tok_eq(f, body, "{") ? tok_next(f, body) : body;
-        last = stmt_last(f, s);
-        if (tok_eq(f, body, "{") && tok_next(f, last) != stmt_last(f, body))
+        body = cxx_tok_next(f, close);
+        s = cxx_tok_eq(f, body, "{") ? cxx_tok_next(f, body) : body;
+        last = cxx_stmt_last(f, s);
+        if (cxx_tok_eq(f, body, "{") && cxx_tok_next(f, last) != cxx_stmt_last(f, body))
                 return 0;
         /* Z.SetValue(v, E); */
         z = s;
-        if (!tok_is_ident(f, z) || !tok_eq(f, tok_next(f, z), ".") ||
-            !tok_eq(f, tok_next(f, tok_next(f, z)), "SetValue"))
+        if (!cxx_tok_is_ident(f, z) || !cxx_tok_eq(f, cxx_tok_next(f, z), ".") ||
+            !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, z)), "SetValue"))
                 return 0;
-        open = tok_next(f, tok_next(f, tok_next(f, z)));
-        if (!tok_eq(f, open, "(") || !same_tok(f, tok_next(f, open), v) ||
-            !tok_eq(f, tok_next(f, tok_next(f, open)), ",") ||
-            tok_next(f, token_match(&f->tokens, open)) != last)
+        open = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, z)));
+        if (!cxx_tok_eq(f, open, "(") || !same_tok(f, cxx_tok_next(f, open), v) ||
+            !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, open)), ",") ||
+            cxx_tok_next(f, token_match(&f->tokens, open)) != last)
                 return 0;
-        a = tok_next(f, tok_next(f, tok_next(f, open)));
-        b = tok_prev(f, token_match(&f->tokens, open));
+        a = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, open)));
+        b = cxx_tok_prev(f, token_match(&f->tokens, open));
         /* strip one cast "(T)" and the parentheses around the expression */
         for (;;) {
-                if (tok_eq(f, a, "(") && token_match(&f->tokens, a) == b) {
-                        a = tok_next(f, a);
-                        b = tok_prev(f, b);
-                } else if (tok_eq(f, a, "(") && tok_is_ident(f, tok_next(f, a)) &&
-                           tok_eq(f, tok_next(f, tok_next(f, a)), ")") &&
-                           tok_eq(f, tok_next(f, tok_next(f, tok_next(f, a))), "(")) {
-                        a = tok_next(f, tok_next(f, tok_next(f, a)));
+                if (cxx_tok_eq(f, a, "(") && token_match(&f->tokens, a) == b) {
+                        a = cxx_tok_next(f, a);
+                        b = cxx_tok_prev(f, b);
+                } else if (cxx_tok_eq(f, a, "(") && cxx_tok_is_ident(f, cxx_tok_next(f, a)) &&
+                           cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, a)), ")") &&
+                           cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, a))),
+                                      "(")) {
+                        a = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, a)));
                 } else {
                         break;
                 }
         }
         x = get_value(f, a, v, &xe);
-        if (x == NONE)
+        if (x == CXX_NONE)
                 return 0;
-        opi = tok_next(f, xe);
+        opi = cxx_tok_next(f, xe);
         for (k = 0; k < sizeof(binary_ops) / sizeof(*binary_ops); k++)
-                if (tok_eq(f, opi, binary_ops[k].op))
+                if (cxx_tok_eq(f, opi, binary_ops[k].op))
                         break;
-        if (k == sizeof(binary_ops) / sizeof(*binary_ops) || tok_next(f, opi) > b)
+        if (k == sizeof(binary_ops) / sizeof(*binary_ops) || cxx_tok_next(f, opi) > b)
                 return 0;
-        y = get_value(f, tok_next(f, opi), v, &ye);
-        if (y != NONE && ye == b) {
+        y = get_value(f, cxx_tok_next(f, opi), v, &ye);
+        if (y != CXX_NONE && ye == b) {
                 api = binary_ops[k].api;
         } else if (binary_ops[k].scalar_api &&
-                   !range_mentions(f, tok_next(f, opi), b, tok_text(f, v), tok_len(f, v)) &&
-                   !range_mentions(f, tok_next(f, opi), b, "GetValue", 8)) {
+                   !cxx_range_mentions(f, cxx_tok_next(f, opi), b, cxx_tok_text(f, v),
+                                       cxx_tok_len(f, v)) &&
+                   !cxx_range_mentions(f, cxx_tok_next(f, opi), b, "GetValue", 8)) {
                 api = binary_ops[k].scalar_api;
-                y = NONE;
+                y = CXX_NONE;
         } else {
                 return 0;
         }
         tz = tensor_type(f, func, z);
         tx = tensor_type(f, func, x);
-        ty = y != NONE ? tensor_type(f, func, y) : strdup("");
-        if (!tz || !tx || !ty || strcmp(tz, tx) != 0 || (y != NONE && strcmp(tz, ty) != 0) ||
+        ty = y != CXX_NONE ? tensor_type(f, func, y) : strdup("");
+        if (!tz || !tx || !ty || strcmp(tz, tx) != 0 || (y != CXX_NONE && strcmp(tz, ty) != 0) ||
             strcmp(tz, "bfloat16_t") == 0)
                 goto out;
-        zs = range_dup(f, z, z);
-        xs = range_dup(f, x, x);
-        ys = y != NONE ? range_dup(f, y, y) : range_dup(f, tok_next(f, opi), b);
-        ns = range_dup(f, n1, n2);
+        zs = cxx_range_dup(f, z, z);
+        xs = cxx_range_dup(f, x, x);
+        ys = y != CXX_NONE ? cxx_range_dup(f, y, y) : cxx_range_dup(f, cxx_tok_next(f, opi), b);
+        ns = cxx_range_dup(f, n1, n2);
         if (!zs || !xs || !ys || !ns)
                 goto out;
-        if (y != NONE)
+        if (y != CXX_NONE)
                 text = str_printf("%s(%s, %s, %s, %s);", api, zs, xs, ys, ns);
         else
                 text = str_printf("%s(%s, %s, (%s)(%s), %s);", api, zs, xs, tz, ys, ns);
@@ -203,62 +206,62 @@ int motif_vectorize_forward(struct motif_scan *scan)
         return walk_statements(scan, kernel_of(scan), vectorize_forward_stmt, NULL);
 }
 
-static int vectorize_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                                  const struct motif_func *funcs, const struct motif_stmt *st,
+static int vectorize_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                  const struct cxx_func *funcs, const struct cxx_stmt *st,
                                   void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
         const char *op = NULL;
         bool scalar = false;
-        size_t z, x, y = NONE;
+        size_t z, x, y = CXX_NONE;
         char var[32], *tz = NULL, *tx = NULL, *ty = NULL, *zs = NULL, *xs = NULL, *ys = NULL,
                       *ns = NULL, *indent = NULL, *text = NULL;
         int r = 0;
 
-        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) || c.obj != NONE ||
-            c.n_args != 4)
+        if (st->block == CXX_NONE || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            c.obj != CXX_NONE || c.n_args != 4)
                 return 0;
         for (size_t k = 0; k < sizeof(binary_ops) / sizeof(*binary_ops); k++) {
-                if (call_is(f, &c, binary_ops[k].api))
+                if (cxx_call_is(f, &c, binary_ops[k].api))
                         op = binary_ops[k].op;
-                else if (binary_ops[k].scalar_api && call_is(f, &c, binary_ops[k].scalar_api))
+                else if (binary_ops[k].scalar_api && cxx_call_is(f, &c, binary_ops[k].scalar_api))
                         op = binary_ops[k].op, scalar = true;
         }
         if (!op)
                 return 0;
-        z = arg_ident(f, &c.args[0]);
-        x = arg_ident(f, &c.args[1]);
+        z = cxx_arg_ident(f, &c.args[0]);
+        x = cxx_arg_ident(f, &c.args[1]);
         if (!scalar)
-                y = arg_ident(f, &c.args[2]);
+                y = cxx_arg_ident(f, &c.args[2]);
         tz = tensor_type(f, func, z);
         tx = tensor_type(f, func, x);
         ty = scalar ? strdup("") : tensor_type(f, func, y);
         if (!tz || !tx || !ty || strcmp(tz, tx) != 0 || (!scalar && strcmp(tz, ty) != 0) ||
             strcmp(tz, "bfloat16_t") == 0)
                 goto out;
-        fresh_name(f, "i", var, sizeof(var));
-        if (range_mentions(f, func->open, func->close, var, strlen(var)))
-                fresh_name(f, "motifI", var, sizeof(var));
-        zs = range_dup(f, z, z);
-        xs = range_dup(f, x, x);
-        ys = scalar ? range_dup(f, c.args[2].first, c.args[2].last) : range_dup(f, y, y);
-        ns = range_dup(f, c.args[3].first, c.args[3].last);
-        indent = indent_at(f, f->tokens.tokens[st->first].start);
+        cxx_fresh_name(f, "i", var, sizeof(var));
+        if (cxx_range_mentions(f, func->open, func->close, var, strlen(var)))
+                cxx_fresh_name(f, "motifI", var, sizeof(var));
+        zs = cxx_range_dup(f, z, z);
+        xs = cxx_range_dup(f, x, x);
+        ys = scalar ? cxx_range_dup(f, c.args[2].first, c.args[2].last) : cxx_range_dup(f, y, y);
+        ns = cxx_range_dup(f, c.args[3].first, c.args[3].last);
+        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
         if (!zs || !xs || !ys || !ns || !indent)
                 goto out;
         if (scalar)
                 text = str_printf("for (uint32_t %s = 0; %s < %s; %s++)\n%s%s%s.SetValue(%s, "
                                   "(%s)(%s.GetValue(%s) %s %s));",
-                                  var, var, ns, var, indent, indent_unit(f), zs, var, tz, xs, var,
-                                  op, ys);
+                                  var, var, ns, var, indent, cxx_indent_unit(f), zs, var, tz, xs,
+                                  var, op, ys);
         else
                 text = str_printf("for (uint32_t %s = 0; %s < %s; %s++)\n%s%s%s.SetValue(%s, "
                                   "(%s)(%s.GetValue(%s) %s %s.GetValue(%s)));",
-                                  var, var, ns, var, indent, indent_unit(f), zs, var, tz, xs, var,
-                                  op, ys, var);
-        site_begin(scan, f, st->first, "expand %.*s into a scalar loop", (int)tok_len(f, c.name),
-                   tok_text(f, c.name));
+                                  var, var, ns, var, indent, cxx_indent_unit(f), zs, var, tz, xs,
+                                  var, op, ys, var);
+        site_begin(scan, f, st->first, "expand %.*s into a scalar loop",
+                   (int)cxx_tok_len(f, c.name), cxx_tok_text(f, c.name));
         if (text)
                 site_replace(scan, f, st->first, st->last, text);
         else
@@ -285,25 +288,26 @@ int motif_vectorize_inverse(struct motif_scan *scan)
 /* ================================================================ hoist Duplicate */
 
 /* Whether identifier i's occurrence at k is modified or declared there. */
-static bool modified_at(const struct motif_src *f, size_t k)
+static bool modified_at(const struct cxx_file *f, size_t k)
 {
-        size_t nx = tok_next(f, k), p = tok_prev(f, k);
+        size_t nx = cxx_tok_next(f, k), p = cxx_tok_prev(f, k);
 
-        return tok_eq(f, nx, "=") || tok_eq(f, nx, "+=") || tok_eq(f, nx, "-=") ||
-               tok_eq(f, nx, "*=") || tok_eq(f, nx, "/=") || tok_eq(f, nx, "++") ||
-               tok_eq(f, nx, "--") || tok_eq(f, p, "++") || tok_eq(f, p, "--") ||
-               (p != NONE && (tok_is_ident(f, p) || tok_eq(f, p, ">")) && !tok_eq(f, p, "return"));
+        return cxx_tok_eq(f, nx, "=") || cxx_tok_eq(f, nx, "+=") || cxx_tok_eq(f, nx, "-=") ||
+               cxx_tok_eq(f, nx, "*=") || cxx_tok_eq(f, nx, "/=") || cxx_tok_eq(f, nx, "++") ||
+               cxx_tok_eq(f, nx, "--") || cxx_tok_eq(f, p, "++") || cxx_tok_eq(f, p, "--") ||
+               (p != CXX_NONE && (cxx_tok_is_ident(f, p) || cxx_tok_eq(f, p, ">")) &&
+                !cxx_tok_eq(f, p, "return"));
 }
 
 /* Whether [a, b] is invariant in loop range [la, lb]: no name in it changes there. */
-static bool invariant(const struct motif_src *f, size_t a, size_t b, size_t la, size_t lb)
+static bool invariant(const struct cxx_file *f, size_t a, size_t b, size_t la, size_t lb)
 {
-        for (size_t i = a; i <= b; i = tok_next(f, i)) {
-                if (!tok_is_ident(f, i))
+        for (size_t i = a; i <= b; i = cxx_tok_next(f, i)) {
+                if (!cxx_tok_is_ident(f, i))
                         continue;
-                if (tok_eq(f, tok_next(f, i), "(") && !tok_eq(f, i, "sizeof"))
+                if (cxx_tok_eq(f, cxx_tok_next(f, i), "(") && !cxx_tok_eq(f, i, "sizeof"))
                         return false;
-                for (size_t k = la; k <= lb; k = tok_next(f, k))
+                for (size_t k = la; k <= lb; k = cxx_tok_next(f, k))
                         if (same_tok(f, k, i) && modified_at(f, k))
                                 return false;
         }
@@ -311,64 +315,67 @@ static bool invariant(const struct motif_src *f, size_t a, size_t b, size_t la, 
 }
 
 /* Whether the loop [la, lb] only reads tensor d, as a later argument of an API call. */
-static bool only_read(const struct motif_src *f, size_t d, size_t la, size_t lb, size_t skip_a,
+static bool only_read(const struct cxx_file *f, size_t d, size_t la, size_t lb, size_t skip_a,
                       size_t skip_b)
 {
-        for (size_t k = la; k <= lb; k = tok_next(f, k)) {
+        for (size_t k = la; k <= lb; k = cxx_tok_next(f, k)) {
                 size_t open, name;
                 if (k >= skip_a && k <= skip_b)
                         continue;
                 if (!same_tok(f, k, d))
                         continue;
-                if (!tok_eq(f, tok_prev(f, k), ","))
+                if (!cxx_tok_eq(f, cxx_tok_prev(f, k), ","))
                         return false;
-                open = bracket_open(f, tok_prev(f, k));
-                for (size_t j = tok_prev(f, k); j != NONE && j > la; j = tok_prev(f, j)) {
-                        if (tok_eq(f, j, ")") || tok_eq(f, j, "]") || tok_eq(f, j, "}")) {
-                                j = bracket_open(f, j);
+                open = cxx_bracket_open(f, cxx_tok_prev(f, k));
+                for (size_t j = cxx_tok_prev(f, k); j != CXX_NONE && j > la;
+                     j = cxx_tok_prev(f, j)) {
+                        if (cxx_tok_eq(f, j, ")") || cxx_tok_eq(f, j, "]") ||
+                            cxx_tok_eq(f, j, "}")) {
+                                j = cxx_bracket_open(f, j);
                                 continue;
                         }
-                        if (tok_eq(f, j, "(") || tok_eq(f, j, "[") || tok_eq(f, j, "{")) {
+                        if (cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "[") ||
+                            cxx_tok_eq(f, j, "{")) {
                                 open = j;
                                 break;
                         }
                 }
-                name = open == NONE ? NONE : tok_prev(f, open);
-                if (name == NONE || !tok_eq(f, open, "(") ||
-                    !(is_vector_api(f, name) || tok_eq(f, name, "DataCopy") ||
-                      tok_eq(f, name, "DataCopyPad")))
+                name = open == CXX_NONE ? CXX_NONE : cxx_tok_prev(f, open);
+                if (name == CXX_NONE || !cxx_tok_eq(f, open, "(") ||
+                    !(is_vector_api(f, name) || cxx_tok_eq(f, name, "DataCopy") ||
+                      cxx_tok_eq(f, name, "DataCopyPad")))
                         return false;
         }
         return true;
 }
 
-static bool duplicate_call(const struct motif_src *f, size_t first, size_t last,
-                           struct motif_call *c)
+static bool duplicate_call(const struct cxx_file *f, size_t first, size_t last, struct cxx_call *c)
 {
-        return stmt_call(f, first, last, c) && call_is(f, c, "Duplicate") && c->obj == NONE &&
-               c->n_args == 3 && arg_ident(f, &c->args[0]) != NONE;
+        return cxx_stmt_call(f, first, last, c) && cxx_call_is(f, c, "Duplicate") &&
+               c->obj == CXX_NONE && c->n_args == 3 && cxx_arg_ident(f, &c->args[0]) != CXX_NONE;
 }
 
-static int hoist_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                              const struct motif_func *funcs, const struct motif_stmt *st,
+static int hoist_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                              const struct cxx_func *funcs, const struct cxx_stmt *st,
                               void *userdata)
 {
-        struct motif_call c;
+        struct cxx_call c;
         struct motif_decl d;
         size_t loop = st->loop, body, la, lb, dst;
         char *text;
         int r;
 
-        if (st->block == NONE || loop == NONE || !duplicate_call(f, st->first, st->last, &c))
+        if (st->block == CXX_NONE || loop == CXX_NONE ||
+            !duplicate_call(f, st->first, st->last, &c))
                 return 0;
         /* directly in the loop's body block */
-        body = tok_next(f, token_match(&f->tokens, tok_next(f, loop)));
-        if (!tok_eq(f, loop, "for") && !tok_eq(f, loop, "while"))
+        body = cxx_tok_next(f, token_match(&f->tokens, cxx_tok_next(f, loop)));
+        if (!cxx_tok_eq(f, loop, "for") && !cxx_tok_eq(f, loop, "while"))
                 return 0;
         if (body != st->block)
                 return 0;
         la = loop;
-        lb = stmt_last(f, loop);
+        lb = cxx_stmt_last(f, loop);
         dst = c.args[0].first;
         if (!decl_of(f, &funcs[st->func], dst, &d) || (d.name >= la && d.name <= lb))
                 return 0;
@@ -378,15 +385,16 @@ static int hoist_forward_stmt(struct motif_scan *scan, struct motif_src *f,
                 return 0;
         /* the loop statement itself must sit in a block */
         {
-                size_t p = tok_prev(f, loop);
-                if (p == NONE || !(tok_eq(f, p, ";") || tok_eq(f, p, "{") || tok_eq(f, p, "}")))
+                size_t p = cxx_tok_prev(f, loop);
+                if (p == CXX_NONE ||
+                    !(cxx_tok_eq(f, p, ";") || cxx_tok_eq(f, p, "{") || cxx_tok_eq(f, p, "}")))
                         return 0;
         }
-        text = range_dup(f, st->first, with_trailing_comment(f, st->last));
+        text = cxx_range_dup(f, st->first, cxx_with_trailing_comment(f, st->last));
         site_begin(scan, f, st->first, "hoist Duplicate(%.*s, ...) out of the loop",
-                   (int)tok_len(f, dst), tok_text(f, dst));
+                   (int)cxx_tok_len(f, dst), cxx_tok_text(f, dst));
         if (text) {
-                site_delete_stmt(scan, f, st->first, with_trailing_comment(f, st->last));
+                site_delete_stmt(scan, f, st->first, cxx_with_trailing_comment(f, st->last));
                 site_insert_before(scan, f, loop, text);
         } else {
                 site_fail(scan);
@@ -401,37 +409,38 @@ int motif_hoist_forward(struct motif_scan *scan)
         return walk_statements(scan, kernel_of(scan), hoist_forward_stmt, NULL);
 }
 
-static int hoist_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                              const struct motif_func *funcs, const struct motif_stmt *st,
+static int hoist_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                              const struct cxx_func *funcs, const struct cxx_stmt *st,
                               void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
         size_t loop, close, body, first, lb, dst;
         char *text;
 
-        if (st->block == NONE || !duplicate_call(f, st->first, st->last, &c))
+        if (st->block == CXX_NONE || !duplicate_call(f, st->first, st->last, &c))
                 return 0;
-        loop = stmt_after(f, st->last, st->block);
-        if (loop == NONE || !(tok_eq(f, loop, "for") || tok_eq(f, loop, "while")))
+        loop = cxx_stmt_after(f, st->last, st->block);
+        if (loop == CXX_NONE || !(cxx_tok_eq(f, loop, "for") || cxx_tok_eq(f, loop, "while")))
                 return 0;
-        close = token_match(&f->tokens, tok_next(f, loop));
-        body = tok_next(f, close);
-        lb = stmt_last(f, loop);
-        if (!tok_eq(f, body, "{"))
+        close = token_match(&f->tokens, cxx_tok_next(f, loop));
+        body = cxx_tok_next(f, close);
+        lb = cxx_stmt_last(f, loop);
+        if (!cxx_tok_eq(f, body, "{"))
                 return 0;
-        first = tok_next(f, body);
+        first = cxx_tok_next(f, body);
         dst = c.args[0].first;
         if (first >= lb || !invariant(f, c.args[1].first, c.args[1].last, loop, lb) ||
             !invariant(f, c.args[2].first, c.args[2].last, loop, lb) ||
-            !only_read(f, dst, loop, lb, NONE, NONE) ||
-            range_mentions(f, tok_next(f, lb), func->close, tok_text(f, dst), tok_len(f, dst)))
+            !only_read(f, dst, loop, lb, CXX_NONE, CXX_NONE) ||
+            cxx_range_mentions(f, cxx_tok_next(f, lb), func->close, cxx_tok_text(f, dst),
+                               cxx_tok_len(f, dst)))
                 return 0;
-        text = range_dup(f, st->first, with_trailing_comment(f, st->last));
+        text = cxx_range_dup(f, st->first, cxx_with_trailing_comment(f, st->last));
         site_begin(scan, f, st->first, "move Duplicate(%.*s, ...) into the loop",
-                   (int)tok_len(f, dst), tok_text(f, dst));
+                   (int)cxx_tok_len(f, dst), cxx_tok_text(f, dst));
         if (text) {
-                site_delete_stmt(scan, f, st->first, with_trailing_comment(f, st->last));
+                site_delete_stmt(scan, f, st->first, cxx_with_trailing_comment(f, st->last));
                 site_insert_before(scan, f, first, text);
         } else {
                 site_fail(scan);
@@ -448,17 +457,17 @@ int motif_hoist_inverse(struct motif_scan *scan)
 /* ================================================================ Axpy */
 
 /* Whether tensor x is dead after token from in the function: only freed or reassigned. */
-static bool dead_after(const struct motif_src *f, const struct motif_func *func, size_t x,
-                       size_t from)
+static bool dead_after(const struct cxx_file *f, const struct cxx_func *func, size_t x, size_t from)
 {
-        for (size_t k = tok_next(f, from); k < func->close; k = tok_next(f, k)) {
+        for (size_t k = cxx_tok_next(f, from); k < func->close; k = cxx_tok_next(f, k)) {
                 size_t p;
                 if (!same_tok(f, k, x))
                         continue;
-                p = tok_prev(f, k);
-                if (tok_eq(f, tok_next(f, k), "=") && !tok_eq(f, tok_next(f, tok_next(f, k)), "="))
+                p = cxx_tok_prev(f, k);
+                if (cxx_tok_eq(f, cxx_tok_next(f, k), "=") &&
+                    !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, k)), "="))
                         return true;
-                if (tok_eq(f, p, "(") && tok_eq(f, tok_prev(f, p), "FreeTensor"))
+                if (cxx_tok_eq(f, p, "(") && cxx_tok_eq(f, cxx_tok_prev(f, p), "FreeTensor"))
                         continue;
                 return false;
         }
@@ -470,52 +479,53 @@ static bool axpy_types(const char *d, const char *x)
         return strcmp(d, x) == 0 && strcmp(d, "bfloat16_t") != 0 && strstr(d, "int") == NULL;
 }
 
-static int axpy_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                             const struct motif_func *funcs, const struct motif_stmt *st,
+static int axpy_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                             const struct cxx_func *funcs, const struct cxx_stmt *st,
                              void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call m, a;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call m, a;
         size_t next, add, t, x, d;
         char *td = NULL, *tx = NULL, *ds = NULL, *xs = NULL, *ss = NULL, *ns = NULL, *text = NULL;
         int r = 0;
 
-        if (st->block == NONE || !stmt_call(f, st->first, st->last, &m) ||
-            !call_is(f, &m, "Muls") || m.n_args != 4 || m.obj != NONE)
+        if (st->block == CXX_NONE || !cxx_stmt_call(f, st->first, st->last, &m) ||
+            !cxx_call_is(f, &m, "Muls") || m.n_args != 4 || m.obj != CXX_NONE)
                 return 0;
-        next = stmt_after(f, st->last, st->block);
+        next = cxx_stmt_after(f, st->last, st->block);
         add = next;
-        if (next != NONE && tok_eq(f, next, "PipeBarrier"))
-                add = stmt_after(f, stmt_last(f, next), st->block);
-        if (add == NONE || !stmt_call(f, add, stmt_last(f, add), &a) || !call_is(f, &a, "Add") ||
-            a.n_args != 4 || a.obj != NONE)
+        if (next != CXX_NONE && cxx_tok_eq(f, next, "PipeBarrier"))
+                add = cxx_stmt_after(f, cxx_stmt_last(f, next), st->block);
+        if (add == CXX_NONE || !cxx_stmt_call(f, add, cxx_stmt_last(f, add), &a) ||
+            !cxx_call_is(f, &a, "Add") || a.n_args != 4 || a.obj != CXX_NONE)
                 return 0;
-        t = arg_ident(f, &m.args[0]);
-        x = arg_ident(f, &m.args[1]);
-        d = arg_ident(f, &a.args[0]);
-        if (t == NONE || x == NONE || d == NONE || same_tok(f, d, x) || same_tok(f, d, t) ||
-            !range_same(f, m.args[3].first, m.args[3].last, a.args[3].first, a.args[3].last))
+        t = cxx_arg_ident(f, &m.args[0]);
+        x = cxx_arg_ident(f, &m.args[1]);
+        d = cxx_arg_ident(f, &a.args[0]);
+        if (t == CXX_NONE || x == CXX_NONE || d == CXX_NONE || same_tok(f, d, x) ||
+            same_tok(f, d, t) ||
+            !cxx_range_same(f, m.args[3].first, m.args[3].last, a.args[3].first, a.args[3].last))
                 return 0;
         /* d = d + t, in either order */
-        if (!((same_tok(f, arg_ident(f, &a.args[1]), d) &&
-               same_tok(f, arg_ident(f, &a.args[2]), t)) ||
-              (same_tok(f, arg_ident(f, &a.args[1]), t) &&
-               same_tok(f, arg_ident(f, &a.args[2]), d))))
+        if (!((same_tok(f, cxx_arg_ident(f, &a.args[1]), d) &&
+               same_tok(f, cxx_arg_ident(f, &a.args[2]), t)) ||
+              (same_tok(f, cxx_arg_ident(f, &a.args[1]), t) &&
+               same_tok(f, cxx_arg_ident(f, &a.args[2]), d))))
                 return 0;
-        if (!dead_after(f, func, t, stmt_last(f, add)))
+        if (!dead_after(f, func, t, cxx_stmt_last(f, add)))
                 return 0;
         td = tensor_type(f, func, d);
         tx = tensor_type(f, func, x);
         if (!td || !tx || !axpy_types(td, tx))
                 goto out;
-        ds = range_dup(f, d, d);
-        xs = range_dup(f, x, x);
-        ss = range_dup(f, m.args[2].first, m.args[2].last);
-        ns = range_dup(f, m.args[3].first, m.args[3].last);
+        ds = cxx_range_dup(f, d, d);
+        xs = cxx_range_dup(f, x, x);
+        ss = cxx_range_dup(f, m.args[2].first, m.args[2].last);
+        ns = cxx_range_dup(f, m.args[3].first, m.args[3].last);
         text = ds && xs && ss && ns ? str_printf("Axpy(%s, %s, %s, %s);", ds, xs, ss, ns) : NULL;
         site_begin(scan, f, st->first, "Muls + Add into %s is one Axpy", ds ? ds : "?");
         if (text)
-                site_replace(scan, f, st->first, stmt_last(f, add), text);
+                site_replace(scan, f, st->first, cxx_stmt_last(f, add), text);
         else
                 site_fail(scan);
         r = site_end(scan);
@@ -535,33 +545,35 @@ int motif_axpy_forward(struct motif_scan *scan)
         return walk_statements(scan, kernel_of(scan), axpy_forward_stmt, NULL);
 }
 
-static int axpy_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                             const struct motif_func *funcs, const struct motif_stmt *st,
+static int axpy_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                             const struct cxx_func *funcs, const struct cxx_stmt *st,
                              void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
         size_t d, x;
         char *td = NULL, *tx = NULL, *ds = NULL, *xs = NULL, *ss = NULL, *ns = NULL, *indent = NULL,
              *text = NULL;
         int r = 0;
 
-        if (st->block == NONE || st->loop != NONE || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "Axpy") || c.n_args != 4 || c.obj != NONE)
+        if (st->block == CXX_NONE || st->loop != CXX_NONE ||
+            !cxx_stmt_call(f, st->first, st->last, &c) || !cxx_call_is(f, &c, "Axpy") ||
+            c.n_args != 4 || c.obj != CXX_NONE)
                 return 0;
-        d = arg_ident(f, &c.args[0]);
-        x = arg_ident(f, &c.args[1]);
-        if (d == NONE || x == NONE || same_tok(f, d, x) || !dead_after(f, func, x, st->last))
+        d = cxx_arg_ident(f, &c.args[0]);
+        x = cxx_arg_ident(f, &c.args[1]);
+        if (d == CXX_NONE || x == CXX_NONE || same_tok(f, d, x) ||
+            !dead_after(f, func, x, st->last))
                 return 0;
         td = tensor_type(f, func, d);
         tx = tensor_type(f, func, x);
         if (!td || !tx || !axpy_types(td, tx))
                 goto out;
-        ds = range_dup(f, d, d);
-        xs = range_dup(f, x, x);
-        ss = range_dup(f, c.args[2].first, c.args[2].last);
-        ns = range_dup(f, c.args[3].first, c.args[3].last);
-        indent = indent_at(f, f->tokens.tokens[st->first].start);
+        ds = cxx_range_dup(f, d, d);
+        xs = cxx_range_dup(f, x, x);
+        ss = cxx_range_dup(f, c.args[2].first, c.args[2].last);
+        ns = cxx_range_dup(f, c.args[3].first, c.args[3].last);
+        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
         if (ds && xs && ss && ns && indent)
                 text = str_printf("Muls(%s, %s, %s, %s);\n%sPipeBarrier<PIPE_V>();\n%sAdd(%s, %s, "
                                   "%s, %s);",
@@ -596,68 +608,74 @@ int motif_axpy_inverse(struct motif_scan *scan)
  * instruction writing tmp from an input x that is dead afterwards: tmp
  * becomes x, and buf, its InitBuffer and its declaration go.
  */
-static int inplace_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                                const struct motif_func *funcs, const struct motif_stmt *st,
+static int inplace_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                const struct cxx_func *funcs, const struct cxx_stmt *st,
                                 void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
+        const struct cxx_func *func = &funcs[st->func];
         struct motif_decl bd;
-        struct motif_call c;
-        size_t lt, gt, tmp, buf, s, x = NONE, gets = 0, init = NONE, init_last = NONE;
+        struct cxx_call c;
+        size_t lt, gt, tmp, buf, s, x = CXX_NONE, gets = 0, init = CXX_NONE, init_last = CXX_NONE;
         char *tt = NULL, *tx = NULL, *xs = NULL;
         int r = 0;
 
         /* LocalTensor < T > tmp = buf . Get < T > ( ) ; */
-        if (st->block == NONE || !tok_eq(f, st->first, "LocalTensor"))
+        if (st->block == CXX_NONE || !cxx_tok_eq(f, st->first, "LocalTensor"))
                 return 0;
-        lt = tok_next(f, st->first);
-        gt = angle_match(f, lt);
-        if (gt == NONE)
+        lt = cxx_tok_next(f, st->first);
+        gt = cxx_angle_match(f, lt);
+        if (gt == CXX_NONE)
                 return 0;
-        tmp = tok_next(f, gt);
-        buf = tok_next(f, tok_next(f, tmp));
-        if (!tok_is_ident(f, tmp) || !tok_eq(f, tok_next(f, tmp), "=") || !tok_is_ident(f, buf) ||
-            !tok_eq(f, tok_next(f, buf), ".") || !tok_eq(f, tok_next(f, tok_next(f, buf)), "Get") ||
+        tmp = cxx_tok_next(f, gt);
+        buf = cxx_tok_next(f, cxx_tok_next(f, tmp));
+        if (!cxx_tok_is_ident(f, tmp) || !cxx_tok_eq(f, cxx_tok_next(f, tmp), "=") ||
+            !cxx_tok_is_ident(f, buf) || !cxx_tok_eq(f, cxx_tok_next(f, buf), ".") ||
+            !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, buf)), "Get") ||
             !decl_of(f, func, buf, &bd) || !decl_is(f, &bd, "TBuf"))
                 return 0;
         for (size_t k = 0; k < f->tokens.n; k++) {
                 if (!same_tok(f, k, buf) || k == bd.name)
                         continue;
-                if (tok_eq(f, tok_next(f, k), ".")) {
+                if (cxx_tok_eq(f, cxx_tok_next(f, k), ".")) {
                         gets++;
-                } else if (tok_eq(f, tok_prev(f, k), "(") &&
-                           tok_eq(f, tok_prev(f, tok_prev(f, k)), "InitBuffer")) {
-                        init = tok_prev(f, tok_prev(f, k));
+                } else if (cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
+                           cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "InitBuffer")) {
+                        init = cxx_tok_prev(f, cxx_tok_prev(f, k));
                         /* the statement: back to the object */
-                        while (tok_prev(f, init) != NONE && !tok_eq(f, tok_prev(f, init), ";") &&
-                               !tok_eq(f, tok_prev(f, init), "{") &&
-                               !tok_eq(f, tok_prev(f, init), "}"))
-                                init = tok_prev(f, init);
-                        init_last = stmt_last(f, init);
+                        while (cxx_tok_prev(f, init) != CXX_NONE &&
+                               !cxx_tok_eq(f, cxx_tok_prev(f, init), ";") &&
+                               !cxx_tok_eq(f, cxx_tok_prev(f, init), "{") &&
+                               !cxx_tok_eq(f, cxx_tok_prev(f, init), "}"))
+                                init = cxx_tok_prev(f, init);
+                        init_last = cxx_stmt_last(f, init);
                 } else {
                         return 0;
                 }
         }
-        if (gets != 1 || init == NONE)
+        if (gets != 1 || init == CXX_NONE)
                 return 0;
         /* the first statement that uses tmp writes it from x */
-        for (s = stmt_after(f, st->last, st->block); s != NONE;
-             s = stmt_after(f, stmt_last(f, s), st->block))
-                if (range_mentions(f, s, stmt_last(f, s), tok_text(f, tmp), tok_len(f, tmp)))
+        for (s = cxx_stmt_after(f, st->last, st->block); s != CXX_NONE;
+             s = cxx_stmt_after(f, cxx_stmt_last(f, s), st->block))
+                if (cxx_range_mentions(f, s, cxx_stmt_last(f, s), cxx_tok_text(f, tmp),
+                                       cxx_tok_len(f, tmp)))
                         break;
-        if (s == NONE || !stmt_call(f, s, stmt_last(f, s), &c) || !is_vector_api(f, c.name) ||
-            c.n_args < 3 || !same_tok(f, arg_ident(f, &c.args[0]), tmp))
+        if (s == CXX_NONE || !cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) ||
+            !is_vector_api(f, c.name) || c.n_args < 3 ||
+            !same_tok(f, cxx_arg_ident(f, &c.args[0]), tmp))
                 return 0;
-        x = arg_ident(f, &c.args[1]);
-        if (x == NONE || same_tok(f, x, tmp))
+        x = cxx_arg_ident(f, &c.args[1]);
+        if (x == CXX_NONE || same_tok(f, x, tmp))
                 return 0;
         /* x is read nowhere after, except to be freed after tmp's last use */
-        for (size_t k = tok_next(f, stmt_last(f, s)); k < func->close; k = tok_next(f, k)) {
+        for (size_t k = cxx_tok_next(f, cxx_stmt_last(f, s)); k < func->close;
+             k = cxx_tok_next(f, k)) {
                 if (!same_tok(f, k, x))
                         continue;
-                if (tok_eq(f, tok_prev(f, k), "(") &&
-                    tok_eq(f, tok_prev(f, tok_prev(f, k)), "FreeTensor")) {
-                        if (range_mentions(f, k, func->close, tok_text(f, tmp), tok_len(f, tmp)))
+                if (cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
+                    cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "FreeTensor")) {
+                        if (cxx_range_mentions(f, k, func->close, cxx_tok_text(f, tmp),
+                                               cxx_tok_len(f, tmp)))
                                 return 0;
                         continue;
                 }
@@ -665,14 +683,14 @@ static int inplace_forward_stmt(struct motif_scan *scan, struct motif_src *f,
         }
         tt = tensor_type(f, func, tmp);
         tx = tensor_type(f, func, x);
-        xs = range_dup(f, x, x);
+        xs = cxx_range_dup(f, x, x);
         if (!tt || !tx || !xs || strcmp(tt, tx) != 0)
                 goto out;
         site_begin(scan, f, st->first, "compute %.*s in %s's buffer and drop %.*s",
-                   (int)tok_len(f, tmp), tok_text(f, tmp), xs, (int)tok_len(f, buf),
-                   tok_text(f, buf));
+                   (int)cxx_tok_len(f, tmp), cxx_tok_text(f, tmp), xs, (int)cxx_tok_len(f, buf),
+                   cxx_tok_text(f, buf));
         site_delete_stmt(scan, f, st->first, st->last);
-        for (size_t k = tok_next(f, st->last); k < func->close; k = tok_next(f, k))
+        for (size_t k = cxx_tok_next(f, st->last); k < func->close; k = cxx_tok_next(f, k))
                 if (same_tok(f, k, tmp))
                         site_replace(scan, f, k, k, xs);
         site_delete_stmt(scan, f, init, init_last);
@@ -698,73 +716,82 @@ int motif_inplace_forward(struct motif_scan *scan)
  * is read afterwards gets a separate TBuf of x's size; x's later reads go
  * to it.
  */
-static int inplace_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                                const struct motif_func *funcs, const struct motif_stmt *st,
+static int inplace_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                const struct cxx_func *funcs, const struct cxx_stmt *st,
                                 void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c, ic;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c, ic;
         struct motif_decl xd, qd;
-        size_t x, q = NONE, init = NONE, reads = 0;
+        size_t x, q = CXX_NONE, init = CXX_NONE, reads = 0;
         char buf[64], tmp[64], *tx = NULL, *size = NULL, *pipe = NULL, *decl = NULL, *initt = NULL,
                                *get = NULL, *pos = NULL;
         int r = 0;
 
-        if (st->block == NONE || st->loop != NONE || !stmt_call(f, st->first, st->last, &c) ||
-            !is_vector_api(f, c.name) || c.n_args < 3 || c.obj != NONE)
+        if (st->block == CXX_NONE || st->loop != CXX_NONE ||
+            !cxx_stmt_call(f, st->first, st->last, &c) || !is_vector_api(f, c.name) ||
+            c.n_args < 3 || c.obj != CXX_NONE)
                 return 0;
-        x = arg_ident(f, &c.args[0]);
-        if (x == NONE || !same_tok(f, x, arg_ident(f, &c.args[1])))
+        x = cxx_arg_ident(f, &c.args[0]);
+        if (x == CXX_NONE || !same_tok(f, x, cxx_arg_ident(f, &c.args[1])))
                 return 0;
         for (size_t i = 2; i < c.n_args; i++)
-                if (c.args[i].first != NONE && range_mentions(f, c.args[i].first, c.args[i].last,
-                                                              tok_text(f, x), tok_len(f, x)))
+                if (c.args[i].first != CXX_NONE &&
+                    cxx_range_mentions(f, c.args[i].first, c.args[i].last, cxx_tok_text(f, x),
+                                       cxx_tok_len(f, x)))
                         return 0;
         /* x = q.DeQue<T>() in this function */
-        if (!decl_find(f, func->open, func->close, tok_text(f, x), tok_len(f, x), &xd) ||
+        if (!decl_find(f, func->open, func->close, cxx_tok_text(f, x), cxx_tok_len(f, x), &xd) ||
             !decl_is(f, &xd, "LocalTensor"))
                 return 0;
-        for (size_t k = xd.name; k < st->first; k = tok_next(f, k))
-                if (same_tok(f, k, x) && tok_eq(f, tok_next(f, k), "=") &&
-                    tok_eq(f, tok_next(f, tok_next(f, tok_next(f, tok_next(f, k)))), "DeQue"))
-                        q = tok_next(f, tok_next(f, k));
-        if (q == NONE || !decl_of(f, func, q, &qd) || !decl_is(f, &qd, "TQue"))
+        for (size_t k = xd.name; k < st->first; k = cxx_tok_next(f, k))
+                if (same_tok(f, k, x) && cxx_tok_eq(f, cxx_tok_next(f, k), "=") &&
+                    cxx_tok_eq(
+                        f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, k)))),
+                        "DeQue"))
+                        q = cxx_tok_next(f, cxx_tok_next(f, k));
+        if (q == CXX_NONE || !decl_of(f, func, q, &qd) || !decl_is(f, &qd, "TQue"))
                 return 0;
         /* reads of x afterwards, none of them an EnQue or a reassignment */
-        for (size_t k = tok_next(f, st->last); k < func->close; k = tok_next(f, k)) {
+        for (size_t k = cxx_tok_next(f, st->last); k < func->close; k = cxx_tok_next(f, k)) {
                 if (!same_tok(f, k, x))
                         continue;
-                if (tok_eq(f, tok_prev(f, k), "(") &&
-                    (tok_eq(f, tok_prev(f, tok_prev(f, k)), "FreeTensor")))
+                if (cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
+                    (cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "FreeTensor")))
                         continue;
-                if (tok_eq(f, tok_prev(f, k), "(") &&
-                    tok_eq(f, tok_prev(f, tok_prev(f, k)), "EnQue"))
+                if (cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
+                    cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "EnQue"))
                         return 0;
-                if (tok_eq(f, tok_next(f, k), "=") || tok_eq(f, tok_next(f, k), "."))
+                if (cxx_tok_eq(f, cxx_tok_next(f, k), "=") ||
+                    cxx_tok_eq(f, cxx_tok_next(f, k), "."))
                         return 0;
                 reads++;
         }
         if (!reads)
                 return 0;
         /* q's InitBuffer gives the size */
-        for (size_t k = 0; k < f->tokens.n && init == NONE; k++) {
+        for (size_t k = 0; k < f->tokens.n && init == CXX_NONE; k++) {
                 size_t s;
-                if (!tok_eq(f, k, "InitBuffer") || !same_tok(f, tok_next(f, tok_next(f, k)), q))
+                if (!cxx_tok_eq(f, k, "InitBuffer") ||
+                    !same_tok(f, cxx_tok_next(f, cxx_tok_next(f, k)), q))
                         continue;
-                for (s = k; tok_prev(f, s) != NONE && !tok_eq(f, tok_prev(f, s), ";") &&
-                            !tok_eq(f, tok_prev(f, s), "{") && !tok_eq(f, tok_prev(f, s), "}");
-                     s = tok_prev(f, s))
+                for (s = k;
+                     cxx_tok_prev(f, s) != CXX_NONE && !cxx_tok_eq(f, cxx_tok_prev(f, s), ";") &&
+                     !cxx_tok_eq(f, cxx_tok_prev(f, s), "{") &&
+                     !cxx_tok_eq(f, cxx_tok_prev(f, s), "}");
+                     s = cxx_tok_prev(f, s))
                         ;
-                if (stmt_call(f, s, stmt_last(f, s), &ic) && ic.n_args == 3 && ic.obj != NONE)
+                if (cxx_stmt_call(f, s, cxx_stmt_last(f, s), &ic) && ic.n_args == 3 &&
+                    ic.obj != CXX_NONE)
                         init = s;
         }
-        if (init == NONE)
+        if (init == CXX_NONE)
                 return 0;
-        fresh_name(f, "motifTmpBuf", buf, sizeof(buf));
-        fresh_name(f, "motifTmp", tmp, sizeof(tmp));
+        cxx_fresh_name(f, "motifTmpBuf", buf, sizeof(buf));
+        cxx_fresh_name(f, "motifTmp", tmp, sizeof(tmp));
         tx = tensor_type(f, func, x);
-        size = range_dup(f, ic.args[2].first, ic.args[2].last);
-        pipe = range_dup(f, ic.obj, tok_prev(f, ic.name));
+        size = cxx_range_dup(f, ic.args[2].first, ic.args[2].last);
+        pipe = cxx_range_dup(f, ic.obj, cxx_tok_prev(f, ic.name));
         pos = strdup("QuePosition::VECCALC");
         if (!tx || !size || !pipe || !pos)
                 goto out;
@@ -772,19 +799,19 @@ static int inplace_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
         initt = str_printf("%sInitBuffer(%s, %s);", pipe, buf, size);
         get = str_printf("LocalTensor<%s> %s = %s.Get<%s>();", tx, tmp, buf, tx);
         site_begin(scan, f, st->first, "give the in-place %.*s on %.*s a separate buffer",
-                   (int)tok_len(f, c.name), tok_text(f, c.name), (int)tok_len(f, x),
-                   tok_text(f, x));
+                   (int)cxx_tok_len(f, c.name), cxx_tok_text(f, c.name), (int)cxx_tok_len(f, x),
+                   cxx_tok_text(f, x));
         if (!decl || !initt || !get) {
                 site_fail(scan);
         } else {
                 site_insert_after(scan, f, qd.first, qd.last, decl);
-                site_insert_after(scan, f, init, stmt_last(f, init), initt);
+                site_insert_after(scan, f, init, cxx_stmt_last(f, init), initt);
                 site_insert_before(scan, f, st->first, get);
                 site_replace(scan, f, c.args[0].first, c.args[0].first, tmp);
-                for (size_t k = tok_next(f, st->last); k < func->close; k = tok_next(f, k))
+                for (size_t k = cxx_tok_next(f, st->last); k < func->close; k = cxx_tok_next(f, k))
                         if (same_tok(f, k, x) &&
-                            !(tok_eq(f, tok_prev(f, k), "(") &&
-                              tok_eq(f, tok_prev(f, tok_prev(f, k)), "FreeTensor")))
+                            !(cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
+                              cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "FreeTensor")))
                                 site_replace(scan, f, k, k, tmp);
         }
         r = site_end(scan);

@@ -12,36 +12,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct motif_src *kernel_of(struct motif_scan *scan)
+static struct cxx_file *kernel_of(struct motif_scan *scan)
 {
         return &scan->files[scan->kernel];
 }
 
-static bool arg_is_gm(const struct motif_src *f, const struct motif_func *func,
-                      const struct motif_arg *a)
+static bool arg_is_gm(const struct cxx_file *f, const struct cxx_func *func,
+                      const struct cxx_arg *a)
 {
         struct motif_decl d;
-        size_t base = arg_base(f, a);
+        size_t base = cxx_arg_base(f, a);
 
-        return base != NONE && decl_of(f, func, base, &d) && decl_is(f, &d, "GlobalTensor");
+        return base != CXX_NONE && decl_of(f, func, base, &d) && decl_is(f, &d, "GlobalTensor");
 }
 
 /* The element type of a LocalTensor argument, as a new string. */
-static char *local_type(const struct motif_src *f, const struct motif_func *func,
-                        const struct motif_arg *a)
+static char *local_type(const struct cxx_file *f, const struct cxx_func *func,
+                        const struct cxx_arg *a)
 {
         struct motif_decl d;
-        size_t base = arg_base(f, a);
+        size_t base = cxx_arg_base(f, a);
 
-        if (base == NONE || !decl_of(f, func, base, &d) || !decl_is(f, &d, "LocalTensor") ||
-            tok_next(f, d.lt) >= d.gt)
+        if (base == CXX_NONE || !decl_of(f, func, base, &d) || !decl_is(f, &d, "LocalTensor") ||
+            cxx_tok_next(f, d.lt) >= d.gt)
                 return NULL;
-        return range_dup(f, tok_next(f, d.lt), tok_prev(f, d.gt));
+        return cxx_range_dup(f, cxx_tok_next(f, d.lt), cxx_tok_prev(f, d.gt));
 }
 
-static char *arg_dup(const struct motif_src *f, const struct motif_arg *a)
+static char *arg_dup(const struct cxx_file *f, const struct cxx_arg *a)
 {
-        return a->first == NONE ? NULL : range_dup(f, a->first, a->last);
+        return a->first == CXX_NONE ? NULL : cxx_range_dup(f, a->first, a->last);
 }
 
 /*
@@ -49,123 +49,125 @@ static char *arg_dup(const struct motif_src *f, const struct motif_arg *a)
  * "{...}", or a variable declared "Type name{...}" / "(...)" / "= {...}"
  * earlier in the function.
  */
-static size_t params_fields(const struct motif_src *f, const struct motif_func *func,
-                            const struct motif_arg *a, const char *type, size_t before,
-                            struct motif_arg *fields, size_t max)
+static size_t params_fields(const struct cxx_file *f, const struct cxx_func *func,
+                            const struct cxx_arg *a, const char *type, size_t before,
+                            struct cxx_arg *fields, size_t max)
 {
         size_t j = a->first, var;
 
-        if (j == NONE)
+        if (j == CXX_NONE)
                 return 0;
-        if (tok_eq(f, j, type)) {
-                j = tok_next(f, j);
-                if (tok_eq(f, j, "<"))
-                        j = tok_next(f, angle_match(f, j));
+        if (cxx_tok_eq(f, j, type)) {
+                j = cxx_tok_next(f, j);
+                if (cxx_tok_eq(f, j, "<"))
+                        j = cxx_tok_next(f, cxx_angle_match(f, j));
         }
-        if ((tok_eq(f, j, "{") || tok_eq(f, j, "(")) && token_match(&f->tokens, j) == a->last)
-                return args_split(f, j, fields, max);
-        var = arg_ident(f, a);
-        if (var == NONE)
+        if ((cxx_tok_eq(f, j, "{") || cxx_tok_eq(f, j, "(")) &&
+            token_match(&f->tokens, j) == a->last)
+                return cxx_args_split(f, j, fields, max);
+        var = cxx_arg_ident(f, a);
+        if (var == CXX_NONE)
                 return 0;
-        for (size_t i = tok_prev(f, before); i != NONE && i > func->open; i = tok_prev(f, i)) {
+        for (size_t i = cxx_tok_prev(f, before); i != CXX_NONE && i > func->open;
+             i = cxx_tok_prev(f, i)) {
                 size_t p, nx;
-                if (tok_len(f, i) != tok_len(f, var) ||
-                    memcmp(tok_text(f, i), tok_text(f, var), tok_len(f, var)) != 0)
+                if (cxx_tok_len(f, i) != cxx_tok_len(f, var) ||
+                    memcmp(cxx_tok_text(f, i), cxx_tok_text(f, var), cxx_tok_len(f, var)) != 0)
                         continue;
-                p = tok_prev(f, i);
-                if (!(tok_eq(f, p, type) ||
-                      (tok_eq(f, p, ">") && tok_eq(f, tok_prev(f, p), type)) ||
-                      (tok_eq(f, p, ">") &&
-                       tok_eq(f, tok_prev(f, tok_prev(f, tok_prev(f, p))), type))))
+                p = cxx_tok_prev(f, i);
+                if (!(cxx_tok_eq(f, p, type) ||
+                      (cxx_tok_eq(f, p, ">") && cxx_tok_eq(f, cxx_tok_prev(f, p), type)) ||
+                      (cxx_tok_eq(f, p, ">") &&
+                       cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, p))), type))))
                         continue;
-                nx = tok_next(f, i);
-                if (tok_eq(f, nx, "="))
-                        nx = tok_next(f, nx);
-                if (tok_eq(f, nx, type)) {
-                        nx = tok_next(f, nx);
-                        if (tok_eq(f, nx, "<"))
-                                nx = tok_next(f, angle_match(f, nx));
+                nx = cxx_tok_next(f, i);
+                if (cxx_tok_eq(f, nx, "="))
+                        nx = cxx_tok_next(f, nx);
+                if (cxx_tok_eq(f, nx, type)) {
+                        nx = cxx_tok_next(f, nx);
+                        if (cxx_tok_eq(f, nx, "<"))
+                                nx = cxx_tok_next(f, cxx_angle_match(f, nx));
                 }
-                if (tok_eq(f, nx, "{") || tok_eq(f, nx, "("))
-                        return args_split(f, nx, fields, max);
+                if (cxx_tok_eq(f, nx, "{") || cxx_tok_eq(f, nx, "("))
+                        return cxx_args_split(f, nx, fields, max);
                 return 0;
         }
         return 0;
 }
 
 /* Splits "(uint32_t)(count * sizeof(T))" into count and T. */
-static bool length_parts(const struct motif_src *f, const struct motif_arg *len,
-                         struct motif_arg *ret_count, struct motif_arg *ret_type)
+static bool length_parts(const struct cxx_file *f, const struct cxx_arg *len,
+                         struct cxx_arg *ret_count, struct cxx_arg *ret_type)
 {
         size_t a = len->first, b = len->last, o, sz, star;
 
-        if (a == NONE)
+        if (a == CXX_NONE)
                 return false;
         for (;;) {
-                if (tok_eq(f, a, "(") && token_match(&f->tokens, a) == b) {
-                        a = tok_next(f, a);
-                        b = tok_prev(f, b);
-                } else if (tok_eq(f, a, "(") && tok_is_ident(f, tok_next(f, a)) &&
-                           tok_eq(f, tok_next(f, tok_next(f, a)), ")")) {
-                        a = tok_next(f, tok_next(f, tok_next(f, a)));
+                if (cxx_tok_eq(f, a, "(") && token_match(&f->tokens, a) == b) {
+                        a = cxx_tok_next(f, a);
+                        b = cxx_tok_prev(f, b);
+                } else if (cxx_tok_eq(f, a, "(") && cxx_tok_is_ident(f, cxx_tok_next(f, a)) &&
+                           cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, a)), ")")) {
+                        a = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, a)));
                 } else {
                         break;
                 }
-                if (a == NONE || b == NONE || a > b)
+                if (a == CXX_NONE || b == CXX_NONE || a > b)
                         return false;
         }
-        if (!tok_eq(f, b, ")"))
+        if (!cxx_tok_eq(f, b, ")"))
                 return false;
-        o = bracket_open(f, b);
-        sz = tok_prev(f, o);
-        star = tok_prev(f, sz);
-        if (o == NONE || !tok_eq(f, sz, "sizeof") || !tok_eq(f, star, "*") || star <= a)
+        o = cxx_bracket_open(f, b);
+        sz = cxx_tok_prev(f, o);
+        star = cxx_tok_prev(f, sz);
+        if (o == CXX_NONE || !cxx_tok_eq(f, sz, "sizeof") || !cxx_tok_eq(f, star, "*") || star <= a)
                 return false;
-        for (size_t j = a; j < star; j = tok_next(f, j))
-                if (tok_eq(f, j, "+") || tok_eq(f, j, "-") || tok_eq(f, j, "?") ||
-                    tok_eq(f, j, "<") || tok_eq(f, j, ">"))
+        for (size_t j = a; j < star; j = cxx_tok_next(f, j))
+                if (cxx_tok_eq(f, j, "+") || cxx_tok_eq(f, j, "-") || cxx_tok_eq(f, j, "?") ||
+                    cxx_tok_eq(f, j, "<") || cxx_tok_eq(f, j, ">"))
                         return false;
-        *ret_count = (struct motif_arg){ a, tok_prev(f, star) };
-        *ret_type = (struct motif_arg){ tok_next(f, o), tok_prev(f, b) };
+        *ret_count = (struct cxx_arg){ a, cxx_tok_prev(f, star) };
+        *ret_type = (struct cxx_arg){ cxx_tok_next(f, o), cxx_tok_prev(f, b) };
         return ret_type->first <= ret_type->last;
 }
 
 /* ================================================================ DataCopyPad -> DataCopy */
 
-static int pad_copy_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                                 const struct motif_func *funcs, const struct motif_stmt *st,
+static int pad_copy_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
                                  void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
-        struct motif_arg ext[6], pad[5], count, type;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
+        struct cxx_arg ext[6], pad[5], count, type;
         char *a = NULL, *b = NULL, *cnt = NULL, *ty = NULL, *orig = NULL, *indent = NULL,
              *text = NULL;
-        const char *unit = indent_unit(f);
+        const char *unit = cxx_indent_unit(f);
         bool in;
         int r;
 
-        if (st->block == NONE || st->in_branch || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "DataCopyPad") || c.n_args < 3 || c.n_args > 4)
+        if (st->block == CXX_NONE || st->in_branch || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            !cxx_call_is(f, &c, "DataCopyPad") || c.n_args < 3 || c.n_args > 4)
                 return 0;
         in = c.n_args == 4;
         if (in ? !arg_is_gm(f, func, &c.args[1]) : !arg_is_gm(f, func, &c.args[0]))
                 return 0;
         if (params_fields(f, func, &c.args[2], "DataCopyExtParams", st->first, ext, 6) != 5 ||
-            !tok_is_number(f, ext[0].first, "1") || ext[0].first != ext[0].last ||
-            !tok_is_number(f, ext[2].first, "0") || !tok_is_number(f, ext[3].first, "0") ||
+            !cxx_tok_is_number(f, ext[0].first, "1") || ext[0].first != ext[0].last ||
+            !cxx_tok_is_number(f, ext[2].first, "0") || !cxx_tok_is_number(f, ext[3].first, "0") ||
             !length_parts(f, &ext[1], &count, &type))
                 return 0;
         if (in &&
             (params_fields(f, func, &c.args[3], "DataCopyPadExtParams", st->first, pad, 5) < 1 ||
-             !tok_eq(f, pad[0].first, "false")))
+             !cxx_tok_eq(f, pad[0].first, "false")))
                 return 0;
         a = arg_dup(f, &c.args[0]);
         b = arg_dup(f, &c.args[1]);
-        cnt = range_dup(f, count.first, count.last);
-        ty = range_dup(f, type.first, type.last);
-        orig = range_dup(f, st->first, st->last);
-        indent = indent_at(f, f->tokens.tokens[st->first].start);
+        cnt = cxx_range_dup(f, count.first, count.last);
+        ty = cxx_range_dup(f, type.first, type.last);
+        orig = cxx_range_dup(f, st->first, st->last);
+        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
         if (a && b && cnt && ty && orig && indent)
                 text = str_printf("if ((%s) * sizeof(%s) %% 32 == 0) {\n%s%sDataCopy(%s, %s, %s);\n"
                                   "%s} else {\n%s%s%s\n%s}",
@@ -194,55 +196,56 @@ int motif_pad_copy_forward(struct motif_scan *scan)
 }
 
 /* Whether every statement of body (a block or one statement) is a call to name. */
-static bool body_all_calls(const struct motif_src *f, size_t body, const char *name,
+static bool body_all_calls(const struct cxx_file *f, size_t body, const char *name,
                            bool allow_others, size_t *ret_count)
 {
-        size_t last = stmt_last(f, body), n = 0;
-        struct motif_call c;
+        size_t last = cxx_stmt_last(f, body), n = 0;
+        struct cxx_call c;
 
-        if (!tok_eq(f, body, "{")) {
-                *ret_count = stmt_call(f, body, last, &c) && call_is(f, &c, name);
+        if (!cxx_tok_eq(f, body, "{")) {
+                *ret_count = cxx_stmt_call(f, body, last, &c) && cxx_call_is(f, &c, name);
                 return *ret_count == 1;
         }
-        for (size_t s = tok_next(f, body); s < last; s = tok_next(f, stmt_last(f, s))) {
-                if (stmt_call(f, s, stmt_last(f, s), &c) && call_is(f, &c, name))
+        for (size_t s = cxx_tok_next(f, body); s < last; s = cxx_tok_next(f, cxx_stmt_last(f, s))) {
+                if (cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) && cxx_call_is(f, &c, name))
                         n++;
-                else if (!allow_others || tok_eq(f, s, "if") || tok_eq(f, s, "for"))
+                else if (!allow_others || cxx_tok_eq(f, s, "if") || cxx_tok_eq(f, s, "for"))
                         return false;
         }
         *ret_count = n;
         return n > 0;
 }
 
-static int pad_copy_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                                 const struct motif_func *funcs, const struct motif_stmt *st,
+static int pad_copy_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
                                  void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
         char *text = NULL, *a = NULL, *b = NULL, *cnt = NULL, *ty = NULL;
         int r;
 
-        if (st->block == NONE)
+        if (st->block == CXX_NONE)
                 return 0;
-        if (tok_eq(f, st->first, "if")) {
-                size_t m = token_match(&f->tokens, tok_next(f, st->first)), then, e, els, body,
+        if (cxx_tok_eq(f, st->first, "if")) {
+                size_t m = token_match(&f->tokens, cxx_tok_next(f, st->first)), then, e, els, body,
                        n_copy, n_pad, inner;
-                then = tok_next(f, m);
-                e = stmt_last(f, then);
-                els = tok_next(f, e);
-                if (!tok_eq(f, els, "else"))
+                then = cxx_tok_next(f, m);
+                e = cxx_stmt_last(f, then);
+                els = cxx_tok_next(f, e);
+                if (!cxx_tok_eq(f, els, "else"))
                         return 0;
-                body = tok_next(f, els);
+                body = cxx_tok_next(f, els);
                 if (!body_all_calls(f, then, "DataCopy", false, &n_copy) ||
                     !body_all_calls(f, body, "DataCopyPad", true, &n_pad))
                         return 0;
                 /* a block of one statement gives back that statement */
-                inner = tok_eq(f, body, "{") ? tok_next(f, body) : NONE;
-                if (inner != NONE && tok_next(f, stmt_last(f, inner)) == stmt_last(f, body))
-                        text = range_dup(f, inner, stmt_last(f, inner));
+                inner = cxx_tok_eq(f, body, "{") ? cxx_tok_next(f, body) : CXX_NONE;
+                if (inner != CXX_NONE &&
+                    cxx_tok_next(f, cxx_stmt_last(f, inner)) == cxx_stmt_last(f, body))
+                        text = cxx_range_dup(f, inner, cxx_stmt_last(f, inner));
                 else
-                        text = range_dup(f, body, stmt_last(f, body));
+                        text = cxx_range_dup(f, body, cxx_stmt_last(f, body));
                 site_begin(scan, f, st->first, "drop the aligned-length DataCopy fast path");
                 if (text)
                         site_replace(scan, f, st->first, st->last, text);
@@ -251,9 +254,10 @@ static int pad_copy_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
                 free(text);
                 return site_end(scan);
         }
-        if (st->in_branch || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "DataCopy") || c.n_args != 3 || tok_eq(f, c.args[2].first, "{") ||
-            (c.args[2].first != NONE && tok_eq(f, c.args[2].first, "DataCopyParams")))
+        if (st->in_branch || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            !cxx_call_is(f, &c, "DataCopy") || c.n_args != 3 ||
+            cxx_tok_eq(f, c.args[2].first, "{") ||
+            (c.args[2].first != CXX_NONE && cxx_tok_eq(f, c.args[2].first, "DataCopyParams")))
                 return 0;
         a = arg_dup(f, &c.args[0]);
         b = arg_dup(f, &c.args[1]);
@@ -296,44 +300,47 @@ int motif_pad_copy_inverse(struct motif_scan *scan)
 /* ================================================================ strided copies */
 
 /* "for (T v = 0; v < N; v++)": the variable and the bound. */
-static bool simple_loop(const struct motif_src *f, size_t s, size_t *ret_var,
-                        struct motif_arg *ret_bound, size_t *ret_close)
+static bool simple_loop(const struct cxx_file *f, size_t s, size_t *ret_var,
+                        struct cxx_arg *ret_bound, size_t *ret_close)
 {
-        size_t p = tok_next(f, s), close = token_match(&f->tokens, p), s1 = NONE, s2 = NONE, v, j;
+        size_t p = cxx_tok_next(f, s), close = token_match(&f->tokens, p), s1 = CXX_NONE,
+               s2 = CXX_NONE, v, j;
 
-        if (!tok_eq(f, s, "for") || !tok_eq(f, p, "(") || close >= f->tokens.n)
+        if (!cxx_tok_eq(f, s, "for") || !cxx_tok_eq(f, p, "(") || close >= f->tokens.n)
                 return false;
-        for (j = tok_next(f, p); j < close; j = tok_next(f, j)) {
-                if (tok_eq(f, j, "(") || tok_eq(f, j, "["))
+        for (j = cxx_tok_next(f, p); j < close; j = cxx_tok_next(f, j)) {
+                if (cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "["))
                         j = token_match(&f->tokens, j);
-                else if (tok_eq(f, j, ";"))
-                        s1 == NONE ? (void)(s1 = j) : (void)(s2 = j);
+                else if (cxx_tok_eq(f, j, ";"))
+                        s1 == CXX_NONE ? (void)(s1 = j) : (void)(s2 = j);
         }
-        if (s1 == NONE || s2 == NONE)
+        if (s1 == CXX_NONE || s2 == CXX_NONE)
                 return false;
         /* init: ... v = 0 */
-        v = tok_prev(f, tok_prev(f, tok_prev(f, s1)));
-        if (!tok_is_ident(f, v) || !tok_eq(f, tok_next(f, v), "=") ||
-            !tok_is_number(f, tok_next(f, tok_next(f, v)), "0") || v == tok_next(f, p) ||
-            !tok_is_ident(f, tok_prev(f, v)))
+        v = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, s1)));
+        if (!cxx_tok_is_ident(f, v) || !cxx_tok_eq(f, cxx_tok_next(f, v), "=") ||
+            !cxx_tok_is_number(f, cxx_tok_next(f, cxx_tok_next(f, v)), "0") ||
+            v == cxx_tok_next(f, p) || !cxx_tok_is_ident(f, cxx_tok_prev(f, v)))
                 return false;
         /* cond: v < N */
-        j = tok_next(f, s1);
-        if (tok_len(f, j) != tok_len(f, v) ||
-            memcmp(tok_text(f, j), tok_text(f, v), tok_len(f, v)) ||
-            !tok_eq(f, tok_next(f, j), "<") || tok_next(f, tok_next(f, j)) >= s2)
+        j = cxx_tok_next(f, s1);
+        if (cxx_tok_len(f, j) != cxx_tok_len(f, v) ||
+            memcmp(cxx_tok_text(f, j), cxx_tok_text(f, v), cxx_tok_len(f, v)) ||
+            !cxx_tok_eq(f, cxx_tok_next(f, j), "<") || cxx_tok_next(f, cxx_tok_next(f, j)) >= s2)
                 return false;
-        ret_bound->first = tok_next(f, tok_next(f, j));
-        ret_bound->last = tok_prev(f, s2);
-        if (range_mentions(f, ret_bound->first, ret_bound->last, tok_text(f, v), tok_len(f, v)))
+        ret_bound->first = cxx_tok_next(f, cxx_tok_next(f, j));
+        ret_bound->last = cxx_tok_prev(f, s2);
+        if (cxx_range_mentions(f, ret_bound->first, ret_bound->last, cxx_tok_text(f, v),
+                               cxx_tok_len(f, v)))
                 return false;
         /* incr: v++, ++v or v += 1 */
-        j = tok_next(f, s2);
-        if (!((tok_eq(f, j, "++") && tok_next(f, tok_next(f, j)) == close) ||
-              (tok_eq(f, tok_next(f, j), "++") && tok_next(f, tok_next(f, j)) == close) ||
-              (tok_eq(f, tok_next(f, j), "+=") &&
-               tok_is_number(f, tok_next(f, tok_next(f, j)), "1") &&
-               tok_next(f, tok_next(f, tok_next(f, j))) == close)))
+        j = cxx_tok_next(f, s2);
+        if (!((cxx_tok_eq(f, j, "++") && cxx_tok_next(f, cxx_tok_next(f, j)) == close) ||
+              (cxx_tok_eq(f, cxx_tok_next(f, j), "++") &&
+               cxx_tok_next(f, cxx_tok_next(f, j)) == close) ||
+              (cxx_tok_eq(f, cxx_tok_next(f, j), "+=") &&
+               cxx_tok_is_number(f, cxx_tok_next(f, cxx_tok_next(f, j)), "1") &&
+               cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, j))) == close)))
                 return false;
         *ret_var = v;
         *ret_close = close;
@@ -341,32 +348,32 @@ static bool simple_loop(const struct motif_src *f, size_t s, size_t *ret_var,
 }
 
 /* "name[base + v * pitch]": the name, base text ("" when none) and pitch text. */
-static bool linear_index(const struct motif_src *f, const struct motif_arg *a, size_t v,
+static bool linear_index(const struct cxx_file *f, const struct cxx_arg *a, size_t v,
                          char **ret_name, char **ret_base, char **ret_pitch)
 {
-        size_t name = a->first, open = tok_next(f, name), close, start, j;
-        const char *vt = tok_text(f, v);
-        size_t vl = tok_len(f, v);
+        size_t name = a->first, open = cxx_tok_next(f, name), close, start, j;
+        const char *vt = cxx_tok_text(f, v);
+        size_t vl = cxx_tok_len(f, v);
         char *base = strdup(""), *pitch = NULL, *grown;
         int depth = 0;
 
         if (!base)
                 return false;
-        if (!tok_is_ident(f, name) || !tok_eq(f, open, "[") ||
+        if (!cxx_tok_is_ident(f, name) || !cxx_tok_eq(f, open, "[") ||
             (close = token_match(&f->tokens, open)) != a->last)
                 goto fail;
-        start = tok_next(f, open);
-        for (j = start; j <= close; j = tok_next(f, j)) {
-                if (j < close && (tok_eq(f, j, "(") || tok_eq(f, j, "[")))
+        start = cxx_tok_next(f, open);
+        for (j = start; j <= close; j = cxx_tok_next(f, j)) {
+                if (j < close && (cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "[")))
                         depth++;
-                else if (j < close && (tok_eq(f, j, ")") || tok_eq(f, j, "]")))
+                else if (j < close && (cxx_tok_eq(f, j, ")") || cxx_tok_eq(f, j, "]")))
                         depth--;
-                if (j == close || (depth == 0 && tok_eq(f, j, "+"))) {
-                        size_t last = tok_prev(f, j);
+                if (j == close || (depth == 0 && cxx_tok_eq(f, j, "+"))) {
+                        size_t last = cxx_tok_prev(f, j);
                         if (start > last)
                                 goto fail;
-                        if (!range_mentions(f, start, last, vt, vl)) {
-                                char *term = range_dup(f, start, last);
+                        if (!cxx_range_mentions(f, start, last, vt, vl)) {
+                                char *term = cxx_range_dup(f, start, last);
                                 grown = term ? str_printf("%s%s%s", base, *base ? " + " : "", term)
                                              : NULL;
                                 free(term);
@@ -376,25 +383,29 @@ static bool linear_index(const struct motif_src *f, const struct motif_arg *a, s
                                         goto fail;
                         } else if (pitch) {
                                 goto fail;
-                        } else if (tok_len(f, start) == vl && !memcmp(tok_text(f, start), vt, vl) &&
-                                   tok_eq(f, tok_next(f, start), "*") &&
-                                   !range_mentions(f, tok_next(f, tok_next(f, start)), last, vt,
-                                                   vl)) {
-                                pitch = range_dup(f, tok_next(f, tok_next(f, start)), last);
-                        } else if (tok_len(f, last) == vl && !memcmp(tok_text(f, last), vt, vl) &&
-                                   tok_eq(f, tok_prev(f, last), "*") &&
-                                   !range_mentions(f, start, tok_prev(f, tok_prev(f, last)), vt,
-                                                   vl)) {
-                                pitch = range_dup(f, start, tok_prev(f, tok_prev(f, last)));
+                        } else if (cxx_tok_len(f, start) == vl &&
+                                   !memcmp(cxx_tok_text(f, start), vt, vl) &&
+                                   cxx_tok_eq(f, cxx_tok_next(f, start), "*") &&
+                                   !cxx_range_mentions(f, cxx_tok_next(f, cxx_tok_next(f, start)),
+                                                       last, vt, vl)) {
+                                pitch =
+                                    cxx_range_dup(f, cxx_tok_next(f, cxx_tok_next(f, start)), last);
+                        } else if (cxx_tok_len(f, last) == vl &&
+                                   !memcmp(cxx_tok_text(f, last), vt, vl) &&
+                                   cxx_tok_eq(f, cxx_tok_prev(f, last), "*") &&
+                                   !cxx_range_mentions(
+                                       f, start, cxx_tok_prev(f, cxx_tok_prev(f, last)), vt, vl)) {
+                                pitch =
+                                    cxx_range_dup(f, start, cxx_tok_prev(f, cxx_tok_prev(f, last)));
                         } else {
                                 goto fail;
                         }
-                        start = tok_next(f, j);
+                        start = cxx_tok_next(f, j);
                 }
         }
         if (!pitch)
                 goto fail;
-        *ret_name = range_dup(f, name, name);
+        *ret_name = cxx_range_dup(f, name, name);
         *ret_base = base;
         *ret_pitch = pitch;
         return *ret_name != NULL;
@@ -409,26 +420,27 @@ static char *indexed(const char *name, const char *base)
         return *base ? str_printf("%s[%s]", name, base) : strdup(name);
 }
 
-static int strided_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                                const struct motif_func *funcs, const struct motif_stmt *st,
+static int strided_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                const struct cxx_func *funcs, const struct cxx_stmt *st,
                                 void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_arg bound, ext[6];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_arg bound, ext[6];
+        struct cxx_call c;
         size_t v, close, body, s, ub, gm;
         char *un = NULL, *ubase = NULL, *up = NULL, *gn = NULL, *gbase = NULL, *gp = NULL,
              *n = NULL, *len = NULL, *ty = NULL, *q = NULL, *ua = NULL, *ga = NULL, *text = NULL;
         bool in;
         int r = 0;
 
-        if (st->block == NONE || !simple_loop(f, st->first, &v, &bound, &close))
+        if (st->block == CXX_NONE || !simple_loop(f, st->first, &v, &bound, &close))
                 return 0;
-        body = tok_next(f, close);
-        s = tok_eq(f, body, "{") ? tok_next(f, body) : body;
-        if (tok_eq(f, body, "{") && tok_next(f, stmt_last(f, s)) != stmt_last(f, body))
+        body = cxx_tok_next(f, close);
+        s = cxx_tok_eq(f, body, "{") ? cxx_tok_next(f, body) : body;
+        if (cxx_tok_eq(f, body, "{") &&
+            cxx_tok_next(f, cxx_stmt_last(f, s)) != cxx_stmt_last(f, body))
                 return 0;
-        if (!stmt_call(f, s, stmt_last(f, s), &c) || !call_is(f, &c, "DataCopyPad") ||
+        if (!cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) || !cxx_call_is(f, &c, "DataCopyPad") ||
             c.n_args < 3 || c.n_args > 4)
                 return 0;
         in = c.n_args == 4;
@@ -437,19 +449,20 @@ static int strided_forward_stmt(struct motif_scan *scan, struct motif_src *f,
         if (!arg_is_gm(f, func, &c.args[gm]) || arg_is_gm(f, func, &c.args[ub]))
                 return 0;
         if (params_fields(f, func, &c.args[2], "DataCopyExtParams", s, ext, 6) != 5 ||
-            !tok_is_number(f, ext[0].first, "1") || ext[0].first != ext[0].last ||
-            !tok_is_number(f, ext[2].first, "0") || !tok_is_number(f, ext[3].first, "0") ||
-            range_mentions(f, ext[1].first, ext[1].last, tok_text(f, v), tok_len(f, v)) ||
-            (in &&
-             range_mentions(f, c.args[3].first, c.args[3].last, tok_text(f, v), tok_len(f, v))))
+            !cxx_tok_is_number(f, ext[0].first, "1") || ext[0].first != ext[0].last ||
+            !cxx_tok_is_number(f, ext[2].first, "0") || !cxx_tok_is_number(f, ext[3].first, "0") ||
+            cxx_range_mentions(f, ext[1].first, ext[1].last, cxx_tok_text(f, v),
+                               cxx_tok_len(f, v)) ||
+            (in && cxx_range_mentions(f, c.args[3].first, c.args[3].last, cxx_tok_text(f, v),
+                                      cxx_tok_len(f, v))))
                 return 0;
         if (!linear_index(f, &c.args[ub], v, &un, &ubase, &up))
                 return 0;
         if (!linear_index(f, &c.args[gm], v, &gn, &gbase, &gp))
                 goto out;
-        n = range_dup(f, bound.first, bound.last);
-        len = range_dup(f, ext[1].first, ext[1].last);
-        ty = local_type(f, func, &(struct motif_arg){ c.args[ub].first, c.args[ub].first });
+        n = cxx_range_dup(f, bound.first, bound.last);
+        len = cxx_range_dup(f, ext[1].first, ext[1].last);
+        ty = local_type(f, func, &(struct cxx_arg){ c.args[ub].first, c.args[ub].first });
         q = in ? arg_dup(f, &c.args[3]) : strdup("");
         ua = indexed(un, ubase);
         ga = indexed(gn, gbase);
@@ -494,48 +507,48 @@ int motif_strided_copy_forward(struct motif_scan *scan)
 }
 
 /* "x" -> "x[row * (pitch)]", "x[e]" -> "x[e + row * (pitch)]". */
-static char *row_index(const struct motif_src *f, const struct motif_arg *a, const char *row,
+static char *row_index(const struct cxx_file *f, const struct cxx_arg *a, const char *row,
                        const char *pitch)
 {
-        size_t open = tok_next(f, a->first);
+        size_t open = cxx_tok_next(f, a->first);
         char *name, *inner, *out;
 
-        if (a->first == a->last && tok_is_ident(f, a->first)) {
-                name = range_dup(f, a->first, a->first);
+        if (a->first == a->last && cxx_tok_is_ident(f, a->first)) {
+                name = cxx_range_dup(f, a->first, a->first);
                 out = name ? str_printf("%s[%s * (%s)]", name, row, pitch) : NULL;
                 free(name);
                 return out;
         }
-        if (!tok_is_ident(f, a->first) || !tok_eq(f, open, "[") ||
-            token_match(&f->tokens, open) != a->last || tok_next(f, open) == a->last)
+        if (!cxx_tok_is_ident(f, a->first) || !cxx_tok_eq(f, open, "[") ||
+            token_match(&f->tokens, open) != a->last || cxx_tok_next(f, open) == a->last)
                 return NULL;
-        for (size_t j = open; j < a->last; j = tok_next(f, j))
-                if (tok_eq(f, j, "?") || tok_eq(f, j, ","))
+        for (size_t j = open; j < a->last; j = cxx_tok_next(f, j))
+                if (cxx_tok_eq(f, j, "?") || cxx_tok_eq(f, j, ","))
                         return NULL;
-        name = range_dup(f, a->first, a->first);
-        inner = range_dup(f, tok_next(f, open), tok_prev(f, a->last));
+        name = cxx_range_dup(f, a->first, a->first);
+        inner = cxx_range_dup(f, cxx_tok_next(f, open), cxx_tok_prev(f, a->last));
         out = name && inner ? str_printf("%s[%s + %s * (%s)]", name, inner, row, pitch) : NULL;
         free(name);
         free(inner);
         return out;
 }
 
-static int strided_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                                const struct motif_func *funcs, const struct motif_stmt *st,
+static int strided_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                const struct cxx_func *funcs, const struct cxx_stmt *st,
                                 void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
-        struct motif_arg ext[6];
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
+        struct cxx_arg ext[6];
         char row[64], *cnt = NULL, *len = NULL, *src = NULL, *dst = NULL, *ty = NULL, *ug = NULL,
                       *gg = NULL, *ua = NULL, *ga = NULL, *q = NULL, *indent = NULL, *text = NULL;
-        const char *unit = indent_unit(f);
+        const char *unit = cxx_indent_unit(f);
         size_t ub, gm;
         bool in;
         int r = 0;
 
-        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "DataCopyPad") || c.n_args < 3 || c.n_args > 4)
+        if (st->block == CXX_NONE || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            !cxx_call_is(f, &c, "DataCopyPad") || c.n_args < 3 || c.n_args > 4)
                 return 0;
         in = c.n_args == 4;
         ub = in ? 0 : 1;
@@ -543,13 +556,13 @@ static int strided_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
         if (!arg_is_gm(f, func, &c.args[gm]) || arg_is_gm(f, func, &c.args[ub]))
                 return 0;
         if (params_fields(f, func, &c.args[2], "DataCopyExtParams", st->first, ext, 6) != 5 ||
-            tok_is_number(f, ext[0].first, "1"))
+            cxx_tok_is_number(f, ext[0].first, "1"))
                 return 0;
-        fresh_name(f, "motifRow", row, sizeof(row));
-        cnt = range_dup(f, ext[0].first, ext[0].last);
-        len = range_dup(f, ext[1].first, ext[1].last);
-        src = range_dup(f, ext[2].first, ext[2].last);
-        dst = range_dup(f, ext[3].first, ext[3].last);
+        cxx_fresh_name(f, "motifRow", row, sizeof(row));
+        cnt = cxx_range_dup(f, ext[0].first, ext[0].last);
+        len = cxx_range_dup(f, ext[1].first, ext[1].last);
+        src = cxx_range_dup(f, ext[2].first, ext[2].last);
+        dst = cxx_range_dup(f, ext[3].first, ext[3].last);
         ty = local_type(f, func, &c.args[ub]);
         if (!cnt || !len || !src || !dst || !ty)
                 goto out;
@@ -567,7 +580,7 @@ static int strided_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
         ua = row_index(f, &c.args[ub], row, ug);
         ga = row_index(f, &c.args[gm], row, gg);
         q = in ? arg_dup(f, &c.args[3]) : strdup("");
-        indent = indent_at(f, f->tokens.tokens[st->first].start);
+        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
         if (!ua || !ga || !q || !indent)
                 goto out;
         text = str_printf("for (uint32_t %s = 0; %s < (%s); %s++) {\n%s%sDataCopyPad(%s, %s, "
@@ -607,88 +620,92 @@ int motif_strided_copy_inverse(struct motif_scan *scan)
 /* A parenthesised "(I < B ? X : Y)" at open: the pieces, or false. */
 struct ternary {
         size_t open, close, idx;
-        struct motif_arg bound, x, y;
+        struct cxx_arg bound, x, y;
 };
 
-static bool ternary_at(const struct motif_src *f, size_t open, const char *op, struct ternary *ret)
+static bool ternary_at(const struct cxx_file *f, size_t open, const char *op, struct ternary *ret)
 {
-        size_t close = token_match(&f->tokens, open), i = tok_next(f, open), q = NONE, c = NONE, j;
+        size_t close = token_match(&f->tokens, open), i = cxx_tok_next(f, open), q = CXX_NONE,
+               c = CXX_NONE, j;
         int depth = 0;
 
-        if (close >= f->tokens.n || !tok_is_ident(f, i) || !tok_eq(f, tok_next(f, i), op))
+        if (close >= f->tokens.n || !cxx_tok_is_ident(f, i) ||
+            !cxx_tok_eq(f, cxx_tok_next(f, i), op))
                 return false;
-        for (j = tok_next(f, tok_next(f, i)); j < close; j = tok_next(f, j)) {
-                if (tok_eq(f, j, "(") || tok_eq(f, j, "["))
+        for (j = cxx_tok_next(f, cxx_tok_next(f, i)); j < close; j = cxx_tok_next(f, j)) {
+                if (cxx_tok_eq(f, j, "(") || cxx_tok_eq(f, j, "["))
                         depth++;
-                else if (tok_eq(f, j, ")") || tok_eq(f, j, "]"))
+                else if (cxx_tok_eq(f, j, ")") || cxx_tok_eq(f, j, "]"))
                         depth--;
-                else if (depth == 0 && tok_eq(f, j, "?") && q == NONE)
+                else if (depth == 0 && cxx_tok_eq(f, j, "?") && q == CXX_NONE)
                         q = j;
-                else if (depth == 0 && tok_eq(f, j, ":") && q != NONE && c == NONE)
+                else if (depth == 0 && cxx_tok_eq(f, j, ":") && q != CXX_NONE && c == CXX_NONE)
                         c = j;
         }
-        if (q == NONE || c == NONE || tok_next(f, tok_next(f, i)) >= q || tok_next(f, q) >= c ||
-            tok_next(f, c) >= close)
+        if (q == CXX_NONE || c == CXX_NONE || cxx_tok_next(f, cxx_tok_next(f, i)) >= q ||
+            cxx_tok_next(f, q) >= c || cxx_tok_next(f, c) >= close)
                 return false;
         ret->open = open;
         ret->close = close;
         ret->idx = i;
-        ret->bound = (struct motif_arg){ tok_next(f, tok_next(f, i)), tok_prev(f, q) };
-        ret->x = (struct motif_arg){ tok_next(f, q), tok_prev(f, c) };
-        ret->y = (struct motif_arg){ tok_next(f, c), tok_prev(f, close) };
+        ret->bound = (struct cxx_arg){ cxx_tok_next(f, cxx_tok_next(f, i)), cxx_tok_prev(f, q) };
+        ret->x = (struct cxx_arg){ cxx_tok_next(f, q), cxx_tok_prev(f, c) };
+        ret->y = (struct cxx_arg){ cxx_tok_next(f, c), cxx_tok_prev(f, close) };
         return true;
 }
 
-static bool same_ident(const struct motif_src *f, size_t a, size_t b)
+static bool same_ident(const struct cxx_file *f, size_t a, size_t b)
 {
-        return tok_len(f, a) == tok_len(f, b) &&
-               memcmp(tok_text(f, a), tok_text(f, b), tok_len(f, a)) == 0;
+        return cxx_tok_len(f, a) == cxx_tok_len(f, b) &&
+               memcmp(cxx_tok_text(f, a), cxx_tok_text(f, b), cxx_tok_len(f, a)) == 0;
 }
 
 /* "(I == GetBlockNum() - 1 ? B : 0)": the tail form the inverse writes. */
-static bool tail_form(const struct motif_src *f, const struct ternary *t)
+static bool tail_form(const struct cxx_file *f, const struct ternary *t)
 {
         size_t j = t->bound.first;
 
-        return tok_eq(f, j, "GetBlockNum") && tok_eq(f, tok_next(f, j), "(") &&
-               tok_eq(f, tok_next(f, tok_next(f, j)), ")") &&
-               tok_eq(f, tok_next(f, tok_next(f, tok_next(f, j))), "-") &&
-               tok_is_number(f, t->bound.last, "1") &&
-               tok_next(f, tok_next(f, tok_next(f, tok_next(f, j)))) == t->bound.last &&
-               tok_is_number(f, t->y.first, "0") && t->y.first == t->y.last;
+        return cxx_tok_eq(f, j, "GetBlockNum") && cxx_tok_eq(f, cxx_tok_next(f, j), "(") &&
+               cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, j)), ")") &&
+               cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, j))), "-") &&
+               cxx_tok_is_number(f, t->bound.last, "1") &&
+               cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, j)))) ==
+                   t->bound.last &&
+               cxx_tok_is_number(f, t->y.first, "0") && t->y.first == t->y.last;
 }
 
 static int balance(struct motif_scan *scan, bool forward)
 {
-        struct motif_src *f = kernel_of(scan);
-        struct motif_func *funcs = NULL;
+        struct cxx_file *f = kernel_of(scan);
+        struct cxx_func *funcs = NULL;
         size_t n = 0;
         int r;
 
-        r = funcs_find(f, &funcs, &n);
+        r = cxx_funcs_find(f, &funcs, &n);
         if (r < 0)
                 return r;
         for (size_t k = 0; k < n && r >= 0; k++) {
                 struct ternary len[4], start[4], t;
                 size_t n_len = 0, n_start = 0;
 
-                if (!range_mentions(f, funcs[k].open, funcs[k].close, "GetBlockIdx", 11))
+                if (!cxx_range_mentions(f, funcs[k].open, funcs[k].close, "GetBlockIdx", 11))
                         continue;
                 for (size_t j = funcs[k].open; j < funcs[k].close; j++) {
-                        if (!tok_eq(f, j, "("))
+                        if (!cxx_tok_eq(f, j, "("))
                                 continue;
                         bool zeroed =
-                            tok_eq(f, tok_next(f, token_match(&f->tokens, j)), "*") &&
-                            tok_is_number(f, tok_next(f, tok_next(f, token_match(&f->tokens, j))),
-                                          "0");
+                            cxx_tok_eq(f, cxx_tok_next(f, token_match(&f->tokens, j)), "*") &&
+                            cxx_tok_is_number(
+                                f, cxx_tok_next(f, cxx_tok_next(f, token_match(&f->tokens, j))),
+                                "0");
                         if (ternary_at(f, j, "<", &t)) {
-                                if (tok_is_number(f, t.x.first, "1") && t.x.first == t.x.last &&
-                                    tok_is_number(f, t.y.first, "0") && t.y.first == t.y.last &&
+                                if (cxx_tok_is_number(f, t.x.first, "1") && t.x.first == t.x.last &&
+                                    cxx_tok_is_number(f, t.y.first, "0") && t.y.first == t.y.last &&
                                     !forward && n_len < 4)
                                         len[n_len++] = t;
                                 else if (t.x.first == t.x.last && same_ident(f, t.x.first, t.idx) &&
-                                         range_same(f, t.y.first, t.y.last, t.bound.first,
-                                                    t.bound.last) &&
+                                         cxx_range_same(f, t.y.first, t.y.last, t.bound.first,
+                                                        t.bound.last) &&
                                          zeroed == forward && n_start < 4)
                                         start[n_start++] = t;
                         } else if (forward && ternary_at(f, j, "==", &t) && tail_form(f, &t) &&
@@ -702,9 +719,9 @@ static int balance(struct motif_scan *scan, bool forward)
                            forward ? "give the remainder units one each to the first cores"
                                    : "move the whole remainder to the last core");
                 for (size_t i = 0; i < n_len; i++) {
-                        char *idx = range_dup(f, len[i].idx, len[i].idx);
-                        char *b = forward ? range_dup(f, len[i].x.first, len[i].x.last)
-                                          : range_dup(f, len[i].bound.first, len[i].bound.last);
+                        char *idx = cxx_range_dup(f, len[i].idx, len[i].idx);
+                        char *b = forward ? cxx_range_dup(f, len[i].x.first, len[i].x.last)
+                                          : cxx_range_dup(f, len[i].bound.first, len[i].bound.last);
                         char *text =
                             idx && b
                                 ? forward ? str_printf("(%s < %s ? 1 : 0)", idx, b)
@@ -721,12 +738,12 @@ static int balance(struct motif_scan *scan, bool forward)
                 for (size_t i = 0; i < n_start; i++) {
                         size_t close = start[i].close;
                         if (forward)
-                                site_edit(scan, f, tok_end(f, close),
-                                          tok_end(f, tok_next(f, tok_next(f, close))) -
-                                              tok_end(f, close),
+                                site_edit(scan, f, cxx_tok_end(f, close),
+                                          cxx_tok_end(f, cxx_tok_next(f, cxx_tok_next(f, close))) -
+                                              cxx_tok_end(f, close),
                                           "");
                         else
-                                site_edit(scan, f, tok_end(f, close), 0, " * 0");
+                                site_edit(scan, f, cxx_tok_end(f, close), 0, " * 0");
                 }
                 r = site_end(scan);
         }

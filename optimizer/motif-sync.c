@@ -13,20 +13,21 @@
 #include <string.h>
 #include <strings.h>
 
-static struct motif_src *kernel_of(struct motif_scan *scan)
+static struct cxx_file *kernel_of(struct motif_scan *scan)
 {
         return &scan->files[scan->kernel];
 }
 
-static bool name_is(const struct motif_src *f, size_t i, const char *name, size_t len)
+static bool name_is(const struct cxx_file *f, size_t i, const char *name, size_t len)
 {
-        return tok_is_ident(f, i) && tok_len(f, i) == len && memcmp(tok_text(f, i), name, len) == 0;
+        return cxx_tok_is_ident(f, i) && cxx_tok_len(f, i) == len &&
+               memcmp(cxx_tok_text(f, i), name, len) == 0;
 }
 
 /* ================================================================ double buffer */
 
 /* The literal that defines name as value ("constexpr T name = 1;" or "#define name 1"). */
-static size_t definition_of(const struct motif_src *f, const char *name, size_t len,
+static size_t definition_of(const struct cxx_file *f, const char *name, size_t len,
                             const char *value)
 {
         for (size_t i = 0; i < f->tokens.n; i++) {
@@ -34,26 +35,26 @@ static size_t definition_of(const struct motif_src *f, const char *name, size_t 
 
                 if (!name_is(f, i, name, len))
                         continue;
-                p = tok_prev(f, i);
-                nx = tok_next(f, i);
+                p = cxx_tok_prev(f, i);
+                nx = cxx_tok_next(f, i);
                 if (f->tokens.tokens[i].in_directive) {
-                        if (p != NONE && tok_eq(f, p, "define") && tok_is_number(f, nx, value) &&
-                            f->tokens.tokens[nx].in_directive &&
-                            (tok_next(f, nx) >= f->tokens.n ||
-                             !f->tokens.tokens[tok_next(f, nx)].in_directive ||
-                             f->tokens.tokens[tok_next(f, nx)].kind == TOKEN_DIRECTIVE))
+                        if (p != CXX_NONE && cxx_tok_eq(f, p, "define") &&
+                            cxx_tok_is_number(f, nx, value) && f->tokens.tokens[nx].in_directive &&
+                            (cxx_tok_next(f, nx) >= f->tokens.n ||
+                             !f->tokens.tokens[cxx_tok_next(f, nx)].in_directive ||
+                             f->tokens.tokens[cxx_tok_next(f, nx)].kind == TOKEN_DIRECTIVE))
                                 return nx;
                         continue;
                 }
-                if (p == NONE || !tok_is_ident(f, p) || !tok_eq(f, nx, "="))
+                if (p == CXX_NONE || !cxx_tok_is_ident(f, p) || !cxx_tok_eq(f, nx, "="))
                         continue;
-                lit = tok_next(f, nx);
-                after = tok_next(f, lit);
-                if (tok_is_number(f, lit, value) &&
-                    (tok_eq(f, after, ";") || tok_eq(f, after, ",")))
+                lit = cxx_tok_next(f, nx);
+                after = cxx_tok_next(f, lit);
+                if (cxx_tok_is_number(f, lit, value) &&
+                    (cxx_tok_eq(f, after, ";") || cxx_tok_eq(f, after, ",")))
                         return lit;
         }
-        return NONE;
+        return CXX_NONE;
 }
 
 /*
@@ -77,29 +78,29 @@ struct prefetch_list {
 };
 
 /* Whether tokens from a spell "var + 1" up to and including b. */
-static bool is_next_index(const struct motif_src *f, size_t a, size_t b, size_t var)
+static bool is_next_index(const struct cxx_file *f, size_t a, size_t b, size_t var)
 {
-        size_t plus = tok_next(f, a), one = tok_next(f, plus);
+        size_t plus = cxx_tok_next(f, a), one = cxx_tok_next(f, plus);
 
-        return a != NONE && tok_len(f, a) == tok_len(f, var) &&
-               memcmp(tok_text(f, a), tok_text(f, var), tok_len(f, var)) == 0 &&
-               tok_eq(f, plus, "+") && tok_is_number(f, one, "1") && one == b;
+        return a != CXX_NONE && cxx_tok_len(f, a) == cxx_tok_len(f, var) &&
+               memcmp(cxx_tok_text(f, a), cxx_tok_text(f, var), cxx_tok_len(f, var)) == 0 &&
+               cxx_tok_eq(f, plus, "+") && cxx_tok_is_number(f, one, "1") && one == b;
 }
 
 /* The call statement [first, last] with one argument, else false. */
-static bool one_arg_call(const struct motif_src *f, size_t first, size_t last, struct motif_call *c)
+static bool one_arg_call(const struct cxx_file *f, size_t first, size_t last, struct cxx_call *c)
 {
-        return stmt_call(f, first, last, c) && c->n_args == 1 && c->args[0].first != NONE;
+        return cxx_stmt_call(f, first, last, c) && c->n_args == 1 && c->args[0].first != CXX_NONE;
 }
 
 /* Unwraps "{ stmt }" to stmt's bounds. */
-static void unbrace(const struct motif_src *f, size_t *first, size_t *last)
+static void unbrace(const struct cxx_file *f, size_t *first, size_t *last)
 {
-        if (tok_eq(f, *first, "{") && token_match(&f->tokens, *first) == *last) {
-                size_t in = tok_next(f, *first);
-                if (in < *last && stmt_last(f, in) == tok_prev(f, *last)) {
+        if (cxx_tok_eq(f, *first, "{") && token_match(&f->tokens, *first) == *last) {
+                size_t in = cxx_tok_next(f, *first);
+                if (in < *last && cxx_stmt_last(f, in) == cxx_tok_prev(f, *last)) {
                         *first = in;
-                        *last = tok_prev(f, *last);
+                        *last = cxx_tok_prev(f, *last);
                 }
         }
 }
@@ -108,21 +109,22 @@ static void unbrace(const struct motif_src *f, size_t *first, size_t *last)
  * Whether [first, last] is "if (var + 1 < N) F(var + 1);" for the loop
  * bound [na, nb]; the call is returned in c.
  */
-static bool is_prefetch_guard(const struct motif_src *f, size_t first, size_t last, size_t var,
-                              size_t na, size_t nb, struct motif_call *c)
+static bool is_prefetch_guard(const struct cxx_file *f, size_t first, size_t last, size_t var,
+                              size_t na, size_t nb, struct cxx_call *c)
 {
-        size_t open = tok_next(f, first), close, lt, body, body_last;
+        size_t open = cxx_tok_next(f, first), close, lt, body, body_last;
 
-        if (!tok_eq(f, first, "if") || !tok_eq(f, open, "("))
+        if (!cxx_tok_eq(f, first, "if") || !cxx_tok_eq(f, open, "("))
                 return false;
         close = token_match(&f->tokens, open);
-        lt = tok_next(f, tok_next(f, tok_next(f, open)));
-        lt = tok_next(f, lt);
-        if (!is_next_index(f, tok_next(f, open), tok_prev(f, lt), var) || !tok_eq(f, lt, "<") ||
-            !range_same(f, tok_next(f, lt), tok_prev(f, close), na, nb))
+        lt = cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, open)));
+        lt = cxx_tok_next(f, lt);
+        if (!is_next_index(f, cxx_tok_next(f, open), cxx_tok_prev(f, lt), var) ||
+            !cxx_tok_eq(f, lt, "<") ||
+            !cxx_range_same(f, cxx_tok_next(f, lt), cxx_tok_prev(f, close), na, nb))
                 return false;
-        body = tok_next(f, close);
-        body_last = stmt_last(f, body);
+        body = cxx_tok_next(f, close);
+        body_last = cxx_stmt_last(f, body);
         if (body_last != last)
                 return false; /* an else branch */
         unbrace(f, &body, &body_last);
@@ -131,87 +133,90 @@ static bool is_prefetch_guard(const struct motif_src *f, size_t first, size_t la
 }
 
 /* Whether statement [first, last] fetches tile 0 with the callee of c: "F(0);" or "if (..) F(0);". */
-static bool is_first_fetch(const struct motif_src *f, size_t first, size_t last,
-                           const struct motif_call *c)
+static bool is_first_fetch(const struct cxx_file *f, size_t first, size_t last,
+                           const struct cxx_call *c)
 {
-        struct motif_call c0;
+        struct cxx_call c0;
         size_t a = first, b = last;
 
-        if (tok_eq(f, first, "if")) {
-                size_t close = token_match(&f->tokens, tok_next(f, first));
-                a = tok_next(f, close);
-                if (stmt_last(f, a) != last)
+        if (cxx_tok_eq(f, first, "if")) {
+                size_t close = token_match(&f->tokens, cxx_tok_next(f, first));
+                a = cxx_tok_next(f, close);
+                if (cxx_stmt_last(f, a) != last)
                         return false;
                 unbrace(f, &a, &b);
         }
-        return one_arg_call(f, a, b, &c0) && tok_is_number(f, c0.args[0].first, "0") &&
+        return one_arg_call(f, a, b, &c0) && cxx_tok_is_number(f, c0.args[0].first, "0") &&
                c0.args[0].first == c0.args[0].last &&
-               range_same(f, c0.name, c0.name, c->name, c->name) &&
-               ((c0.obj == NONE && c->obj == NONE) ||
-                (c0.obj != NONE && c->obj != NONE &&
-                 range_same(f, c0.obj, tok_prev(f, c0.name), c->obj, tok_prev(f, c->name))));
+               cxx_range_same(f, c0.name, c0.name, c->name, c->name) &&
+               ((c0.obj == CXX_NONE && c->obj == CXX_NONE) ||
+                (c0.obj != CXX_NONE && c->obj != CXX_NONE &&
+                 cxx_range_same(f, c0.obj, cxx_tok_prev(f, c0.name), c->obj,
+                                cxx_tok_prev(f, c->name))));
 }
 
-static int prefetch_stmt(struct motif_scan *scan, struct motif_src *f,
-                         const struct motif_func *funcs, const struct motif_stmt *st,
-                         void *userdata)
+static int prefetch_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
+                         const struct cxx_stmt *st, void *userdata)
 {
         struct prefetch_list *list = userdata;
         size_t open, close, semi1, semi2, var, lt, body, lb, prev;
-        struct motif_call c;
+        struct cxx_call c;
         struct prefetch *grown;
 
         (void)scan;
         (void)funcs;
         /* every "F(x + 1);" inside a loop must turn out to be a recognised guard's */
-        if (st->loop != NONE && one_arg_call(f, st->first, st->last, &c) &&
-            tok_eq(f, tok_next(f, c.args[0].first), "+") && tok_is_number(f, c.args[0].last, "1") &&
-            tok_next(f, tok_next(f, c.args[0].first)) == c.args[0].last) {
+        if (st->loop != CXX_NONE && one_arg_call(f, st->first, st->last, &c) &&
+            cxx_tok_eq(f, cxx_tok_next(f, c.args[0].first), "+") &&
+            cxx_tok_is_number(f, c.args[0].last, "1") &&
+            cxx_tok_next(f, cxx_tok_next(f, c.args[0].first)) == c.args[0].last) {
                 size_t *more = realloc(list->next_calls, (list->n_next + 1) * sizeof(*more));
                 if (!more)
                         return -ENOMEM;
                 list->next_calls = more;
                 list->next_calls[list->n_next++] = st->first;
         }
-        if (!tok_eq(f, st->first, "for") || st->block == NONE)
+        if (!cxx_tok_eq(f, st->first, "for") || st->block == CXX_NONE)
                 return 0;
         /* for (<decl> var = 0; var < N; ...) { ... } */
-        open = tok_next(f, st->first);
+        open = cxx_tok_next(f, st->first);
         close = token_match(&f->tokens, open);
-        semi1 = NONE;
-        for (size_t k = tok_next(f, open); k < close; k = tok_next(f, k))
-                if (tok_eq(f, k, ";")) {
+        semi1 = CXX_NONE;
+        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
+                if (cxx_tok_eq(f, k, ";")) {
                         semi1 = k;
                         break;
                 }
-        if (semi1 == NONE || !tok_is_number(f, tok_prev(f, semi1), "0") ||
-            !tok_eq(f, tok_prev(f, tok_prev(f, semi1)), "="))
+        if (semi1 == CXX_NONE || !cxx_tok_is_number(f, cxx_tok_prev(f, semi1), "0") ||
+            !cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)), "="))
                 return 0;
-        var = tok_prev(f, tok_prev(f, tok_prev(f, semi1)));
-        lt = tok_next(f, tok_next(f, semi1));
-        if (!tok_is_ident(f, var) ||
-            !range_same(f, tok_next(f, semi1), tok_next(f, semi1), var, var) || !tok_eq(f, lt, "<"))
+        var = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)));
+        lt = cxx_tok_next(f, cxx_tok_next(f, semi1));
+        if (!cxx_tok_is_ident(f, var) ||
+            !cxx_range_same(f, cxx_tok_next(f, semi1), cxx_tok_next(f, semi1), var, var) ||
+            !cxx_tok_eq(f, lt, "<"))
                 return 0;
-        semi2 = NONE;
-        for (size_t k = lt; k < close; k = tok_next(f, k))
-                if (tok_eq(f, k, ";")) {
+        semi2 = CXX_NONE;
+        for (size_t k = lt; k < close; k = cxx_tok_next(f, k))
+                if (cxx_tok_eq(f, k, ";")) {
                         semi2 = k;
                         break;
                 }
-        body = tok_next(f, close);
-        if (semi2 == NONE || !tok_eq(f, body, "{"))
+        body = cxx_tok_next(f, close);
+        if (semi2 == CXX_NONE || !cxx_tok_eq(f, body, "{"))
                 return 0;
         lb = token_match(&f->tokens, body);
-        for (size_t s = tok_next(f, body); s != NONE && s < lb;
-             s = stmt_after(f, stmt_last(f, s), body)) {
-                size_t last = stmt_last(f, s);
-                if (!is_prefetch_guard(f, s, last, var, tok_next(f, lt), tok_prev(f, semi2), &c))
+        for (size_t s = cxx_tok_next(f, body); s != CXX_NONE && s < lb;
+             s = cxx_stmt_after(f, cxx_stmt_last(f, s), body)) {
+                size_t last = cxx_stmt_last(f, s);
+                if (!is_prefetch_guard(f, s, last, var, cxx_tok_next(f, lt), cxx_tok_prev(f, semi2),
+                                       &c))
                         continue;
-                for (prev = stmt_before(f, st->first, st->block); prev != NONE;
-                     prev = stmt_before(f, prev, st->block))
-                        if (is_first_fetch(f, prev, stmt_last(f, prev), &c))
+                for (prev = cxx_stmt_before(f, st->first, st->block); prev != CXX_NONE;
+                     prev = cxx_stmt_before(f, prev, st->block))
+                        if (is_first_fetch(f, prev, cxx_stmt_last(f, prev), &c))
                                 break;
-                if (prev == NONE)
+                if (prev == CXX_NONE)
                         return 0;
                 grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
                 if (!grown)
@@ -219,10 +224,10 @@ static int prefetch_stmt(struct motif_scan *scan, struct motif_src *f,
                 list->items = grown;
                 list->items[list->n++] = (struct prefetch){
                         .first = prev,
-                        .last = stmt_last(f, prev),
+                        .last = cxx_stmt_last(f, prev),
                         .guard_first = s,
                         .guard_last = last,
-                        .callee_first = c.obj != NONE ? c.obj : c.name,
+                        .callee_first = c.obj != CXX_NONE ? c.obj : c.name,
                         .callee_open = c.open,
                         .var = var,
                 };
@@ -232,7 +237,7 @@ static int prefetch_stmt(struct motif_scan *scan, struct motif_src *f,
 }
 
 /* Finds the prefetching loops of the kernel; *ret_ok is false when one is not understood. */
-static int prefetches_find(struct motif_scan *scan, struct motif_src *f, struct prefetch_list *list,
+static int prefetches_find(struct motif_scan *scan, struct cxx_file *f, struct prefetch_list *list,
                            bool *ret_ok)
 {
         int r;
@@ -254,19 +259,19 @@ static int prefetches_find(struct motif_scan *scan, struct motif_src *f, struct 
 }
 
 /* Adds the edits that unwind the prefetches to the open site. */
-static void prefetches_unwind(struct motif_scan *scan, struct motif_src *f,
+static void prefetches_unwind(struct motif_scan *scan, struct cxx_file *f,
                               const struct prefetch_list *list)
 {
         for (size_t k = 0; k < list->n; k++) {
                 const struct prefetch *p = &list->items[k];
-                char *callee = range_dup(f, p->callee_first, p->callee_open);
-                char *text = callee ? str_printf("%s%.*s);", callee, (int)tok_len(f, p->var),
-                                                 tok_text(f, p->var))
+                char *callee = cxx_range_dup(f, p->callee_first, p->callee_open);
+                char *text = callee ? str_printf("%s%.*s);", callee, (int)cxx_tok_len(f, p->var),
+                                                 cxx_tok_text(f, p->var))
                                     : NULL;
                 if (!text) {
                         site_fail(scan);
                 } else {
-                        site_delete_stmt(scan, f, p->first, with_trailing_comment(f, p->last));
+                        site_delete_stmt(scan, f, p->first, cxx_with_trailing_comment(f, p->last));
                         site_replace(scan, f, p->guard_first, p->guard_last, text);
                 }
                 free(callee);
@@ -285,7 +290,7 @@ static void prefetches_unwind(struct motif_scan *scan, struct motif_src *f,
  */
 static int double_buffer(struct motif_scan *scan, const char *from, const char *to, bool inverse)
 {
-        struct motif_src *f = kernel_of(scan);
+        struct cxx_file *f = kernel_of(scan);
         struct prefetch_list prefetches = { 0 };
         bool understood = true;
         int r = 0;
@@ -296,17 +301,17 @@ static int double_buffer(struct motif_scan *scan, const char *from, const char *
                         goto out;
         }
         for (size_t i = 0; i < f->tokens.n; i++) {
-                struct motif_arg args[4];
-                size_t open = tok_next(f, i), def;
+                struct cxx_arg args[4];
+                size_t open = cxx_tok_next(f, i), def;
 
-                if (!tok_eq(f, i, "InitBuffer") || !tok_eq(f, open, "(") ||
-                    args_split(f, open, args, 4) != 3 || args[1].first == NONE ||
-                    args[1].first != args[1].last || args[0].first == NONE)
+                if (!cxx_tok_eq(f, i, "InitBuffer") || !cxx_tok_eq(f, open, "(") ||
+                    cxx_args_split(f, open, args, 4) != 3 || args[1].first == CXX_NONE ||
+                    args[1].first != args[1].last || args[0].first == CXX_NONE)
                         continue;
-                if (tok_is_number(f, args[1].first, from)) {
+                if (cxx_tok_is_number(f, args[1].first, from)) {
                         site_begin(scan, f, i, "InitBuffer(%.*s, %s, ...): %s buffers",
-                                   (int)tok_len(f, args[0].first), tok_text(f, args[0].first), from,
-                                   to);
+                                   (int)cxx_tok_len(f, args[0].first),
+                                   cxx_tok_text(f, args[0].first), from, to);
                         site_replace(scan, f, args[1].first, args[1].first, to);
                         prefetches_unwind(scan, f, &prefetches);
                         r = site_end(scan);
@@ -314,24 +319,26 @@ static int double_buffer(struct motif_scan *scan, const char *from, const char *
                                 goto out;
                         continue;
                 }
-                if (!tok_is_ident(f, args[1].first))
+                if (!cxx_tok_is_ident(f, args[1].first))
                         continue;
-                def = definition_of(f, tok_text(f, args[1].first), tok_len(f, args[1].first), from);
-                if (def == NONE || site_exists_at(scan, f, f->tokens.tokens[def].start))
+                def = definition_of(f, cxx_tok_text(f, args[1].first),
+                                    cxx_tok_len(f, args[1].first), from);
+                if (def == CXX_NONE || site_exists_at(scan, f, f->tokens.tokens[def].start))
                         continue;
                 site_begin(scan, f, def, "%.*s = %s -> %s (every queue that uses it)",
-                           (int)tok_len(f, args[1].first), tok_text(f, args[1].first), from, to);
+                           (int)cxx_tok_len(f, args[1].first), cxx_tok_text(f, args[1].first), from,
+                           to);
                 site_replace(scan, f, def, def, to);
                 prefetches_unwind(scan, f, &prefetches);
                 /* the tiling splits UB by the same constant: let it use the room */
                 for (size_t h = 0; !inverse && h < scan->n_files; h++) {
-                        struct motif_src *host = &scan->files[h];
+                        struct cxx_file *host = &scan->files[h];
                         size_t hd;
-                        if (!host->is_host)
+                        if (!scan_is_host(host))
                                 continue;
-                        hd = definition_of(host, tok_text(f, args[1].first),
-                                           tok_len(f, args[1].first), from);
-                        if (hd != NONE)
+                        hd = definition_of(host, cxx_tok_text(f, args[1].first),
+                                           cxx_tok_len(f, args[1].first), from);
+                        if (hd != CXX_NONE)
                                 site_replace(scan, host, hd, hd, to);
                 }
                 r = site_end(scan);
@@ -357,80 +364,83 @@ int motif_double_buffer_inverse(struct motif_scan *scan)
 /* ================================================================ barriers */
 
 /* "PIPE_ALL" / "PIPE_V" of a barrier statement, else NULL. */
-static const char *barrier_kind(const struct motif_src *f, size_t first, size_t last)
+static const char *barrier_kind(const struct cxx_file *f, size_t first, size_t last)
 {
-        struct motif_call c;
+        struct cxx_call c;
         size_t lt, arg;
 
-        if (first == NONE || !stmt_call(f, first, last, &c))
+        if (first == CXX_NONE || !cxx_stmt_call(f, first, last, &c))
                 return NULL;
-        if (call_is(f, &c, "PipeBarrier")) {
-                lt = tok_next(f, c.name);
-                arg = tok_next(f, lt);
-                if (!tok_eq(f, lt, "<") || c.n_args != 0)
+        if (cxx_call_is(f, &c, "PipeBarrier")) {
+                lt = cxx_tok_next(f, c.name);
+                arg = cxx_tok_next(f, lt);
+                if (!cxx_tok_eq(f, lt, "<") || c.n_args != 0)
                         return NULL;
-        } else if (call_is(f, &c, "pipe_barrier") && c.n_args == 1) {
+        } else if (cxx_call_is(f, &c, "pipe_barrier") && c.n_args == 1) {
                 arg = c.args[0].first;
         } else {
                 return NULL;
         }
-        if (tok_eq(f, arg, "PIPE_ALL"))
+        if (cxx_tok_eq(f, arg, "PIPE_ALL"))
                 return "PIPE_ALL";
-        if (tok_eq(f, arg, "PIPE_V"))
+        if (cxx_tok_eq(f, arg, "PIPE_V"))
                 return "PIPE_V";
         return NULL;
 }
 
-static bool stmt_vector_call(const struct motif_src *f, size_t s, struct motif_call *c)
+static bool stmt_vector_call(const struct cxx_file *f, size_t s, struct cxx_call *c)
 {
-        return s != NONE && stmt_call(f, s, stmt_last(f, s), c) && is_vector_api(f, c->name);
+        return s != CXX_NONE && cxx_stmt_call(f, s, cxx_stmt_last(f, s), c) &&
+               is_vector_api(f, c->name);
 }
 
-static bool stmt_queue_op(const struct motif_src *f, size_t s)
+static bool stmt_queue_op(const struct cxx_file *f, size_t s)
 {
-        struct motif_call c;
+        struct cxx_call c;
 
-        return s != NONE && stmt_call(f, s, stmt_last(f, s), &c) &&
-               (call_is(f, &c, "EnQue") || call_is(f, &c, "DeQue") ||
-                call_is(f, &c, "AllocTensor") || call_is(f, &c, "FreeTensor"));
+        return s != CXX_NONE && cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) &&
+               (cxx_call_is(f, &c, "EnQue") || cxx_call_is(f, &c, "DeQue") ||
+                cxx_call_is(f, &c, "AllocTensor") || cxx_call_is(f, &c, "FreeTensor"));
 }
 
 /* Whether vector call b may read or overwrite what vector call a wrote. */
-static bool depends(const struct motif_src *f, const struct motif_call *a,
-                    const struct motif_call *b)
+static bool depends(const struct cxx_file *f, const struct cxx_call *a, const struct cxx_call *b)
 {
-        bool reduce = tok_len(f, a->name) > 6 && strncmp(tok_text(f, a->name), "Reduce", 6) == 0;
+        bool reduce =
+            cxx_tok_len(f, a->name) > 6 && strncmp(cxx_tok_text(f, a->name), "Reduce", 6) == 0;
 
         for (size_t i = 0; i < a->n_args && i < (reduce ? a->n_args : 1); i++) {
-                size_t base = arg_base(f, &a->args[i]);
-                if (base == NONE) {
-                        if (a->args[i].first != NONE &&
-                            range_mentions(f, b->open, b->close, tok_text(f, a->args[i].first),
-                                           tok_len(f, a->args[i].first)))
+                size_t base = cxx_arg_base(f, &a->args[i]);
+                if (base == CXX_NONE) {
+                        if (a->args[i].first != CXX_NONE &&
+                            cxx_range_mentions(f, b->open, b->close,
+                                               cxx_tok_text(f, a->args[i].first),
+                                               cxx_tok_len(f, a->args[i].first)))
                                 return true;
                         continue;
                 }
-                if (range_mentions(f, b->open, b->close, tok_text(f, base), tok_len(f, base)))
+                if (cxx_range_mentions(f, b->open, b->close, cxx_tok_text(f, base),
+                                       cxx_tok_len(f, base)))
                         return true;
         }
         return false;
 }
 
-static int barriers_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                                 const struct motif_func *funcs, const struct motif_stmt *st,
+static int barriers_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
                                  void *userdata)
 {
         const char *kind;
         size_t prev, next;
-        struct motif_call a, b;
+        struct cxx_call a, b;
 
-        if (st->block == NONE)
+        if (st->block == CXX_NONE)
                 return 0;
         kind = barrier_kind(f, st->first, st->last);
         if (!kind)
                 return 0;
-        prev = stmt_before(f, st->first, st->block);
-        next = stmt_after(f, st->last, st->block);
+        prev = cxx_stmt_before(f, st->first, st->block);
+        next = cxx_stmt_after(f, st->last, st->block);
         if (strcmp(kind, "PIPE_ALL") == 0) {
                 /* without auto-sync the barrier may be the only order there is */
                 if (!scan->auto_sync && !(stmt_queue_op(f, prev) && stmt_queue_op(f, next)))
@@ -439,10 +449,10 @@ static int barriers_forward_stmt(struct motif_scan *scan, struct motif_src *f,
         } else {
                 bool redundant;
                 if (!scan->auto_sync)
-                        redundant = prev == NONE || next == NONE || stmt_queue_op(f, prev) ||
-                                    stmt_queue_op(f, next) ||
-                                    barrier_kind(f, prev, stmt_last(f, prev)) ||
-                                    barrier_kind(f, next, stmt_last(f, next));
+                        redundant = prev == CXX_NONE || next == CXX_NONE ||
+                                    stmt_queue_op(f, prev) || stmt_queue_op(f, next) ||
+                                    barrier_kind(f, prev, cxx_stmt_last(f, prev)) ||
+                                    barrier_kind(f, next, cxx_stmt_last(f, next));
                 else
                         redundant = !stmt_vector_call(f, prev, &a) ||
                                     !stmt_vector_call(f, next, &b) || !depends(f, &a, &b);
@@ -460,56 +470,56 @@ int motif_barriers_forward(struct motif_scan *scan)
         return walk_statements(scan, kernel_of(scan), barriers_forward_stmt, NULL);
 }
 
-static bool arg_is_gm(const struct motif_src *f, const struct motif_func *func,
-                      const struct motif_arg *a)
+static bool arg_is_gm(const struct cxx_file *f, const struct cxx_func *func,
+                      const struct cxx_arg *a)
 {
         struct motif_decl d;
-        size_t base = arg_base(f, a);
+        size_t base = cxx_arg_base(f, a);
 
-        return base != NONE && decl_of(f, func, base, &d) && decl_is(f, &d, "GlobalTensor");
+        return base != CXX_NONE && decl_of(f, func, base, &d) && decl_is(f, &d, "GlobalTensor");
 }
 
 /* A DataCopy/DataCopyPad statement: 1 for GM -> UB, 2 for UB -> GM, 0 otherwise. */
-static int copy_direction(const struct motif_src *f, const struct motif_func *func, size_t s,
-                          struct motif_call *c)
+static int copy_direction(const struct cxx_file *f, const struct cxx_func *func, size_t s,
+                          struct cxx_call *c)
 {
         bool gm0, gm1;
 
-        if (s == NONE || !stmt_call(f, s, stmt_last(f, s), c) ||
-            !(call_is(f, c, "DataCopy") || call_is(f, c, "DataCopyPad")) || c->n_args < 3)
+        if (s == CXX_NONE || !cxx_stmt_call(f, s, cxx_stmt_last(f, s), c) ||
+            !(cxx_call_is(f, c, "DataCopy") || cxx_call_is(f, c, "DataCopyPad")) || c->n_args < 3)
                 return 0;
         gm0 = arg_is_gm(f, func, &c->args[0]);
         gm1 = arg_is_gm(f, func, &c->args[1]);
         return gm1 && !gm0 ? 1 : gm0 && !gm1 ? 2 : 0;
 }
 
-static int barriers_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                                 const struct motif_func *funcs, const struct motif_stmt *st,
+static int barriers_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
                                  void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c, other;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c, other;
         size_t prev, next;
         int dir;
 
-        if (st->block == NONE)
+        if (st->block == CXX_NONE)
                 return 0;
         dir = copy_direction(f, func, st->first, &c);
         if (dir == 1) {
-                next = stmt_after(f, st->last, st->block);
-                if (next != NONE && (copy_direction(f, func, next, &other) ||
-                                     barrier_kind(f, next, stmt_last(f, next))))
+                next = cxx_stmt_after(f, st->last, st->block);
+                if (next != CXX_NONE && (copy_direction(f, func, next, &other) ||
+                                         barrier_kind(f, next, cxx_stmt_last(f, next))))
                         return 0;
                 site_begin(scan, f, st->first, "insert PipeBarrier<PIPE_ALL>() after the copy-in");
                 site_insert_after(scan, f, st->first, st->last, "PipeBarrier<PIPE_ALL>();");
                 return site_end(scan);
         }
         if (dir == 2) {
-                prev = stmt_before(f, st->first, st->block);
-                if (prev != NONE && (copy_direction(f, func, prev, &other) ||
-                                     barrier_kind(f, prev, stmt_last(f, prev))))
+                prev = cxx_stmt_before(f, st->first, st->block);
+                if (prev != CXX_NONE && (copy_direction(f, func, prev, &other) ||
+                                         barrier_kind(f, prev, cxx_stmt_last(f, prev))))
                         return 0;
-                if (site_exists_at(scan, f, line_start(f, f->tokens.tokens[st->first].start)))
+                if (site_exists_at(scan, f, cxx_line_start(f, f->tokens.tokens[st->first].start)))
                         return 0;
                 site_begin(scan, f, st->first,
                            "insert PipeBarrier<PIPE_ALL>() before the copy-out");
@@ -528,36 +538,37 @@ int motif_barriers_inverse(struct motif_scan *scan)
 
 static int aiv_only(struct motif_scan *scan, bool forward)
 {
-        struct motif_src *f = kernel_of(scan);
-        struct motif_func *funcs = NULL;
+        struct cxx_file *f = kernel_of(scan);
+        struct cxx_func *funcs = NULL;
         size_t n = 0;
         int r;
 
-        r = funcs_find(f, &funcs, &n);
+        r = cxx_funcs_find(f, &funcs, &n);
         if (r < 0)
                 return r;
         for (size_t k = 0; k < n && r >= 0; k++) {
                 size_t s;
                 if (!funcs[k].entry)
                         continue;
-                for (s = tok_next(f, funcs[k].open); s < funcs[k].close;
-                     s = tok_next(f, stmt_last(f, s))) {
-                        struct motif_call c;
-                        if (!stmt_call(f, s, stmt_last(f, s), &c) ||
-                            !call_is(f, &c, "KERNEL_TASK_TYPE_DEFAULT"))
+                for (s = cxx_tok_next(f, funcs[k].open); s < funcs[k].close;
+                     s = cxx_tok_next(f, cxx_stmt_last(f, s))) {
+                        struct cxx_call c;
+                        if (!cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) ||
+                            !cxx_call_is(f, &c, "KERNEL_TASK_TYPE_DEFAULT"))
                                 continue;
                         if (forward)
                                 break;
-                        if (c.n_args == 1 && tok_eq(f, c.args[0].first, "KERNEL_TYPE_AIV_ONLY")) {
+                        if (c.n_args == 1 &&
+                            cxx_tok_eq(f, c.args[0].first, "KERNEL_TYPE_AIV_ONLY")) {
                                 site_begin(scan, f, s,
                                            "remove KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)");
-                                site_delete_stmt(scan, f, s, stmt_last(f, s));
+                                site_delete_stmt(scan, f, s, cxx_stmt_last(f, s));
                                 r = site_end(scan);
                         }
                 }
                 if (!forward || s < funcs[k].close)
                         continue;
-                s = tok_next(f, funcs[k].open);
+                s = cxx_tok_next(f, funcs[k].open);
                 if (s >= funcs[k].close)
                         continue;
                 site_begin(scan, f, s, "launch the entry as AIV-only");
@@ -588,28 +599,28 @@ struct stream_use {
         bool many;
 };
 
-static int stream_use_stmt(struct motif_scan *scan, struct motif_src *f,
-                           const struct motif_func *funcs, const struct motif_stmt *st,
-                           void *userdata)
+static int stream_use_stmt(struct motif_scan *scan, struct cxx_file *f,
+                           const struct cxx_func *funcs, const struct cxx_stmt *st, void *userdata)
 {
         struct stream_use *u = userdata;
-        struct motif_call c;
+        struct cxx_call c;
         size_t ctx;
 
-        if (!stmt_call(f, st->first, st->last, &c) ||
-            !(call_is(f, &c, "DataCopy") || call_is(f, &c, "DataCopyPad")) || c.n_args < 3)
+        if (!cxx_stmt_call(f, st->first, st->last, &c) ||
+            !(cxx_call_is(f, &c, "DataCopy") || cxx_call_is(f, &c, "DataCopyPad")) || c.n_args < 3)
                 return 0;
         for (int i = 0; i < 2; i++) {
-                size_t base = arg_base(f, &c.args[i]);
-                if (base == NONE || tok_len(f, base) != tok_len(f, u->base) ||
-                    memcmp(tok_text(f, base), tok_text(f, u->base), tok_len(f, base)) != 0)
+                size_t base = cxx_arg_base(f, &c.args[i]);
+                if (base == CXX_NONE || cxx_tok_len(f, base) != cxx_tok_len(f, u->base) ||
+                    memcmp(cxx_tok_text(f, base), cxx_tok_text(f, u->base), cxx_tok_len(f, base)) !=
+                        0)
                         continue;
                 if (i == 0) {
                         u->written = true;
                         continue;
                 }
                 u->read = true;
-                ctx = st->loop != NONE ? st->loop : funcs[st->func].open;
+                ctx = st->loop != CXX_NONE ? st->loop : funcs[st->func].open;
                 bool seen = false;
                 for (size_t k = 0; k < u->n_contexts; k++)
                         seen |= u->contexts[k] == ctx;
@@ -623,15 +634,16 @@ static int stream_use_stmt(struct motif_scan *scan, struct motif_src *f,
         return 0;
 }
 
-static bool workspace_like(const struct motif_src *f, size_t a, size_t b)
+static bool workspace_like(const struct cxx_file *f, size_t a, size_t b)
 {
         for (size_t i = a; i <= b && i < f->tokens.n; i++) {
                 char word[64];
-                size_t n = tok_len(f, i) < sizeof(word) - 1 ? tok_len(f, i) : sizeof(word) - 1;
-                if (!tok_is_ident(f, i))
+                size_t n =
+                    cxx_tok_len(f, i) < sizeof(word) - 1 ? cxx_tok_len(f, i) : sizeof(word) - 1;
+                if (!cxx_tok_is_ident(f, i))
                         continue;
                 for (size_t k = 0; k < n; k++)
-                        word[k] = (char)tolower((unsigned char)tok_text(f, i)[k]);
+                        word[k] = (char)tolower((unsigned char)cxx_tok_text(f, i)[k]);
                 word[n] = '\0';
                 if (strstr(word, "workspace") || strncmp(word, "ws", 2) == 0 ||
                     strstr(word, "sync"))
@@ -640,27 +652,26 @@ static bool workspace_like(const struct motif_src *f, size_t a, size_t b)
         return false;
 }
 
-static int l2_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                           const struct motif_func *funcs, const struct motif_stmt *st,
-                           void *userdata)
+static int l2_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                           const struct cxx_func *funcs, const struct cxx_stmt *st, void *userdata)
 {
-        struct motif_call c;
+        struct cxx_call c;
         struct stream_use use = { 0 };
         size_t base;
         char *obj, *text;
         int r;
 
-        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "SetGlobalBuffer") || c.obj == NONE)
+        if (st->block == CXX_NONE || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            !cxx_call_is(f, &c, "SetGlobalBuffer") || c.obj == CXX_NONE)
                 return 0;
-        base = tok_prev(f, tok_prev(f, c.name));
-        if (!tok_is_ident(f, base) || workspace_like(f, c.obj, c.close))
+        base = cxx_tok_prev(f, cxx_tok_prev(f, c.name));
+        if (!cxx_tok_is_ident(f, base) || workspace_like(f, c.obj, c.close))
                 return 0;
         /* already hinted? */
         for (size_t i = 0; i + 2 < f->tokens.n; i++)
-                if (name_is(f, i, tok_text(f, base), tok_len(f, base)) &&
-                    tok_eq(f, tok_next(f, i), ".") &&
-                    tok_eq(f, tok_next(f, tok_next(f, i)), "SetL2CacheHint"))
+                if (name_is(f, i, cxx_tok_text(f, base), cxx_tok_len(f, base)) &&
+                    cxx_tok_eq(f, cxx_tok_next(f, i), ".") &&
+                    cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "SetL2CacheHint"))
                         return 0;
         use.base = base;
         r = walk_statements(scan, f, stream_use_stmt, &use);
@@ -668,10 +679,10 @@ static int l2_forward_stmt(struct motif_scan *scan, struct motif_src *f,
                 return r;
         if ((use.written && use.read) || use.n_contexts > 1 || use.many)
                 return 0;
-        obj = range_dup(f, c.obj, tok_prev(f, c.name));
+        obj = cxx_range_dup(f, c.obj, cxx_tok_prev(f, c.name));
         text = obj ? str_printf("%sSetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);", obj) : NULL;
-        site_begin(scan, f, st->first, "%.*s is streamed once: bypass L2", (int)tok_len(f, base),
-                   tok_text(f, base));
+        site_begin(scan, f, st->first, "%.*s is streamed once: bypass L2",
+                   (int)cxx_tok_len(f, base), cxx_tok_text(f, base));
         if (text)
                 site_insert_after(scan, f, st->first, st->last, text);
         else
@@ -686,15 +697,14 @@ int motif_l2_bypass_forward(struct motif_scan *scan)
         return walk_statements(scan, kernel_of(scan), l2_forward_stmt, NULL);
 }
 
-static int l2_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                           const struct motif_func *funcs, const struct motif_stmt *st,
-                           void *userdata)
+static int l2_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                           const struct cxx_func *funcs, const struct cxx_stmt *st, void *userdata)
 {
-        struct motif_call c;
+        struct cxx_call c;
 
-        if (st->block == NONE || !stmt_call(f, st->first, st->last, &c) ||
-            !call_is(f, &c, "SetL2CacheHint") || c.n_args != 1 ||
-            !range_mentions(f, c.open, c.close, "CACHE_MODE_DISABLE", 18))
+        if (st->block == CXX_NONE || !cxx_stmt_call(f, st->first, st->last, &c) ||
+            !cxx_call_is(f, &c, "SetL2CacheHint") || c.n_args != 1 ||
+            !cxx_range_mentions(f, c.open, c.close, "CACHE_MODE_DISABLE", 18))
                 return 0;
         site_begin(scan, f, st->first, "remove the L2 bypass hint");
         site_delete_stmt(scan, f, st->first, st->last);
@@ -709,53 +719,53 @@ int motif_l2_bypass_inverse(struct motif_scan *scan)
 /* ================================================================ bank-conflict pads */
 
 /* A TBuf that is set up but never read: a pad. */
-static bool is_pad(const struct motif_src *f, const struct motif_func *func, size_t name)
+static bool is_pad(const struct cxx_file *f, const struct cxx_func *func, size_t name)
 {
         struct motif_decl d;
 
-        if (name == NONE || !decl_of(f, func, name, &d) || !decl_is(f, &d, "TBuf"))
+        if (name == CXX_NONE || !decl_of(f, func, name, &d) || !decl_is(f, &d, "TBuf"))
                 return false;
         for (size_t i = 0; i + 2 < f->tokens.n; i++)
-                if (name_is(f, i, tok_text(f, name), tok_len(f, name)) &&
-                    (tok_eq(f, tok_next(f, i), ".") || tok_eq(f, tok_next(f, i), "->")))
+                if (name_is(f, i, cxx_tok_text(f, name), cxx_tok_len(f, name)) &&
+                    (cxx_tok_eq(f, cxx_tok_next(f, i), ".") ||
+                     cxx_tok_eq(f, cxx_tok_next(f, i), "->")))
                         return false;
         return true;
 }
 
-static bool init_buffer_call(const struct motif_src *f, size_t s, struct motif_call *c)
+static bool init_buffer_call(const struct cxx_file *f, size_t s, struct cxx_call *c)
 {
-        return s != NONE && stmt_call(f, s, stmt_last(f, s), c) && call_is(f, c, "InitBuffer") &&
-               c->obj != NONE && (c->n_args == 2 || c->n_args == 3) &&
-               arg_ident(f, &c->args[0]) != NONE;
+        return s != CXX_NONE && cxx_stmt_call(f, s, cxx_stmt_last(f, s), c) &&
+               cxx_call_is(f, c, "InitBuffer") && c->obj != CXX_NONE &&
+               (c->n_args == 2 || c->n_args == 3) && cxx_arg_ident(f, &c->args[0]) != CXX_NONE;
 }
 
-static int pad_forward_stmt(struct motif_scan *scan, struct motif_src *f,
-                            const struct motif_func *funcs, const struct motif_stmt *st,
-                            void *userdata)
+static int pad_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                            const struct cxx_func *funcs, const struct cxx_stmt *st, void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call a, b;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call a, b;
         struct motif_decl d;
         size_t next;
         char name[64], *pipe = NULL, *decl = NULL, *init = NULL;
         int r;
 
-        if (st->block == NONE || !init_buffer_call(f, st->first, &a))
+        if (st->block == CXX_NONE || !init_buffer_call(f, st->first, &a))
                 return 0;
-        next = stmt_after(f, st->last, st->block);
+        next = cxx_stmt_after(f, st->last, st->block);
         if (!init_buffer_call(f, next, &b) || is_pad(f, func, a.args[0].first) ||
             is_pad(f, func, b.args[0].first) || !decl_of(f, func, a.args[0].first, &d))
                 return 0;
-        fresh_name(f, "motifBankPad", name, sizeof(name));
-        pipe = range_dup(f, b.obj, tok_prev(f, b.name));
+        cxx_fresh_name(f, "motifBankPad", name, sizeof(name));
+        pipe = cxx_range_dup(f, b.obj, cxx_tok_prev(f, b.name));
         decl = str_printf("TBuf<QuePosition::VECCALC> %s;", name);
         init = pipe ? str_printf("%sInitBuffer(%s, 256);", pipe, name) : NULL;
         site_begin(scan, f, next, "256-byte pad between %.*s and %.*s",
-                   (int)tok_len(f, a.args[0].first), tok_text(f, a.args[0].first),
-                   (int)tok_len(f, b.args[0].first), tok_text(f, b.args[0].first));
+                   (int)cxx_tok_len(f, a.args[0].first), cxx_tok_text(f, a.args[0].first),
+                   (int)cxx_tok_len(f, b.args[0].first), cxx_tok_text(f, b.args[0].first));
         if (!decl || !init) {
                 site_fail(scan);
-        } else if (in_function(funcs, 1, d.first) ||
+        } else if (cxx_in_function(funcs, 1, d.first) ||
                    (d.first > func->open && d.first < func->close)) {
                 site_insert_before(scan, f, next, decl);
                 site_insert_before(scan, f, next, init);
@@ -765,30 +775,31 @@ static int pad_forward_stmt(struct motif_scan *scan, struct motif_src *f,
         }
         /* the tiling's UB budget shrinks by the pad */
         for (size_t h = 0; h < scan->n_files; h++) {
-                struct motif_src *host = &scan->files[h];
-                if (!host->is_host)
+                struct cxx_file *host = &scan->files[h];
+                if (!scan_is_host(host))
                         continue;
                 for (size_t i = 0; i < host->tokens.n; i++) {
-                        size_t open = tok_next(host, i), close, s, last, var;
-                        struct motif_arg args[3];
+                        size_t open = cxx_tok_next(host, i), close, s, last, var;
+                        struct cxx_arg args[3];
                         char *text;
-                        if (!tok_eq(host, i, "GetCoreMemSize") || !tok_eq(host, open, "(") ||
-                            args_split(host, open, args, 3) != 2 ||
-                            !range_mentions(host, args[0].first, args[0].last, "UB", 2))
+                        if (!cxx_tok_eq(host, i, "GetCoreMemSize") ||
+                            !cxx_tok_eq(host, open, "(") ||
+                            cxx_args_split(host, open, args, 3) != 2 ||
+                            !cxx_range_mentions(host, args[0].first, args[0].last, "UB", 2))
                                 continue;
-                        var = arg_ident(host, &args[1]);
+                        var = cxx_arg_ident(host, &args[1]);
                         close = token_match(&host->tokens, open);
-                        last = tok_next(host, close);
-                        if (var == NONE || !tok_eq(host, last, ";"))
+                        last = cxx_tok_next(host, close);
+                        if (var == CXX_NONE || !cxx_tok_eq(host, last, ";"))
                                 continue;
-                        for (s = i;
-                             tok_prev(host, s) != NONE && !tok_eq(host, tok_prev(host, s), ";") &&
-                             !tok_eq(host, tok_prev(host, s), "{") &&
-                             !tok_eq(host, tok_prev(host, s), "}");
-                             s = tok_prev(host, s))
+                        for (s = i; cxx_tok_prev(host, s) != CXX_NONE &&
+                                    !cxx_tok_eq(host, cxx_tok_prev(host, s), ";") &&
+                                    !cxx_tok_eq(host, cxx_tok_prev(host, s), "{") &&
+                                    !cxx_tok_eq(host, cxx_tok_prev(host, s), "}");
+                             s = cxx_tok_prev(host, s))
                                 ;
                         text = str_printf("%.*s -= 256; /* the kernel's bank-conflict pad */",
-                                          (int)tok_len(host, var), tok_text(host, var));
+                                          (int)cxx_tok_len(host, var), cxx_tok_text(host, var));
                         if (!text) {
                                 site_fail(scan);
                                 continue;
@@ -810,38 +821,37 @@ int motif_bank_pad_forward(struct motif_scan *scan)
 }
 
 /* Removes the declarator of d named name (the whole statement when alone). */
-static void delete_declarator(struct motif_scan *scan, struct motif_src *f,
+static void delete_declarator(struct motif_scan *scan, struct cxx_file *f,
                               const struct motif_decl *d)
 {
-        size_t nx = tok_next(f, d->name), p = tok_prev(f, d->name);
+        size_t nx = cxx_tok_next(f, d->name), p = cxx_tok_prev(f, d->name);
 
         if (d->n_declarators == 1) {
                 site_delete_stmt(scan, f, d->first, d->last);
-        } else if (tok_eq(f, nx, ",")) {
-                size_t after = tok_next(f, nx);
+        } else if (cxx_tok_eq(f, nx, ",")) {
+                size_t after = cxx_tok_next(f, nx);
                 site_edit(scan, f, f->tokens.tokens[d->name].start,
                           f->tokens.tokens[after].start - f->tokens.tokens[d->name].start, "");
-        } else if (tok_eq(f, p, ",")) {
+        } else if (cxx_tok_eq(f, p, ",")) {
                 site_edit(scan, f, f->tokens.tokens[p].start,
-                          tok_end(f, d->name) - f->tokens.tokens[p].start, "");
+                          cxx_tok_end(f, d->name) - f->tokens.tokens[p].start, "");
         } else {
                 site_fail(scan);
         }
 }
 
-static int pad_inverse_stmt(struct motif_scan *scan, struct motif_src *f,
-                            const struct motif_func *funcs, const struct motif_stmt *st,
-                            void *userdata)
+static int pad_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                            const struct cxx_func *funcs, const struct cxx_stmt *st, void *userdata)
 {
-        const struct motif_func *func = &funcs[st->func];
-        struct motif_call c;
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
         struct motif_decl d;
 
-        if (st->block == NONE || !init_buffer_call(f, st->first, &c) || c.n_args != 2 ||
+        if (st->block == CXX_NONE || !init_buffer_call(f, st->first, &c) || c.n_args != 2 ||
             !is_pad(f, func, c.args[0].first) || !decl_of(f, func, c.args[0].first, &d))
                 return 0;
-        site_begin(scan, f, st->first, "remove the pad %.*s", (int)tok_len(f, c.args[0].first),
-                   tok_text(f, c.args[0].first));
+        site_begin(scan, f, st->first, "remove the pad %.*s", (int)cxx_tok_len(f, c.args[0].first),
+                   cxx_tok_text(f, c.args[0].first));
         site_delete_stmt(scan, f, st->first, st->last);
         delete_declarator(scan, f, &d);
         return site_end(scan);
@@ -855,30 +865,31 @@ int motif_bank_pad_inverse(struct motif_scan *scan)
 /* ================================================================ TQue <-> TBuf */
 
 /* The statement holding token i, when i starts it: [*ret_first, *ret_last]. */
-static bool starts_statement(const struct motif_src *f, size_t i, size_t *ret_last)
+static bool starts_statement(const struct cxx_file *f, size_t i, size_t *ret_last)
 {
-        size_t p = tok_prev(f, i);
+        size_t p = cxx_tok_prev(f, i);
 
-        if (p != NONE && !tok_eq(f, p, ";") && !tok_eq(f, p, "{") && !tok_eq(f, p, "}"))
+        if (p != CXX_NONE && !cxx_tok_eq(f, p, ";") && !cxx_tok_eq(f, p, "{") &&
+            !cxx_tok_eq(f, p, "}"))
                 return false;
-        *ret_last = stmt_last(f, i);
+        *ret_last = cxx_stmt_last(f, i);
         return true;
 }
 
 /* Text of the position argument of Kind<POS, ...>. */
-static char *template_position(const struct motif_src *f, const struct motif_decl *d)
+static char *template_position(const struct cxx_file *f, const struct motif_decl *d)
 {
-        size_t a = tok_next(f, d->lt), b = a;
+        size_t a = cxx_tok_next(f, d->lt), b = a;
 
-        for (size_t j = a; j < d->gt; j = tok_next(f, j)) {
-                if (tok_eq(f, j, ","))
+        for (size_t j = a; j < d->gt; j = cxx_tok_next(f, j)) {
+                if (cxx_tok_eq(f, j, ","))
                         break;
                 b = j;
         }
-        return a < d->gt ? range_dup(f, a, b) : strdup("QuePosition::VECCALC");
+        return a < d->gt ? cxx_range_dup(f, a, b) : strdup("QuePosition::VECCALC");
 }
 
-static void redeclare(struct motif_scan *scan, struct motif_src *f, const struct motif_decl *d,
+static void redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
                       const char *type)
 {
         char *text;
@@ -888,7 +899,7 @@ static void redeclare(struct motif_scan *scan, struct motif_src *f, const struct
                 return;
         }
         delete_declarator(scan, f, d);
-        text = str_printf("%s %.*s;", type, (int)tok_len(f, d->name), tok_text(f, d->name));
+        text = str_printf("%s %.*s;", type, (int)cxx_tok_len(f, d->name), cxx_tok_text(f, d->name));
         if (text)
                 site_insert_after(scan, f, d->first, d->last, text);
         else
@@ -896,11 +907,11 @@ static void redeclare(struct motif_scan *scan, struct motif_src *f, const struct
         free(text);
 }
 
-static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct motif_func *funcs,
+static int tbuf_forward(struct motif_scan *scan, struct cxx_file *f, struct cxx_func *funcs,
                         size_t n_funcs, const struct motif_decl *d)
 {
-        const char *name = tok_text(f, d->name);
-        size_t len = tok_len(f, d->name), allocs = 0, inits = 0;
+        const char *name = cxx_tok_text(f, d->name);
+        size_t len = cxx_tok_len(f, d->name), allocs = 0, inits = 0;
         char *pos, *type;
         int r;
 
@@ -909,16 +920,17 @@ static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct mot
                 size_t nx, p;
                 if (!name_is(f, i, name, len) || i == d->name)
                         continue;
-                nx = tok_next(f, i);
-                p = tok_prev(f, i);
-                if (tok_eq(f, nx, ".") && tok_eq(f, tok_next(f, nx), "AllocTensor")) {
+                nx = cxx_tok_next(f, i);
+                p = cxx_tok_prev(f, i);
+                if (cxx_tok_eq(f, nx, ".") && cxx_tok_eq(f, cxx_tok_next(f, nx), "AllocTensor")) {
                         allocs++;
-                } else if (tok_eq(f, nx, ".") && tok_eq(f, tok_next(f, nx), "FreeTensor")) {
+                } else if (cxx_tok_eq(f, nx, ".") &&
+                           cxx_tok_eq(f, cxx_tok_next(f, nx), "FreeTensor")) {
                         size_t last;
                         if (!starts_statement(f, i, &last))
                                 return 0;
-                } else if (p != NONE && tok_eq(f, p, "(") &&
-                           tok_eq(f, tok_prev(f, p), "InitBuffer")) {
+                } else if (p != CXX_NONE && cxx_tok_eq(f, p, "(") &&
+                           cxx_tok_eq(f, cxx_tok_prev(f, p), "InitBuffer")) {
                         inits++;
                 } else {
                         return 0;
@@ -930,7 +942,7 @@ static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct mot
                 size_t in_func = 0;
                 for (size_t i = funcs[k].open; i < funcs[k].close; i++)
                         if (name_is(f, i, name, len) &&
-                            tok_eq(f, tok_next(f, tok_next(f, i)), "AllocTensor"))
+                            cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "AllocTensor"))
                                 in_func++;
                 if (in_func > 1)
                         return 0;
@@ -944,17 +956,17 @@ static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct mot
                 redeclare(scan, f, d, type);
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t nx, p, last;
-                struct motif_arg args[4];
+                struct cxx_arg args[4];
                 if (!name_is(f, i, name, len) || i == d->name)
                         continue;
-                nx = tok_next(f, i);
-                p = tok_prev(f, i);
-                if (tok_eq(f, tok_next(f, nx), "AllocTensor")) {
-                        site_replace(scan, f, tok_next(f, nx), tok_next(f, nx), "Get");
-                } else if (tok_eq(f, tok_next(f, nx), "FreeTensor")) {
+                nx = cxx_tok_next(f, i);
+                p = cxx_tok_prev(f, i);
+                if (cxx_tok_eq(f, cxx_tok_next(f, nx), "AllocTensor")) {
+                        site_replace(scan, f, cxx_tok_next(f, nx), cxx_tok_next(f, nx), "Get");
+                } else if (cxx_tok_eq(f, cxx_tok_next(f, nx), "FreeTensor")) {
                         starts_statement(f, i, &last);
                         site_delete_stmt(scan, f, i, last);
-                } else if (args_split(f, p, args, 4) == 3) {
+                } else if (cxx_args_split(f, p, args, 4) == 3) {
                         site_edit(scan, f, f->tokens.tokens[args[1].first].start,
                                   f->tokens.tokens[args[2].first].start -
                                       f->tokens.tokens[args[1].first].start,
@@ -970,24 +982,24 @@ static int tbuf_forward(struct motif_scan *scan, struct motif_src *f, struct mot
 }
 
 /* The innermost '{' enclosing token i. */
-static size_t enclosing_block(const struct motif_src *f, size_t i)
+static size_t enclosing_block(const struct cxx_file *f, size_t i)
 {
         int depth = 0;
 
-        for (size_t j = tok_prev(f, i); j != NONE; j = tok_prev(f, j)) {
-                if (tok_eq(f, j, "}"))
+        for (size_t j = cxx_tok_prev(f, i); j != CXX_NONE; j = cxx_tok_prev(f, j)) {
+                if (cxx_tok_eq(f, j, "}"))
                         depth++;
-                else if (tok_eq(f, j, "{") && depth-- == 0)
+                else if (cxx_tok_eq(f, j, "{") && depth-- == 0)
                         return j;
         }
-        return NONE;
+        return CXX_NONE;
 }
 
-static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct motif_func *funcs,
+static int tbuf_inverse(struct motif_scan *scan, struct cxx_file *f, struct cxx_func *funcs,
                         size_t n_funcs, const struct motif_decl *d)
 {
-        const char *name = tok_text(f, d->name);
-        size_t len = tok_len(f, d->name), gets = 0, inits = 0;
+        const char *name = cxx_tok_text(f, d->name);
+        size_t len = cxx_tok_len(f, d->name), gets = 0, inits = 0;
         char *pos, *type;
         int r;
 
@@ -995,48 +1007,49 @@ static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct mot
                 size_t nx, p, g, open, close, stmt, last, block, bclose, var;
                 if (!name_is(f, i, name, len) || i == d->name)
                         continue;
-                nx = tok_next(f, i);
-                p = tok_prev(f, i);
-                if (p != NONE && tok_eq(f, p, "(") && tok_eq(f, tok_prev(f, p), "InitBuffer")) {
-                        struct motif_arg args[4];
-                        if (args_split(f, p, args, 4) != 2)
+                nx = cxx_tok_next(f, i);
+                p = cxx_tok_prev(f, i);
+                if (p != CXX_NONE && cxx_tok_eq(f, p, "(") &&
+                    cxx_tok_eq(f, cxx_tok_prev(f, p), "InitBuffer")) {
+                        struct cxx_arg args[4];
+                        if (cxx_args_split(f, p, args, 4) != 2)
                                 return 0;
                         inits++;
                         continue;
                 }
-                g = tok_next(f, nx);
-                if (!tok_eq(f, nx, ".") || !tok_eq(f, g, "Get"))
+                g = cxx_tok_next(f, nx);
+                if (!cxx_tok_eq(f, nx, ".") || !cxx_tok_eq(f, g, "Get"))
                         return 0;
-                open = tok_next(f, g);
-                if (tok_eq(f, open, "<"))
-                        open = tok_next(f, angle_match(f, open));
+                open = cxx_tok_next(f, g);
+                if (cxx_tok_eq(f, open, "<"))
+                        open = cxx_tok_next(f, cxx_angle_match(f, open));
                 close = token_match(&f->tokens, open);
-                if (!tok_eq(f, open, "(") || tok_next(f, open) != close ||
-                    !tok_eq(f, tok_next(f, close), ";") || !tok_eq(f, p, "="))
+                if (!cxx_tok_eq(f, open, "(") || cxx_tok_next(f, open) != close ||
+                    !cxx_tok_eq(f, cxx_tok_next(f, close), ";") || !cxx_tok_eq(f, p, "="))
                         return 0;
                 /* LocalTensor<T> var = name.Get<T>(); directly in a block */
-                var = tok_prev(f, p);
-                if (!tok_is_ident(f, var) || !tok_eq(f, tok_prev(f, var), ">"))
+                var = cxx_tok_prev(f, p);
+                if (!cxx_tok_is_ident(f, var) || !cxx_tok_eq(f, cxx_tok_prev(f, var), ">"))
                         return 0;
                 {
-                        size_t k = tok_prev(f, var);
+                        size_t k = cxx_tok_prev(f, var);
                         int depth = 0;
-                        for (; k != NONE; k = tok_prev(f, k)) {
-                                if (tok_eq(f, k, ">"))
+                        for (; k != CXX_NONE; k = cxx_tok_prev(f, k)) {
+                                if (cxx_tok_eq(f, k, ">"))
                                         depth++;
-                                else if (tok_eq(f, k, "<") && --depth == 0)
+                                else if (cxx_tok_eq(f, k, "<") && --depth == 0)
                                         break;
                         }
-                        stmt = k == NONE ? NONE : tok_prev(f, k);
+                        stmt = k == CXX_NONE ? CXX_NONE : cxx_tok_prev(f, k);
                 }
-                if (stmt == NONE || !tok_eq(f, stmt, "LocalTensor") ||
+                if (stmt == CXX_NONE || !cxx_tok_eq(f, stmt, "LocalTensor") ||
                     !starts_statement(f, stmt, &last))
                         return 0;
                 block = enclosing_block(f, stmt);
-                if (block == NONE)
+                if (block == CXX_NONE)
                         return 0;
                 bclose = token_match(&f->tokens, block);
-                if (range_mentions(f, last, bclose, "return", 6))
+                if (cxx_range_mentions(f, last, bclose, "return", 6))
                         return 0;
                 gets++;
         }
@@ -1046,7 +1059,7 @@ static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct mot
                 size_t in_func = 0;
                 for (size_t i = funcs[k].open; i < funcs[k].close; i++)
                         if (name_is(f, i, name, len) &&
-                            tok_eq(f, tok_next(f, tok_next(f, i)), "Get"))
+                            cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "Get"))
                                 in_func++;
                 if (in_func > 1)
                         return 0;
@@ -1061,28 +1074,28 @@ static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct mot
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t nx, p, var, block, bclose, ls;
                 char *indent, *text;
-                struct motif_arg args[4];
+                struct cxx_arg args[4];
                 if (!name_is(f, i, name, len) || i == d->name)
                         continue;
-                nx = tok_next(f, i);
-                p = tok_prev(f, i);
-                if (!tok_eq(f, nx, ".")) {
-                        args_split(f, p, args, 4);
+                nx = cxx_tok_next(f, i);
+                p = cxx_tok_prev(f, i);
+                if (!cxx_tok_eq(f, nx, ".")) {
+                        cxx_args_split(f, p, args, 4);
                         site_edit(scan, f, f->tokens.tokens[args[1].first].start, 0, "1, ");
                         continue;
                 }
-                site_replace(scan, f, tok_next(f, nx), tok_next(f, nx), "AllocTensor");
-                var = tok_prev(f, p);
+                site_replace(scan, f, cxx_tok_next(f, nx), cxx_tok_next(f, nx), "AllocTensor");
+                var = cxx_tok_prev(f, p);
                 block = enclosing_block(f, i);
                 bclose = token_match(&f->tokens, block);
-                indent = indent_at(f, f->tokens.tokens[var].start);
-                ls = line_start(f, f->tokens.tokens[bclose].start);
+                indent = cxx_indent_at(f, f->tokens.tokens[var].start);
+                ls = cxx_line_start(f, f->tokens.tokens[bclose].start);
                 text = indent ? str_printf("%s%.*s.FreeTensor(%.*s);\n", indent, (int)len, name,
-                                           (int)tok_len(f, var), tok_text(f, var))
+                                           (int)cxx_tok_len(f, var), cxx_tok_text(f, var))
                               : NULL;
                 if (!text)
                         site_fail(scan);
-                else if (text_blank(f, ls, f->tokens.tokens[bclose].start))
+                else if (cxx_text_blank(f, ls, f->tokens.tokens[bclose].start))
                         site_edit(scan, f, ls, 0, text);
                 else
                         site_fail(scan);
@@ -1097,31 +1110,33 @@ static int tbuf_inverse(struct motif_scan *scan, struct motif_src *f, struct mot
 
 static int tbuf_scan(struct motif_scan *scan, bool forward)
 {
-        struct motif_src *f = kernel_of(scan);
-        struct motif_func *funcs = NULL;
+        struct cxx_file *f = kernel_of(scan);
+        struct cxx_func *funcs = NULL;
         size_t n = 0;
         int r;
 
-        r = funcs_find(f, &funcs, &n);
+        r = cxx_funcs_find(f, &funcs, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < f->tokens.n && r >= 0; i++) {
                 struct motif_decl d;
-                size_t lt = tok_next(f, i), gt, k;
-                if (!(forward ? tok_eq(f, i, "TQue") : tok_eq(f, i, "TBuf")) || !tok_eq(f, lt, "<"))
+                size_t lt = cxx_tok_next(f, i), gt, k;
+                if (!(forward ? cxx_tok_eq(f, i, "TQue") : cxx_tok_eq(f, i, "TBuf")) ||
+                    !cxx_tok_eq(f, lt, "<"))
                         continue;
-                gt = angle_match(f, lt);
-                if (gt == NONE)
+                gt = cxx_angle_match(f, lt);
+                if (gt == CXX_NONE)
                         continue;
-                for (k = tok_next(f, gt); tok_is_ident(f, k) && r >= 0;) {
-                        if (decl_find(f, i, f->tokens.n - 1, tok_text(f, k), tok_len(f, k), &d) &&
+                for (k = cxx_tok_next(f, gt); cxx_tok_is_ident(f, k) && r >= 0;) {
+                        if (decl_find(f, i, f->tokens.n - 1, cxx_tok_text(f, k), cxx_tok_len(f, k),
+                                      &d) &&
                             d.kind == i)
                                 r = forward ? tbuf_forward(scan, f, funcs, n, &d)
                                             : tbuf_inverse(scan, f, funcs, n, &d);
-                        k = tok_next(f, k);
-                        if (!tok_eq(f, k, ","))
+                        k = cxx_tok_next(f, k);
+                        if (!cxx_tok_eq(f, k, ","))
                                 break;
-                        k = tok_next(f, k);
+                        k = cxx_tok_next(f, k);
                 }
         }
         free(funcs);

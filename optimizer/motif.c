@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The motif library: the table of known kernel rewrites, the public API
- * that detects and applies them on an operator's file set, and the
- * statement-level view of tokenized C++ and the site builder that the
- * motif scanners (motif-*.c) share.
+ * that detects and applies them on an operator's file set, and what the
+ * scanners share on top of cxx/'s statement view: the scan, its walk and
+ * its site builder (sites-internal.h, which the tiling moves use too), and
+ * AscendC's vector APIs and tensor and queue declarations
+ * (motifs-internal.h, the motif scanners' own).
  */
 #include "motifs-internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,502 +185,32 @@ const struct motif *motif_find(const char *name)
         return NULL;
 }
 
-/* ================================================================ tokens */
+/* ================================================================ statements */
 
-char *str_printf(const char *fmt, ...)
-{
-        va_list ap;
-        char *out = NULL;
-
-        va_start(ap, fmt);
-        if (vasprintf(&out, fmt, ap) < 0)
-                out = NULL;
-        va_end(ap);
-        return out;
-}
-
-const char *tok_text(const struct motif_src *f, size_t i)
-{
-        return f->text + f->tokens.tokens[i].start;
-}
-
-size_t tok_len(const struct motif_src *f, size_t i)
-{
-        return f->tokens.tokens[i].len;
-}
-
-size_t tok_end(const struct motif_src *f, size_t i)
-{
-        return f->tokens.tokens[i].start + f->tokens.tokens[i].len;
-}
-
-bool tok_eq(const struct motif_src *f, size_t i, const char *s)
-{
-        return i < f->tokens.n && token_is(&f->tokens, i, s);
-}
-
-bool tok_is_ident(const struct motif_src *f, size_t i)
-{
-        return i < f->tokens.n && f->tokens.tokens[i].kind == TOKEN_IDENTIFIER;
-}
-
-bool tok_is_number(const struct motif_src *f, size_t i, const char *value)
-{
-        size_t n;
-
-        if (i >= f->tokens.n || f->tokens.tokens[i].kind != TOKEN_NUMBER)
-                return false;
-        if (!value)
-                return true;
-        n = strlen(value);
-        /* "1", "1u", "1U" all spell one */
-        return tok_len(f, i) >= n && memcmp(tok_text(f, i), value, n) == 0 &&
-               strspn(tok_text(f, i) + n, "uUlL") == tok_len(f, i) - n;
-}
-
-size_t tok_next(const struct motif_src *f, size_t i)
-{
-        if (i == NONE)
-                return f->tokens.n;
-        return token_next(&f->tokens, i);
-}
-
-size_t tok_prev(const struct motif_src *f, size_t i)
-{
-        if (i == NONE || i == 0)
-                return NONE;
-        return token_prev(&f->tokens, i);
-}
-
-char *range_dup(const struct motif_src *f, size_t a, size_t b)
-{
-        size_t s = f->tokens.tokens[a].start, e = tok_end(f, b);
-
-        return strndup(f->text + s, e > s ? e - s : 0);
-}
-
-bool range_same(const struct motif_src *f, size_t a1, size_t b1, size_t a2, size_t b2)
-{
-        size_t i = a1, j = a2;
-
-        while (i <= b1 && j <= b2) {
-                if (tok_len(f, i) != tok_len(f, j) ||
-                    memcmp(tok_text(f, i), tok_text(f, j), tok_len(f, i)) != 0)
-                        return false;
-                i = tok_next(f, i);
-                j = tok_next(f, j);
-        }
-        return i > b1 && j > b2;
-}
-
-bool range_mentions(const struct motif_src *f, size_t a, size_t b, const char *name,
-                    size_t name_len)
-{
-        for (size_t i = a; i <= b && i < f->tokens.n; i++)
-                if (tok_is_ident(f, i) && tok_len(f, i) == name_len &&
-                    memcmp(tok_text(f, i), name, name_len) == 0)
-                        return true;
-        return false;
-}
-
-size_t angle_match(const struct motif_src *f, size_t i)
-{
-        int depth = 0;
-
-        for (size_t j = i; j < f->tokens.n; j = tok_next(f, j)) {
-                if (tok_eq(f, j, "<")) {
-                        depth++;
-                } else if (tok_eq(f, j, ">")) {
-                        if (--depth == 0)
-                                return j;
-                } else if (tok_eq(f, j, ">>")) {
-                        depth -= 2;
-                        if (depth <= 0)
-                                return j;
-                } else if (tok_eq(f, j, "(") || tok_eq(f, j, "[")) {
-                        j = token_match(&f->tokens, j);
-                        if (j >= f->tokens.n)
-                                return NONE;
-                } else if (tok_eq(f, j, ";") || tok_eq(f, j, "{") || tok_eq(f, j, "}") ||
-                           tok_eq(f, j, ")")) {
-                        return NONE;
-                }
-        }
-        return NONE;
-}
-
-size_t bracket_open(const struct motif_src *f, size_t i)
-{
-        int depth = 0;
-
-        for (size_t j = i;; j--) {
-                if (tok_eq(f, j, ")") || tok_eq(f, j, "]") || tok_eq(f, j, "}"))
-                        depth++;
-                else if ((tok_eq(f, j, "(") || tok_eq(f, j, "[") || tok_eq(f, j, "{")) &&
-                         --depth == 0)
-                        return j;
-                if (j == 0)
-                        break;
-        }
-        return NONE;
-}
-
-/* ================================================================ structure */
-
-static size_t first_code(const struct motif_src *f, size_t i)
-{
-        while (i < f->tokens.n && f->tokens.tokens[i].kind == TOKEN_COMMENT)
-                i++;
-        return i;
-}
-
-size_t stmt_last(const struct motif_src *f, size_t i)
-{
-        const struct token_list *l = &f->tokens;
-        size_t n = l->n, p, m, e, nx;
-        int depth = 0;
-
-        if (i >= n)
-                return n ? n - 1 : 0;
-        if (l->tokens[i].kind == TOKEN_DIRECTIVE) {
-                size_t j = i;
-                while (j + 1 < n && l->tokens[j + 1].in_directive &&
-                       l->tokens[j + 1].kind != TOKEN_DIRECTIVE)
-                        j++;
-                return j;
-        }
-        if (tok_eq(f, i, "{")) {
-                m = token_match(l, i);
-                return m < n ? m : n - 1;
-        }
-        if (tok_eq(f, i, "if") || tok_eq(f, i, "for") || tok_eq(f, i, "while") ||
-            tok_eq(f, i, "switch")) {
-                p = tok_next(f, i);
-                if (tok_eq(f, p, "constexpr"))
-                        p = tok_next(f, p);
-                m = token_match(l, p);
-                if (m >= n)
-                        return n - 1;
-                e = stmt_last(f, tok_next(f, m));
-                if (tok_eq(f, i, "if")) {
-                        nx = tok_next(f, e);
-                        if (tok_eq(f, nx, "else"))
-                                return stmt_last(f, tok_next(f, nx));
-                }
-                return e;
-        }
-        if (tok_eq(f, i, "do")) {
-                e = stmt_last(f, tok_next(f, i));
-                nx = tok_next(f, e); /* while */
-                m = token_match(l, tok_next(f, nx));
-                return m < n ? tok_next(f, m) < n ? tok_next(f, m) : m : n - 1;
-        }
-        for (size_t j = i; j < n; j++) {
-                const struct token *t = &l->tokens[j];
-                if (t->kind == TOKEN_COMMENT || (t->in_directive && j != i))
-                        continue;
-                if (t->kind != TOKEN_PUNCT || t->len != 1)
-                        continue;
-                switch (f->text[t->start]) {
-                case '(':
-                case '[':
-                case '{':
-                        depth++;
-                        break;
-                case ')':
-                case ']':
-                case '}':
-                        if (depth == 0)
-                                return tok_prev(f, j) == NONE ? j : tok_prev(f, j);
-                        depth--;
-                        break;
-                case ';':
-                        if (depth == 0)
-                                return j;
-                        break;
-                }
-        }
-        return n - 1;
-}
-
-int funcs_find(const struct motif_src *f, struct motif_func **ret, size_t *ret_n)
-{
-        struct motif_func *out = NULL;
-        size_t n = 0, cap = 0;
-
-        for (size_t i = 0; i < f->tokens.n; i++) {
-                size_t p, close, open, name, k;
-                struct motif_func fn = { 0 };
-
-                if (!tok_eq(f, i, "{") || f->tokens.tokens[i].in_directive)
-                        continue;
-                p = tok_prev(f, i);
-                while (p != NONE && (tok_eq(f, p, "const") || tok_eq(f, p, "noexcept") ||
-                                     tok_eq(f, p, "override") || tok_eq(f, p, "final")))
-                        p = tok_prev(f, p);
-                if (p == NONE || !tok_eq(f, p, ")"))
-                        continue;
-                close = token_match(&f->tokens, i);
-                if (close >= f->tokens.n)
-                        break;
-                /* a constructor's initializer list: step back over it to the parameters */
-                open = bracket_open(f, p);
-                name = open == NONE ? NONE : tok_prev(f, open);
-                for (k = name; k != NONE && name != NONE; k = tok_prev(f, k)) {
-                        if (tok_eq(f, k, ";") || tok_eq(f, k, "}") || tok_eq(f, k, "{"))
-                                break;
-                        if (tok_eq(f, k, "__global__")) {
-                                fn.entry = true;
-                                break;
-                        }
-                }
-                fn.open = i;
-                fn.close = close;
-                fn.name = name != NONE && tok_is_ident(f, name) ? name : NONE;
-                if (n == cap) {
-                        size_t c = cap ? 2 * cap : 16;
-                        struct motif_func *grown = realloc(out, c * sizeof(*grown));
-                        if (!grown) {
-                                free(out);
-                                return -ENOMEM;
-                        }
-                        out = grown;
-                        cap = c;
-                }
-                out[n++] = fn;
-                i = close;
-        }
-        *ret = out;
-        *ret_n = n;
-        return 0;
-}
-
-struct walker {
+struct scan_walk {
         struct motif_scan *scan;
-        struct motif_src *f;
-        const struct motif_func *funcs;
-        size_t func;
+        struct cxx_file *f;
         motif_stmt_fn fn;
         void *userdata;
 };
 
-static int visit(struct walker *w, size_t s, size_t last, size_t block, size_t loop,
-                 bool in_branch);
-
-static int walk_range(struct walker *w, size_t block, size_t close, size_t loop, bool in_branch)
+static int scan_walk_stmt(const struct cxx_file *f, const struct cxx_func *funcs,
+                          const struct cxx_stmt *stmt, void *userdata)
 {
-        struct motif_src *f = w->f;
-        int r;
+        struct scan_walk *w = userdata;
 
-        for (size_t s = first_code(f, block + 1); s < close;) {
-                size_t last = stmt_last(f, s);
-                if (last >= close)
-                        last = tok_prev(f, close);
-                if (last == NONE || last < s)
-                        break;
-                r = visit(w, s, last, block, loop, in_branch);
-                if (r < 0)
-                        return r;
-                s = first_code(f, last + 1);
-        }
-        return 0;
+        (void)f; /* w->f, which the site builder may edit */
+        return w->fn(w->scan, w->f, funcs, stmt, w->userdata);
 }
 
-static int visit_body(struct walker *w, size_t b, size_t loop, bool in_branch)
+int walk_statements(struct motif_scan *scan, struct cxx_file *f, motif_stmt_fn fn, void *userdata)
 {
-        size_t last = stmt_last(w->f, b);
+        struct scan_walk w = { scan, f, fn, userdata };
 
-        return visit(w, b, last, NONE, loop, in_branch);
+        return cxx_walk_statements(f, scan_walk_stmt, &w);
 }
 
-static int visit(struct walker *w, size_t s, size_t last, size_t block, size_t loop, bool in_branch)
-{
-        struct motif_src *f = w->f;
-        struct motif_stmt st = {
-                .first = s,
-                .last = last,
-                .block = block,
-                .loop = loop,
-                .func = w->func,
-                .in_branch = in_branch,
-        };
-        size_t p, m, body, e, nx;
-        int r;
-
-        r = w->fn(w->scan, f, w->funcs, &st, w->userdata);
-        if (r < 0)
-                return r;
-        if (tok_eq(f, s, "{"))
-                return walk_range(w, s, last, loop, in_branch);
-        if (tok_eq(f, s, "if") || tok_eq(f, s, "for") || tok_eq(f, s, "while") ||
-            tok_eq(f, s, "switch")) {
-                p = tok_next(f, s);
-                if (tok_eq(f, p, "constexpr"))
-                        p = tok_next(f, p);
-                m = token_match(&f->tokens, p);
-                if (m >= last)
-                        return 0;
-                body = tok_next(f, m);
-                if (tok_eq(f, s, "for") || tok_eq(f, s, "while"))
-                        return visit_body(w, body, s, in_branch);
-                r = visit_body(w, body, loop, true);
-                if (r < 0 || !tok_eq(f, s, "if"))
-                        return r;
-                e = stmt_last(f, body);
-                nx = tok_next(f, e);
-                if (nx <= last && tok_eq(f, nx, "else"))
-                        return visit_body(w, tok_next(f, nx), loop, true);
-                return 0;
-        }
-        if (tok_eq(f, s, "do"))
-                return visit_body(w, tok_next(f, s), s, in_branch);
-        return 0;
-}
-
-int walk_statements(struct motif_scan *scan, struct motif_src *f, motif_stmt_fn fn, void *userdata)
-{
-        struct walker w = { .scan = scan, .f = f, .fn = fn, .userdata = userdata };
-        struct motif_func *funcs = NULL;
-        size_t n = 0;
-        int r;
-
-        r = funcs_find(f, &funcs, &n);
-        if (r < 0)
-                return r;
-        w.funcs = funcs;
-        for (size_t i = 0; i < n; i++) {
-                w.func = i;
-                r = walk_range(&w, funcs[i].open, funcs[i].close, NONE, false);
-                if (r < 0)
-                        break;
-        }
-        free(funcs);
-        return r;
-}
-
-size_t stmt_after(const struct motif_src *f, size_t last, size_t block)
-{
-        size_t close, s;
-
-        if (block == NONE)
-                return NONE;
-        close = token_match(&f->tokens, block);
-        s = first_code(f, last + 1);
-        return s < close ? s : NONE;
-}
-
-size_t stmt_before(const struct motif_src *f, size_t first, size_t block)
-{
-        size_t s, prev = NONE, close;
-
-        if (block == NONE)
-                return NONE;
-        close = token_match(&f->tokens, block);
-        for (s = first_code(f, block + 1); s < close && s < first;) {
-                prev = s;
-                s = first_code(f, stmt_last(f, s) + 1);
-        }
-        return s == first ? prev : NONE;
-}
-
-/* ================================================================ calls */
-
-size_t args_split(const struct motif_src *f, size_t open, struct motif_arg *args, size_t max)
-{
-        size_t close = token_match(&f->tokens, open), n = 0, start = NONE, last = NONE;
-        int depth = 0;
-
-        if (close >= f->tokens.n)
-                return 0;
-        for (size_t j = tok_next(f, open); j <= close; j = tok_next(f, j)) {
-                bool end = j == close || (depth == 0 && tok_eq(f, j, ","));
-                if (end) {
-                        if (start != NONE && n < max)
-                                args[n++] = (struct motif_arg){ start, last };
-                        else if (start == NONE && j != close && n < max)
-                                args[n++] = (struct motif_arg){ NONE, NONE };
-                        start = NONE;
-                        if (j == close)
-                                break;
-                        continue;
-                }
-                if (tok_eq(f, j, "(") || tok_eq(f, j, "[") || tok_eq(f, j, "{"))
-                        depth++;
-                else if (tok_eq(f, j, ")") || tok_eq(f, j, "]") || tok_eq(f, j, "}"))
-                        depth--;
-                if (start == NONE)
-                        start = j;
-                last = j;
-        }
-        return n;
-}
-
-bool stmt_call(const struct motif_src *f, size_t first, size_t last, struct motif_call *ret)
-{
-        size_t j = first, name = NONE, obj = NONE, open, close;
-
-        memset(ret, 0, sizeof(*ret));
-        if (!tok_is_ident(f, j) || f->tokens.tokens[j].in_directive)
-                return false;
-        for (;;) {
-                size_t nx = tok_next(f, j);
-                name = j;
-                if (tok_eq(f, nx, ".") || tok_eq(f, nx, "->")) {
-                        if (obj == NONE)
-                                obj = first;
-                } else if (!tok_eq(f, nx, "::")) {
-                        break;
-                }
-                j = tok_next(f, nx);
-                if (!tok_is_ident(f, j))
-                        return false;
-        }
-        open = tok_next(f, name);
-        if (tok_eq(f, open, "<")) {
-                size_t gt = angle_match(f, open);
-                if (gt == NONE)
-                        return false;
-                open = tok_next(f, gt);
-        }
-        if (!tok_eq(f, open, "("))
-                return false;
-        close = token_match(&f->tokens, open);
-        if (close >= f->tokens.n || tok_next(f, close) != last || !tok_eq(f, last, ";"))
-                return false;
-        ret->name = name;
-        ret->obj = obj;
-        ret->open = open;
-        ret->close = close;
-        ret->n_args = args_split(f, open, ret->args, MOTIF_MAX_ARGS);
-        return true;
-}
-
-bool call_is(const struct motif_src *f, const struct motif_call *c, const char *name)
-{
-        return tok_eq(f, c->name, name);
-}
-
-size_t arg_ident(const struct motif_src *f, const struct motif_arg *a)
-{
-        return a->first != NONE && a->first == a->last && tok_is_ident(f, a->first) ? a->first
-                                                                                    : NONE;
-}
-
-size_t arg_base(const struct motif_src *f, const struct motif_arg *a)
-{
-        size_t nx;
-
-        if (a->first == NONE || !tok_is_ident(f, a->first))
-                return NONE;
-        if (a->first == a->last)
-                return a->first;
-        nx = tok_next(f, a->first);
-        if (tok_eq(f, nx, "[") && token_match(&f->tokens, nx) == a->last)
-                return a->first;
-        return NONE;
-}
-
-bool is_vector_api(const struct motif_src *f, size_t name)
+bool is_vector_api(const struct cxx_file *f, size_t name)
 {
         static const char *const apis[] = {
                 "Add",
@@ -725,27 +256,27 @@ bool is_vector_api(const struct motif_src *f, size_t name)
         };
 
         for (size_t i = 0; i < sizeof(apis) / sizeof(*apis); i++)
-                if (tok_eq(f, name, apis[i]))
+                if (cxx_tok_eq(f, name, apis[i]))
                         return true;
         return false;
 }
 
 /* ================================================================ declarations */
 
-static bool is_decl_kind(const struct motif_src *f, size_t i)
+static bool is_decl_kind(const struct cxx_file *f, size_t i)
 {
-        return tok_eq(f, i, "GlobalTensor") || tok_eq(f, i, "LocalTensor") ||
-               tok_eq(f, i, "TQue") || tok_eq(f, i, "TQueBind") || tok_eq(f, i, "TBuf");
+        return cxx_tok_eq(f, i, "GlobalTensor") || cxx_tok_eq(f, i, "LocalTensor") ||
+               cxx_tok_eq(f, i, "TQue") || cxx_tok_eq(f, i, "TQueBind") || cxx_tok_eq(f, i, "TBuf");
 }
 
 /* The statement start of the declaration whose kind token is at i. */
-static size_t decl_first(const struct motif_src *f, size_t i)
+static size_t decl_first(const struct cxx_file *f, size_t i)
 {
         size_t p = i, q;
 
-        for (q = tok_prev(f, p); q != NONE; q = tok_prev(f, q)) {
-                if (tok_eq(f, q, ";") || tok_eq(f, q, "{") || tok_eq(f, q, "}") ||
-                    tok_eq(f, q, ":") || tok_eq(f, q, "(") || tok_eq(f, q, ",") ||
+        for (q = cxx_tok_prev(f, p); q != CXX_NONE; q = cxx_tok_prev(f, q)) {
+                if (cxx_tok_eq(f, q, ";") || cxx_tok_eq(f, q, "{") || cxx_tok_eq(f, q, "}") ||
+                    cxx_tok_eq(f, q, ":") || cxx_tok_eq(f, q, "(") || cxx_tok_eq(f, q, ",") ||
                     f->tokens.tokens[q].in_directive)
                         break;
                 p = q;
@@ -753,7 +284,7 @@ static size_t decl_first(const struct motif_src *f, size_t i)
         return p;
 }
 
-bool decl_find(const struct motif_src *f, size_t a, size_t b, const char *name, size_t name_len,
+bool decl_find(const struct cxx_file *f, size_t a, size_t b, const char *name, size_t name_len,
                struct motif_decl *ret)
 {
         for (size_t i = a; i <= b && i < f->tokens.n; i++) {
@@ -763,45 +294,47 @@ bool decl_find(const struct motif_src *f, size_t a, size_t b, const char *name, 
 
                 if (!is_decl_kind(f, i))
                         continue;
-                lt = tok_next(f, i);
-                if (!tok_eq(f, lt, "<"))
+                lt = cxx_tok_next(f, i);
+                if (!cxx_tok_eq(f, lt, "<"))
                         continue;
-                gt = angle_match(f, lt);
-                if (gt == NONE)
+                gt = cxx_angle_match(f, lt);
+                if (gt == CXX_NONE)
                         continue;
-                k = tok_next(f, gt);
-                while (tok_eq(f, k, "&") || tok_eq(f, k, "*") || tok_eq(f, k, "const"))
-                        k = tok_next(f, k);
-                while (tok_is_ident(f, k)) {
-                        size_t nx = tok_next(f, k);
+                k = cxx_tok_next(f, gt);
+                while (cxx_tok_eq(f, k, "&") || cxx_tok_eq(f, k, "*") || cxx_tok_eq(f, k, "const"))
+                        k = cxx_tok_next(f, k);
+                while (cxx_tok_is_ident(f, k)) {
+                        size_t nx = cxx_tok_next(f, k);
                         d.n_declarators++;
-                        if (tok_len(f, k) == name_len &&
-                            memcmp(tok_text(f, k), name, name_len) == 0) {
+                        if (cxx_tok_len(f, k) == name_len &&
+                            memcmp(cxx_tok_text(f, k), name, name_len) == 0) {
                                 d.name = k;
                                 hit = true;
                         }
-                        if (tok_eq(f, nx, "=") || tok_eq(f, nx, "(") || tok_eq(f, nx, "{")) {
+                        if (cxx_tok_eq(f, nx, "=") || cxx_tok_eq(f, nx, "(") ||
+                            cxx_tok_eq(f, nx, "{")) {
                                 int depth = 0;
-                                for (nx = tok_next(f, nx); nx < f->tokens.n; nx = tok_next(f, nx)) {
-                                        if (tok_eq(f, nx, "(") || tok_eq(f, nx, "{") ||
-                                            tok_eq(f, nx, "["))
+                                for (nx = cxx_tok_next(f, nx); nx < f->tokens.n;
+                                     nx = cxx_tok_next(f, nx)) {
+                                        if (cxx_tok_eq(f, nx, "(") || cxx_tok_eq(f, nx, "{") ||
+                                            cxx_tok_eq(f, nx, "["))
                                                 depth++;
-                                        else if (tok_eq(f, nx, ")") || tok_eq(f, nx, "}") ||
-                                                 tok_eq(f, nx, "]"))
+                                        else if (cxx_tok_eq(f, nx, ")") || cxx_tok_eq(f, nx, "}") ||
+                                                 cxx_tok_eq(f, nx, "]"))
                                                 depth--;
-                                        if (depth <= 0 &&
-                                            (tok_eq(f, nx, ",") || tok_eq(f, nx, ";") || depth < 0))
+                                        if (depth <= 0 && (cxx_tok_eq(f, nx, ",") ||
+                                                           cxx_tok_eq(f, nx, ";") || depth < 0))
                                                 break;
                                 }
                         }
-                        if (tok_eq(f, nx, ",")) {
-                                k = tok_next(f, nx);
+                        if (cxx_tok_eq(f, nx, ",")) {
+                                k = cxx_tok_next(f, nx);
                                 continue;
                         }
                         d.last = nx;
                         break;
                 }
-                if (!hit || !tok_eq(f, d.last, ";"))
+                if (!hit || !cxx_tok_eq(f, d.last, ";"))
                         continue;
                 d.kind = i;
                 d.lt = lt;
@@ -813,62 +346,48 @@ bool decl_find(const struct motif_src *f, size_t a, size_t b, const char *name, 
         return false;
 }
 
-bool decl_of(const struct motif_src *f, const struct motif_func *func, size_t ident,
+bool decl_of(const struct cxx_file *f, const struct cxx_func *func, size_t ident,
              struct motif_decl *ret)
 {
-        if (ident == NONE)
+        if (ident == CXX_NONE)
                 return false;
-        if (func &&
-            decl_find(f, func->open, func->close, tok_text(f, ident), tok_len(f, ident), ret))
+        if (func && decl_find(f, func->open, func->close, cxx_tok_text(f, ident),
+                              cxx_tok_len(f, ident), ret))
                 return true;
-        return decl_find(f, 0, f->tokens.n - 1, tok_text(f, ident), tok_len(f, ident), ret);
+        return decl_find(f, 0, f->tokens.n - 1, cxx_tok_text(f, ident), cxx_tok_len(f, ident), ret);
 }
 
-bool decl_is(const struct motif_src *f, const struct motif_decl *d, const char *kind)
+bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *kind)
 {
-        return tok_eq(f, d->kind, kind);
-}
-
-bool in_function(const struct motif_func *funcs, size_t n, size_t i)
-{
-        for (size_t k = 0; k < n; k++)
-                if (funcs[k].open < i && i < funcs[k].close)
-                        return true;
-        return false;
+        return cxx_tok_eq(f, d->kind, kind);
 }
 
 /* ================================================================ sites */
 
-size_t line_start(const struct motif_src *f, size_t pos)
+static char *str_vprintf(const char *fmt, va_list ap)
 {
-        while (pos > 0 && f->text[pos - 1] != '\n')
-                pos--;
-        return pos;
+        char *out = NULL;
+
+        return vasprintf(&out, fmt, ap) < 0 ? NULL : out;
 }
 
-char *indent_at(const struct motif_src *f, size_t pos)
+char *str_printf(const char *fmt, ...)
 {
-        size_t s = line_start(f, pos), e = s;
+        va_list ap;
+        char *out;
 
-        while (e < f->len && (f->text[e] == ' ' || f->text[e] == '\t'))
-                e++;
-        return strndup(f->text + s, e - s);
+        va_start(ap, fmt);
+        out = str_vprintf(fmt, ap);
+        va_end(ap);
+        return out;
 }
 
-const char *indent_unit(const struct motif_src *f)
-{
-        for (size_t i = 0; i + 1 < f->len; i++)
-                if (f->text[i] == '\n' && (f->text[i + 1] == '\t' || f->text[i + 1] == ' '))
-                        return f->text[i + 1] == '\t' ? "\t" : "    ";
-        return "\t";
-}
-
-static size_t file_index(const struct motif_scan *scan, const struct motif_src *f)
+static size_t file_index(const struct motif_scan *scan, const struct cxx_file *f)
 {
         return (size_t)(f - scan->files);
 }
 
-void site_begin(struct motif_scan *scan, struct motif_src *f, size_t tok, const char *fmt, ...)
+void site_begin(struct motif_scan *scan, struct cxx_file *f, size_t tok, const char *fmt, ...)
 {
         va_list ap;
 
@@ -883,7 +402,7 @@ void site_begin(struct motif_scan *scan, struct motif_src *f, size_t tok, const 
         va_end(ap);
 }
 
-void site_edit(struct motif_scan *scan, struct motif_src *f, size_t start, size_t len,
+void site_edit(struct motif_scan *scan, struct cxx_file *f, size_t start, size_t len,
                const char *text)
 {
         struct motif_found *c = &scan->cur;
@@ -929,44 +448,34 @@ void site_edit(struct motif_scan *scan, struct motif_src *f, size_t start, size_
         c->n_edits++;
 }
 
-void site_editf(struct motif_scan *scan, struct motif_src *f, size_t start, size_t len,
+void site_editf(struct motif_scan *scan, struct cxx_file *f, size_t start, size_t len,
                 const char *fmt, ...)
 {
         va_list ap;
-        char *text = NULL;
+        char *text;
 
         va_start(ap, fmt);
-        if (vasprintf(&text, fmt, ap) < 0)
-                text = NULL;
+        text = str_vprintf(fmt, ap);
         va_end(ap);
         site_edit(scan, f, start, len, text);
         free(text);
 }
 
-void site_replace(struct motif_scan *scan, struct motif_src *f, size_t a, size_t b,
-                  const char *text)
+void site_replace(struct motif_scan *scan, struct cxx_file *f, size_t a, size_t b, const char *text)
 {
         size_t s = f->tokens.tokens[a].start;
 
-        site_edit(scan, f, s, tok_end(f, b) - s, text);
+        site_edit(scan, f, s, cxx_tok_end(f, b) - s, text);
 }
 
-bool text_blank(const struct motif_src *f, size_t from, size_t to)
+void site_delete_stmt(struct motif_scan *scan, struct cxx_file *f, size_t first, size_t last)
 {
-        for (size_t i = from; i < to; i++)
-                if (f->text[i] != ' ' && f->text[i] != '\t')
-                        return false;
-        return true;
-}
-
-void site_delete_stmt(struct motif_scan *scan, struct motif_src *f, size_t first, size_t last)
-{
-        size_t s = f->tokens.tokens[first].start, e = tok_end(f, last), ls = line_start(f, s),
-               p = e;
+        size_t s = f->tokens.tokens[first].start, e = cxx_tok_end(f, last),
+               ls = cxx_line_start(f, s), p = e;
 
         while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t'))
                 p++;
-        if (text_blank(f, ls, s) && (p == f->len || f->text[p] == '\n' || f->text[p] == '\r')) {
+        if (cxx_text_blank(f, ls, s) && (p == f->len || f->text[p] == '\n' || f->text[p] == '\r')) {
                 while (p < f->len && f->text[p] != '\n')
                         p++;
                 if (p < f->len)
@@ -977,28 +486,27 @@ void site_delete_stmt(struct motif_scan *scan, struct motif_src *f, size_t first
         }
 }
 
-void site_insert_before(struct motif_scan *scan, struct motif_src *f, size_t first,
-                        const char *text)
+void site_insert_before(struct motif_scan *scan, struct cxx_file *f, size_t first, const char *text)
 {
-        size_t s = f->tokens.tokens[first].start, ls = line_start(f, s);
+        size_t s = f->tokens.tokens[first].start, ls = cxx_line_start(f, s);
 
-        if (text_blank(f, ls, s))
+        if (cxx_text_blank(f, ls, s))
                 site_editf(scan, f, ls, 0, "%.*s%s\n", (int)(s - ls), f->text + ls, text);
         else
                 site_editf(scan, f, s, 0, "%s ", text);
 }
 
-void site_insert_after(struct motif_scan *scan, struct motif_src *f, size_t first, size_t last,
+void site_insert_after(struct motif_scan *scan, struct cxx_file *f, size_t first, size_t last,
                        const char *text)
 {
-        size_t e = tok_end(f, last), p = e, nx = last + 1;
+        size_t e = cxx_tok_end(f, last), p = e, nx = last + 1;
         char *indent;
 
         /* a comment that ends this line stays with its statement */
         while (nx < f->tokens.n && f->tokens.tokens[nx].kind == TOKEN_COMMENT &&
                f->tokens.tokens[nx].line == f->tokens.tokens[last].line &&
                !memchr(f->text + f->tokens.tokens[nx].start, '\n', f->tokens.tokens[nx].len)) {
-                p = tok_end(f, nx);
+                p = cxx_tok_end(f, nx);
                 nx++;
         }
         while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t' || f->text[p] == '\r'))
@@ -1007,7 +515,7 @@ void site_insert_after(struct motif_scan *scan, struct motif_src *f, size_t firs
                 site_editf(scan, f, e, 0, " %s", text);
                 return;
         }
-        indent = indent_at(f, f->tokens.tokens[first].start);
+        indent = cxx_indent_at(f, f->tokens.tokens[first].start);
         if (!indent) {
                 site_fail(scan);
                 return;
@@ -1017,17 +525,6 @@ void site_insert_after(struct motif_scan *scan, struct motif_src *f, size_t firs
         else
                 site_editf(scan, f, p, 0, "\n%s%s", indent, text);
         free(indent);
-}
-
-size_t with_trailing_comment(const struct motif_src *f, size_t last)
-{
-        size_t nx = last + 1;
-
-        while (nx < f->tokens.n && f->tokens.tokens[nx].kind == TOKEN_COMMENT &&
-               f->tokens.tokens[nx].line == f->tokens.tokens[last].line &&
-               !memchr(f->text + f->tokens.tokens[nx].start, '\n', f->tokens.tokens[nx].len))
-                last = nx++;
-        return last;
 }
 
 void site_fail(struct motif_scan *scan)
@@ -1068,7 +565,7 @@ int site_end(struct motif_scan *scan)
         return 0;
 }
 
-bool site_exists_at(const struct motif_scan *scan, const struct motif_src *f, size_t pos)
+bool site_exists_at(const struct motif_scan *scan, const struct cxx_file *f, size_t pos)
 {
         size_t fi = (size_t)(f - scan->files);
 
@@ -1078,18 +575,6 @@ bool site_exists_at(const struct motif_scan *scan, const struct motif_src *f, si
                             scan->found[i].edits[k].start == pos)
                                 return true;
         return false;
-}
-
-void fresh_name(const struct motif_src *f, const char *base, char *buf, size_t size)
-{
-        for (int k = 1;; k++) {
-                if (k == 1)
-                        snprintf(buf, size, "%s", base);
-                else
-                        snprintf(buf, size, "%s%d", base, k);
-                if (!range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, buf, strlen(buf)))
-                        return;
-        }
 }
 
 /* ================================================================ the API */
@@ -1103,10 +588,20 @@ static bool is_source(const char *path)
                 strcmp(dot, ".cc") == 0 || strcmp(dot, ".c") == 0);
 }
 
+bool scan_is_kernel(const struct cxx_file *f)
+{
+        return is_source(f->path) && strncmp(f->path, "op_kernel/", 10) == 0;
+}
+
+bool scan_is_host(const struct cxx_file *f)
+{
+        return is_source(f->path) && strncmp(f->path, "op_host/", 8) == 0;
+}
+
 static void scan_release(struct motif_scan *scan)
 {
         for (size_t i = 0; i < scan->n_files; i++)
-                token_list_release(&scan->files[i].tokens);
+                cxx_file_release(&scan->files[i]);
         free(scan->files);
         for (size_t i = 0; i < scan->n_found; i++)
                 found_release(&scan->found[i]);
@@ -1118,14 +613,14 @@ static void scan_release(struct motif_scan *scan)
 static int scan_init(struct motif_scan *scan, const struct motif_file *files, size_t n)
 {
         memset(scan, 0, sizeof(*scan));
-        scan->kernel = NONE;
+        scan->kernel = CXX_NONE;
         scan->auto_sync = true;
         scan->files = calloc(n ? n : 1, sizeof(*scan->files));
         if (!scan->files)
                 return -ENOMEM;
         scan->n_files = n;
         for (size_t i = 0; i < n; i++) {
-                struct motif_src *f = &scan->files[i];
+                struct cxx_file *f = &scan->files[i];
                 f->path = files[i].path;
                 f->text = files[i].text;
                 f->len = files[i].text ? strlen(files[i].text) : 0;
@@ -1145,16 +640,14 @@ static int scan_init(struct motif_scan *scan, const struct motif_file *files, si
                 }
                 if (!is_source(f->path))
                         continue;
-                f->is_kernel = strncmp(f->path, "op_kernel/", 10) == 0;
-                f->is_host = strncmp(f->path, "op_host/", 8) == 0;
-                if (tokenize(f->text, f->len, &f->tokens, NULL) < 0) {
+                if (cxx_file_parse(f, f->path, f->text, f->len, NULL) < 0) {
                         scan_release(scan);
                         return -EINVAL;
                 }
-                if (f->is_kernel && scan->kernel == NONE)
+                if (scan_is_kernel(f) && scan->kernel == CXX_NONE)
                         scan->kernel = i;
         }
-        if (scan->kernel == NONE) {
+        if (scan->kernel == CXX_NONE) {
                 scan_release(scan);
                 return -EINVAL;
         }

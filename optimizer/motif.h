@@ -15,7 +15,6 @@
 
 #include "common/common.h"
 
-#include "tokens.h"
 #include "genes.h"
 
 struct event_base;

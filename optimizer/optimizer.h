@@ -8,7 +8,6 @@
 #ifndef ASCENDOPT_OPTIMIZER_H
 #define ASCENDOPT_OPTIMIZER_H
 
-#include "tokens.h"
 #include "genes.h"
 #include "search.h"
 #include "experience.h"

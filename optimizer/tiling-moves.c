@@ -5,8 +5,10 @@
  * platform, blockDim chosen from the problem size, the tile derived from
  * the UB capacity and the kernel's live buffers, the remainder of a core
  * split spread over the first cores).  They are the host-side
- * analogue of the kernel motifs and reuse their token walker and site
- * builder, so comments, whitespace and macros outside the edits survive.
+ * analogue of the kernel motifs: they read the tiling function through
+ * cxx/'s statement view and, run as forward-only motifs, record their
+ * edits with the motifs' site builder (sites-internal.h), so comments,
+ * whitespace and macros outside the edits survive.
  *
  * The fourth, remainder_to_first_cores, spreads the remainder of a
  * former/tail core split over the first cores where the host leaves it all
@@ -18,7 +20,8 @@
  * operator leaves a former/tail split unbalanced (add, axpy, sigmoid and
  * silu already balance), so tests/ops/ok/tail_core_split exercises it.
  */
-#include "motifs-internal.h"
+#include "sites-internal.h"
+#include "cxx/cxx.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -33,12 +36,12 @@
 
 /* ------------------------------------------------------------ the tiling function */
 
-/* The next non-comment token after i, or NONE at the end (tok_next says n there). */
-static size_t next_tok(const struct motif_src *f, size_t i)
+/* The next non-comment token after i, or CXX_NONE at the end (cxx_tok_next says n there). */
+static size_t next_tok(const struct cxx_file *f, size_t i)
 {
-        size_t j = tok_next(f, i);
+        size_t j = cxx_tok_next(f, i);
 
-        return j >= f->tokens.n ? NONE : j;
+        return j >= f->tokens.n ? CXX_NONE : j;
 }
 
 struct tiling_fn {
@@ -50,48 +53,48 @@ struct tiling_fn {
  * The tiling function of a host file: the function whose body calls
  * SetBlockDim and whose parameter is a TilingContext pointer.
  */
-static bool tiling_function(const struct motif_src *f, struct tiling_fn *ret)
+static bool tiling_function(const struct cxx_file *f, struct tiling_fn *ret)
 {
-        struct motif_func *funcs = NULL;
+        struct cxx_func *funcs = NULL;
         size_t n = 0;
         bool found = false;
 
-        if (funcs_find(f, &funcs, &n) < 0)
+        if (cxx_funcs_find(f, &funcs, &n) < 0)
                 return false;
         for (size_t k = 0; k < n && !found; k++) {
-                size_t open, close, name = funcs[k].name, param = NONE;
-                if (name == NONE || !range_mentions(f, funcs[k].open, funcs[k].close, "SetBlockDim",
-                                                    strlen("SetBlockDim")))
+                size_t open, close, name = funcs[k].name, param = CXX_NONE;
+                if (name == CXX_NONE || !cxx_range_mentions(f, funcs[k].open, funcs[k].close,
+                                                            "SetBlockDim", strlen("SetBlockDim")))
                         continue;
                 open = next_tok(f, name);
-                if (open == NONE || !tok_eq(f, open, "("))
+                if (open == CXX_NONE || !cxx_tok_eq(f, open, "("))
                         continue;
                 close = token_match(&f->tokens, open);
                 for (size_t i = open; i < close && i < f->tokens.n; i++) {
                         size_t star, id;
-                        if (!tok_eq(f, i, "TilingContext"))
+                        if (!cxx_tok_eq(f, i, "TilingContext"))
                                 continue;
                         star = next_tok(f, i);
-                        id = star == NONE ? NONE : next_tok(f, star);
-                        if (star != NONE && tok_eq(f, star, "*") && id != NONE &&
-                            tok_is_ident(f, id) && tok_len(f, id) < sizeof(ret->context))
+                        id = star == CXX_NONE ? CXX_NONE : next_tok(f, star);
+                        if (star != CXX_NONE && cxx_tok_eq(f, star, "*") && id != CXX_NONE &&
+                            cxx_tok_is_ident(f, id) && cxx_tok_len(f, id) < sizeof(ret->context))
                                 param = id;
                 }
-                if (param == NONE)
+                if (param == CXX_NONE)
                         continue;
                 ret->open = funcs[k].open;
                 ret->close = funcs[k].close;
-                snprintf(ret->context, sizeof(ret->context), "%.*s", (int)tok_len(f, param),
-                         tok_text(f, param));
+                snprintf(ret->context, sizeof(ret->context), "%.*s", (int)cxx_tok_len(f, param),
+                         cxx_tok_text(f, param));
                 found = true;
         }
         free(funcs);
         return found;
 }
 
-static bool body_mentions(const struct motif_src *f, const struct tiling_fn *fn, const char *name)
+static bool body_mentions(const struct cxx_file *f, const struct tiling_fn *fn, const char *name)
 {
-        return range_mentions(f, fn->open, fn->close, name, strlen(name));
+        return cxx_range_mentions(f, fn->open, fn->close, name, strlen(name));
 }
 
 /* ------------------------------------------------------------ file-level constants */
@@ -103,38 +106,16 @@ struct file_const {
         bool define;
 };
 
-/* The first token of the statement holding i (after the last ';', '{' or '}'). */
-static size_t stmt_first(const struct motif_src *f, size_t i)
-{
-        size_t p = i, q;
-
-        for (q = tok_prev(f, p); q != NONE; q = tok_prev(f, q)) {
-                if (tok_eq(f, q, ";") || tok_eq(f, q, "{") || tok_eq(f, q, "}") ||
-                    f->tokens.tokens[q].in_directive)
-                        break;
-                p = q;
-        }
-        return p;
-}
-
-static bool in_any_function(const struct motif_func *funcs, size_t n, size_t i)
-{
-        for (size_t k = 0; k < n; k++)
-                if (i > funcs[k].open && i < funcs[k].close)
-                        return true;
-        return false;
-}
-
 /* Whether a constant's name contains any of the words (upper case, NULL-terminated). */
-static bool name_has(const struct motif_src *f, size_t name, const char *const *words)
+static bool name_has(const struct cxx_file *f, size_t name, const char *const *words)
 {
         char upper[128];
-        size_t len = tok_len(f, name);
+        size_t len = cxx_tok_len(f, name);
 
         if (len >= sizeof(upper))
                 return false;
         for (size_t i = 0; i < len; i++)
-                upper[i] = (char)toupper((unsigned char)tok_text(f, name)[i]);
+                upper[i] = (char)toupper((unsigned char)cxx_tok_text(f, name)[i]);
         upper[len] = '\0';
         for (size_t w = 0; words[w]; w++)
                 if (strstr(upper, words[w]))
@@ -143,17 +124,17 @@ static bool name_has(const struct motif_src *f, size_t name, const char *const *
 }
 
 /* Calls fn for every integer constant at file level; stops at the first nonzero return. */
-typedef int (*const_fn)(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+typedef int (*const_fn)(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                         const struct file_const *c, void *userdata);
 
-static int for_each_const(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+static int for_each_const(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                           const_fn visit, void *userdata)
 {
-        struct motif_func *funcs = NULL;
+        struct cxx_func *funcs = NULL;
         size_t n_funcs = 0;
         int r = 0;
 
-        r = funcs_find(f, &funcs, &n_funcs);
+        r = cxx_funcs_find(f, &funcs, &n_funcs);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < f->tokens.n && r == 0; i++) {
@@ -161,37 +142,37 @@ static int for_each_const(struct motif_scan *scan, struct motif_src *f, const st
                 size_t eq, value, semi;
                 if (f->tokens.tokens[i].kind == TOKEN_DIRECTIVE) {
                         size_t def = next_tok(f, i), name, val, after;
-                        if (def == NONE || !tok_eq(f, def, "define"))
+                        if (def == CXX_NONE || !cxx_tok_eq(f, def, "define"))
                                 continue;
                         name = next_tok(f, def);
-                        val = name == NONE ? NONE : next_tok(f, name);
-                        if (val == NONE || !tok_is_ident(f, name) ||
+                        val = name == CXX_NONE ? CXX_NONE : next_tok(f, name);
+                        if (val == CXX_NONE || !cxx_tok_is_ident(f, name) ||
                             f->tokens.tokens[val].kind != TOKEN_NUMBER ||
                             !f->tokens.tokens[val].in_directive)
                                 continue;
                         after = next_tok(f, val);
-                        if (after != NONE && f->tokens.tokens[after].in_directive &&
+                        if (after != CXX_NONE && f->tokens.tokens[after].in_directive &&
                             f->tokens.tokens[after].line == f->tokens.tokens[val].line)
                                 continue; /* an expression, not a plain value */
                         c = (struct file_const){ i, val, name, val, true };
                         r = visit(scan, f, fn, &c, userdata);
                         continue;
                 }
-                if (f->tokens.tokens[i].in_directive || !tok_is_ident(f, i) ||
-                    in_any_function(funcs, n_funcs, i))
+                if (f->tokens.tokens[i].in_directive || !cxx_tok_is_ident(f, i) ||
+                    cxx_in_function(funcs, n_funcs, i))
                         continue;
                 eq = next_tok(f, i);
-                value = eq == NONE ? NONE : next_tok(f, eq);
-                semi = value == NONE ? NONE : next_tok(f, value);
-                if (semi == NONE || !tok_eq(f, eq, "=") || !tok_eq(f, semi, ";") ||
+                value = eq == CXX_NONE ? CXX_NONE : next_tok(f, eq);
+                semi = value == CXX_NONE ? CXX_NONE : next_tok(f, value);
+                if (semi == CXX_NONE || !cxx_tok_eq(f, eq, "=") || !cxx_tok_eq(f, semi, ";") ||
                     f->tokens.tokens[value].kind != TOKEN_NUMBER)
                         continue;
-                c.first = stmt_first(f, i);
+                c.first = cxx_stmt_first(f, i);
                 c.last = semi;
                 c.name = i;
                 c.value = value;
-                if (!range_mentions(f, c.first, i, "constexpr", 9) &&
-                    !range_mentions(f, c.first, i, "const", 5))
+                if (!cxx_range_mentions(f, c.first, i, "constexpr", 9) &&
+                    !cxx_range_mentions(f, c.first, i, "const", 5))
                         continue;
                 r = visit(scan, f, fn, &c, userdata);
         }
@@ -200,14 +181,14 @@ static int for_each_const(struct motif_scan *scan, struct motif_src *f, const st
 }
 
 /* Whether the constant's name is used outside the tiling function's body (its declaration aside). */
-static bool used_elsewhere(const struct motif_src *f, const struct tiling_fn *fn,
+static bool used_elsewhere(const struct cxx_file *f, const struct tiling_fn *fn,
                            const struct file_const *c)
 {
         for (size_t i = 0; i < f->tokens.n; i++) {
                 if (i == c->name || (i > fn->open && i < fn->close) ||
-                    tok_len(f, i) != tok_len(f, c->name) || !tok_is_ident(f, i))
+                    cxx_tok_len(f, i) != cxx_tok_len(f, c->name) || !cxx_tok_is_ident(f, i))
                         continue;
-                if (memcmp(tok_text(f, i), tok_text(f, c->name), tok_len(f, i)) == 0)
+                if (memcmp(cxx_tok_text(f, i), cxx_tok_text(f, c->name), cxx_tok_len(f, i)) == 0)
                         return true;
         }
         return false;
@@ -216,12 +197,12 @@ static bool used_elsewhere(const struct motif_src *f, const struct tiling_fn *fn
 /* ------------------------------------------------------------ edits shared by the moves */
 
 /* Replaces every use of the constant in the tiling function with replacement. */
-static void replace_uses(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+static void replace_uses(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                          const struct file_const *c, const char *replacement)
 {
         for (size_t i = fn->open + 1; i < fn->close; i++)
-                if (tok_is_ident(f, i) && tok_len(f, i) == tok_len(f, c->name) &&
-                    memcmp(tok_text(f, i), tok_text(f, c->name), tok_len(f, i)) == 0)
+                if (cxx_tok_is_ident(f, i) && cxx_tok_len(f, i) == cxx_tok_len(f, c->name) &&
+                    memcmp(cxx_tok_text(f, i), cxx_tok_text(f, c->name), cxx_tok_len(f, i)) == 0)
                         site_replace(scan, f, i, i, replacement);
 }
 
@@ -229,7 +210,7 @@ static void replace_uses(struct motif_scan *scan, struct motif_src *f, const str
  * Removes the constant when nothing else uses it: a gene left on an
  * unused constant would spend evaluations on texts that all run alike.
  */
-static void drop_if_unused(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+static void drop_if_unused(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                            const struct file_const *c)
 {
         size_t s, e;
@@ -237,11 +218,11 @@ static void drop_if_unused(struct motif_scan *scan, struct motif_src *f, const s
         if (used_elsewhere(f, fn, c))
                 return;
         if (!c->define) {
-                site_delete_stmt(scan, f, c->first, with_trailing_comment(f, c->last));
+                site_delete_stmt(scan, f, c->first, cxx_with_trailing_comment(f, c->last));
                 return;
         }
-        s = line_start(f, f->tokens.tokens[c->first].start);
-        e = tok_end(f, c->last);
+        s = cxx_line_start(f, f->tokens.tokens[c->first].start);
+        e = cxx_tok_end(f, c->last);
         while (e < f->len && f->text[e] != '\n')
                 e++;
         if (e < f->len)
@@ -250,38 +231,38 @@ static void drop_if_unused(struct motif_scan *scan, struct motif_src *f, const s
 }
 
 /* Adds #include of header after the file's last #include when it has none of it. */
-static void ensure_include(struct motif_scan *scan, struct motif_src *f, const char *header)
+static void ensure_include(struct motif_scan *scan, struct cxx_file *f, const char *header)
 {
-        size_t last = NONE, want = strlen(header) + 2, e;
+        size_t last = CXX_NONE, want = strlen(header) + 2, e;
 
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t inc = next_tok(f, i), path;
-                if (f->tokens.tokens[i].kind != TOKEN_DIRECTIVE || inc == NONE ||
-                    !tok_eq(f, inc, "include"))
+                if (f->tokens.tokens[i].kind != TOKEN_DIRECTIVE || inc == CXX_NONE ||
+                    !cxx_tok_eq(f, inc, "include"))
                         continue;
                 path = next_tok(f, inc);
-                if (path != NONE && f->tokens.tokens[path].kind == TOKEN_STRING &&
-                    tok_len(f, path) == want &&
-                    memcmp(tok_text(f, path) + 1, header, want - 2) == 0)
+                if (path != CXX_NONE && f->tokens.tokens[path].kind == TOKEN_STRING &&
+                    cxx_tok_len(f, path) == want &&
+                    memcmp(cxx_tok_text(f, path) + 1, header, want - 2) == 0)
                         return;
                 last = path;
         }
-        if (last == NONE) {
+        if (last == CXX_NONE) {
                 site_editf(scan, f, 0, 0, "#include \"%s\"\n", header);
                 return;
         }
-        e = tok_end(f, last);
+        e = cxx_tok_end(f, last);
         while (e < f->len && f->text[e] != '\n')
                 e++;
         site_editf(scan, f, e, 0, "\n#include \"%s\"", header);
 }
 
-/* The first statement of the tiling function's body, or NONE for an empty one. */
-static size_t body_first(const struct motif_src *f, const struct tiling_fn *fn)
+/* The first statement of the tiling function's body, or CXX_NONE for an empty one. */
+static size_t body_first(const struct cxx_file *f, const struct tiling_fn *fn)
 {
         size_t first = next_tok(f, fn->open);
 
-        return first == NONE || first >= fn->close ? NONE : first;
+        return first == CXX_NONE || first >= fn->close ? CXX_NONE : first;
 }
 
 /* ------------------------------------------------------------ cores_from_platform */
@@ -289,19 +270,20 @@ static size_t body_first(const struct motif_src *f, const struct tiling_fn *fn)
 static const char *const core_words[] = { "BLOCK_DIM", "BLOCKDIM",   "CORE_NUM",  "CORENUM",
                                           "NUM_CORE",  "CORE_COUNT", "USED_CORE", NULL };
 
-static int cores_visit(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+static int cores_visit(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                        const struct file_const *c, void *userdata)
 {
         size_t first = body_first(f, fn);
         char var[64], *line;
 
         (void)userdata;
-        if (first == NONE || !name_has(f, c->name, core_words) ||
-            !range_mentions(f, fn->open, fn->close, tok_text(f, c->name), tok_len(f, c->name)))
+        if (first == CXX_NONE || !name_has(f, c->name, core_words) ||
+            !cxx_range_mentions(f, fn->open, fn->close, cxx_tok_text(f, c->name),
+                                cxx_tok_len(f, c->name)))
                 return 0;
-        fresh_name(f, "coreNum", var, sizeof(var));
+        cxx_fresh_name(f, "coreNum", var, sizeof(var));
         site_begin(scan, f, c->name, "derive %.*s from the platform's vector core count",
-                   (int)tok_len(f, c->name), tok_text(f, c->name));
+                   (int)cxx_tok_len(f, c->name), cxx_tok_text(f, c->name));
         line = str_printf("uint32_t %s = platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
                           ".GetCoreNumAiv();",
                           var, fn->context);
@@ -321,10 +303,10 @@ static int cores_visit(struct motif_scan *scan, struct motif_src *f, const struc
 static int scan_cores_from_platform(struct motif_scan *scan)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
-                struct motif_src *f = &scan->files[k];
+                struct cxx_file *f = &scan->files[k];
                 struct tiling_fn fn;
                 int r;
-                if (!f->is_host || !tiling_function(f, &fn) ||
+                if (!scan_is_host(f) || !tiling_function(f, &fn) ||
                     body_mentions(f, &fn, "GetCoreNum") || body_mentions(f, &fn, "GetCoreNumAiv") ||
                     body_mentions(f, &fn, "GetCoreNumAic"))
                         continue;
@@ -344,25 +326,25 @@ static const unsigned size_variants[] = { 4096, 16384, 65536 };
  * The statement declaring the core-count variable: "T name = ...GetCoreNum[Aiv]();".
  * *ret_name is the variable's token, *ret_last the statement's ';'.
  */
-static bool core_variable(const struct motif_src *f, const struct tiling_fn *fn, size_t *ret_first,
+static bool core_variable(const struct cxx_file *f, const struct tiling_fn *fn, size_t *ret_first,
                           size_t *ret_last, size_t *ret_name)
 {
         for (size_t i = fn->open + 1; i < fn->close; i++) {
-                size_t first, last, eq = NONE, name, type;
-                if (!tok_eq(f, i, "GetCoreNumAiv") && !tok_eq(f, i, "GetCoreNum"))
+                size_t first, last, eq = CXX_NONE, name, type;
+                if (!cxx_tok_eq(f, i, "GetCoreNumAiv") && !cxx_tok_eq(f, i, "GetCoreNum"))
                         continue;
-                first = stmt_first(f, i);
-                last = stmt_last(f, first);
-                for (size_t k = first; k < i && eq == NONE; k++)
-                        if (tok_eq(f, k, "="))
+                first = cxx_stmt_first(f, i);
+                last = cxx_stmt_last(f, first);
+                for (size_t k = first; k < i && eq == CXX_NONE; k++)
+                        if (cxx_tok_eq(f, k, "="))
                                 eq = k;
-                if (eq == NONE || last == NONE || !tok_eq(f, last, ";"))
+                if (eq == CXX_NONE || last == CXX_NONE || !cxx_tok_eq(f, last, ";"))
                         continue;
-                name = tok_prev(f, eq);
-                type = name == NONE ? NONE : tok_prev(f, name);
-                if (type == NONE || type < first || !tok_is_ident(f, name) ||
-                    !tok_is_ident(f, type) || range_mentions(f, first, name, "const", 5) ||
-                    range_mentions(f, first, name, "constexpr", 9))
+                name = cxx_tok_prev(f, eq);
+                type = name == CXX_NONE ? CXX_NONE : cxx_tok_prev(f, name);
+                if (type == CXX_NONE || type < first || !cxx_tok_is_ident(f, name) ||
+                    !cxx_tok_is_ident(f, type) || cxx_range_mentions(f, first, name, "const", 5) ||
+                    cxx_range_mentions(f, first, name, "constexpr", 9))
                         continue;
                 *ret_first = first;
                 *ret_last = last;
@@ -381,17 +363,18 @@ static bool core_variable(const struct motif_src *f, const struct tiling_fn *fn,
 static int scan_blockdim_from_size(struct motif_scan *scan)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
-                struct motif_src *f = &scan->files[k];
+                struct cxx_file *f = &scan->files[k];
                 struct tiling_fn fn;
                 size_t first, last, name;
                 char need[64], var[64];
-                if (!f->is_host || !tiling_function(f, &fn) ||
+                if (!scan_is_host(f) || !tiling_function(f, &fn) ||
                     !body_mentions(f, &fn, "GetInputShape") ||
                     body_mentions(f, &fn, "MIN_BYTES_PER_CORE") ||
                     !core_variable(f, &fn, &first, &last, &name))
                         continue;
-                snprintf(var, sizeof(var), "%.*s", (int)tok_len(f, name), tok_text(f, name));
-                fresh_name(f, "coresForSize", need, sizeof(need));
+                snprintf(var, sizeof(var), "%.*s", (int)cxx_tok_len(f, name),
+                         cxx_tok_text(f, name));
+                cxx_fresh_name(f, "coresForSize", need, sizeof(need));
                 for (size_t v = 0; v < ARRAY_SIZE(size_variants); v++) {
                         char *lines[4];
                         site_begin(scan, f, name, "cap %s at one core per %u bytes of input 0", var,
@@ -404,8 +387,8 @@ static int scan_blockdim_from_size(struct motif_scan *scan)
                             "->GetDataType()) + MIN_BYTES_PER_CORE - 1) / MIN_BYTES_PER_CORE;",
                             need, fn.context, fn.context);
                         lines[2] = str_printf("if (%s > 0 && %s > %s)", need, var, need);
-                        lines[3] =
-                            str_printf("%s%s = (decltype(%s))%s;", indent_unit(f), var, var, need);
+                        lines[3] = str_printf("%s%s = (decltype(%s))%s;", cxx_indent_unit(f), var,
+                                              var, need);
                         for (size_t l = 0; l < 4; l++) {
                                 site_insert_after(scan, f, first, last, lines[l]);
                                 free(lines[l]);
@@ -423,16 +406,16 @@ static const char *const tile_words[] = { "TILE_LEN",   "TILELEN",   "TILE_SIZE"
                                           "TILE_BYTES", "TILE_ELEM", NULL };
 
 /* A kernel constant's value ("constexpr int32_t BUFFER_NUM = 2;"), or -1. */
-static long kernel_constant(const struct motif_src *f, size_t name)
+static long kernel_constant(const struct cxx_file *f, size_t name)
 {
         for (size_t i = 0; i < f->tokens.n; i++) {
-                size_t eq = next_tok(f, i), value = eq == NONE ? NONE : next_tok(f, eq);
-                if (i == name || value == NONE || !tok_is_ident(f, i) ||
-                    tok_len(f, i) != tok_len(f, name) ||
-                    memcmp(tok_text(f, i), tok_text(f, name), tok_len(f, i)) != 0 ||
-                    !tok_eq(f, eq, "=") || f->tokens.tokens[value].kind != TOKEN_NUMBER)
+                size_t eq = next_tok(f, i), value = eq == CXX_NONE ? CXX_NONE : next_tok(f, eq);
+                if (i == name || value == CXX_NONE || !cxx_tok_is_ident(f, i) ||
+                    cxx_tok_len(f, i) != cxx_tok_len(f, name) ||
+                    memcmp(cxx_tok_text(f, i), cxx_tok_text(f, name), cxx_tok_len(f, i)) != 0 ||
+                    !cxx_tok_eq(f, eq, "=") || f->tokens.tokens[value].kind != TOKEN_NUMBER)
                         continue;
-                return strtol(tok_text(f, value), NULL, 0);
+                return strtol(cxx_tok_text(f, value), NULL, 0);
         }
         return -1;
 }
@@ -449,24 +432,25 @@ static size_t live_buffers(const struct motif_scan *scan)
         size_t live = 0;
 
         for (size_t k = 0; k < scan->n_files; k++) {
-                const struct motif_src *f = &scan->files[k];
-                if (!f->is_kernel)
+                const struct cxx_file *f = &scan->files[k];
+                if (!scan_is_kernel(f))
                         continue;
                 for (size_t i = 0; i < f->tokens.n; i++) {
-                        struct motif_arg args[MOTIF_MAX_ARGS];
+                        struct cxx_arg args[CXX_MAX_ARGS];
                         size_t open = next_tok(f, i), n;
-                        if (!tok_eq(f, i, "InitBuffer") || open == NONE || !tok_eq(f, open, "("))
+                        if (!cxx_tok_eq(f, i, "InitBuffer") || open == CXX_NONE ||
+                            !cxx_tok_eq(f, open, "("))
                                 continue;
-                        n = args_split(f, open, args, MOTIF_MAX_ARGS);
+                        n = cxx_args_split(f, open, args, CXX_MAX_ARGS);
                         if (n == 2) {
                                 live += 1;
                         } else if (n == 3) {
                                 long depth = -1;
                                 if (args[1].first == args[1].last &&
                                     f->tokens.tokens[args[1].first].kind == TOKEN_NUMBER)
-                                        depth = strtol(tok_text(f, args[1].first), NULL, 0);
+                                        depth = strtol(cxx_tok_text(f, args[1].first), NULL, 0);
                                 else if (args[1].first == args[1].last &&
-                                         tok_is_ident(f, args[1].first))
+                                         cxx_tok_is_ident(f, args[1].first))
                                         depth = kernel_constant(f, args[1].first);
                                 live += depth > 0 && depth <= 8 ? (size_t)depth : 2;
                         }
@@ -491,7 +475,7 @@ struct tile_scan {
         size_t live;
 };
 
-static int tile_visit(struct motif_scan *scan, struct motif_src *f, const struct tiling_fn *fn,
+static int tile_visit(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
                       const struct file_const *c, void *userdata)
 {
         const struct tile_scan *t = userdata;
@@ -499,19 +483,21 @@ static int tile_visit(struct motif_scan *scan, struct motif_src *f, const struct
         char ub[64], tile[64];
         bool bytes;
 
-        if (first == NONE || !name_has(f, c->name, tile_words) ||
-            !range_mentions(f, fn->open, fn->close, tok_text(f, c->name), tok_len(f, c->name)))
+        if (first == CXX_NONE || !name_has(f, c->name, tile_words) ||
+            !cxx_range_mentions(f, fn->open, fn->close, cxx_tok_text(f, c->name),
+                                cxx_tok_len(f, c->name)))
                 return 0;
         bytes = name_has(f, c->name, (const char *const[]){ "BYTES", NULL });
-        fresh_name(f, "ubBytes", ub, sizeof(ub));
-        fresh_name(f, "tileFromUb", tile, sizeof(tile));
+        cxx_fresh_name(f, "ubBytes", ub, sizeof(ub));
+        cxx_fresh_name(f, "tileFromUb", tile, sizeof(tile));
         for (size_t v = 0; v < ARRAY_SIZE(tile_variants); v++) {
                 const struct tile_variant *tv = &tile_variants[v];
                 char *lines[4], *per;
                 if (bytes && tv->input_bytes)
                         continue; /* a byte count has no element size to vary */
                 site_begin(scan, f, c->name, "%.*s from the UB over %zu live buffers (%s)",
-                           (int)tok_len(f, c->name), tok_text(f, c->name), t->live, tv->what);
+                           (int)cxx_tok_len(f, c->name), cxx_tok_text(f, c->name), t->live,
+                           tv->what);
                 lines[0] = str_printf("uint64_t %s = 0;", ub);
                 lines[1] = str_printf("platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
                                       ".GetCoreMemSize(platform_ascendc::CoreMemType::UB, %s);",
@@ -556,10 +542,10 @@ static int scan_tile_from_ub(struct motif_scan *scan)
         if (t.live == 0 || t.live > LIVE_BUFFERS_MAX)
                 return 0;
         for (size_t k = 0; k < scan->n_files; k++) {
-                struct motif_src *f = &scan->files[k];
+                struct cxx_file *f = &scan->files[k];
                 struct tiling_fn fn;
                 int r;
-                if (!f->is_host || !tiling_function(f, &fn) ||
+                if (!scan_is_host(f) || !tiling_function(f, &fn) ||
                     body_mentions(f, &fn, "GetCoreMemSize"))
                         continue;
                 r = for_each_const(scan, f, &fn, tile_visit, &t);
@@ -616,7 +602,7 @@ static enum split_role split_role_of(const char *field, size_t len)
 
 struct split_call {
         size_t first, last; /* the statement "tiling.set_X(arg);" */
-        struct motif_arg arg;
+        struct cxx_arg arg;
         char field[64];
         int calls;
 };
@@ -625,38 +611,39 @@ struct split_call {
 static bool kernel_reads(const struct motif_scan *scan, const char *field)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
-                const struct motif_src *f = &scan->files[k];
-                if (f->is_kernel &&
-                    range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0, field, strlen(field)))
+                const struct cxx_file *f = &scan->files[k];
+                if (scan_is_kernel(f) && cxx_range_mentions(f, 0, f->tokens.n ? f->tokens.n - 1 : 0,
+                                                            field, strlen(field)))
                         return true;
         }
         return false;
 }
 
 /* The four set_ calls of the split in the tiling function; false unless each is there once. */
-static bool split_calls(const struct motif_src *f, const struct tiling_fn *fn,
+static bool split_calls(const struct cxx_file *f, const struct tiling_fn *fn,
                         struct split_call calls[SPLIT_ROLES])
 {
         memset(calls, 0, SPLIT_ROLES * sizeof(*calls));
         for (size_t i = fn->open + 1; i < fn->close; i++) {
-                struct motif_call call;
-                size_t first, last, len = tok_len(f, i);
+                struct cxx_call call;
+                size_t first, last, len = cxx_tok_len(f, i);
                 enum split_role role;
-                if (!tok_is_ident(f, i) || len <= 4 || memcmp(tok_text(f, i), "set_", 4) != 0)
+                if (!cxx_tok_is_ident(f, i) || len <= 4 ||
+                    memcmp(cxx_tok_text(f, i), "set_", 4) != 0)
                         continue;
-                role = split_role_of(tok_text(f, i) + 4, len - 4);
+                role = split_role_of(cxx_tok_text(f, i) + 4, len - 4);
                 if (role == SPLIT_ROLES)
                         continue;
-                first = stmt_first(f, i);
-                last = stmt_last(f, first);
-                if (last == NONE || !stmt_call(f, first, last, &call) || call.name != i ||
+                first = cxx_stmt_first(f, i);
+                last = cxx_stmt_last(f, first);
+                if (last == CXX_NONE || !cxx_stmt_call(f, first, last, &call) || call.name != i ||
                     call.n_args != 1 || len - 4 >= sizeof(calls[role].field))
                         return false; /* set some other way: not ours to rewrite */
                 calls[role].first = first;
                 calls[role].last = last;
                 calls[role].arg = call.args[0];
                 snprintf(calls[role].field, sizeof(calls[role].field), "%.*s", (int)(len - 4),
-                         tok_text(f, i) + 4);
+                         cxx_tok_text(f, i) + 4);
                 calls[role].calls++;
         }
         for (int r = 0; r < SPLIT_ROLES; r++)
@@ -677,17 +664,17 @@ static bool split_calls(const struct motif_src *f, const struct tiling_fn *fn,
 static int scan_remainder_to_first_cores(struct motif_scan *scan)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
-                struct motif_src *f = &scan->files[k];
+                struct cxx_file *f = &scan->files[k];
                 struct split_call c[SPLIT_ROLES];
                 struct tiling_fn fn;
                 char names[SPLIT_ROLES][64], total[64], cores[64], unit[64], elem[64];
                 char *expr[SPLIT_ROLES], *lines[16];
-                size_t first = NONE, n = 0;
+                size_t first = CXX_NONE, n = 0;
                 bool reads = true;
 
-                if (!f->is_host || !tiling_function(f, &fn) || !split_calls(f, &fn, c) ||
+                if (!scan_is_host(f) || !tiling_function(f, &fn) || !split_calls(f, &fn, c) ||
                     c[SPLIT_TAIL_NUM].arg.first != c[SPLIT_TAIL_NUM].arg.last ||
-                    !tok_is_number(f, c[SPLIT_TAIL_NUM].arg.first, "1"))
+                    !cxx_tok_is_number(f, c[SPLIT_TAIL_NUM].arg.first, "1"))
                         continue;
                 for (int r = 0; r < SPLIT_ROLES; r++) {
                         /* the tail cores are often simply the rest: tailNum may go unread */
@@ -701,13 +688,13 @@ static int scan_remainder_to_first_cores(struct motif_scan *scan)
                         char base[64];
                         snprintf(base, sizeof(base), "split%c%s", toupper(split_names[r][0]),
                                  split_names[r] + 1);
-                        fresh_name(f, base, names[r], sizeof(names[r]));
-                        expr[r] = range_dup(f, c[r].arg.first, c[r].arg.last);
+                        cxx_fresh_name(f, base, names[r], sizeof(names[r]));
+                        expr[r] = cxx_range_dup(f, c[r].arg.first, c[r].arg.last);
                 }
-                fresh_name(f, "splitTotal", total, sizeof(total));
-                fresh_name(f, "splitCores", cores, sizeof(cores));
-                fresh_name(f, "splitUnit", unit, sizeof(unit));
-                fresh_name(f, "splitElemBytes", elem, sizeof(elem));
+                cxx_fresh_name(f, "splitTotal", total, sizeof(total));
+                cxx_fresh_name(f, "splitCores", cores, sizeof(cores));
+                cxx_fresh_name(f, "splitUnit", unit, sizeof(unit));
+                cxx_fresh_name(f, "splitElemBytes", elem, sizeof(elem));
                 site_begin(scan, f, c[SPLIT_TAIL_NUM].first,
                            "spread the remainder over the first cores (%s, %s, %s, %s), not all "
                            "to the last",
@@ -731,13 +718,13 @@ static int scan_remainder_to_first_cores(struct motif_scan *scan)
                                names[1], expr[1], names[2], expr[2], names[3], expr[3]);
                 lines[n++] = str_printf("if (%s > 0 && %s %% %s == 0 && %s / %s >= %s) {", cores,
                                         total, unit, total, unit, cores);
-                lines[n++] = str_printf("%s%s = %s / %s %% %s;", indent_unit(f), names[0], total,
-                                        unit, cores);
-                lines[n++] = str_printf("%s%s = (%s / %s / %s + 1) * %s;", indent_unit(f), names[1],
-                                        total, unit, cores, unit);
+                lines[n++] = str_printf("%s%s = %s / %s %% %s;", cxx_indent_unit(f), names[0],
+                                        total, unit, cores);
+                lines[n++] = str_printf("%s%s = (%s / %s / %s + 1) * %s;", cxx_indent_unit(f),
+                                        names[1], total, unit, cores, unit);
                 lines[n++] =
-                    str_printf("%s%s = %s - %s;", indent_unit(f), names[2], cores, names[0]);
-                lines[n++] = str_printf("%s%s = %s / %s / %s * %s;", indent_unit(f), names[3],
+                    str_printf("%s%s = %s - %s;", cxx_indent_unit(f), names[2], cores, names[0]);
+                lines[n++] = str_printf("%s%s = %s / %s / %s * %s;", cxx_indent_unit(f), names[3],
                                         total, unit, cores, unit);
                 lines[n++] = str_printf("}");
                 for (size_t l = 0; l < n; l++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the C++ tokenizer on arbitrary bytes.  Tokens must lie
  * inside the text, in order, without overlap; errors must name a line. */
-#include "optimizer/optimizer.h"
+#include "cxx/cxx.h"
 
 #include <stdlib.h>
 

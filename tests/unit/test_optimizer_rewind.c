@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "npu/npu.h"
-#include "optimizer/motifs-internal.h"
+#include "optimizer/sites-internal.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
 
@@ -337,7 +337,7 @@ static void test_rewind_add(void **state)
 /* An inverse that breaks the kernel's syntax: it cannot compile. */
 static int break_syntax(struct motif_scan *scan)
 {
-        struct motif_src *f = &scan->files[scan->kernel];
+        struct cxx_file *f = &scan->files[scan->kernel];
 
         site_begin(scan, f, 0, "prepend a line that is not C++");
         site_edit(scan, f, 0, 0, "this is not C++ at all;\n");
@@ -347,10 +347,10 @@ static int break_syntax(struct motif_scan *scan)
 /* An inverse that turns Add into Sub: it compiles and gives the wrong answer. */
 static int add_to_sub(struct motif_scan *scan)
 {
-        struct motif_src *f = &scan->files[scan->kernel];
+        struct cxx_file *f = &scan->files[scan->kernel];
 
         for (size_t i = 0; i < f->tokens.n; i++) {
-                if (!tok_eq(f, i, "Add") || !tok_eq(f, tok_next(f, i), "("))
+                if (!cxx_tok_eq(f, i, "Add") || !cxx_tok_eq(f, cxx_tok_next(f, i), "("))
                         continue;
                 site_begin(scan, f, i, "compute Sub instead of Add");
                 site_replace(scan, f, i, i, "Sub");

@@ -7,7 +7,7 @@
  * and suffixes, preprocessor lines with continuations, and longest-match
  * punctuation.
  */
-#include "optimizer.h"
+#include "cxx.h"
 
 #include <ctype.h>
 #include <errno.h>
