@@ -116,8 +116,7 @@ static const char *kind_of(const char *type)
  * Finds "aclnn<Name>GetWorkspaceSize(" in text and splits its parameters
  * into types.  Returns the number of parameters, or -ENOENT.
  */
-static int read_declaration(char *text, char *name, size_t name_size, char types[][96],
-                            size_t max)
+static int read_declaration(char *text, char *name, size_t name_size, char types[][96], size_t max)
 {
         static const char suffix[] = "GetWorkspaceSize";
         char *p = text;

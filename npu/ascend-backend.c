@@ -78,7 +78,8 @@ static int ascend_context(const struct npu_sim_paths *paths,
                          "the CANN toolkit in %s has no version file (looked for %s, %s and "
                          "<arch>-linux/ascend_toolkit_install.info), so its results could not be "
                          "told from another toolkit's",
-                         root, npu_host_toolkit_version_files[0], npu_host_toolkit_version_files[3]);
+                         root, npu_host_toolkit_version_files[0],
+                         npu_host_toolkit_version_files[3]);
                 r = -ENOENT;
                 goto out;
         }

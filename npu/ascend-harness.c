@@ -257,9 +257,12 @@ static void put_attr_value(FILE *f, const struct attr *a, const json_t *v)
 static const char *attr_kind_words(enum attr_kind kind)
 {
         static const char *const words[] = {
-                [ATTR_INT] = "an integer",           [ATTR_FLOAT] = "a float",
-                [ATTR_BOOL] = "a boolean",           [ATTR_STRING] = "a string",
-                [ATTR_INT_LIST] = "a list of integers", [ATTR_FLOAT_LIST] = "a list of floats",
+                [ATTR_INT] = "an integer",
+                [ATTR_FLOAT] = "a float",
+                [ATTR_BOOL] = "a boolean",
+                [ATTR_STRING] = "a string",
+                [ATTR_INT_LIST] = "a list of integers",
+                [ATTR_FLOAT_LIST] = "a list of floats",
                 [ATTR_BOOL_LIST] = "a list of booleans",
         };
 

@@ -411,8 +411,8 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
                 }
                 if (!realpath(repo_root, root))
                         snprintf(root, sizeof(root), "%s", repo_root);
-        } else if (npu_find_repo_root(m->dir, root, sizeof(root)) < 0 || !ascend_is_cann_ops_root(root) ||
-                   is_same_dir(root, m->dir)) {
+        } else if (npu_find_repo_root(m->dir, root, sizeof(root)) < 0 ||
+                   !ascend_is_cann_ops_root(root) || is_same_dir(root, m->dir)) {
                 /* the repository the sim reads the operator in (.git or an
                  * export's marker), when it builds with cann-ops' build.sh */
                 root[0] = '\0';
@@ -627,9 +627,9 @@ static void newest_package(const char *dir, char *buf, size_t size, struct times
                 if (format_path(path, sizeof(path), "%s/%s", dir, e->d_name) < 0 ||
                     stat(path, &st) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                if (*found && (st.st_mtim.tv_sec < newest->tv_sec ||
-                               (st.st_mtim.tv_sec == newest->tv_sec &&
-                                st.st_mtim.tv_nsec <= newest->tv_nsec)))
+                if (*found &&
+                    (st.st_mtim.tv_sec < newest->tv_sec || (st.st_mtim.tv_sec == newest->tv_sec &&
+                                                            st.st_mtim.tv_nsec <= newest->tv_nsec)))
                         continue;
                 if (format_path(buf, size, "%s", path) == 0) {
                         *newest = st.st_mtim;

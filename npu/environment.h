@@ -28,8 +28,8 @@ struct npu_environment_options {
         bool want_evaluator;     /* also make an evaluator (implies a store) */
         bool use_cache;          /* the sim's object cache in state_dir's cache/ */
         enum npu_backend backend;
-        const char *platform; /* NULL: the sim's default; ascend: the SoC, required */
-        const char *toolkit;  /* ascend */
+        const char *platform;       /* NULL: the sim's default; ascend: the SoC, required */
+        const char *toolkit;        /* ascend */
         const char *third_lib_path; /* ascend: build.sh --third_lib_path; NULL: none */
         const struct ascend_env *ascend_env; /* ascend (borrowed) */
         double timeout_s;                    /* per compile and run; 0: the evaluator's default */

@@ -111,8 +111,7 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         e->toolkit = options->toolkit ? strdup(options->toolkit) : NULL;
         e->third_lib_path = options->third_lib_path ? strdup(options->third_lib_path) : NULL;
         if (!e->platform || !e->scratch_dir || (options->cache_dir && !e->cache_dir) ||
-            (options->toolkit && !e->toolkit) ||
-            (options->third_lib_path && !e->third_lib_path)) {
+            (options->toolkit && !e->toolkit) || (options->third_lib_path && !e->third_lib_path)) {
                 r = -ENOMEM;
                 goto fail;
         }

@@ -333,7 +333,7 @@ struct fixture {
         struct event_base *base;
         struct child_runner *runner;
         char tmp[PATH_MAX];
-        char repo[PATH_MAX]; /* a checkout of the cann-ops style fixture repository */
+        char repo[PATH_MAX];      /* a checkout of the cann-ops style fixture repository */
         char third_lib[PATH_MAX]; /* what ascend.third_lib_path names: json/ inside */
 };
 
@@ -691,14 +691,20 @@ static struct npu_manifest *fixture_manifest(const struct fixture *fx)
 static void test_compute_unit(void **state)
 {
         static const char *const cases[][2] = {
-                { "Ascend910B4", "ascend910b" },   { "Ascend910B2", "ascend910b" },
-                { "Ascend910B4-1", "ascend910b" }, { "Ascend910_9392", "ascend910_93" },
-                { "Ascend310P3", "ascend310p" },   { "Ascend310B1", "ascend310b" },
+                { "Ascend910B4", "ascend910b" },
+                { "Ascend910B2", "ascend910b" },
+                { "Ascend910B4-1", "ascend910b" },
+                { "Ascend910_9392", "ascend910_93" },
+                { "Ascend310P3", "ascend310p" },
+                { "Ascend310B1", "ascend310b" },
                 { "Ascend910", "ascend910" },
                 /* the family, whatever bin and variant follow it */
-                { "Ascend910B2C", "ascend910b" },  { "Ascend910B1", "ascend910b" },
-                { "Ascend910A", "ascend910" },     { "Ascend910ProB", "ascend910" },
-                { "Ascend310P1", "ascend310p" },   { "Ascend910_9362", "ascend910_93" },
+                { "Ascend910B2C", "ascend910b" },
+                { "Ascend910B1", "ascend910b" },
+                { "Ascend910A", "ascend910" },
+                { "Ascend910ProB", "ascend910" },
+                { "Ascend310P1", "ascend310p" },
+                { "Ascend910_9362", "ascend910_93" },
         };
         char buf[64];
 
@@ -793,8 +799,8 @@ static void test_project_own_build(void **state)
         /* msprof matches a prefix of <OpType>_<hash>_<tiling key> */
         assert_int_equal(ascend_kernel_prefix(m->name, prefix, sizeof(prefix)), 0);
         assert_string_equal(prefix, "AddCustom_");
-        assert_int_equal(
-            ascend_msprof_argv("/t/msprof", "/c/msprof", prefix, 5, 1, harness, &argv), 0);
+        assert_int_equal(ascend_msprof_argv("/t/msprof", "/c/msprof", prefix, 5, 1, harness, &argv),
+                         0);
         assert_int_equal(argv.n, 10);
         assert_string_equal(argv.argv[1], "op");
         assert_string_equal(argv.argv[2], "--output=/c/msprof");
@@ -820,8 +826,7 @@ static void test_project_own_build(void **state)
         assert_int_equal(ascend_build_env(base, "ascend910b", &run), 0);
         assert_null(ascend_env_get(run, "ASCEND_CUSTOM_OPP_PATH"));
         assert_string_equal(ascend_env_get(run, "ASCEND_COMPUTE_UNIT"), "ascend910b");
-        assert_string_equal(ascend_env_get(base, "ASCEND_CUSTOM_OPP_PATH"),
-                            "/opt/other/vendors/x");
+        assert_string_equal(ascend_env_get(base, "ASCEND_CUSTOM_OPP_PATH"), "/opt/other/vendors/x");
         ascend_env_free(run);
         ascend_env_free(base);
 
@@ -1120,9 +1125,8 @@ static void test_harness_hand_written_wrapper(void **state)
         pathf(dir, sizeof(dir), "%s/src/math/sub_custom", fx->repo);
         m = load_manifest(dir);
         assert_int_equal(ascend_opdef_attr_order(m, &order), 0);
-        assert_int_equal(ascend_harness_generate(m, (const char *const *)order, &h, err,
-                                                 sizeof(err)),
-                         -ENOTSUP);
+        assert_int_equal(
+            ascend_harness_generate(m, (const char *const *)order, &h, err, sizeof(err)), -ENOTSUP);
         assert_contains(err, "op_host/aclnn_sub_custom.h is a hand-written aclnn wrapper");
         assert_contains(err, "aclnnSubCustomGetWorkspaceSize takes an aclScalar "
                              "(const aclScalar *) as parameter 3");
