@@ -241,7 +241,8 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
         size_t i;
         int r = 0;
 
-        format_path(path, sizeof(path), "%s/CMakePresets.json", p->root);
+        if (format_path(path, sizeof(path), "%s/CMakePresets.json", p->root) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long", p->root);
         doc = json_load_file(path, 0, &error);
         if (!doc)
                 return format_error(err, err_size, -EINVAL, "%s:%d: %s", path, error.line,
@@ -477,10 +478,14 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
         } else {
                 char path[PATH_MAX];
                 p->kind = ASCEND_PROJECT_MSOPGEN;
-                format_path(p->root, sizeof(p->root), "%s/CustomOp", project_dir);
-                format_path(p->op_dir, sizeof(p->op_dir), "%s", p->root);
+                if (format_path(p->root, sizeof(p->root), "%s/CustomOp", project_dir) < 0 ||
+                    format_path(p->op_dir, sizeof(p->op_dir), "%s", p->root) < 0 ||
+                    format_path(path, sizeof(path), "%s/op.json", project_dir) < 0) {
+                        r = format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                         project_dir);
+                        goto out;
+                }
                 snprintf(p->op_dir_name, sizeof(p->op_dir_name), "%s", base);
-                format_path(path, sizeof(path), "%s/op.json", project_dir);
                 r = write_msopgen_description(m, path, err, err_size);
                 if (r < 0)
                         goto out;
@@ -525,16 +530,23 @@ int ascend_project_overlay(const struct npu_manifest *m, struct ascend_project *
                                     p->root);
         for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
                 char from[PATH_MAX], to[PATH_MAX], keep[PATH_MAX];
-                format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]);
-                format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]);
+                if (format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]) < 0)
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                            m->dir);
+                if (format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]) < 0 ||
+                    format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to) < 0)
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                            p->root);
                 r = remove_sources(to);
                 if (r < 0)
                         return format_error(err, err_size, r, "%s: %s", to, strerror(-r));
                 /* our CMakeLists.txt, if any, must not replace the skeleton's */
-                format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to);
                 if (is_file(keep)) {
                         char saved[PATH_MAX];
-                        format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton", p->root);
+                        if (format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton",
+                                        p->root) < 0)
+                                return format_error(err, err_size, -ENAMETOOLONG,
+                                                    "%s: path too long", p->root);
                         if (rename(keep, saved) < 0)
                                 return format_error(err, err_size, -errno, "%s: %s", keep,
                                                     strerror(errno));
@@ -622,7 +634,8 @@ int ascend_find_package(const struct ascend_project *p, char *buf, size_t size, 
         DIR *d;
         bool found = false;
 
-        format_path(dir, sizeof(dir), "%s/build_out", p->root);
+        if (format_path(dir, sizeof(dir), "%s/build_out", p->root) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long", p->root);
         d = opendir(dir);
         if (!d)
                 return format_error(err, err_size, -ENOENT,
@@ -675,7 +688,9 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
         size_t found = 0;
         DIR *d;
 
-        format_path(dir, sizeof(dir), "%s/vendors", install_path);
+        if (format_path(dir, sizeof(dir), "%s/vendors", install_path) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                    install_path);
         d = opendir(dir);
         if (!d)
                 return format_error(err, err_size, -ENOENT, "the installer made no %s directory",
@@ -689,8 +704,11 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
                 if (format_path(lib, sizeof(lib), "%s/%s/op_api/lib", dir, e->d_name) < 0 ||
                     !is_dir(lib))
                         continue;
-                if (found++ == 0)
-                        format_path(buf, size, "%s/%s", dir, e->d_name);
+                if (found++ == 0 && format_path(buf, size, "%s/%s", dir, e->d_name) < 0) {
+                        closedir(d);
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long",
+                                            dir, e->d_name);
+                }
         }
         closedir(d);
         if (found != 1)

@@ -766,7 +766,10 @@ static bool prepare(struct ascend_eval *e)
                 finish_infra(e, "generating the aclnn harness: %s", err);
                 return false;
         }
-        format_path(dir, sizeof(dir), "%s", e->harness_dir);
+        if (format_path(dir, sizeof(dir), "%s", e->harness_dir) < 0) {
+                finish_infra(e, "%s: path too long", e->harness_dir);
+                return false;
+        }
         if (ascend_harness_write(&e->harness, dir, err, sizeof(err)) < 0) {
                 finish_infra(e, "%s", err);
                 return false;

@@ -473,6 +473,20 @@ static int start_example(struct npu_golden *g, struct golden_case *gc)
         return r;
 }
 
+/*
+ * Appends DIR/NAME to list; a path too long for PATH_MAX is said in why
+ * instead (the first reason is kept), which makes the case unavailable.
+ */
+static void append_path(json_t *list, const char *dir, const char *name, char *why, size_t why_size)
+{
+        char path[PATH_MAX];
+
+        if (format_path(path, sizeof(path), "%s/%s", dir, name) == 0)
+                json_array_append_new(list, json_string(path));
+        else if (!why[0])
+                snprintf(why, why_size, "%s/%s: path too long", dir, name);
+}
+
 /* After gen_data.py: the files the simulator reads, checked against the case's shapes. */
 static void example_inputs(struct npu_golden *g, struct golden_case *gc, const json_t *answer)
 {
@@ -499,19 +513,16 @@ static void example_inputs(struct npu_golden *g, struct golden_case *gc, const j
                                  "computed from data the simulator does not have",
                                  t->name);
                 } else if (json_object_get(given, "values")) {
-                        (void)format_path(one, sizeof(one), "%s/ascendopt_values_%s.bin", gc->dir,
-                                          t->name);
-                        json_array_append_new(list, json_string(one));
+                        snprintf(one, sizeof(one), "ascendopt_values_%s.bin", t->name);
+                        append_path(list, gc->dir, one, why, sizeof(why));
                 } else if (json_object_get(given, "file")) {
-                        (void)format_path(one, sizeof(one), "%s/%s", gc->dir,
-                                          json_string_value(json_object_get(given, "file")));
-                        json_array_append_new(list, json_string(one));
+                        append_path(list, gc->dir,
+                                    json_string_value(json_object_get(given, "file")), why,
+                                    sizeof(why));
                 } else {
                         json_array_foreach(json_object_get(given, "files"), k, f)
                         {
-                                (void)format_path(one, sizeof(one), "%s/%s", gc->dir,
-                                                  json_string_value(f));
-                                json_array_append_new(list, json_string(one));
+                                append_path(list, gc->dir, json_string_value(f), why, sizeof(why));
                         }
                 }
                 if (!why[0] && json_array_size(list) != json_array_size(items))
@@ -597,17 +608,19 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
         const char *ro[2] = { case_dir, NULL };
         const char *key;
         json_t *v;
-        int r;
+        int r = 0;
 
         if (format_path(file, sizeof(file), "%s/%.*s", m->dir, (int)(colon - function), function) <
                 0 ||
             format_path(case_dir, sizeof(case_dir), "%s/case_%zu", g->options.work_dir, gc->index) <
-                0)
-                return -ENAMETOOLONG;
-        for (size_t k = 0; k < 2; k++) {
+                0) {
+                r = -ENAMETOOLONG;
+                goto out;
+        }
+        for (size_t k = 0; r == 0 && k < 2; k++) {
                 const struct npu_tensor *list = k ? m->outputs : m->inputs;
                 size_t n = k ? m->n_outputs : m->n_inputs;
-                for (size_t i = 0; i < n; i++) {
+                for (size_t i = 0; r == 0 && i < n; i++) {
                         json_t *recs = result_tensors(rc, k ? "outputs" : "inputs", list[i].name);
                         json_t *files = json_array(), *shapes = json_array(), *rec;
                         size_t j;
@@ -615,10 +628,10 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
                         {
                                 const char *f = json_string_value(json_object_get(rec, "file"));
                                 char abs[PATH_MAX];
-                                if (f && f[0] != '/')
-                                        (void)format_path(abs, sizeof(abs), "%s/%s", case_dir, f);
-                                else
+                                if (!f || f[0] == '/')
                                         snprintf(abs, sizeof(abs), "%s", f ? f : "");
+                                else if (format_path(abs, sizeof(abs), "%s/%s", case_dir, f) < 0)
+                                        r = -ENAMETOOLONG;
                                 json_array_append_new(files, json_string(abs));
                                 json_array_append(shapes, json_object_get(rec, "shape"));
                         }
@@ -634,14 +647,23 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
                                                     json_true());
                 }
         }
+        if (r < 0)
+                goto out;
         json_object_foreach(c->attrs, key, v) json_object_set(attrs, arg_name(c, key), v);
         job = json_pack("{s:s, s:s, s:s%, s:o, s:o, s:o}", "mode", "function", "file", file,
                         "function", colon + 1, strlen(colon + 1), "inputs", inputs, "outputs",
                         outputs, "attrs", attrs);
-        if (!job)
-                return -ENOMEM;
+        inputs = outputs = attrs = NULL; /* json_pack took them, even when it failed */
+        if (!job) {
+                r = -ENOMEM;
+                goto out;
+        }
         r = start_job(g, gc, job, ro);
         json_decref(job);
+out:
+        json_decref(inputs);
+        json_decref(outputs);
+        json_decref(attrs);
         return r;
 }
 
@@ -809,9 +831,12 @@ static json_t *judge_example(struct npu_golden *g, struct golden_case *gc, const
                 {
                         const char *f = json_string_value(json_object_get(rec, "file"));
                         char dumped[PATH_MAX];
-                        (void)format_path(dumped, sizeof(dumped), "%s/%s", case_dir, f ? f : "");
-                        if (!why[0] &&
-                            (!f || !same_file(dumped, json_string_value(json_array_get(v, i)))))
+                        if (why[0])
+                                continue;
+                        if (f && format_path(dumped, sizeof(dumped), "%s/%s", case_dir, f) < 0)
+                                snprintf(why, sizeof(why), "%.512s/%.256s: path too long", case_dir,
+                                         f);
+                        else if (!f || !same_file(dumped, json_string_value(json_array_get(v, i))))
                                 snprintf(why, sizeof(why),
                                          "the simulator did not run on the example's data for "
                                          "input %s",
@@ -826,19 +851,18 @@ static json_t *judge_example(struct npu_golden *g, struct golden_case *gc, const
         json_object_foreach((json_t *)outs, key, v)
         {
                 json_t *list = json_array(), *f;
-                char path[PATH_MAX];
-                if (json_is_string(v)) {
-                        (void)format_path(path, sizeof(path), "%s/%s", gc->dir,
-                                          json_string_value(v));
-                        json_array_append_new(list, json_string(path));
-                } else
+                if (json_is_string(v))
+                        append_path(list, gc->dir, json_string_value(v), why, sizeof(why));
+                else
                         json_array_foreach(v, i, f)
                         {
-                                (void)format_path(path, sizeof(path), "%s/%s", gc->dir,
-                                                  json_string_value(f));
-                                json_array_append_new(list, json_string(path));
+                                append_path(list, gc->dir, json_string_value(f), why, sizeof(why));
                         }
                 json_object_set_new(want, key, list);
+        }
+        if (why[0]) {
+                json_decref(want);
+                return unavailable(c, why);
         }
         v = judge(g, gc, rc, want);
         json_decref(want);

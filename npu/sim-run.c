@@ -38,8 +38,8 @@ static bool sim_root_ok(const char *root)
 {
         char path[PATH_MAX];
 
-        format_path(path, sizeof(path), "%s/libascendsim.a", root);
-        return access(path, R_OK) == 0;
+        return format_path(path, sizeof(path), "%s/libascendsim.a", root) == 0 &&
+               access(path, R_OK) == 0;
 }
 
 int npu_sim_paths_find(struct npu_sim_paths *ret)
@@ -47,6 +47,7 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
         char candidate[PATH_MAX];
         const char *env = getenv("ASCENDOPT_SIM_DIR");
         const char *root = NULL;
+        int r;
 
         memset(ret, 0, sizeof(*ret));
         if (env && *env) {
@@ -70,13 +71,14 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
          * tree: resolve them, so that a sandbox binding only these paths
          * (with a private /tmp) still sees what they point to.
          */
-        format_path(candidate, sizeof(candidate), "%s/include", ret->root);
-        ret->include_dir = realpath(candidate, NULL);
-        format_path(candidate, sizeof(candidate), "%s/platforms", ret->root);
-        ret->platforms_dir = realpath(candidate, NULL);
-        if (!ret->include_dir || !ret->platforms_dir) {
+        if ((r = format_path(candidate, sizeof(candidate), "%s/include", ret->root)) == 0)
+                ret->include_dir = realpath(candidate, NULL);
+        if (r == 0 &&
+            (r = format_path(candidate, sizeof(candidate), "%s/platforms", ret->root)) == 0)
+                ret->platforms_dir = realpath(candidate, NULL);
+        if (r < 0 || !ret->include_dir || !ret->platforms_dir) {
                 npu_sim_paths_release(ret);
-                return -ENOENT;
+                return r < 0 ? r : -ENOENT;
         }
         if (asprintf(&ret->library, "%s/libascendsim.a", ret->root) < 0) {
                 npu_sim_paths_release(ret);
@@ -304,7 +306,12 @@ static json_t *load_platform(struct npu_sim_run *e, char *err, size_t size)
         json_error_t error;
         json_t *p;
 
-        format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir, e->options.platform);
+        if (format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir,
+                        e->options.platform) < 0) {
+                snprintf(err, size, "platform %s: %s: path too long", e->options.platform,
+                         e->paths->platforms_dir);
+                return NULL;
+        }
         p = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
         if (!p)
                 snprintf(err, size, "platform %s: %.512s: %s", e->options.platform, path,
@@ -395,9 +402,18 @@ static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
                                     json_integer((json_int_t)(e->options.max_instructions
                                                                   ? e->options.max_instructions
                                                                   : m->max_instructions)));
-        format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->inputs_dir, e->next_case);
-        format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
-        format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        if (format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->inputs_dir,
+                        e->next_case) < 0) {
+                json_decref(spec);
+                return format_error(err, err_size, -ENAMETOOLONG, "%.512s: path too long",
+                                    e->inputs_dir);
+        }
+        if (format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case) < 0 ||
+            format_path(program, sizeof(program), "%s/operator", e->work_dir) < 0) {
+                json_decref(spec);
+                return format_error(err, err_size, -ENAMETOOLONG, "%.512s: path too long",
+                                    e->work_dir);
+        }
         {
                 char *text = json_dumps(spec, JSON_INDENT(1));
                 r = text ? write_file_exclusive(spec_path, text, strlen(text), 0644) : -ENOMEM;
@@ -449,8 +465,9 @@ static json_t *read_case_result(struct npu_sim_run *e)
         json_t *r, *outputs, *o;
         size_t i, len;
 
-        format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case);
-        if (read_untrusted_file(path, RESULT_MAX_BYTES, &text, &len) < 0)
+        if (format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case) <
+                0 ||
+            read_untrusted_file(path, RESULT_MAX_BYTES, &text, &len) < 0)
                 return NULL;
         r = json_loadb(text, len, 0, NULL);
         free(text);
