@@ -231,8 +231,8 @@ static bool auto_sync_off(const char *opdir)
         size_t len = 0;
         bool off;
 
-        format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir);
-        if (read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len) < 0)
+        if (format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir) < 0 ||
+            read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len) < 0)
                 return false;
         off = strstr(text, "--cce-auto-sync=off") != NULL;
         free(text);

@@ -367,7 +367,11 @@ static int read_example(const struct opdef *def, const char *example, struct dra
         size_t i;
         int r = -ENOENT;
 
-        format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example);
+        if (format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example) < 0) {
+                r = format_error(why, why_size, -ENAMETOOLONG, "%s/%s: path too long", st->opdir,
+                                 example);
+                goto out;
+        }
         if (draft_read_example_call(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
@@ -625,7 +629,8 @@ int draft_read_examples(const struct opdef *def, struct draft_state *st, struct 
         struct dirent *e;
         DIR *d;
 
-        format_path(dir, sizeof(dir), "%s/examples", st->opdir);
+        if (format_path(dir, sizeof(dir), "%s/examples", st->opdir) < 0)
+                return format_error(why, why_size, -ENAMETOOLONG, "%s: path too long", st->opdir);
         d = opendir(dir);
         while (d && (e = readdir(d)) && n < DRAFT_MAX_SOURCES) {
                 char probe[PATH_MAX];

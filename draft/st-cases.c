@@ -367,14 +367,19 @@ int draft_read_st_cases(const char *opdir, const struct opdef *def, struct draft
         size_t n_files;
         int r = 0;
 
-        format_path(dir, sizeof(dir), "%s/tests/st", opdir);
+        if (format_path(dir, sizeof(dir), "%s/tests/st", opdir) < 0)
+                return format_error(err, size, -ENAMETOOLONG, "%s: path too long", opdir);
         n_files = draft_list_files(dir, suffixes, files, DRAFT_MAX_SOURCES);
         for (size_t f = 0; f < n_files && r == 0; f++) {
                 char path[PATH_MAX], rel[PATH_MAX], *text = NULL;
                 json_t *doc = NULL, *c;
                 size_t len = 0, i;
                 snprintf(rel, sizeof(rel), "tests/st/%s", files[f]);
-                format_path(path, sizeof(path), "%s/%s", opdir, rel);
+                r = format_path(path, sizeof(path), "%s/%s", opdir, rel);
+                if (r < 0) {
+                        format_error(err, size, r, "%s/%s: path too long", opdir, rel);
+                        break;
+                }
                 r = read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len);
                 if (r < 0) {
                         snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
