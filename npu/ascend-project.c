@@ -221,15 +221,17 @@ static int copy_tree(const char *from, const char *to, const char *const *path_p
 
 /* ------------------------------------------------------------ presets */
 
-static void set_cache_variable(json_t *vars, const char *name, const char *type, const char *value)
+static int set_cache_variable(json_t *vars, const char *name, const char *type, const char *value)
 {
         json_t *old = json_object_get(vars, name);
+        int r;
 
         if (json_is_object(old))
-                json_object_set_new(old, "value", json_string(value));
+                r = json_object_set_new(old, "value", json_string(value));
         else
-                json_object_set_new(vars, name,
-                                    json_pack("{s:s, s:s}", "type", type, "value", value));
+                r = json_object_set_new(vars, name,
+                                        json_pack("{s:s, s:s}", "type", type, "value", value));
+        return r < 0 ? -ENOMEM : 0;
 }
 
 /* Points every configure preset at our SoC and toolkit. */
@@ -258,10 +260,20 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
                 json_t *vars = json_object_get(preset, "cacheVariables");
                 if (!json_is_object(vars)) {
                         vars = json_object();
-                        json_object_set_new(preset, "cacheVariables", vars);
+                        if (json_object_set_new(preset, "cacheVariables", vars) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
                 }
-                set_cache_variable(vars, "ASCEND_COMPUTE_UNIT", "STRING", p->compute_unit);
-                set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH", p->toolkit_root);
+                if ((r = set_cache_variable(vars, "ASCEND_COMPUTE_UNIT", "STRING",
+                                            p->compute_unit)) < 0 ||
+                    (r = set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH",
+                                            p->toolkit_root)) < 0)
+                        break;
+        }
+        if (r < 0) {
+                r = format_error(err, err_size, r, "%s: out of memory", path);
+                goto out;
         }
         if (json_dump_file(doc, path, JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
                 r = format_error(err, err_size, -EIO, "%s: cannot write", path);
@@ -318,9 +330,13 @@ static json_t *msopgen_tensors(const struct npu_tensor *t, size_t n)
         json_t *list = json_array();
 
         for (size_t i = 0; i < n; i++)
-                json_array_append_new(list, json_pack("{s:s, s:s, s:[s], s:[s]}", "name", t[i].name,
-                                                      "param_type", "required", "format", "ND",
-                                                      "type", msopgen_type(t[i].dtype)));
+                if (json_array_append_new(list,
+                                          json_pack("{s:s, s:s, s:[s], s:[s]}", "name", t[i].name,
+                                                    "param_type", "required", "format", "ND",
+                                                    "type", msopgen_type(t[i].dtype))) < 0) {
+                        json_decref(list);
+                        return NULL; /* json_pack below fails on it */
+                }
         return list;
 }
 
@@ -355,9 +371,13 @@ static int write_msopgen_description(const struct npu_manifest *m, const char *p
 
         json_object_foreach((json_t *)manifest_attrs, key, value)
         {
-                json_array_append_new(
-                    attrs, json_pack("{s:s, s:s, s:s, s:O}", "name", key, "param_type", "optional",
-                                     "type", msopgen_attr_type(value), "default_value", value));
+                if (json_array_append_new(attrs, json_pack("{s:s, s:s, s:s, s:O}", "name", key,
+                                                           "param_type", "optional", "type",
+                                                           msopgen_attr_type(value),
+                                                           "default_value", value)) < 0) {
+                        json_decref(attrs);
+                        return -ENOMEM;
+                }
         }
         doc = json_pack("[{s:s, s:o, s:o, s:o}]", "op", m->name, "input_desc",
                         msopgen_tensors(m->inputs, m->n_inputs), "output_desc",

@@ -456,9 +456,13 @@ static int start_example(struct npu_golden *g, struct golden_case *gc)
                 if (!v)
                         continue;
                 snprintf(file, sizeof(file), "ascendopt_values_%s.bin", m->inputs[i].name);
-                json_object_set_new(values, m->inputs[i].name,
-                                    json_pack("{s:s, s:s, s:O}", "file", file, "dtype",
-                                              npu_dtype_name(m->inputs[i].dtype), "values", v));
+                if (json_object_set_new(values, m->inputs[i].name,
+                                        json_pack("{s:s, s:s, s:O}", "file", file, "dtype",
+                                                  npu_dtype_name(m->inputs[i].dtype), "values",
+                                                  v)) < 0) {
+                        json_decref(values);
+                        return -ENOMEM;
+                }
         }
         if (format_path(example, sizeof(example), "%s/%s", m->dir,
                         json_string_value(json_object_get(c->golden, "example"))) < 0) {
@@ -507,6 +511,12 @@ static void example_inputs(struct npu_golden *g, struct golden_case *gc, const j
                         continue; /* an absent optional input */
                 items = shape_items(json_object_get(c->shapes, t->name));
                 list = json_array();
+                if (!items || !list) {
+                        snprintf(why, sizeof(why), "out of memory");
+                        json_decref(items);
+                        json_decref(list);
+                        break;
+                }
                 if (!given) {
                         snprintf(why, sizeof(why),
                                  "golden.inputs gives no data for input %s, so golden.bin was "
@@ -636,13 +646,14 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
                                 json_array_append(shapes, json_object_get(rec, "shape"));
                         }
                         json_decref(recs);
-                        json_array_append_new(
-                            k ? outputs : inputs,
-                            json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", list[i].name, "arg",
-                                      arg_name(c, list[i].name), "dtype",
-                                      npu_dtype_name(list[i].dtype), "list", list[i].is_list,
-                                      "files", files, "shapes", shapes));
-                        if (!k && json_is_null(json_object_get(c->shapes, list[i].name)))
+                        if (json_array_append_new(
+                                k ? outputs : inputs,
+                                json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", list[i].name,
+                                          "arg", arg_name(c, list[i].name), "dtype",
+                                          npu_dtype_name(list[i].dtype), "list", list[i].is_list,
+                                          "files", files, "shapes", shapes)) < 0)
+                                r = -ENOMEM;
+                        else if (!k && json_is_null(json_object_get(c->shapes, list[i].name)))
                                 json_object_set_new(json_array_get(inputs, i), "absent",
                                                     json_true());
                 }
@@ -715,22 +726,31 @@ static bool compare_output(const struct npu_manifest *m, const struct npu_tensor
                 }
                 if (got_len != want_len) {
                         /* a disagreement on the output's shape is a mismatch, said as such */
-                        json_array_append_new(
-                            list, json_pack("{s:s, s:b, s:s}", "name", t->name, "passed", false,
-                                            "why", "the golden and the simulator differ in size"));
-                        snprintf(why, why_size,
-                                 "output %s: the golden has %zu elements, the simulator %zu",
-                                 t->name, want_len / size, got_len / size);
+                        json_t *o = json_pack("{s:s, s:b, s:s}", "name", t->name, "passed", false,
+                                              "why", "the golden and the simulator differ in size");
+                        bool added = json_array_append_new(list, o) == 0;
+                        if (added)
+                                snprintf(
+                                    why, why_size,
+                                    "output %s: the golden has %zu elements, the simulator %zu",
+                                    t->name, want_len / size, got_len / size);
+                        else
+                                snprintf(why, why_size, "output %s: out of memory", t->name);
                         free(got);
                         free(want);
                         json_decref(first);
-                        return true;
+                        return added;
                 }
                 npu_compare(t->dtype, got, want, got_len / size, tol, &c);
-                if (c.mismatches && !first)
-                        first = json_pack("{s:I, s:f, s:f}", "index",
-                                          (json_int_t)(offset + c.first_mismatch), "got",
-                                          c.first_got, "want", c.first_want);
+                if (c.mismatches && !first &&
+                    !(first = json_pack("{s:I, s:f, s:f}", "index",
+                                        (json_int_t)(offset + c.first_mismatch), "got", c.first_got,
+                                        "want", c.first_want))) {
+                        snprintf(why, why_size, "output %s: out of memory", t->name);
+                        free(got);
+                        free(want);
+                        return false;
+                }
                 total.elements += c.elements;
                 total.mismatches += c.mismatches;
                 total.max_abs_err =
@@ -742,13 +762,16 @@ static bool compare_output(const struct npu_manifest *m, const struct npu_tensor
                 free(got);
                 free(want);
         }
-        json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b}", "name", t->name, "elements",
-                              (json_int_t)total.elements, "max_abs_err", total.max_abs_err,
-                              "max_rel_err", total.max_rel_err, "mismatches",
-                              (json_int_t)total.mismatches, "passed", !failed);
-        if (first)
-                json_object_set_new(o, "first_mismatch", first);
-        json_array_append_new(list, o);
+        /* o* leaves first_mismatch out when nothing mismatched */
+        json_t *o =
+            json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:o*}", "name", t->name, "elements",
+                      (json_int_t)total.elements, "max_abs_err", total.max_abs_err, "max_rel_err",
+                      total.max_rel_err, "mismatches", (json_int_t)total.mismatches, "passed",
+                      !failed, "first_mismatch", first);
+        if (json_array_append_new(list, o) < 0) {
+                snprintf(why, why_size, "output %s: out of memory", t->name);
+                return false;
+        }
         return true;
 }
 
@@ -765,7 +788,7 @@ static bool same_file(const char *a, const char *b)
         return same;
 }
 
-/* The verdict of one case from the golden's files ({output: [paths]}). */
+/* The verdict of one case from the golden's files ({output: [paths]}); NULL when out of memory. */
 static json_t *judge(struct npu_golden *g, struct golden_case *gc, const json_t *rc,
                      const json_t *want)
 {
@@ -879,8 +902,12 @@ static json_t *summary(struct npu_golden *g)
         for (size_t i = 0; i < g->n_cases; i++) {
                 const json_t *v = g->cases[i].verdict;
                 const char *verdict = json_string_value(json_object_get(v, "verdict"));
-                if (!v)
+                if (!v) {
+                        /* a verdict that could not be built: out of memory */
+                        counts[2]++;
+                        why = why ? why : "out of memory";
                         continue;
+                }
                 json_array_append(cases, (json_t *)v);
                 if (strcmp(verdict, "mismatch") == 0)
                         counts[0]++;
@@ -982,8 +1009,8 @@ static void step(struct npu_golden *g)
                 snprintf(why, sizeof(why), "cannot run the golden's Python: %s", child_strerror(r));
                 gc->verdict = unavailable(c, why);
         }
-        if (g->checking)
-                json_object_set_new(g->result, "golden", summary(g));
+        if (g->checking && json_object_set_new(g->result, "golden", summary(g)) < 0)
+                log_error("%s: the goldens' verdict is lost: out of memory", g->manifest->name);
         g->done(g->userdata);
 }
 
@@ -1029,7 +1056,7 @@ static void on_one_job_done(const struct child_result *r, void *userdata)
                          child_result_describe(r, what, sizeof(what)), err);
                 answer = json_pack("{s:s, s:s}", "status", "unavailable", "why", why);
         }
-        j->done(answer, j->userdata);
+        j->done(answer, j->userdata); /* NULL: out of memory */
         free(j);
 }
 

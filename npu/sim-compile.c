@@ -59,7 +59,7 @@ static void upper(char *dst, size_t size, const char *src)
 /*
  * The first compiler errors, trimmed: the first "file:line:col: error:"
  * line names the place, and up to ERROR_LINES_KEPT lines from there on are
- * kept as the message.
+ * kept as the message.  NULL when out of memory.
  */
 static json_t *compile_error_from(const char *stderr_text, const char *work_dir)
 {
@@ -782,9 +782,10 @@ void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_
         if (!r->timed_out && r->exit_code == 0 && slot < ARRAY_SIZE(e->children))
                 cache_store(e, slot);
         e->compile_s = r->wall_s > e->compile_s ? r->wall_s : e->compile_s;
-        if ((r->timed_out || r->exit_code != 0) && !e->compile_error) {
+        if ((r->timed_out || r->exit_code != 0) && !e->compile_failed) {
+                e->compile_failed = true;
                 e->compile_error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
-                if (r->timed_out || r->signal) {
+                if (e->compile_error && (r->timed_out || r->signal)) {
                         char message[256];
                         snprintf(message, sizeof(message), "the compiler %s",
                                  child_result_describe(r, what, sizeof(what)));
@@ -793,10 +794,10 @@ void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_
         }
         if (--e->compiles_pending > 0)
                 return;
-        if (e->compile_error) {
+        if (e->compile_failed) {
                 json_t *error = e->compile_error;
                 e->compile_error = NULL;
-                sim_run_finish(e, "compile_error", error);
+                sim_run_fail(e, "compile_error", error);
                 return;
         }
         sim_run_advance(e);
@@ -810,11 +811,11 @@ void sim_link_done(struct npu_sim_run *e, const struct child_result *r)
         e->compile_s += r->wall_s;
         if (r->timed_out || r->exit_code != 0) {
                 json_t *error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
-                if (r->timed_out || r->signal)
+                if (error && (r->timed_out || r->signal))
                         json_object_set_new(
                             error, "message",
                             json_string(child_result_describe(r, what, sizeof(what))));
-                sim_run_finish(e, "compile_error", error);
+                sim_run_fail(e, "compile_error", error);
                 return;
         }
         sim_run_advance(e);

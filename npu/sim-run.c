@@ -161,8 +161,10 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
                                         "out of disk space while evaluating: ",
                                         json_string_value(json_object_get(error, "message"))
                                             ?: "a case failed writing");
-                json_decref(error);
-                error = why;
+                if (why) { /* else out of memory: the error it had stays */
+                        json_decref(error);
+                        error = why;
+                }
                 status = "infra_error";
         }
         json_object_set_new(result, "status", json_string(status));
@@ -269,6 +271,16 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
         eval_free(e);
 }
 
+void sim_run_fail(struct npu_sim_run *e, const char *status, json_t *error)
+{
+        if (!error) {
+                log_error("%s: out of memory saying why the evaluation ends (%s)",
+                          e->manifest->name, status);
+                status = "infra_error";
+        }
+        sim_run_finish(e, status, error);
+}
+
 static void on_step_done(const struct child_result *r, void *userdata);
 
 int sim_run_start_child(struct npu_sim_run *e, const char *const *argv, bool sandboxed, size_t slot)
@@ -340,13 +352,20 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
                         continue;
                 t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
                               npu_dtype_name(list[i].dtype));
+                if (!t) {
+                        json_decref(out);
+                        return NULL;
+                }
                 if (list[i].ref)
                         json_object_set_new(t, "ref", json_true());
                 else if (shape)
                         json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
                 if (inputs && json_object_get(files, list[i].name))
                         json_object_set(t, "data_files", json_object_get(files, list[i].name));
-                json_array_append_new(out, t);
+                if (json_array_append_new(out, t) < 0) {
+                        json_decref(out);
+                        return NULL;
+                }
         }
         return out;
 }
@@ -565,8 +584,8 @@ static bool scratch_exceeded(struct npu_sim_run *e)
                          SCRATCH_MAX_ENTRIES, DIR_USAGE_MAX_DEPTH, e->next_case);
         else
                 return false;
-        sim_run_finish(e, "runtime_error",
-                       json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+        sim_run_fail(e, "runtime_error",
+                     json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
         return true;
 }
 
@@ -578,9 +597,9 @@ static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
         const char *status;
 
         if (r->timed_out) {
-                sim_run_finish(e, "timeout",
-                               json_pack("{s:s, s:s}", "kind", "timeout", "message",
-                                         child_result_describe(r, what, sizeof(what))));
+                sim_run_fail(e, "timeout",
+                             json_pack("{s:s, s:s}", "kind", "timeout", "message",
+                                       child_result_describe(r, what, sizeof(what))));
                 return;
         }
         case_result = read_case_result(e);
@@ -589,9 +608,8 @@ static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
                 snprintf(message, sizeof(message), "case %s: the simulated run %s: %.1500s",
                          c->name, child_result_describe(r, what, sizeof(what)),
                          r->err.data && r->err.len ? r->err.data : "(no output)");
-                sim_run_finish(
-                    e, "runtime_error",
-                    json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+                sim_run_fail(e, "runtime_error",
+                             json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
                 return;
         }
         json_object_set_new(case_result, "case", json_string(c->name));
@@ -631,13 +649,13 @@ static void on_step_done(const struct child_result *r, void *userdata)
         if (e->cancelled) {
                 if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
                         return;
-                sim_run_finish(e, "infra_error",
-                               json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
-                                         e->cancel_errno == ENOSPC
-                                             ? "out of disk space while evaluating: "
-                                         : e->cancel_errno ? "cannot start the compiles: "
-                                                           : "cancelled",
-                                         e->cancel_errno ? strerror(e->cancel_errno) : ""));
+                sim_run_fail(e, "infra_error",
+                             json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
+                                       e->cancel_errno == ENOSPC
+                                           ? "out of disk space while evaluating: "
+                                       : e->cancel_errno ? "cannot start the compiles: "
+                                                         : "cancelled",
+                                       e->cancel_errno ? strerror(e->cancel_errno) : ""));
                 return;
         }
         switch (e->step) {
@@ -710,8 +728,8 @@ void sim_run_advance(struct npu_sim_run *e)
                 if (!err[0])
                         snprintf(err, sizeof(err), "cannot start a child process: %s",
                                  child_strerror(r));
-                sim_run_finish(e, "infra_error",
-                               json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
+                sim_run_fail(e, "infra_error",
+                             json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
 }
 
