@@ -163,22 +163,28 @@ static json_t *find_declaration(const struct unit *u, const char *call)
         return NULL;
 }
 
-/* {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...) at i, or NULL. */
-static json_t *read_launch(const struct unit *u, size_t i, const char *op_type)
+/*
+ * {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...)
+ * at i into *ret, NULL when it launches another; -ENOMEM.
+ */
+static int read_launch(const struct unit *u, size_t i, const char *op_type, json_t **ret)
 {
         size_t open = token_next(&u->tokens, i), first, close;
         json_t *launch;
 
+        *ret = NULL;
         if (!token_is(&u->tokens, open, "("))
-                return NULL;
+                return 0;
         first = token_next(&u->tokens, open);
         if (!ident_at(u, first) || !token_is(&u->tokens, first, op_type) ||
             !token_is(&u->tokens, token_next(&u->tokens, first), ","))
-                return NULL;
+                return 0;
         close = token_match(&u->tokens, open);
         if (close >= u->tokens.n)
-                return NULL;
+                return 0;
         launch = json_pack("{s:[], s:[], s:[]}", "inputs", "outputs", "attrs");
+        if (!launch)
+                return -ENOMEM;
         for (size_t k = token_next(&u->tokens, first); k < close; k = token_next(&u->tokens, k)) {
                 static const char *const parts[][2] = { { "OP_INPUT", "inputs" },
                                                         { "OP_OUTPUT", "outputs" },
@@ -195,7 +201,8 @@ static json_t *read_launch(const struct unit *u, size_t i, const char *op_type)
                 if (token_is(&u->tokens, k, "("))
                         k = token_match(&u->tokens, k);
         }
-        return launch;
+        *ret = launch;
+        return 0;
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -227,18 +234,21 @@ int draft_read_launcher(const char *opdir, const char *op_type, const char *acln
         closedir(d);
         qsort(names, n, sizeof(*names), compare_strings);
 
-        for (size_t f = 0; f < n; f++) {
+        for (size_t f = 0; r != -ENOMEM && f < n; f++) {
                 struct unit u;
                 if (!unit_load(&u, opdir, names[f]))
                         continue;
                 if (!params && strncmp(names[f], "aclnn_", 6) == 0 &&
                     (params = find_declaration(&u, aclnn_call)))
                         header = names[f];
-                for (size_t i = 0; i < u.tokens.n; i = token_next(&u.tokens, i)) {
+                for (size_t i = 0; r != -ENOMEM && i < u.tokens.n; i = token_next(&u.tokens, i)) {
                         json_t *one;
                         if (!ident_at(&u, i) ||
-                            !token_is(&u.tokens, i, "ADD_TO_LAUNCHER_LIST_AICORE") ||
-                            !(one = read_launch(&u, i, op_type)))
+                            !token_is(&u.tokens, i, "ADD_TO_LAUNCHER_LIST_AICORE"))
+                                continue;
+                        if (read_launch(&u, i, op_type, &one) < 0)
+                                r = -ENOMEM;
+                        if (!one)
                                 continue;
                         /* the same launch written twice (two code paths) is one */
                         if (launch && !json_equal(launch, one))
@@ -252,7 +262,9 @@ int draft_read_launcher(const char *opdir, const char *op_type, const char *acln
                 }
                 unit_release(&u);
         }
-        if (!params)
+        if (r == -ENOMEM)
+                snprintf(err, err_size, "out of memory");
+        else if (!params)
                 snprintf(err, err_size, "op_host/aclnn_*.h declares no %s", aclnn_call);
         else if (!launch)
                 snprintf(err, err_size, "op_host launches no %s (ADD_TO_LAUNCHER_LIST_AICORE)",
