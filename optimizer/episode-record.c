@@ -52,7 +52,7 @@ struct op_file *episode_file_named(struct episode *ep, const char *path)
 static json_t *pair_json(struct episode *ep, struct store_batch *b)
 {
         json_t *values = json_array(), *best = json_object(), *bases = json_object();
-        json_t *located = json_array();
+        json_t *located = json_array(), *pair;
         char hex[SHA256_HEX_SIZE];
         bool oom = false;
 
@@ -64,14 +64,7 @@ static json_t *pair_json(struct episode *ep, struct store_batch *b)
                                        : json_pack("[I, I, I]", (json_int_t)ep->located[g].start,
                                                    (json_int_t)ep->located[g].len,
                                                    (json_int_t)ep->located[g].value)) < 0;
-        if (oom) {
-                json_decref(values);
-                json_decref(best);
-                json_decref(bases);
-                json_decref(located);
-                return NULL;
-        }
-        for (size_t i = 0; i < ep->n_files; i++) {
+        for (size_t i = 0; !oom && i < ep->n_files; i++) {
                 const struct op_file *f = &ep->files[i];
                 if (strcmp(f->best, f->disk) != 0) {
                         store_blob_put(b, f->best, strlen(f->best), hex);
@@ -82,8 +75,14 @@ static json_t *pair_json(struct episode *ep, struct store_batch *b)
                         json_object_set_new(bases, f->path, json_string(hex));
                 }
         }
-        return json_pack("{s:o, s:o, s:o, s:o}", "values", values, "best", best, "gene_base", bases,
+        /* json_pack takes the four, even when it fails */
+        pair = json_pack("{s:o, s:o, s:o, s:o}", "values", values, "best", best, "gene_base", bases,
                          "located", located);
+        if (oom) {
+                json_decref(pair);
+                return NULL;
+        }
+        return pair;
 }
 
 static int blob_text(struct store *store, const json_t *sha, char **ret)

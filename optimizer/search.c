@@ -668,17 +668,14 @@ json_t *search_to_json(const struct search *s)
                                            "uses", (json_int_t)s->uses[t], "window", window)) < 0)
                         oom = true;
         }
-        if (oom) {
-                json_decref(rng);
-                json_decref(seen);
-                json_decref(credits);
-                json_decref(root);
-                return NULL;
-        }
         json_object_set_new(root, "rng", rng);
         json_object_set_new(root, "seen", seen);
         json_object_set_new(root, "credits", credits);
         json_object_set_new(root, "genes", json_integer((json_int_t)s->n_genes));
+        if (oom) {
+                json_decref(root);
+                return NULL;
+        }
         return root;
 }
 
