@@ -124,8 +124,13 @@ int main(void)
             json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:i}", "bench", "child_runner", "children",
                       CHILDREN, "bare_ms", bare, "runner_ms", plain, "sandbox_ms", boxed,
                       "runner_over_bare", plain / bare, "failures", failed + failed_sandbox);
-        line = json_dumps(report, JSON_COMPACT);
-        printf("%s\n", line);
+        line = report ? json_dumps(report, JSON_COMPACT) : NULL;
+        if (line) {
+                printf("%s\n", line);
+        } else {
+                fprintf(stderr, "bench_child: out of memory\n");
+                failed++;
+        }
         free(line);
         json_decref(report);
         rmdir(dir);

@@ -139,6 +139,7 @@ int main(int argc, char **argv)
         struct npu_evaluator_options options = { 0 };
         double cold[MAX_OPS], stage1[MAX_OPS];
         size_t n_ops, measured = 0;
+        bool out_of_memory = false;
         json_t *report = json_array();
 
         if (!mkdtemp(root) || child_runner_new(base, NULL, &runner) < 0 ||
@@ -189,12 +190,13 @@ int main(int argc, char **argv)
                                json_number_value(json_object_get(first, "compile_s")), t2,
                                json_number_value(json_object_get(second, "compile_s")),
                                json_number_value(json_object_get(second, "run_s")));
-                        json_array_append_new(
-                            report,
-                            json_pack("{s:s, s:f, s:f, s:f}", "operator", m->name, "cold_s", t1,
-                                      "compile_s",
-                                      json_number_value(json_object_get(first, "compile_s")),
-                                      "stage1_s", t2));
+                        if (json_array_append_new(
+                                report,
+                                json_pack("{s:s, s:f, s:f, s:f}", "operator", m->name, "cold_s", t1,
+                                          "compile_s",
+                                          json_number_value(json_object_get(first, "compile_s")),
+                                          "stage1_s", t2)) < 0)
+                                out_of_memory = true;
                 }
                 free(text);
                 json_decref(first);
@@ -214,8 +216,11 @@ int main(int argc, char **argv)
                     json_pack("{s:s, s:i, s:f, s:f, s:o}", "bench", "evaluation", "operators",
                               (int)measured, "median_cold_s", cold[measured / 2], "median_stage1_s",
                               stage1[measured / 2], "per_operator", report);
-                line = json_dumps(summary, JSON_COMPACT);
-                printf("%s\n", line);
+                line = summary && !out_of_memory ? json_dumps(summary, JSON_COMPACT) : NULL;
+                if (line)
+                        printf("%s\n", line);
+                else
+                        out_of_memory = true;
                 free(line);
                 json_decref(summary);
         } else {
@@ -227,5 +232,7 @@ int main(int argc, char **argv)
         npu_sim_paths_release(&paths);
         event_base_free(base);
         rm_rf(root);
-        return measured ? 0 : 1;
+        if (out_of_memory)
+                fprintf(stderr, "bench_eval: out of memory\n");
+        return measured && !out_of_memory ? 0 : 1;
 }

@@ -68,6 +68,19 @@ static double now_s(void)
         return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/*
+ * A json_pack's result, remembering a NULL (out of memory): the table would
+ * lack what it dropped, so the bench then fails at its end.
+ */
+static bool packing_failed;
+
+static json_t *packed(json_t *value)
+{
+        if (!value)
+                packing_failed = true;
+        return value;
+}
+
 static void on_done(json_t *record, void *userdata)
 {
         ((struct arm *)userdata)->record = record;
@@ -286,13 +299,13 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
         double base = a->s.baseline.latency_us, roof = a->s.baseline.roofline_us;
         int failures = measured_failures(&a->s);
 
-        return json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm",
-                         a->name, "operator", op, "level", level, "seed", seed, "speedup", speedup,
-                         "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0,
-                         "roofline_after", roof > 0 && base > 0 ? roof * speedup / base : 0.0,
-                         "evals_to_95", evals_to_95(&a->s, speedup), "nothing_to_search",
-                         a->nothing_to_search, "evaluations", (json_int_t)a->s.evaluations,
-                         "failures", failures, "seconds", seconds);
+        return packed(json_pack(
+            "{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm", a->name,
+            "operator", op, "level", level, "seed", seed, "speedup", speedup, "roofline_before",
+            roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
+            roof > 0 && base > 0 ? roof * speedup / base : 0.0, "evals_to_95",
+            evals_to_95(&a->s, speedup), "nothing_to_search", a->nothing_to_search, "evaluations",
+            (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds));
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
@@ -332,7 +345,7 @@ static json_t *table_cell(const json_t *runs, const char *arm, int level)
                          exp(log_sum / (double)n), "fast_p", fast, "roofline_before",
                          roof_before / (double)n, "roofline_after", roof_after / (double)n,
                          "evals_to_95", evals / (double)n);
-        return cell;
+        return packed(cell);
 }
 
 /*
@@ -437,8 +450,8 @@ static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_
                                 "| best known (any run, %zu operators) | %.3fx | | | | | | | |\n",
                                 n_ops, ceiling);
                         json_object_set_new(row, "best_known",
-                                            json_pack("{s:i, s:f}", "operators", (int)n_ops,
-                                                      "geomean_speedup", ceiling));
+                                            packed(json_pack("{s:i, s:f}", "operators", (int)n_ops,
+                                                             "geomean_speedup", ceiling)));
                         json_object_set_new(table, key, row);
                 } else
                         json_decref(row);
@@ -640,10 +653,10 @@ static json_t *measure_retrieval(struct event_base *base, struct arm *arm, char 
                 "%d), random %.2f (%d of %d).\n",
                 picked[0] ? (double)hits[0] / picked[0] : 0, hits[0], picked[0],
                 picked[1] ? (double)hits[1] / picked[1] : 0, hits[1], picked[1]);
-        return json_pack("{s:f, s:i, s:f, s:i}", "bank",
-                         picked[0] ? (double)hits[0] / picked[0] : 0, "bank_picks", picked[0],
-                         "random", picked[1] ? (double)hits[1] / picked[1] : 0, "random_picks",
-                         picked[1]);
+        return packed(json_pack("{s:f, s:i, s:f, s:i}", "bank",
+                                picked[0] ? (double)hits[0] / picked[0] : 0, "bank_picks",
+                                picked[0], "random", picked[1] ? (double)hits[1] / picked[1] : 0,
+                                "random_picks", picked[1]));
 }
 
 #define MAX_ARMS 8
@@ -824,7 +837,7 @@ int main(void)
                         ok_runs++;
                 }
                 if (ok_runs) {
-                        json_t *row = json_pack("{s:s}", "operator", ops[i]);
+                        json_t *row = packed(json_pack("{s:s}", "operator", ops[i]));
                         printf("  %-32s", ops[i]);
                         for (size_t a = 0; a < n_arms; a++) {
                                 printf(" %12.3fx", exp(log_op[a] / ok_runs));
@@ -848,9 +861,9 @@ int main(void)
                        x->evaluations ? x->seconds / x->evaluations : 0);
                 json_object_set_new(
                     arms_json, x->name,
-                    json_pack("{s:f, s:i, s:i, s:f}", "geomean_speedup", gm, "episodes", x->runs,
-                              "evaluations", x->evaluations, "failure_rate",
-                              x->evaluations ? (double)x->failures / x->evaluations : 0.0));
+                    packed(json_pack("{s:f, s:i, s:i, s:f}", "geomean_speedup", gm, "episodes",
+                                     x->runs, "evaluations", x->evaluations, "failure_rate",
+                                     x->evaluations ? (double)x->failures / x->evaluations : 0.0)));
         }
         snprintf(out_path, sizeof(out_path), "%s.md", out);
         md = fopen(out_path, "we");
@@ -876,11 +889,16 @@ int main(void)
                       "complete", 1, "budget", budget, "seeds", seeds, "strategies", arms_json,
                       "per_operator", per_op, "table", table, "retrieval", retrieval, "runs", runs);
         snprintf(out_path, sizeof(out_path), "%s.json", out);
-        if (json_dump_file(summary, out_path, JSON_INDENT(1)) == 0)
-                printf("  the table: %s.json and %s.md\n", out, out);
-        line = json_dumps(summary, JSON_COMPACT);
-        printf("%s\n", line);
-        free(line);
+        if (!packed(summary) || packing_failed) {
+                /* the runs saved so far stay in the .json, for BENCH_REUSE */
+                fprintf(stderr, "bench_optimize: out of memory; the table is incomplete\n");
+        } else {
+                if (json_dump_file(summary, out_path, JSON_INDENT(1)) == 0)
+                        printf("  the table: %s.json and %s.md\n", out, out);
+                line = json_dumps(summary, JSON_COMPACT);
+                printf("%s\n", line);
+                free(line);
+        }
         json_decref(summary);
         json_decref(reused);
         json_decref(bank);
@@ -892,5 +910,5 @@ int main(void)
         npu_sim_paths_release(&paths);
         event_base_free(base);
         rm_rf(root);
-        return 0;
+        return packing_failed ? 1 : 0;
 }

@@ -67,6 +67,8 @@ int cli_request(const char *socket_path, const char *method, const char *path, c
 
 /* Prints "ascendopt COMMAND: MESSAGE" and a hint to stderr; returns EX_USAGE. */
 int cli_usage_error(const char *command, const char *message);
+/* Prints "ascendopt COMMAND: out of memory" to stderr; returns EX_OSERR. */
+int cli_out_of_memory(const char *command);
 
 /* Parses a decimal unsigned number; -EINVAL on anything else. */
 int cli_parse_u64(const char *s, uint64_t *ret);

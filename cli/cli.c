@@ -95,6 +95,12 @@ int cli_usage_error(const char *command, const char *message)
         return EX_USAGE;
 }
 
+int cli_out_of_memory(const char *command)
+{
+        fprintf(stderr, "ascendopt %s: out of memory\n", command);
+        return EX_OSERR;
+}
+
 int cli_parse_seconds(const char *s, double *ret)
 {
         char *end;

@@ -217,7 +217,9 @@ int cmd_corpus(int argc, char **argv)
                         json_object_set_new(row, "expert_status",
                                             json_incref(json_object_get(expert, "status")));
                 }
-                if (!json_out) {
+                if (!row) {
+                        ret = cli_out_of_memory("corpus");
+                } else if (!json_out) {
                         printf("  %-34s %5d ", m->name, m->level);
                         if (json_object_get(row, "baseline_us"))
                                 printf("%12.2f %8.2f ", number(row, "baseline_us"),

@@ -121,6 +121,10 @@ int cmd_experience(int argc, char **argv)
         if (strcmp(action, "export") == 0) {
                 json_t *doc = json_pack("{s:s, s:i, s:O}", "format", "ascendopt-experience",
                                         "version", 1, "entries", entries);
+                if (!doc) {
+                        json_decref(entries);
+                        return cli_out_of_memory("experience");
+                }
                 r = json_dump_file(doc, file, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ? EX_CANTCREAT
                                                                                    : EX_OK;
                 if (r == EX_OK)

@@ -93,8 +93,8 @@ static void on_progress(const struct episode_progress *p, void *userdata)
                     "used", p->used, "budget", p->budget, "memo_hits", p->memo_hits, "stage",
                     p->stage, "what", p->what, "status", p->status, "latency_us", p->latency_us,
                     "best_us", p->best_us, "new_best", p->new_best);
-                char *text = json_dumps(line, JSON_COMPACT);
-                fprintf(stderr, "%s\n", text);
+                char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+                fprintf(stderr, "%s\n", text ? text : "ascendopt optimize: out of memory");
                 free(text);
                 json_decref(line);
                 return;

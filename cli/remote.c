@@ -495,6 +495,8 @@ static int post_operator(const char *command, int argc, char **argv, const char 
                 snprintf(repo, sizeof(repo), "%s", argv[a->first_arg]);
         body = json_pack("{s:s, s:s, s:s?}", "repo", repo, "op_dir", argv[a->first_arg + 1],
                          "branch", a->branch);
+        if (!body)
+                return cli_out_of_memory(command);
         r = call(command, a, "POST", path, body, ret_answer);
         json_decref(body);
         return r;
@@ -549,6 +551,8 @@ static int simple_post(const char *command, int argc, char **argv, const char *p
         if (!takes_id && a.first_arg != argc)
                 return cli_usage_error(command, "takes no arguments");
         body = takes_id ? json_pack("{s:I}", "id", (json_int_t)id) : json_object();
+        if (!body)
+                return cli_out_of_memory(command);
         r = call(command, &a, "POST", path, body, &answer);
         json_decref(body);
         if (r >= 0)

@@ -240,7 +240,7 @@ int cmd_rewind(int argc, char **argv)
         struct event_base *base = NULL;
         struct store *store = NULL;
         struct rewind_run run = { 0 };
-        json_t *walks = json_array(), *skipped = json_array(), *totals = NULL;
+        json_t *walks = json_array(), *skipped = json_array(), *totals = NULL, *doc = NULL;
         char *ops[MAX_OPS];
         size_t n_ops = 0;
         double timeout = 300;
@@ -426,19 +426,21 @@ int cmd_rewind(int argc, char **argv)
                 run.summary = NULL;
         }
         totals = totals_of(walks, skipped);
-        if (run.json) {
-                json_t *doc = json_pack("{s:O, s:O}", "operators", walks, "totals", totals);
+        if (totals && run.json)
+                doc = json_pack("{s:O, s:O}", "operators", walks, "totals", totals);
+        if (!totals || (run.json && !doc))
+                ret = cli_out_of_memory("rewind");
+        else if (run.json)
                 cli_print_json(doc);
-                json_decref(doc);
-        } else {
+        else
                 print_totals(totals);
-        }
 out:
         for (size_t i = 0; i < n_ops; i++)
                 free(ops[i]);
         json_decref(walks);
         json_decref(skipped);
         json_decref(totals);
+        json_decref(doc);
         npu_environment_close(&env);
         cli_llm_close(&llm);
         if (base)

@@ -131,7 +131,8 @@ int json_parse_text(const char *text, size_t len, const char *source, json_t **r
  * truncated path, so that a caller that did not check opens nothing
  * instead of a prefix of what it meant (a parent directory, another file).
  */
-int format_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int format_path(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), warn_unused_result));
 
 /*
  * Whether path is a plain relative path inside a tree: not empty, not

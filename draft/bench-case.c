@@ -9,6 +9,7 @@
 #include "draft-internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,9 +186,10 @@ none:
  * first axis, or the last for a row-wise operator, until the largest input
  * has at least 8M elements; list inputs grow every element alike.  Output
  * shapes are dropped (InferShape gives them) unless they can be grown alike.
+ * *ret is NULL when no case is grown; -ENOMEM.
  */
-static json_t *bench_case(const struct opdef *def, const json_t *cases, const json_t *attrs,
-                          int axis, bool *ret_last, char *ret_grown_attrs)
+static int bench_case(const struct opdef *def, const json_t *cases, const json_t *attrs, int axis,
+                      bool *ret_last, char *ret_grown_attrs, json_t **ret)
 {
         const json_t *base = NULL, *c, *v;
         const char *key, *largest = NULL;
@@ -197,6 +199,7 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
         bool last;
         json_int_t factor, match_first = 0, match_last = 0;
 
+        *ret = NULL;
         json_array_foreach(cases, i, c)
         {
                 if (draft_case_elements(c) > best) {
@@ -212,7 +215,7 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                 }
         }
         if (!base || !largest || elements >= (double)BENCH_MIN_ELEMENTS)
-                return NULL;
+                return 0;
         last = axis >= 0 ? axis == 1
                          : row_wise(def, json_object_get(base, "shapes"),
                                     json_object_get(base, "attrs") ?: attrs, largest);
@@ -223,7 +226,7 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                 if (json_is_array(json_array_get(big, 0)))
                         big = json_array_get(big, 0);
                 if (!json_array_size(big))
-                        return NULL; /* a scalar does not grow */
+                        return 0; /* a scalar does not grow */
                 match_first = json_integer_value(json_array_get(big, 0));
                 match_last = json_integer_value(json_array_get(big, json_array_size(big) - 1));
         }
@@ -278,6 +281,8 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                             grow_shape(v, last, factor, last ? match_last : match_first));
         }
         out = json_pack("{s:s, s:o}", "name", "bench", "shapes", shapes);
+        if (!out)
+                return -ENOMEM;
         {
                 const json_t *big = json_object_get(json_object_get(base, "shapes"), largest);
                 json_t *grown =
@@ -290,7 +295,8 @@ static json_t *bench_case(const struct opdef *def, const json_t *cases, const js
                         json_object_set(out, "attrs", json_object_get(base, "attrs"));
         }
         *ret_last = last;
-        return out;
+        *ret = out;
+        return 0;
 }
 
 /* ------------------------------------------------------------ the timed case */
@@ -340,13 +346,21 @@ int draft_bench_case(const struct draft_options *o, const struct opdef *def, str
         }
         bool last = false, alt_last = false;
         char grown_attrs[256] = "", alt_attrs[256] = "";
-        json_t *bench = json_array_size(st->cases) < NPU_MAX_CASES
-                            ? bench_case(def, st->cases, st->attrs, -1, &last, grown_attrs)
-                            : NULL;
+        json_t *bench = NULL;
+
+        r = json_array_size(st->cases) < NPU_MAX_CASES
+                ? bench_case(def, st->cases, st->attrs, -1, &last, grown_attrs, &bench)
+                : 0;
         /* the other axis, should the kernel not take this one (check_bench) */
         json_decref(notes->alt_bench);
-        notes->alt_bench =
-            bench ? bench_case(def, st->cases, st->attrs, !last, &alt_last, alt_attrs) : NULL;
+        notes->alt_bench = NULL;
+        if (r == 0 && bench)
+                r = bench_case(def, st->cases, st->attrs, !last, &alt_last, alt_attrs,
+                               &notes->alt_bench);
+        if (r < 0) {
+                json_decref(bench);
+                return format_error(err, size, r, "the bench case: out of memory");
+        }
         if (notes->alt_bench && json_equal(json_object_get(notes->alt_bench, "shapes"),
                                            json_object_get(bench, "shapes"))) {
                 json_decref(notes->alt_bench); /* one axis: no other to try */
@@ -360,7 +374,8 @@ int draft_bench_case(const struct draft_options *o, const struct opdef *def, str
                         json_object_set_new(notes->alt_bench, "name", json_string(name));
                         json_object_set_new(notes->alt_bench, "bench", json_true());
                 }
-                json_array_append_new(st->cases, bench);
+                if (json_array_append_new(st->cases, bench) < 0)
+                        return format_error(err, size, -ENOMEM, "the bench case: out of memory");
                 snprintf(notes->grown_bench, sizeof(notes->grown_bench), "%s", name);
                 for (size_t i = 0; i < json_array_size(st->cases); i++)
                         json_object_set_new(json_array_get(st->cases, i), "bench",

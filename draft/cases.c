@@ -141,7 +141,9 @@ int draft_parse_flag_case(const char *spec, const struct opdef *def, json_t *cas
                 if (def->outputs[i].type == PARAM_DYNAMIC)
                         json_object_set_new(shapes, def->outputs[i].name,
                                             json_deep_copy(first_list));
-        json_array_append_new(cases, json_pack("{s:s, s:o}", "name", name, "shapes", shapes));
+        if (json_array_append_new(cases, json_pack("{s:s, s:o}", "name", name, "shapes", shapes)) <
+            0)
+                return format_error(err, size, -ENOMEM, "--case %s: out of memory", spec);
         return 0;
 bad:
         json_decref(shapes);

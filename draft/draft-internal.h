@@ -160,7 +160,7 @@ int draft_read_example_call(const char *main_cpp, json_t **ret, char *err, size_
  * OP_INPUT, OP_OUTPUT and OP_ATTR argument, null for an expression],
  * "header", "launcher": the files, relative to OPDIR}.  -ENOENT and why in
  * err when there is no such declaration, no launch of op_type, or launches
- * that differ.
+ * that differ; -ENOMEM.
  */
 int draft_read_launcher(const char *opdir, const char *op_type, const char *aclnn_call,
                         json_t **ret, char *err, size_t err_size);

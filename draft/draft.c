@@ -204,6 +204,7 @@ static int draft_attrs(const struct draft_options *o, const struct opdef *def,
         return 0;
 }
 
+/* NULL when out of memory. */
 static json_t *tensor_list(const struct param *params, size_t n, size_t variant,
                            const char (*st_dtypes)[32])
 {
@@ -215,11 +216,14 @@ static json_t *tensor_list(const struct param *params, size_t n, size_t variant,
                                         : draft_param_dtype(&params[i], variant);
                 json_t *t = json_pack("{s:s, s:s}", "name", params[i].name, "dtype",
                                       dtype ? dtype : "float32");
-                if (params[i].type == PARAM_DYNAMIC)
+                if (t && params[i].type == PARAM_DYNAMIC)
                         json_object_set_new(t, "list", json_true());
-                if (params[i].ref)
+                if (t && params[i].ref)
                         json_object_set_new(t, "ref", json_true());
-                json_array_append_new(list, t);
+                if (json_array_append_new(list, t) < 0) {
+                        json_decref(list);
+                        return NULL;
+                }
         }
         return list;
 }
@@ -231,15 +235,18 @@ static bool auto_sync_off(const char *opdir)
         size_t len = 0;
         bool off;
 
-        format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir);
-        if (read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len) < 0)
+        if (format_path(path, sizeof(path), "%s/CMakeLists.txt", opdir) < 0 ||
+            read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len) < 0)
                 return false;
         off = strstr(text, "--cce-auto-sync=off") != NULL;
         free(text);
         return off;
 }
 
-/* The default tolerance of every floating dtype among the tensors of doc, written out. */
+/*
+ * The default tolerance of every floating dtype among the tensors of doc,
+ * written out; NULL when out of memory.
+ */
 static json_t *draft_tolerance(const json_t *doc)
 {
         json_t *tolerance = json_object(), *t;
@@ -255,10 +262,13 @@ static json_t *draft_tolerance(const json_t *doc)
                             json_object_get(tolerance, name))
                                 continue;
                         tol = npu_default_tolerance(dtype);
-                        json_object_set_new(tolerance, name,
-                                            json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol",
-                                                      tol->rtol, "max_mismatch_fraction",
-                                                      tol->max_mismatch_fraction));
+                        json_t *one =
+                            json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol", tol->rtol,
+                                      "max_mismatch_fraction", tol->max_mismatch_fraction);
+                        if (json_object_set_new(tolerance, name, one) < 0) {
+                                json_decref(tolerance);
+                                return NULL;
+                        }
                 }
         }
         return tolerance;
@@ -278,10 +288,10 @@ static bool index_like(const char *name)
  * of bounds.  An integer input named as an index that no msOpSt
  * value_range covers gets [0, n - 1], n the smallest dimension of the
  * first other input that is not an index, in any case: an index valid
- * along every axis of the tensor it most likely indexes.
+ * along every axis of the tensor it most likely indexes.  -ENOMEM.
  */
-static void draft_index_ranges(const struct opdef *def, struct draft_state *st, size_t variant,
-                               struct draft_notes *notes)
+static int draft_index_ranges(const struct opdef *def, struct draft_state *st, size_t variant,
+                              struct draft_notes *notes)
 {
         for (size_t k = 0; k < def->n_inputs; k++) {
                 const char *dtype = st->have_dtypes && st->dtypes[k][0]
@@ -313,14 +323,16 @@ static void draft_index_ranges(const struct opdef *def, struct draft_state *st, 
                 }
                 if (!data || smallest < 1)
                         continue;
-                json_object_set_new(st->ranges, def->inputs[k].name,
-                                    json_pack("[i, I]", 0, smallest - 1));
+                if (json_object_set_new(st->ranges, def->inputs[k].name,
+                                        json_pack("[i, I]", 0, smallest - 1)) < 0)
+                        return -ENOMEM;
                 draft_note(
                     notes,
                     "input_ranges.%s [0, %lld]: an index input, kept inside every axis of %s "
                     "(seeded integers are in [-100, 100]); check it",
                     def->inputs[k].name, (long long)(smallest - 1), data);
         }
+        return 0;
 }
 
 int draft_manifest(const struct draft_options *o, struct draft_session *s, json_t **ret_doc,
@@ -355,8 +367,8 @@ int draft_manifest(const struct draft_options *o, struct draft_session *s, json_
                 r = draft_bench_case(o, def, &st, notes, err, size);
         if (r == 0)
                 r = draft_choose_variant(o, def, &st, &variant, notes, err, size);
-        if (r == 0)
-                draft_index_ranges(def, &st, variant, notes);
+        if (r == 0 && draft_index_ranges(def, &st, variant, notes) < 0)
+                r = format_error(err, size, -ENOMEM, "out of memory");
         if (r == 0)
                 r = draft_attrs(o, def, st.attrs, &attrs, notes, err, size);
         if (r < 0)
@@ -368,12 +380,16 @@ int draft_manifest(const struct draft_options *o, struct draft_session *s, json_
         json_object_set_new(doc, "description",
                             json_string("Drafted by 'ascendopt init' from the operator's OpDef "
                                         "and kernel; check the cases, ranges and tolerances."));
-        json_object_set_new(doc, "inputs",
-                            tensor_list(def->inputs, def->n_inputs, variant,
-                                        st.have_dtypes ? (const char(*)[32])st.dtypes : NULL));
-        json_object_set_new(doc, "outputs",
-                            tensor_list(def->outputs, def->n_outputs, variant,
-                                        st.have_dtypes ? (const char(*)[32])st.out_dtypes : NULL));
+        const char(*in_dtypes)[32] = st.have_dtypes ? (const char(*)[32])st.dtypes : NULL;
+        const char(*out_dtypes)[32] = st.have_dtypes ? (const char(*)[32])st.out_dtypes : NULL;
+        if (json_object_set_new(doc, "inputs",
+                                tensor_list(def->inputs, def->n_inputs, variant, in_dtypes)) < 0 ||
+            json_object_set_new(doc, "outputs",
+                                tensor_list(def->outputs, def->n_outputs, variant, out_dtypes)) <
+                0) {
+                r = format_error(err, size, -ENOMEM, "out of memory");
+                goto out;
+        }
         /* a ref output is its input: the same dtype */
         for (size_t k = 0; k < def->n_outputs; k++) {
                 const struct param *in = draft_find_input(def, def->outputs[k].name);
@@ -395,6 +411,10 @@ int draft_manifest(const struct draft_options *o, struct draft_session *s, json_
         if (json_object_size(st.ranges))
                 json_object_set(doc, "input_ranges", st.ranges);
         json_t *tolerance = draft_tolerance(doc);
+        if (!tolerance) {
+                r = format_error(err, size, -ENOMEM, "out of memory");
+                goto out;
+        }
         if (json_object_size(tolerance))
                 json_object_set(doc, "tolerance", tolerance);
         json_decref(tolerance);

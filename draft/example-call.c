@@ -41,6 +41,7 @@ struct reader {
         json_t *declared;     /* aclTensor *NAME (= nullptr); -> true */
         json_t *strings;      /* char *NAME = "text"; std::string NAME = "text"; -> text */
         json_t *elems;        /* scalar or vector var -> the dtype of its elements */
+        bool oom;             /* a json_pack failed: what was read is incomplete */
 };
 
 /* ------------------------------------------------------------ expressions */
@@ -422,12 +423,13 @@ static size_t read_vector_declarator(struct reader *r, size_t name, const char *
                                     ? cxx_tok_next(f, token_match(&f->tokens, comma))
                                     : cxx_tok_next(f, comma);
                 if (eval_range(r, k, comma, &count) &&
-                    (comma >= close || eval_range(r, cxx_tok_next(f, comma), close, &value)))
-                        json_object_set_new(
-                            r->fills, n,
-                            json_pack("{s:f, s:o}", "n", count, "value",
-                                      number_json(value, real && comma < close &&
-                                                             has_float_literal(r, comma, close))));
+                    (comma >= close || eval_range(r, cxx_tok_next(f, comma), close, &value)) &&
+                    json_object_set_new(
+                        r->fills, n,
+                        json_pack("{s:f, s:o}", "n", count, "value",
+                                  number_json(value, real && comma < close &&
+                                                         has_float_literal(r, comma, close)))) < 0)
+                        r->oom = true;
         }
         return cxx_tok_next(f, close);
 }
@@ -681,13 +683,13 @@ static void scan(struct reader *r)
                                                         16) >= 2
                                                 ? dtype_in(r, starts[1], ends[1])
                                                 : NULL;
-                                        if (elem)
-                                                json_object_set_new(
-                                                    r->scalars, a,
-                                                    json_pack(
-                                                        "{s:O, s:s, s:b}", "file", file, "elem",
-                                                        elem, "scalar",
-                                                        cxx_tok_eq(f, rhs, "aclCreateScalar")));
+                                        if (elem &&
+                                            json_object_set_new(
+                                                r->scalars, a,
+                                                json_pack("{s:O, s:s, s:b}", "file", file, "elem",
+                                                          elem, "scalar",
+                                                          cxx_tok_eq(f, rhs, "aclCreateScalar"))) < 0)
+                                                r->oom = true;
                                 }
                         }
                         /* t = aclCreateTensor(shape.data(), shape.size(), ACL_X, ...) */
@@ -756,7 +758,8 @@ static void scan(struct reader *r)
                                         json_object_set(t, "shape", literal);
                                 if (dt)
                                         json_object_set_new(t, "dtype", json_string(dt));
-                                json_object_set_new(r->tensors, tensor, t);
+                                if (json_object_set_new(r->tensors, tensor, t) < 0)
+                                        r->oom = true; /* t is NULL: json_pack failed */
                         }
                         json_decref(literal);
                 }
@@ -794,7 +797,10 @@ static void scan(struct reader *r)
         }
 }
 
-/* One tensor argument as init wants it: {kind, shape, dtype, file | values}. */
+/*
+ * One tensor argument as init wants it: {kind, shape, dtype, file | values};
+ * NULL when out of memory.
+ */
 static json_t *tensor_arg(const struct reader *r, const char *var)
 {
         const json_t *t = json_object_get(r->tensors, var);
@@ -862,7 +868,7 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
         scan(&r);
         rc = -ENOENT;
         snprintf(err, size, "%s: no aclnn...GetWorkspaceSize call to read the arguments of", path);
-        for (size_t i = 0; i < f->tokens.n; i = cxx_tok_next(f, i)) {
+        for (size_t i = 0; !r.oom && i < f->tokens.n; i = cxx_tok_next(f, i)) {
                 char name[160];
                 if (!cxx_tok_is_ident(f, i) || !cxx_tok_eq(f, cxx_tok_next(f, i), "("))
                         continue;
@@ -873,7 +879,8 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                 if (n < 2)
                         continue;
                 call = json_pack("{s:s, s:[]}", "call", name, "args");
-                for (size_t k = 0; k + 2 < n; k++) {
+                r.oom = !call;
+                for (size_t k = 0; !r.oom && k + 2 < n; k++) {
                         char var[128], expr[256];
                         json_t *arg;
                         double v;
@@ -901,8 +908,11 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                                 json_t *items = json_array(), *t;
                                 size_t j;
                                 json_array_foreach(json_object_get(r.lists, var), j, t)
-                                    json_array_append_new(items,
-                                                          tensor_arg(&r, json_string_value(t)));
+                                {
+                                        if (json_array_append_new(
+                                                items, tensor_arg(&r, json_string_value(t))) < 0)
+                                                r.oom = true;
+                                }
                                 arg = json_pack("{s:s, s:o}", "kind", "list", "items", items);
                         } else if (cxx_tok_is_ident(f, s) && cxx_tok_next(f, s) == ends[k] &&
                                    json_is_object(json_object_get(r.scalars, var))) {
@@ -944,14 +954,21 @@ int draft_read_example_call(const char *path, json_t **ret, char *err, size_t si
                                                 json_object_get(r.elems, var), "scalar", 1);
                         } else
                                 arg = json_pack("{s:s}", "kind", "unknown");
-                        json_object_set_new(arg, "expr", json_string(expr));
-                        json_array_append_new(json_object_get(call, "args"), arg);
+                        /* NULL (out of memory) is not appended; once in, arg is args' */
+                        if (json_array_append_new(json_object_get(call, "args"), arg) < 0)
+                                r.oom = true;
+                        else
+                                json_object_set_new(arg, "expr", json_string(expr));
                 }
                 rc = 0;
                 break;
         }
-        if (rc == 0)
+        if (r.oom) {
+                rc = format_error(err, size, -ENOMEM, "%s: out of memory", path);
+                json_decref(call);
+        } else if (rc == 0) {
                 *ret = call;
+        }
         cxx_file_release(&r.file);
         free(text_buf);
         json_decref(r.constants);

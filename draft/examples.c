@@ -21,12 +21,16 @@
 /* ------------------------------------------------------------ arguments and gen_data.py */
 
 struct example_wait {
-        json_t *answer;
+        json_t *answer; /* NULL when out of memory */
+        bool done;
 };
 
 static void on_example_done(json_t *answer, void *userdata)
 {
-        ((struct example_wait *)userdata)->answer = answer;
+        struct example_wait *w = userdata;
+
+        w->answer = answer;
+        w->done = true;
 }
 
 /* "float16" of a main.cpp tensor argument, or NULL. */
@@ -66,6 +70,14 @@ static json_t *arg_shape(const json_t *arg)
         return list;
 }
 
+/* A json_pack's result, or NULL with why "out of memory". */
+static json_t *packed(json_t *v, char *why, size_t why_size)
+{
+        if (!v)
+                snprintf(why, why_size, "out of memory");
+        return v;
+}
+
 /*
  * The data of one input for the example's golden: {"file"}, {"files"} or
  * {"values"}; NULL (why) when main.cpp does not say.
@@ -81,21 +93,22 @@ static json_t *arg_data(const json_t *arg, const json_t *written, char *why, siz
                 const json_t *v = json_object_get(arg, "value");
                 json_decref(files);
                 if (json_is_number(v) || json_is_boolean(v))
-                        return json_pack("{s:[O]}", "values", v);
-                return json_pack("{s:O}", "values", v);
+                        return packed(json_pack("{s:[O]}", "values", v), why, why_size);
+                return packed(json_pack("{s:O}", "values", v), why, why_size);
         }
         if (!items) {
                 const char *f = json_string_value(json_object_get(arg, "file"));
                 json_decref(files);
                 if (f && json_object_get(written, f))
-                        return json_pack("{s:s}", "file", f);
+                        return packed(json_pack("{s:s}", "file", f), why, why_size);
                 if (f) {
                         snprintf(why, why_size,
                                  "main.cpp reads %s, which gen_data.py did not write", f);
                         return NULL;
                 }
                 if (json_object_get(arg, "values"))
-                        return json_pack("{s:O}", "values", json_object_get(arg, "values"));
+                        return packed(json_pack("{s:O}", "values", json_object_get(arg, "values")),
+                                      why, why_size);
                 snprintf(why, why_size, "main.cpp gives no data for %s",
                          json_string_value(json_object_get(arg, "expr")) ?: "an input");
                 return NULL;
@@ -111,7 +124,7 @@ static json_t *arg_data(const json_t *arg, const json_t *written, char *why, siz
                 }
                 json_array_append_new(files, json_string(f));
         }
-        return json_pack("{s:o}", "files", files);
+        return packed(json_pack("{s:o}", "files", files), why, why_size);
 }
 
 /*
@@ -223,13 +236,16 @@ static json_t *run_gen_data(struct draft_state *st, const char *example, const j
         }
         job = json_pack("{s:s, s:s, s:{}, s:o}", "mode", "example", "example", abs, "values",
                         "read", read ? json_incref((json_t *)read) : json_object());
-        r = npu_golden_run_job(st->sim->env.runner, st->opdir, dir, job, true, 300, on_example_done,
-                               &w);
+        r = job ? npu_golden_run_job(st->sim->env.runner, st->opdir, dir, job, true, 300,
+                                     on_example_done, &w)
+                : -ENOMEM;
         json_decref(job);
-        while (r == 0 && !w.answer)
+        while (r == 0 && !w.done)
                 event_base_loop(st->sim->base, EVLOOP_ONCE);
         if (r < 0)
                 snprintf(why, why_size, "cannot run gen_data.py: %s", child_strerror(r));
+        else if (!w.answer)
+                snprintf(why, why_size, "gen_data.py: out of memory");
         else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
                 snprintf(why, why_size, "%s",
                          json_string_value(json_object_get(w.answer, "why"))
@@ -365,17 +381,26 @@ static int read_example(const struct opdef *def, const char *example, struct dra
         struct example_binding b;
         char detail[400] = "", launch_why[400] = "";
         size_t i;
-        int r = -ENOENT;
+        int r = -ENOENT, launch_r;
 
-        format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example);
+        if (format_path(path, sizeof(path), "%s/%s/main.cpp", st->opdir, example) < 0) {
+                r = format_error(why, why_size, -ENAMETOOLONG, "%s/%s: path too long", st->opdir,
+                                 example);
+                goto out;
+        }
         if (draft_read_example_call(path, &call, why, why_size) < 0)
                 goto out;
         args = json_object_get(call, "args");
         if (example_file_values(st, example, args, &written, why, why_size) < 0)
                 goto out;
-        if (draft_read_launcher(st->opdir, def->type,
-                                json_string_value(json_object_get(call, "call")), &launch,
-                                launch_why, sizeof(launch_why)) == 0 &&
+        launch_r = draft_read_launcher(st->opdir, def->type,
+                                       json_string_value(json_object_get(call, "call")), &launch,
+                                       launch_why, sizeof(launch_why));
+        if (launch_r == -ENOMEM) {
+                r = format_error(why, why_size, launch_r, "%s: out of memory", example);
+                goto out;
+        }
+        if (launch_r == 0 &&
             draft_bind_launcher(def, args, launch, &b, launch_why, sizeof(launch_why)) == 0) {
                 /* the wrapper's own launch says where each parameter goes */
                 draft_note(notes,
@@ -576,12 +601,20 @@ static int read_example(const struct opdef *def, const char *example, struct dra
         draft_case_name(strrchr(example, '/') ? strrchr(example, '/') + 1 : example, st->cases,
                         name, sizeof(name));
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
-        if (json_object_size(attrs))
+        if (entry && json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
+        if (entry && outs &&
+            json_object_set_new(entry, "golden",
+                                json_pack("{s:s, s:O, s:O}", "example", example, "inputs", data,
+                                          "outputs", outs)) < 0) {
+                json_decref(entry);
+                entry = NULL;
+        }
+        if (json_array_append_new(st->cases, entry) < 0) {
+                r = format_error(why, why_size, -ENOMEM, "%s: out of memory", example);
+                goto out;
+        }
         if (outs) {
-                json_object_set_new(entry, "golden",
-                                    json_pack("{s:s, s:O, s:O}", "example", example, "inputs", data,
-                                              "outputs", outs));
                 st->goldens++;
                 draft_note(
                     notes,
@@ -595,7 +628,6 @@ static int read_example(const struct opdef *def, const char *example, struct dra
                            name, example, json_object_size(attrs) ? " and attributes" : "",
                            json_string_value(json_object_get(call, "call")), golden_why);
         }
-        json_array_append_new(st->cases, entry);
         if (!json_object_size(st->attrs))
                 json_object_update(st->attrs, attrs);
         r = 0;
@@ -625,7 +657,8 @@ int draft_read_examples(const struct opdef *def, struct draft_state *st, struct 
         struct dirent *e;
         DIR *d;
 
-        format_path(dir, sizeof(dir), "%s/examples", st->opdir);
+        if (format_path(dir, sizeof(dir), "%s/examples", st->opdir) < 0)
+                return format_error(why, why_size, -ENAMETOOLONG, "%s: path too long", st->opdir);
         d = opendir(dir);
         while (d && (e = readdir(d)) && n < DRAFT_MAX_SOURCES) {
                 char probe[PATH_MAX];

@@ -146,22 +146,28 @@ static json_t *find_declaration(const struct cxx_file *f, const char *call)
         return NULL;
 }
 
-/* {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...) at i, or NULL. */
-static json_t *read_launch(const struct cxx_file *f, size_t i, const char *op_type)
+/*
+ * {"inputs", "outputs", "attrs"} of ADD_TO_LAUNCHER_LIST_AICORE(op_type, ...)
+ * at i into *ret, NULL when it launches another; -ENOMEM.
+ */
+static int read_launch(const struct cxx_file *f, size_t i, const char *op_type, json_t **ret)
 {
         size_t open = cxx_tok_next(f, i), first, close;
         json_t *launch;
 
+        *ret = NULL;
         if (!cxx_tok_eq(f, open, "("))
-                return NULL;
+                return 0;
         first = cxx_tok_next(f, open);
         if (!cxx_tok_is_ident(f, first) || !cxx_tok_eq(f, first, op_type) ||
             !cxx_tok_eq(f, cxx_tok_next(f, first), ","))
-                return NULL;
+                return 0;
         close = token_match(&f->tokens, open);
         if (close >= f->tokens.n)
-                return NULL;
+                return 0;
         launch = json_pack("{s:[], s:[], s:[]}", "inputs", "outputs", "attrs");
+        if (!launch)
+                return -ENOMEM;
         for (size_t k = cxx_tok_next(f, first); k < close; k = cxx_tok_next(f, k)) {
                 static const char *const parts[][2] = { { "OP_INPUT", "inputs" },
                                                         { "OP_OUTPUT", "outputs" },
@@ -178,7 +184,8 @@ static json_t *read_launch(const struct cxx_file *f, size_t i, const char *op_ty
                 if (cxx_tok_eq(f, k, "("))
                         k = token_match(&f->tokens, k);
         }
-        return launch;
+        *ret = launch;
+        return 0;
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -210,18 +217,22 @@ int draft_read_launcher(const char *opdir, const char *op_type, const char *acln
         closedir(d);
         qsort(names, n, sizeof(*names), compare_strings);
 
-        for (size_t f = 0; f < n; f++) {
+        for (size_t f = 0; r != -ENOMEM && f < n; f++) {
                 struct unit u;
                 if (!unit_load(&u, opdir, names[f]))
                         continue;
                 if (!params && strncmp(names[f], "aclnn_", 6) == 0 &&
                     (params = find_declaration(&u.file, aclnn_call)))
                         header = names[f];
-                for (size_t i = 0; i < u.file.tokens.n; i = cxx_tok_next(&u.file, i)) {
+                for (size_t i = 0; r != -ENOMEM && i < u.file.tokens.n;
+                     i = cxx_tok_next(&u.file, i)) {
                         json_t *one;
                         if (!cxx_tok_is_ident(&u.file, i) ||
-                            !cxx_tok_eq(&u.file, i, "ADD_TO_LAUNCHER_LIST_AICORE") ||
-                            !(one = read_launch(&u.file, i, op_type)))
+                            !cxx_tok_eq(&u.file, i, "ADD_TO_LAUNCHER_LIST_AICORE"))
+                                continue;
+                        if (read_launch(&u.file, i, op_type, &one) < 0)
+                                r = -ENOMEM;
+                        if (!one)
                                 continue;
                         /* the same launch written twice (two code paths) is one */
                         if (launch && !json_equal(launch, one))
@@ -235,7 +246,9 @@ int draft_read_launcher(const char *opdir, const char *op_type, const char *acln
                 }
                 unit_release(&u);
         }
-        if (!params)
+        if (r == -ENOMEM)
+                snprintf(err, err_size, "out of memory");
+        else if (!params)
                 snprintf(err, err_size, "op_host/aclnn_*.h declares no %s", aclnn_call);
         else if (!launch)
                 snprintf(err, err_size, "op_host launches no %s (ADD_TO_LAUNCHER_LIST_AICORE)",

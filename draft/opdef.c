@@ -308,7 +308,8 @@ static int find_entries(const char *opdir, char entries[][320], size_t *n, size_
         size_t n_files;
         int r = 0;
 
-        format_path(dir, sizeof(dir), "%s/op_kernel", opdir);
+        if (format_path(dir, sizeof(dir), "%s/op_kernel", opdir) < 0)
+                return format_error(err, size, -ENAMETOOLONG, "%s: path too long", opdir);
         n_files = draft_list_files(dir, suffixes, files, DRAFT_MAX_SOURCES);
         for (size_t f = 0; f < n_files && r == 0; f++) {
                 struct source src = { 0 };

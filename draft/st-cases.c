@@ -27,17 +27,22 @@ static const char *st_type(const json_t *type)
         return json_is_string(first) ? draft_manifest_dtype(json_string_value(first)) : NULL;
 }
 
-/* [lo, hi] from msOpSt's value_range, [[lo, hi]] or [lo, hi]. */
-static json_t *st_range(const json_t *range)
+/*
+ * [lo, hi] from msOpSt's value_range, [[lo, hi]] or [lo, hi], into *ret
+ * (NULL when it gives none); -ENOMEM when it cannot be built.
+ */
+static int st_range(const json_t *range, json_t **ret)
 {
         const json_t *pair =
             json_is_array(json_array_get(range, 0)) ? json_array_get(range, 0) : range;
 
+        *ret = NULL;
         if (json_array_size(pair) != 2 || !json_is_number(json_array_get(pair, 0)) ||
             !json_is_number(json_array_get(pair, 1)))
-                return NULL;
-        return json_pack("[f, f]", json_number_value(json_array_get(pair, 0)),
+                return 0;
+        *ret = json_pack("[f, f]", json_number_value(json_array_get(pair, 0)),
                          json_number_value(json_array_get(pair, 1)));
+        return *ret ? 0 : -ENOMEM;
 }
 
 static void st_skip(struct draft_state *st, const char *fmt, ...)
@@ -67,12 +72,16 @@ static bool st_absent(const json_t *desc)
 }
 
 struct fuzz_wait {
-        json_t *answer;
+        json_t *answer; /* NULL when out of memory */
+        bool done;
 };
 
 static void on_fuzz_done(json_t *answer, void *userdata)
 {
-        ((struct fuzz_wait *)userdata)->answer = answer;
+        struct fuzz_wait *w = userdata;
+
+        w->answer = answer;
+        w->done = true;
 }
 
 /*
@@ -104,13 +113,16 @@ static json_t *run_fuzz(struct draft_state *st, const char *impl, char *why, siz
                 return NULL;
         }
         job = json_pack("{s:s, s:s, s:s}", "mode", "fuzz", "file", file, "function", colon + 1);
-        r = npu_golden_run_job(st->sim->env.runner, st->opdir, dir, job, true, 120, on_fuzz_done,
-                               &w);
+        r = job ? npu_golden_run_job(st->sim->env.runner, st->opdir, dir, job, true, 120,
+                                     on_fuzz_done, &w)
+                : -ENOMEM;
         json_decref(job);
-        while (r == 0 && !w.answer)
+        while (r == 0 && !w.done)
                 event_base_loop(st->sim->base, EVLOOP_ONCE);
         if (r < 0)
                 snprintf(why, why_size, "cannot run its fuzz_impl: %s", child_strerror(r));
+        else if (!w.answer)
+                snprintf(why, why_size, "its fuzz_impl %s: out of memory", impl);
         else if (strcmp(json_string_value(json_object_get(w.answer, "status")) ?: "", "ok") != 0)
                 snprintf(why, why_size, "its fuzz_impl %s: %s", impl,
                          json_string_value(json_object_get(w.answer, "why")) ?: "failed");
@@ -154,9 +166,8 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
         char name[129], why[600];
         size_t i;
         bool full;
+        int r = 0;
 
-        (void)err;
-        (void)size;
         if (op && json_is_string(op) && strcmp(json_string_value(op), def->type) != 0) {
                 st_skip(st, "%s: case %s is of operator %s", file, cname, json_string_value(op));
                 goto out;
@@ -252,7 +263,11 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 if (!st->have_dtypes && st_type(json_object_get(desc, "type")))
                         snprintf(st->dtypes[p - def->inputs], sizeof(st->dtypes[0]), "%s",
                                  st_type(json_object_get(desc, "type")));
-                range = st_range(json_object_get(desc, "value_range"));
+                if (st_range(json_object_get(desc, "value_range"), &range) < 0) {
+                        r = format_error(err, size, -ENOMEM, "%s: case %s: out of memory", file,
+                                         cname);
+                        goto out;
+                }
                 /* the first case's range is the manifest's; a case with another has its own */
                 if (range && !json_object_get(st->ranges, p->name))
                         json_object_set(st->ranges, p->name, range);
@@ -332,21 +347,26 @@ static int read_st_case(const json_t *c, const char *file, const struct opdef *d
                 }
         }
         json_t *entry = json_pack("{s:s, s:O}", "name", name, "shapes", shapes);
-        if (json_object_size(attrs))
+        if (entry && json_object_size(attrs))
                 json_object_set(entry, "attrs", attrs);
-        if (json_object_size(case_ranges))
+        if (entry && json_object_size(case_ranges))
                 json_object_set(entry, "input_ranges", case_ranges);
         {
                 char golden[PATH_MAX];
-                if (st_golden(st, c, golden, sizeof(golden)) == 0) {
-                        json_t *g = json_pack("{s:s}", "function", golden);
-                        if (json_object_size(names))
-                                json_object_set(g, "names", names);
-                        json_object_set_new(entry, "golden", g);
-                        st->goldens++;
+                if (entry && st_golden(st, c, golden, sizeof(golden)) == 0) {
+                        /* O* leaves names out when every name is the OpDef's */
+                        json_t *g = json_pack("{s:s, s:O*}", "function", golden, "names",
+                                              json_object_size(names) ? names : NULL);
+                        if (json_object_set_new(entry, "golden", g) < 0) {
+                                json_decref(entry);
+                                entry = NULL;
+                        } else {
+                                st->goldens++;
+                        }
                 }
         }
-        json_array_append_new(st->cases, entry);
+        if (json_array_append_new(st->cases, entry) < 0)
+                r = format_error(err, size, -ENOMEM, "%s: case %s: out of memory", file, cname);
 out:
         json_decref(shapes);
         json_decref(attrs);
@@ -355,7 +375,7 @@ out:
         json_decref(present);
         json_decref(place);
         json_decref(case_ranges);
-        return 0;
+        return r;
 }
 
 /* Every msOpSt case in the JSON files of tests/st, in file order. */
@@ -367,14 +387,19 @@ int draft_read_st_cases(const char *opdir, const struct opdef *def, struct draft
         size_t n_files;
         int r = 0;
 
-        format_path(dir, sizeof(dir), "%s/tests/st", opdir);
+        if (format_path(dir, sizeof(dir), "%s/tests/st", opdir) < 0)
+                return format_error(err, size, -ENAMETOOLONG, "%s: path too long", opdir);
         n_files = draft_list_files(dir, suffixes, files, DRAFT_MAX_SOURCES);
         for (size_t f = 0; f < n_files && r == 0; f++) {
                 char path[PATH_MAX], rel[PATH_MAX], *text = NULL;
                 json_t *doc = NULL, *c;
                 size_t len = 0, i;
                 snprintf(rel, sizeof(rel), "tests/st/%s", files[f]);
-                format_path(path, sizeof(path), "%s/%s", opdir, rel);
+                r = format_path(path, sizeof(path), "%s/%s", opdir, rel);
+                if (r < 0) {
+                        format_error(err, size, r, "%s/%s: path too long", opdir, rel);
+                        break;
+                }
                 r = read_text_file(path, DRAFT_SOURCE_MAX_BYTES, &text, &len);
                 if (r < 0) {
                         snprintf(err, size, "%.1024s: cannot read: %s", path, strerror(-r));
@@ -386,6 +411,10 @@ int draft_read_st_cases(const char *opdir, const struct opdef *def, struct draft
                         break;
                 if (json_is_object(doc)) /* one case on its own */
                         doc = json_pack("[o]", doc);
+                if (!doc) {
+                        r = format_error(err, size, -ENOMEM, "%s: out of memory", path);
+                        break;
+                }
                 st->files++;
                 json_array_foreach(doc, i, c)
                 {

@@ -1267,10 +1267,11 @@ int llm_chat(struct llm_client *client, const struct llm_message *messages, size
                         r = -EINVAL;
                         goto out;
                 }
+                /* json_text is NULL only when out of memory */
                 m = json_pack("{s:s, s:o}", "role", messages[i].role, "content",
                               json_text(messages[i].content));
-                if (!m || json_array_append_new(list, m) < 0) {
-                        r = -EINVAL;
+                if (json_array_append_new(list, m) < 0) {
+                        r = -ENOMEM;
                         goto out;
                 }
         }

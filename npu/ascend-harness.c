@@ -70,8 +70,8 @@ int ascend_opdef_attr_order(const struct npu_manifest *m, char ***ret_names)
 
         if (!names)
                 return -ENOMEM;
-        format_path(dir, sizeof(dir), "%s/op_host", m->dir);
-        d = opendir(dir);
+        r = format_path(dir, sizeof(dir), "%s/op_host", m->dir);
+        d = r == 0 ? opendir(dir) : NULL;
         while (d && (e = readdir(d)) && n_files < ARRAY_SIZE(files)) {
                 size_t len = strlen(e->d_name);
                 if (len > 4 && strcmp(e->d_name + len - 4, ".cpp") == 0)
@@ -89,7 +89,9 @@ int ascend_opdef_attr_order(const struct npu_manifest *m, char ***ret_names)
                 size_t size = 0;
                 FILE *f;
 
-                format_path(path, sizeof(path), "%s/%s", dir, files[i]);
+                r = format_path(path, sizeof(path), "%s/%s", dir, files[i]);
+                if (r < 0)
+                        break;
                 f = fopen(path, "re");
                 if (!f)
                         continue;

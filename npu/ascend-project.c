@@ -219,15 +219,17 @@ static int copy_tree(const char *from, const char *to, bool skip_operators, int 
 
 /* ------------------------------------------------------------ presets */
 
-static void set_cache_variable(json_t *vars, const char *name, const char *type, const char *value)
+static int set_cache_variable(json_t *vars, const char *name, const char *type, const char *value)
 {
         json_t *old = json_object_get(vars, name);
+        int r;
 
         if (json_is_object(old))
-                json_object_set_new(old, "value", json_string(value));
+                r = json_object_set_new(old, "value", json_string(value));
         else
-                json_object_set_new(vars, name,
-                                    json_pack("{s:s, s:s}", "type", type, "value", value));
+                r = json_object_set_new(vars, name,
+                                        json_pack("{s:s, s:s}", "type", type, "value", value));
+        return r < 0 ? -ENOMEM : 0;
 }
 
 /* Points every configure preset at our SoC and toolkit. */
@@ -239,7 +241,8 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
         size_t i;
         int r = 0;
 
-        format_path(path, sizeof(path), "%s/CMakePresets.json", p->root);
+        if (format_path(path, sizeof(path), "%s/CMakePresets.json", p->root) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long", p->root);
         doc = json_load_file(path, 0, &error);
         if (!doc)
                 return format_error(err, err_size, -EINVAL, "%s:%d: %s", path, error.line,
@@ -255,10 +258,20 @@ static int patch_presets(const struct ascend_project *p, char *err, size_t err_s
                 json_t *vars = json_object_get(preset, "cacheVariables");
                 if (!json_is_object(vars)) {
                         vars = json_object();
-                        json_object_set_new(preset, "cacheVariables", vars);
+                        if (json_object_set_new(preset, "cacheVariables", vars) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
                 }
-                set_cache_variable(vars, "ASCEND_COMPUTE_UNIT", "STRING", p->compute_unit);
-                set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH", p->toolkit_root);
+                if ((r = set_cache_variable(vars, "ASCEND_COMPUTE_UNIT", "STRING",
+                                            p->compute_unit)) < 0 ||
+                    (r = set_cache_variable(vars, "ASCEND_CANN_PACKAGE_PATH", "PATH",
+                                            p->toolkit_root)) < 0)
+                        break;
+        }
+        if (r < 0) {
+                r = format_error(err, err_size, r, "%s: out of memory", path);
+                goto out;
         }
         if (json_dump_file(doc, path, JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
                 r = format_error(err, err_size, -EIO, "%s: cannot write", path);
@@ -306,9 +319,13 @@ static json_t *msopgen_tensors(const struct npu_tensor *t, size_t n)
         json_t *list = json_array();
 
         for (size_t i = 0; i < n; i++)
-                json_array_append_new(list, json_pack("{s:s, s:s, s:[s], s:[s]}", "name", t[i].name,
-                                                      "param_type", "required", "format", "ND",
-                                                      "type", msopgen_type(t[i].dtype)));
+                if (json_array_append_new(list,
+                                          json_pack("{s:s, s:s, s:[s], s:[s]}", "name", t[i].name,
+                                                    "param_type", "required", "format", "ND",
+                                                    "type", msopgen_type(t[i].dtype))) < 0) {
+                        json_decref(list);
+                        return NULL; /* json_pack below fails on it */
+                }
         return list;
 }
 
@@ -343,9 +360,13 @@ static int write_msopgen_description(const struct npu_manifest *m, const char *p
 
         json_object_foreach((json_t *)manifest_attrs, key, value)
         {
-                json_array_append_new(
-                    attrs, json_pack("{s:s, s:s, s:s, s:O}", "name", key, "param_type", "optional",
-                                     "type", msopgen_attr_type(value), "default_value", value));
+                if (json_array_append_new(attrs, json_pack("{s:s, s:s, s:s, s:O}", "name", key,
+                                                           "param_type", "optional", "type",
+                                                           msopgen_attr_type(value),
+                                                           "default_value", value)) < 0) {
+                        json_decref(attrs);
+                        return -ENOMEM;
+                }
         }
         doc = json_pack("[{s:s, s:o, s:o, s:o}]", "op", m->name, "input_desc",
                         msopgen_tensors(m->inputs, m->n_inputs), "output_desc",
@@ -468,10 +489,14 @@ int ascend_project_materialise(const struct npu_manifest *m, const char *repo_ro
         } else {
                 char path[PATH_MAX];
                 p->kind = ASCEND_PROJECT_MSOPGEN;
-                format_path(p->root, sizeof(p->root), "%s/CustomOp", project_dir);
-                format_path(p->op_dir, sizeof(p->op_dir), "%s", p->root);
+                if (format_path(p->root, sizeof(p->root), "%s/CustomOp", project_dir) < 0 ||
+                    format_path(p->op_dir, sizeof(p->op_dir), "%s", p->root) < 0 ||
+                    format_path(path, sizeof(path), "%s/op.json", project_dir) < 0) {
+                        r = format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                         project_dir);
+                        goto out;
+                }
                 snprintf(p->op_dir_name, sizeof(p->op_dir_name), "%s", base);
-                format_path(path, sizeof(path), "%s/op.json", project_dir);
                 r = write_msopgen_description(m, path, err, err_size);
                 if (r < 0)
                         goto out;
@@ -516,16 +541,23 @@ int ascend_project_overlay(const struct npu_manifest *m, struct ascend_project *
                                     p->root);
         for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
                 char from[PATH_MAX], to[PATH_MAX], keep[PATH_MAX];
-                format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]);
-                format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]);
+                if (format_path(from, sizeof(from), "%s/%s", m->dir, subdirs[i]) < 0)
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                            m->dir);
+                if (format_path(to, sizeof(to), "%s/%s", p->root, subdirs[i]) < 0 ||
+                    format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to) < 0)
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                            p->root);
                 r = remove_sources(to);
                 if (r < 0)
                         return format_error(err, err_size, r, "%s: %s", to, strerror(-r));
                 /* our CMakeLists.txt, if any, must not replace the skeleton's */
-                format_path(keep, sizeof(keep), "%s/CMakeLists.txt", to);
                 if (is_file(keep)) {
                         char saved[PATH_MAX];
-                        format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton", p->root);
+                        if (format_path(saved, sizeof(saved), "%s/.CMakeLists.txt.skeleton",
+                                        p->root) < 0)
+                                return format_error(err, err_size, -ENAMETOOLONG,
+                                                    "%s: path too long", p->root);
                         if (rename(keep, saved) < 0)
                                 return format_error(err, err_size, -errno, "%s: %s", keep,
                                                     strerror(errno));
@@ -686,7 +718,9 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
         size_t found = 0;
         DIR *d;
 
-        format_path(dir, sizeof(dir), "%s/vendors", install_path);
+        if (format_path(dir, sizeof(dir), "%s/vendors", install_path) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "%s: path too long",
+                                    install_path);
         d = opendir(dir);
         if (!d)
                 return format_error(err, err_size, -ENOENT, "the installer made no %s directory",
@@ -700,8 +734,11 @@ int ascend_find_vendor(const char *install_path, char *buf, size_t size, char *e
                 if (format_path(lib, sizeof(lib), "%s/%s/op_api/lib", dir, e->d_name) < 0 ||
                     !is_dir(lib))
                         continue;
-                if (found++ == 0)
-                        format_path(buf, size, "%s/%s", dir, e->d_name);
+                if (found++ == 0 && format_path(buf, size, "%s/%s", dir, e->d_name) < 0) {
+                        closedir(d);
+                        return format_error(err, err_size, -ENAMETOOLONG, "%s/%s: path too long",
+                                            dir, e->d_name);
+                }
         }
         closedir(d);
         if (found != 1)

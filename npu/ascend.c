@@ -131,6 +131,12 @@ static void finish(struct ascend_eval *e, const char *status, json_t *error)
         json_t *result = e->result;
 
         e->step = STEP_DONE;
+        if (!error && strcmp(status, "ok") != 0) {
+                /* the error (a json_pack) could not be built: not the operator's failure */
+                log_error("%s: out of memory saying why the evaluation ends (%s)",
+                          e->manifest->name, status);
+                status = "infra_error";
+        }
         json_object_set_new(result, "status", json_string(status));
         if (error)
                 json_object_set_new(result, "error", error);
@@ -647,12 +653,16 @@ static void on_run_done(struct ascend_eval *e, const struct child_result *r)
                                           c->name, m->outputs[i].name, e->outputs[i]));
                         return;
                 }
-                o = json_pack("{s:s, s:s, s:s, s:s}", "name", m->outputs[i].name, "dtype",
+                /* O* leaves shape out when the case gives none */
+                o = json_pack("{s:s, s:s, s:s, s:s, s:O*}", "name", m->outputs[i].name, "dtype",
                               npu_dtype_name(m->outputs[i].dtype), "file", e->outputs[i], "sha256",
-                              hex);
-                if (o && shape)
-                        json_object_set(o, "shape", (json_t *)shape);
-                json_array_append_new(outputs, o);
+                              hex, "shape", shape);
+                if (json_array_append_new(outputs, o) < 0) {
+                        json_decref(outputs);
+                        json_decref(case_json);
+                        finish_infra(e, "out of memory");
+                        return;
+                }
         }
         json_object_set_new(case_json, "outputs", outputs);
         json_object_set(case_json, "attrs", c->attrs);
@@ -787,7 +797,10 @@ static bool prepare(struct ascend_eval *e)
                 finish_infra(e, "generating the aclnn harness: %s", err);
                 return false;
         }
-        format_path(dir, sizeof(dir), "%s", e->harness_dir);
+        if (format_path(dir, sizeof(dir), "%s", e->harness_dir) < 0) {
+                finish_infra(e, "%s: path too long", e->harness_dir);
+                return false;
+        }
         if (ascend_harness_write(&e->harness, dir, err, sizeof(err)) < 0) {
                 finish_infra(e, "%s", err);
                 return false;

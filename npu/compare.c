@@ -311,19 +311,23 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
                                 goto out;
                 }
                 all_passed = all_passed && total.passed;
-                json_array_append_new(verdicts,
-                                      json_pack("{s:s, s:f, s:f, s:f, s:b}", "case", name,
-                                                "max_abs_err", total.max_abs_err, "max_rel_err",
-                                                total.max_rel_err, "mismatch_fraction",
-                                                total.mismatch_fraction, "passed", total.passed));
+                if (json_array_append_new(
+                        verdicts, json_pack("{s:s, s:f, s:f, s:f, s:b}", "case", name,
+                                            "max_abs_err", total.max_abs_err, "max_rel_err",
+                                            total.max_rel_err, "mismatch_fraction",
+                                            total.mismatch_fraction, "passed", total.passed)) < 0) {
+                        r = format_error(err, err_size, -ENOMEM, "out of memory");
+                        goto out;
+                }
         }
         json_object_set(candidate, "correctness", verdicts);
         if (!all_passed) {
                 json_object_set_new(candidate, "status", json_string("wrong_answer"));
-                json_object_set_new(candidate, "error",
-                                    json_pack("{s:s, s:s}", "kind", "wrong_answer", "message",
-                                              "outputs differ from the reference beyond the "
-                                              "tolerance; see correctness"));
+                if (json_object_set_new(candidate, "error",
+                                        json_pack("{s:s, s:s}", "kind", "wrong_answer", "message",
+                                                  "outputs differ from the reference beyond the "
+                                                  "tolerance; see correctness")) < 0)
+                        r = format_error(err, err_size, -ENOMEM, "out of memory");
         }
 out:
         json_decref(verdicts);

@@ -495,8 +495,10 @@ static void on_backend_done(json_t *result, void *userdata)
             npu_compare_results(ev->manifest, result, ev->reference, err, sizeof(err)) < 0) {
                 /* the reference could not be read: say so rather than guess */
                 json_object_set_new(result, "status", json_string("infra_error"));
-                json_object_set_new(result, "error",
-                                    json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
+                if (json_object_set_new(
+                        result, "error",
+                        json_pack("{s:s, s:s}", "kind", "infra_error", "message", err)) < 0)
+                        log_error("%s: out of memory; the reference: %s", ev->manifest->name, err);
         }
         status = json_string_value(json_object_get(result, "status"));
         if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench && !ev->build_only) {

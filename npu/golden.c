@@ -456,9 +456,13 @@ static int start_example(struct npu_golden *g, struct golden_case *gc)
                 if (!v)
                         continue;
                 snprintf(file, sizeof(file), "ascendopt_values_%s.bin", m->inputs[i].name);
-                json_object_set_new(values, m->inputs[i].name,
-                                    json_pack("{s:s, s:s, s:O}", "file", file, "dtype",
-                                              npu_dtype_name(m->inputs[i].dtype), "values", v));
+                if (json_object_set_new(values, m->inputs[i].name,
+                                        json_pack("{s:s, s:s, s:O}", "file", file, "dtype",
+                                                  npu_dtype_name(m->inputs[i].dtype), "values",
+                                                  v)) < 0) {
+                        json_decref(values);
+                        return -ENOMEM;
+                }
         }
         if (format_path(example, sizeof(example), "%s/%s", m->dir,
                         json_string_value(json_object_get(c->golden, "example"))) < 0) {
@@ -471,6 +475,20 @@ static int start_example(struct npu_golden *g, struct golden_case *gc)
         r = start_job(g, gc, job, NULL);
         json_decref(job);
         return r;
+}
+
+/*
+ * Appends DIR/NAME to list; a path too long for PATH_MAX is said in why
+ * instead (the first reason is kept), which makes the case unavailable.
+ */
+static void append_path(json_t *list, const char *dir, const char *name, char *why, size_t why_size)
+{
+        char path[PATH_MAX];
+
+        if (format_path(path, sizeof(path), "%s/%s", dir, name) == 0)
+                json_array_append_new(list, json_string(path));
+        else if (!why[0])
+                snprintf(why, why_size, "%s/%s: path too long", dir, name);
 }
 
 /* After gen_data.py: the files the simulator reads, checked against the case's shapes. */
@@ -493,25 +511,28 @@ static void example_inputs(struct npu_golden *g, struct golden_case *gc, const j
                         continue; /* an absent optional input */
                 items = shape_items(json_object_get(c->shapes, t->name));
                 list = json_array();
+                if (!items || !list) {
+                        snprintf(why, sizeof(why), "out of memory");
+                        json_decref(items);
+                        json_decref(list);
+                        break;
+                }
                 if (!given) {
                         snprintf(why, sizeof(why),
                                  "golden.inputs gives no data for input %s, so golden.bin was "
                                  "computed from data the simulator does not have",
                                  t->name);
                 } else if (json_object_get(given, "values")) {
-                        (void)format_path(one, sizeof(one), "%s/ascendopt_values_%s.bin", gc->dir,
-                                          t->name);
-                        json_array_append_new(list, json_string(one));
+                        snprintf(one, sizeof(one), "ascendopt_values_%s.bin", t->name);
+                        append_path(list, gc->dir, one, why, sizeof(why));
                 } else if (json_object_get(given, "file")) {
-                        (void)format_path(one, sizeof(one), "%s/%s", gc->dir,
-                                          json_string_value(json_object_get(given, "file")));
-                        json_array_append_new(list, json_string(one));
+                        append_path(list, gc->dir,
+                                    json_string_value(json_object_get(given, "file")), why,
+                                    sizeof(why));
                 } else {
                         json_array_foreach(json_object_get(given, "files"), k, f)
                         {
-                                (void)format_path(one, sizeof(one), "%s/%s", gc->dir,
-                                                  json_string_value(f));
-                                json_array_append_new(list, json_string(one));
+                                append_path(list, gc->dir, json_string_value(f), why, sizeof(why));
                         }
                 }
                 if (!why[0] && json_array_size(list) != json_array_size(items))
@@ -597,17 +618,19 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
         const char *ro[2] = { case_dir, NULL };
         const char *key;
         json_t *v;
-        int r;
+        int r = 0;
 
         if (format_path(file, sizeof(file), "%s/%.*s", m->dir, (int)(colon - function), function) <
                 0 ||
             format_path(case_dir, sizeof(case_dir), "%s/case_%zu", g->options.work_dir, gc->index) <
-                0)
-                return -ENAMETOOLONG;
-        for (size_t k = 0; k < 2; k++) {
+                0) {
+                r = -ENAMETOOLONG;
+                goto out;
+        }
+        for (size_t k = 0; r == 0 && k < 2; k++) {
                 const struct npu_tensor *list = k ? m->outputs : m->inputs;
                 size_t n = k ? m->n_outputs : m->n_inputs;
-                for (size_t i = 0; i < n; i++) {
+                for (size_t i = 0; r == 0 && i < n; i++) {
                         json_t *recs = result_tensors(rc, k ? "outputs" : "inputs", list[i].name);
                         json_t *files = json_array(), *shapes = json_array(), *rec;
                         size_t j;
@@ -615,33 +638,43 @@ static int start_function(struct npu_golden *g, struct golden_case *gc, const js
                         {
                                 const char *f = json_string_value(json_object_get(rec, "file"));
                                 char abs[PATH_MAX];
-                                if (f && f[0] != '/')
-                                        (void)format_path(abs, sizeof(abs), "%s/%s", case_dir, f);
-                                else
+                                if (!f || f[0] == '/')
                                         snprintf(abs, sizeof(abs), "%s", f ? f : "");
+                                else if (format_path(abs, sizeof(abs), "%s/%s", case_dir, f) < 0)
+                                        r = -ENAMETOOLONG;
                                 json_array_append_new(files, json_string(abs));
                                 json_array_append(shapes, json_object_get(rec, "shape"));
                         }
                         json_decref(recs);
-                        json_array_append_new(
-                            k ? outputs : inputs,
-                            json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", list[i].name, "arg",
-                                      arg_name(c, list[i].name), "dtype",
-                                      npu_dtype_name(list[i].dtype), "list", list[i].is_list,
-                                      "files", files, "shapes", shapes));
-                        if (!k && json_is_null(json_object_get(c->shapes, list[i].name)))
+                        if (json_array_append_new(
+                                k ? outputs : inputs,
+                                json_pack("{s:s, s:s, s:s, s:b, s:o, s:o}", "name", list[i].name,
+                                          "arg", arg_name(c, list[i].name), "dtype",
+                                          npu_dtype_name(list[i].dtype), "list", list[i].is_list,
+                                          "files", files, "shapes", shapes)) < 0)
+                                r = -ENOMEM;
+                        else if (!k && json_is_null(json_object_get(c->shapes, list[i].name)))
                                 json_object_set_new(json_array_get(inputs, i), "absent",
                                                     json_true());
                 }
         }
+        if (r < 0)
+                goto out;
         json_object_foreach(c->attrs, key, v) json_object_set(attrs, arg_name(c, key), v);
         job = json_pack("{s:s, s:s, s:s%, s:o, s:o, s:o}", "mode", "function", "file", file,
                         "function", colon + 1, strlen(colon + 1), "inputs", inputs, "outputs",
                         outputs, "attrs", attrs);
-        if (!job)
-                return -ENOMEM;
+        inputs = outputs = attrs = NULL; /* json_pack took them, even when it failed */
+        if (!job) {
+                r = -ENOMEM;
+                goto out;
+        }
         r = start_job(g, gc, job, ro);
         json_decref(job);
+out:
+        json_decref(inputs);
+        json_decref(outputs);
+        json_decref(attrs);
         return r;
 }
 
@@ -693,22 +726,31 @@ static bool compare_output(const struct npu_manifest *m, const struct npu_tensor
                 }
                 if (got_len != want_len) {
                         /* a disagreement on the output's shape is a mismatch, said as such */
-                        json_array_append_new(
-                            list, json_pack("{s:s, s:b, s:s}", "name", t->name, "passed", false,
-                                            "why", "the golden and the simulator differ in size"));
-                        snprintf(why, why_size,
-                                 "output %s: the golden has %zu elements, the simulator %zu",
-                                 t->name, want_len / size, got_len / size);
+                        json_t *o = json_pack("{s:s, s:b, s:s}", "name", t->name, "passed", false,
+                                              "why", "the golden and the simulator differ in size");
+                        bool added = json_array_append_new(list, o) == 0;
+                        if (added)
+                                snprintf(
+                                    why, why_size,
+                                    "output %s: the golden has %zu elements, the simulator %zu",
+                                    t->name, want_len / size, got_len / size);
+                        else
+                                snprintf(why, why_size, "output %s: out of memory", t->name);
                         free(got);
                         free(want);
                         json_decref(first);
-                        return true;
+                        return added;
                 }
                 npu_compare(t->dtype, got, want, got_len / size, tol, &c);
-                if (c.mismatches && !first)
-                        first = json_pack("{s:I, s:f, s:f}", "index",
-                                          (json_int_t)(offset + c.first_mismatch), "got",
-                                          c.first_got, "want", c.first_want);
+                if (c.mismatches && !first &&
+                    !(first = json_pack("{s:I, s:f, s:f}", "index",
+                                        (json_int_t)(offset + c.first_mismatch), "got", c.first_got,
+                                        "want", c.first_want))) {
+                        snprintf(why, why_size, "output %s: out of memory", t->name);
+                        free(got);
+                        free(want);
+                        return false;
+                }
                 total.elements += c.elements;
                 total.mismatches += c.mismatches;
                 total.max_abs_err =
@@ -720,13 +762,16 @@ static bool compare_output(const struct npu_manifest *m, const struct npu_tensor
                 free(got);
                 free(want);
         }
-        json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b}", "name", t->name, "elements",
-                              (json_int_t)total.elements, "max_abs_err", total.max_abs_err,
-                              "max_rel_err", total.max_rel_err, "mismatches",
-                              (json_int_t)total.mismatches, "passed", !failed);
-        if (first)
-                json_object_set_new(o, "first_mismatch", first);
-        json_array_append_new(list, o);
+        /* o* leaves first_mismatch out when nothing mismatched */
+        json_t *o =
+            json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:o*}", "name", t->name, "elements",
+                      (json_int_t)total.elements, "max_abs_err", total.max_abs_err, "max_rel_err",
+                      total.max_rel_err, "mismatches", (json_int_t)total.mismatches, "passed",
+                      !failed, "first_mismatch", first);
+        if (json_array_append_new(list, o) < 0) {
+                snprintf(why, why_size, "output %s: out of memory", t->name);
+                return false;
+        }
         return true;
 }
 
@@ -743,7 +788,7 @@ static bool same_file(const char *a, const char *b)
         return same;
 }
 
-/* The verdict of one case from the golden's files ({output: [paths]}). */
+/* The verdict of one case from the golden's files ({output: [paths]}); NULL when out of memory. */
 static json_t *judge(struct npu_golden *g, struct golden_case *gc, const json_t *rc,
                      const json_t *want)
 {
@@ -809,9 +854,12 @@ static json_t *judge_example(struct npu_golden *g, struct golden_case *gc, const
                 {
                         const char *f = json_string_value(json_object_get(rec, "file"));
                         char dumped[PATH_MAX];
-                        (void)format_path(dumped, sizeof(dumped), "%s/%s", case_dir, f ? f : "");
-                        if (!why[0] &&
-                            (!f || !same_file(dumped, json_string_value(json_array_get(v, i)))))
+                        if (why[0])
+                                continue;
+                        if (f && format_path(dumped, sizeof(dumped), "%s/%s", case_dir, f) < 0)
+                                snprintf(why, sizeof(why), "%.512s/%.256s: path too long", case_dir,
+                                         f);
+                        else if (!f || !same_file(dumped, json_string_value(json_array_get(v, i))))
                                 snprintf(why, sizeof(why),
                                          "the simulator did not run on the example's data for "
                                          "input %s",
@@ -826,19 +874,18 @@ static json_t *judge_example(struct npu_golden *g, struct golden_case *gc, const
         json_object_foreach((json_t *)outs, key, v)
         {
                 json_t *list = json_array(), *f;
-                char path[PATH_MAX];
-                if (json_is_string(v)) {
-                        (void)format_path(path, sizeof(path), "%s/%s", gc->dir,
-                                          json_string_value(v));
-                        json_array_append_new(list, json_string(path));
-                } else
+                if (json_is_string(v))
+                        append_path(list, gc->dir, json_string_value(v), why, sizeof(why));
+                else
                         json_array_foreach(v, i, f)
                         {
-                                (void)format_path(path, sizeof(path), "%s/%s", gc->dir,
-                                                  json_string_value(f));
-                                json_array_append_new(list, json_string(path));
+                                append_path(list, gc->dir, json_string_value(f), why, sizeof(why));
                         }
                 json_object_set_new(want, key, list);
+        }
+        if (why[0]) {
+                json_decref(want);
+                return unavailable(c, why);
         }
         v = judge(g, gc, rc, want);
         json_decref(want);
@@ -855,8 +902,12 @@ static json_t *summary(struct npu_golden *g)
         for (size_t i = 0; i < g->n_cases; i++) {
                 const json_t *v = g->cases[i].verdict;
                 const char *verdict = json_string_value(json_object_get(v, "verdict"));
-                if (!v)
+                if (!v) {
+                        /* a verdict that could not be built: out of memory */
+                        counts[2]++;
+                        why = why ? why : "out of memory";
                         continue;
+                }
                 json_array_append(cases, (json_t *)v);
                 if (strcmp(verdict, "mismatch") == 0)
                         counts[0]++;
@@ -958,8 +1009,8 @@ static void step(struct npu_golden *g)
                 snprintf(why, sizeof(why), "cannot run the golden's Python: %s", child_strerror(r));
                 gc->verdict = unavailable(c, why);
         }
-        if (g->checking)
-                json_object_set_new(g->result, "golden", summary(g));
+        if (g->checking && json_object_set_new(g->result, "golden", summary(g)) < 0)
+                log_error("%s: the goldens' verdict is lost: out of memory", g->manifest->name);
         g->done(g->userdata);
 }
 
@@ -1005,7 +1056,7 @@ static void on_one_job_done(const struct child_result *r, void *userdata)
                          child_result_describe(r, what, sizeof(what)), err);
                 answer = json_pack("{s:s, s:s}", "status", "unavailable", "why", why);
         }
-        j->done(answer, j->userdata);
+        j->done(answer, j->userdata); /* NULL: out of memory */
         free(j);
 }
 

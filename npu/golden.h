@@ -86,7 +86,8 @@ void npu_golden_check(struct npu_golden *golden, json_t *result, npu_golden_done
  * {"mode": "fuzz", "file": PY, "function": F} calls an msOpSt fuzz_impl and
  * answers {"status": "ok", "drawn": {input_desc: {name: {shape}},
  * output_desc: {...}, attr: {name: value}}}.  Any other outcome answers
- * {"status": "unavailable", "why": ...}.  done owns the answer.
+ * {"status": "unavailable", "why": ...}.  done owns the answer, which is
+ * NULL when out of memory.
  */
 typedef void (*npu_golden_job_done_fn)(json_t *answer, void *userdata);
 int npu_golden_run_job(struct child_runner *runner, const char *opdir, const char *dir,

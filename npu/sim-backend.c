@@ -117,8 +117,10 @@ int npu_sim_context(const struct npu_sim_paths *paths, const char *platform, dou
         struct stat st;
         int r;
 
-        format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
-                    platform);
+        if (format_path(platform_path, sizeof(platform_path), "%s/%s.json", paths->platforms_dir,
+                        platform) < 0)
+                return format_error(err, err_size, -ENAMETOOLONG, "platform %s: %s: path too long",
+                                    platform, paths->platforms_dir);
         if (stat(platform_path, &st) < 0) {
                 snprintf(err, err_size, "platform %s: no %s; known platforms live in %s", platform,
                          platform_path, paths->platforms_dir);

@@ -59,7 +59,7 @@ static void upper(char *dst, size_t size, const char *src)
 /*
  * The first compiler errors, trimmed: the first "file:line:col: error:"
  * line names the place, and up to ERROR_LINES_KEPT lines from there on are
- * kept as the message.
+ * kept as the message.  NULL when out of memory.
  */
 static json_t *compile_error_from(const char *stderr_text, const char *work_dir)
 {
@@ -440,14 +440,16 @@ static void cache_store(struct npu_sim_run *e, size_t slot)
         char cached[PATH_MAX], sidecar[PATH_MAX], object[PATH_MAX], hex[SHA256_HEX_SIZE + 1];
         char *data = NULL;
         size_t len;
+        int r;
 
         if (!e->options.cache_dir || !e->unit_keys[slot][0] || mkdir_p(e->options.cache_dir) < 0)
                 return;
         if (slot == MAX_HOST_SOURCES)
-                format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
+                r = format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
         else
-                format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, slot);
-        if (format_path(cached, sizeof(cached), "%s/%s.o", e->options.cache_dir,
+                r = format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, slot);
+        if (r < 0 ||
+            format_path(cached, sizeof(cached), "%s/%s.o", e->options.cache_dir,
                         e->unit_keys[slot]) < 0 ||
             format_path(sidecar, sizeof(sidecar), "%s.sha256", cached) < 0 ||
             access(cached, F_OK) == 0 ||
@@ -479,19 +481,20 @@ static int start_compile_host(struct npu_sim_run *e, size_t index)
         add_common_compile_args(e, args, npu_sim_host_compile_flags, false, argv, &n);
         argv[n++] = "-include";
         argv[n++] = HOST_PRELUDE;
-        format_path(source, sizeof(source), "%s", e->layout->host_units[index]);
-        format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, index);
+        if ((r = format_path(source, sizeof(source), "%s", e->layout->host_units[index])) < 0 ||
+            (r = format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, index)) < 0)
+                goto out;
         argv[n++] = "-c";
         argv[n++] = source;
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
         unit_key(e, argv, index, e->unit_keys[index]);
-        if (cache_fetch(e, index, object)) {
-                free(args);
-                return 1;
-        }
-        r = sim_run_start_child(e, argv, e->options.sandbox, index);
+        if (cache_fetch(e, index, object))
+                r = 1;
+        else
+                r = sim_run_start_child(e, argv, e->options.sandbox, index);
+out:
         free(args);
         return r;
 }
@@ -644,7 +647,9 @@ static int start_compile_kernel(struct npu_sim_run *e)
         size_t n = 0;
         int r;
 
-        format_path(glue, sizeof(glue), "%s/glue.cpp", e->inputs_dir);
+        r = format_path(glue, sizeof(glue), "%s/glue.cpp", e->inputs_dir);
+        if (r < 0)
+                return r;
         entry_rename(e->manifest->kernel, rename, sizeof(rename));
         size_t text_len = 0;
         FILE *f = open_memstream(&text, &text_len);
@@ -673,7 +678,9 @@ static int start_compile_kernel(struct npu_sim_run *e)
         /* The real build generates the tiling structs the kernel sees; we
          * force-include the operator's tiling headers and a prelude instead. */
         for (size_t i = 0; i < e->layout->n_tiling_headers; i++) {
-                format_path(args->forced[i], PATH_MAX, "%s", e->layout->tiling_headers[i]);
+                r = format_path(args->forced[i], PATH_MAX, "%s", e->layout->tiling_headers[i]);
+                if (r < 0)
+                        goto out;
                 argv[n++] = "-include";
                 argv[n++] = args->forced[i];
         }
@@ -687,18 +694,20 @@ static int start_compile_kernel(struct npu_sim_run *e)
         argv[n++] = op_type;
         /* plain C++ in the kernel costs scalar time: the runtime counts its basic blocks */
         argv[n++] = npu_sim_kernel_flag;
-        format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
+        r = format_path(object, sizeof(object), "%s/kernel.o", e->work_dir);
+        if (r < 0)
+                goto out;
         argv[n++] = "-c";
         argv[n++] = glue;
         argv[n++] = "-o";
         argv[n++] = object;
         argv[n] = NULL;
         unit_key(e, argv, MAX_HOST_SOURCES, e->unit_keys[MAX_HOST_SOURCES]);
-        if (cache_fetch(e, MAX_HOST_SOURCES, object)) {
-                free(args);
-                return 1;
-        }
-        r = sim_run_start_child(e, argv, e->options.sandbox, MAX_HOST_SOURCES);
+        if (cache_fetch(e, MAX_HOST_SOURCES, object))
+                r = 1;
+        else
+                r = sim_run_start_child(e, argv, e->options.sandbox, MAX_HOST_SOURCES);
+out:
         free(args);
         return r;
 }
@@ -733,15 +742,20 @@ int sim_link_start(struct npu_sim_run *e)
         char objects[MAX_HOST_SOURCES + 1][PATH_MAX], program[PATH_MAX], libdir[PATH_MAX];
         const char *argv[MAX_ARGS];
         size_t n = 0;
+        int r;
 
         argv[n++] = "g++";
         if (gold_available())
                 argv[n++] = "-fuse-ld=gold";
         for (size_t i = 0; i < e->n_host_sources; i++) {
-                format_path(objects[i], PATH_MAX, "%s/host_%zu.o", e->work_dir, i);
+                r = format_path(objects[i], PATH_MAX, "%s/host_%zu.o", e->work_dir, i);
+                if (r < 0)
+                        return r;
                 argv[n++] = objects[i];
         }
-        format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
+        r = format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
+        if (r < 0)
+                return r;
         argv[n++] = objects[e->n_host_sources];
         snprintf(libdir, sizeof(libdir), "-L%s", e->paths->root);
         argv[n++] = libdir;
@@ -752,7 +766,9 @@ int sim_link_start(struct npu_sim_run *e)
         argv[n++] = "-Wl,--allow-multiple-definition";
         argv[n++] = "-ljansson";
         argv[n++] = "-lm";
-        format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        r = format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        if (r < 0)
+                return r;
         argv[n++] = "-o";
         argv[n++] = program;
         argv[n] = NULL;
@@ -766,9 +782,10 @@ void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_
         if (!r->timed_out && r->exit_code == 0 && slot < ARRAY_SIZE(e->children))
                 cache_store(e, slot);
         e->compile_s = r->wall_s > e->compile_s ? r->wall_s : e->compile_s;
-        if ((r->timed_out || r->exit_code != 0) && !e->compile_error) {
+        if ((r->timed_out || r->exit_code != 0) && !e->compile_failed) {
+                e->compile_failed = true;
                 e->compile_error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
-                if (r->timed_out || r->signal) {
+                if (e->compile_error && (r->timed_out || r->signal)) {
                         char message[256];
                         snprintf(message, sizeof(message), "the compiler %s",
                                  child_result_describe(r, what, sizeof(what)));
@@ -777,10 +794,10 @@ void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_
         }
         if (--e->compiles_pending > 0)
                 return;
-        if (e->compile_error) {
+        if (e->compile_failed) {
                 json_t *error = e->compile_error;
                 e->compile_error = NULL;
-                sim_run_finish(e, "compile_error", error);
+                sim_run_fail(e, "compile_error", error);
                 return;
         }
         sim_run_advance(e);
@@ -794,11 +811,11 @@ void sim_link_done(struct npu_sim_run *e, const struct child_result *r)
         e->compile_s += r->wall_s;
         if (r->timed_out || r->exit_code != 0) {
                 json_t *error = compile_error_from(r->err.data ? r->err.data : "", e->work_dir);
-                if (r->timed_out || r->signal)
+                if (error && (r->timed_out || r->signal))
                         json_object_set_new(
                             error, "message",
                             json_string(child_result_describe(r, what, sizeof(what))));
-                sim_run_finish(e, "compile_error", error);
+                sim_run_fail(e, "compile_error", error);
                 return;
         }
         sim_run_advance(e);

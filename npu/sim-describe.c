@@ -132,7 +132,8 @@ static int start_link(struct npu_describe *d)
 
         argv[n++] = "g++";
         for (size_t u = 0; u < d->layout->n_host_units; u++) {
-                format_path(objects[u], PATH_MAX, "%s/host_%zu.o", d->work_dir, u);
+                if (format_path(objects[u], PATH_MAX, "%s/host_%zu.o", d->work_dir, u) < 0)
+                        return -ENAMETOOLONG;
                 argv[n++] = objects[u];
         }
         if (format_path(libdir, sizeof(libdir), "-L%s", d->paths->root) < 0)
@@ -145,7 +146,8 @@ static int start_link(struct npu_describe *d)
         argv[n++] = "-Wl,--allow-multiple-definition";
         argv[n++] = "-ljansson";
         argv[n++] = "-lm";
-        format_path(program, sizeof(program), "%s/describe", d->work_dir);
+        if (format_path(program, sizeof(program), "%s/describe", d->work_dir) < 0)
+                return -ENAMETOOLONG;
         argv[n++] = "-o";
         argv[n++] = program;
         argv[n] = NULL;
@@ -157,7 +159,8 @@ static int start_run(struct npu_describe *d)
         char program[PATH_MAX];
         const char *argv[] = { program, "--describe", NULL };
 
-        format_path(program, sizeof(program), "%s/describe", d->work_dir);
+        if (format_path(program, sizeof(program), "%s/describe", d->work_dir) < 0)
+                return -ENAMETOOLONG;
         return start(d, argv);
 }
 

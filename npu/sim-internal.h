@@ -51,6 +51,7 @@ struct npu_sim_run {
         char pch_dir[PATH_MAX];    /* holds ascendsim/host_prelude.h.gch; "" for none */
         char pch_target[PATH_MAX]; /* where this evaluation is building it */
         unsigned cache_hits;
+        bool compile_failed;   /* a unit failed to compile */
         json_t *compile_error; /* the first failing unit's diagnostics */
         size_t next_case;
         enum eval_step step;
@@ -66,6 +67,11 @@ struct npu_sim_run {
 
 /* Ends the run with status and error (owned) and hands the result to the callback. */
 void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error);
+/*
+ * sim_run_finish with an error just built, such as a json_pack: NULL (out
+ * of memory) ends the run as an infra_error instead, never cached.
+ */
+void sim_run_fail(struct npu_sim_run *e, const char *status, json_t *error);
 /* Starts the next step, or finishes. */
 void sim_run_advance(struct npu_sim_run *e);
 /* Starts one child of the current step in slot (a compile's unit, else 0). */

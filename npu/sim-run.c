@@ -38,8 +38,8 @@ static bool sim_root_ok(const char *root)
 {
         char path[PATH_MAX];
 
-        format_path(path, sizeof(path), "%s/libascendsim.a", root);
-        return access(path, R_OK) == 0;
+        return format_path(path, sizeof(path), "%s/libascendsim.a", root) == 0 &&
+               access(path, R_OK) == 0;
 }
 
 int npu_sim_paths_find(struct npu_sim_paths *ret)
@@ -47,6 +47,7 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
         char candidate[PATH_MAX];
         const char *env = getenv("ASCENDOPT_SIM_DIR");
         const char *root = NULL;
+        int r;
 
         memset(ret, 0, sizeof(*ret));
         if (env && *env) {
@@ -70,13 +71,14 @@ int npu_sim_paths_find(struct npu_sim_paths *ret)
          * tree: resolve them, so that a sandbox binding only these paths
          * (with a private /tmp) still sees what they point to.
          */
-        format_path(candidate, sizeof(candidate), "%s/include", ret->root);
-        ret->include_dir = realpath(candidate, NULL);
-        format_path(candidate, sizeof(candidate), "%s/platforms", ret->root);
-        ret->platforms_dir = realpath(candidate, NULL);
-        if (!ret->include_dir || !ret->platforms_dir) {
+        if ((r = format_path(candidate, sizeof(candidate), "%s/include", ret->root)) == 0)
+                ret->include_dir = realpath(candidate, NULL);
+        if (r == 0 &&
+            (r = format_path(candidate, sizeof(candidate), "%s/platforms", ret->root)) == 0)
+                ret->platforms_dir = realpath(candidate, NULL);
+        if (r < 0 || !ret->include_dir || !ret->platforms_dir) {
                 npu_sim_paths_release(ret);
-                return -ENOENT;
+                return r < 0 ? r : -ENOENT;
         }
         if (asprintf(&ret->library, "%s/libascendsim.a", ret->root) < 0) {
                 npu_sim_paths_release(ret);
@@ -159,8 +161,10 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
                                         "out of disk space while evaluating: ",
                                         json_string_value(json_object_get(error, "message"))
                                             ?: "a case failed writing");
-                json_decref(error);
-                error = why;
+                if (why) { /* else out of memory: the error it had stays */
+                        json_decref(error);
+                        error = why;
+                }
                 status = "infra_error";
         }
         json_object_set_new(result, "status", json_string(status));
@@ -267,6 +271,16 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
         eval_free(e);
 }
 
+void sim_run_fail(struct npu_sim_run *e, const char *status, json_t *error)
+{
+        if (!error) {
+                log_error("%s: out of memory saying why the evaluation ends (%s)",
+                          e->manifest->name, status);
+                status = "infra_error";
+        }
+        sim_run_finish(e, status, error);
+}
+
 static void on_step_done(const struct child_result *r, void *userdata);
 
 int sim_run_start_child(struct npu_sim_run *e, const char *const *argv, bool sandboxed, size_t slot)
@@ -304,7 +318,12 @@ static json_t *load_platform(struct npu_sim_run *e, char *err, size_t size)
         json_error_t error;
         json_t *p;
 
-        format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir, e->options.platform);
+        if (format_path(path, sizeof(path), "%s/%s.json", e->paths->platforms_dir,
+                        e->options.platform) < 0) {
+                snprintf(err, size, "platform %s: %s: path too long", e->options.platform,
+                         e->paths->platforms_dir);
+                return NULL;
+        }
         p = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
         if (!p)
                 snprintf(err, size, "platform %s: %.512s: %s", e->options.platform, path,
@@ -333,13 +352,20 @@ static json_t *case_tensors(const struct npu_manifest *m, const struct npu_case 
                         continue;
                 t = json_pack("{s:s, s:s}", "name", list[i].name, "dtype",
                               npu_dtype_name(list[i].dtype));
+                if (!t) {
+                        json_decref(out);
+                        return NULL;
+                }
                 if (list[i].ref)
                         json_object_set_new(t, "ref", json_true());
                 else if (shape)
                         json_object_set(t, list[i].is_list ? "list" : "shape", (json_t *)shape);
                 if (inputs && json_object_get(files, list[i].name))
                         json_object_set(t, "data_files", json_object_get(files, list[i].name));
-                json_array_append_new(out, t);
+                if (json_array_append_new(out, t) < 0) {
+                        json_decref(out);
+                        return NULL;
+                }
         }
         return out;
 }
@@ -395,9 +421,18 @@ static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
                                     json_integer((json_int_t)(e->options.max_instructions
                                                                   ? e->options.max_instructions
                                                                   : m->max_instructions)));
-        format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->inputs_dir, e->next_case);
-        format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case);
-        format_path(program, sizeof(program), "%s/operator", e->work_dir);
+        if (format_path(spec_path, sizeof(spec_path), "%s/case_%zu.json", e->inputs_dir,
+                        e->next_case) < 0) {
+                json_decref(spec);
+                return format_error(err, err_size, -ENAMETOOLONG, "%.512s: path too long",
+                                    e->inputs_dir);
+        }
+        if (format_path(out_dir, sizeof(out_dir), "%s/case_%zu", e->work_dir, e->next_case) < 0 ||
+            format_path(program, sizeof(program), "%s/operator", e->work_dir) < 0) {
+                json_decref(spec);
+                return format_error(err, err_size, -ENAMETOOLONG, "%.512s: path too long",
+                                    e->work_dir);
+        }
         {
                 char *text = json_dumps(spec, JSON_INDENT(1));
                 r = text ? write_file_exclusive(spec_path, text, strlen(text), 0644) : -ENOMEM;
@@ -449,8 +484,9 @@ static json_t *read_case_result(struct npu_sim_run *e)
         json_t *r, *outputs, *o;
         size_t i, len;
 
-        format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case);
-        if (read_untrusted_file(path, RESULT_MAX_BYTES, &text, &len) < 0)
+        if (format_path(path, sizeof(path), "%s/case_%zu/result.json", e->work_dir, e->next_case) <
+                0 ||
+            read_untrusted_file(path, RESULT_MAX_BYTES, &text, &len) < 0)
                 return NULL;
         r = json_loadb(text, len, 0, NULL);
         free(text);
@@ -548,8 +584,8 @@ static bool scratch_exceeded(struct npu_sim_run *e)
                          SCRATCH_MAX_ENTRIES, DIR_USAGE_MAX_DEPTH, e->next_case);
         else
                 return false;
-        sim_run_finish(e, "runtime_error",
-                       json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+        sim_run_fail(e, "runtime_error",
+                     json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
         return true;
 }
 
@@ -561,9 +597,9 @@ static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
         const char *status;
 
         if (r->timed_out) {
-                sim_run_finish(e, "timeout",
-                               json_pack("{s:s, s:s}", "kind", "timeout", "message",
-                                         child_result_describe(r, what, sizeof(what))));
+                sim_run_fail(e, "timeout",
+                             json_pack("{s:s, s:s}", "kind", "timeout", "message",
+                                       child_result_describe(r, what, sizeof(what))));
                 return;
         }
         case_result = read_case_result(e);
@@ -572,9 +608,8 @@ static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
                 snprintf(message, sizeof(message), "case %s: the simulated run %s: %.1500s",
                          c->name, child_result_describe(r, what, sizeof(what)),
                          r->err.data && r->err.len ? r->err.data : "(no output)");
-                sim_run_finish(
-                    e, "runtime_error",
-                    json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+                sim_run_fail(e, "runtime_error",
+                             json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
                 return;
         }
         json_object_set_new(case_result, "case", json_string(c->name));
@@ -614,13 +649,13 @@ static void on_step_done(const struct child_result *r, void *userdata)
         if (e->cancelled) {
                 if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
                         return;
-                sim_run_finish(e, "infra_error",
-                               json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
-                                         e->cancel_errno == ENOSPC
-                                             ? "out of disk space while evaluating: "
-                                         : e->cancel_errno ? "cannot start the compiles: "
-                                                           : "cancelled",
-                                         e->cancel_errno ? strerror(e->cancel_errno) : ""));
+                sim_run_fail(e, "infra_error",
+                             json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
+                                       e->cancel_errno == ENOSPC
+                                           ? "out of disk space while evaluating: "
+                                       : e->cancel_errno ? "cannot start the compiles: "
+                                                         : "cancelled",
+                                       e->cancel_errno ? strerror(e->cancel_errno) : ""));
                 return;
         }
         switch (e->step) {
@@ -693,8 +728,8 @@ void sim_run_advance(struct npu_sim_run *e)
                 if (!err[0])
                         snprintf(err, sizeof(err), "cannot start a child process: %s",
                                  child_strerror(r));
-                sim_run_finish(e, "infra_error",
-                               json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
+                sim_run_fail(e, "infra_error",
+                             json_pack("{s:s, s:s}", "kind", "infra_error", "message", err));
         }
 }
 

@@ -169,6 +169,7 @@ void episode_report_progress(struct episode *ep, const char *what, int stage, co
                              bool new_best);
 json_t *episode_genome_json(const struct episode *ep, const int64_t *values);
 const json_t *episode_best_summary(struct episode *ep);
+/* The genes as the record lists them; NULL when out of memory. */
 json_t *episode_genes_json(const struct episode *ep);
 bool episode_resume(struct episode *ep, json_t *old);
 
@@ -192,6 +193,7 @@ void episode_adopt_rewrite(struct episode *ep, double latency);
 void episode_accept_stage2(struct episode *ep, double latency);
 
 /* episode-llm.c: the LLM and dense retrieval */
+/* The record's "llm", made on first use; NULL (logged) when out of memory. */
 json_t *episode_llm_record(struct episode *ep);
 bool episode_llm_wanted(struct episode *ep, int stage);
 int episode_llm_propose(struct episode *ep, int stage);

@@ -35,7 +35,11 @@ json_t *episode_llm_record(struct episode *ep)
                 l = json_pack("{s:s?, s:[], s:i, s:i, s:i, s:i, s:i, s:{}}", "model", ep->llm_model,
                               "calls", "requests", 0, "total_tokens", 0, "proposals", 0,
                               "evaluated", 0, "won", 0, "discarded");
-                json_object_set_new(ep->record, "llm", l);
+                if (json_object_set_new(ep->record, "llm", l) < 0) {
+                        log_msg(LOG_ERR, ep->options.log_context,
+                                "cannot record the LLM's calls (out of memory)");
+                        return NULL;
+                }
         }
         return l;
 }
@@ -320,14 +324,17 @@ static bool llm_call_returned(struct episode *ep, const struct llm_result *resul
         llm_add(ep, "total_tokens", result->tokens_charged);
         if (json_array_size(calls) >= LLM_CALLS_RECORDED)
                 json_array_remove(calls, 0);
-        json_array_append_new(
-            calls,
-            json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:f, s:i, s:i}", "stage", ep->pending_stage,
-                      "purpose", purpose, "prompt_sha256", result->prompt_sha256, "outcome",
-                      llm_outcome_name(result->outcome), "tokens",
-                      (json_int_t)result->tokens_charged, "tokens_estimated",
-                      result->usage_estimated, "latency_s", result->latency_s, "attempts",
-                      result->attempts, "at_evaluation", episode_counter(ep, "evaluations")));
+        if (json_array_append_new(
+                calls,
+                json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:f, s:i, s:i}", "stage",
+                          ep->pending_stage, "purpose", purpose, "prompt_sha256",
+                          result->prompt_sha256, "outcome", llm_outcome_name(result->outcome),
+                          "tokens", (json_int_t)result->tokens_charged, "tokens_estimated",
+                          result->usage_estimated, "latency_s", result->latency_s, "attempts",
+                          result->attempts, "at_evaluation", episode_counter(ep, "evaluations"))) <
+            0)
+                log_msg(LOG_ERR, ep->options.log_context,
+                        "cannot record the LLM call (out of memory): %s", purpose);
         if (ep->stopping) {
                 episode_deliver_stopped(ep);
                 return true;
@@ -407,10 +414,16 @@ static void on_llm_answer(struct llm_call *call, const struct llm_result *result
         ep->pending_llm = true;
         ep->pending_rewrite = true;
         memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
-        if (stage == 2)
-                ep->pending_action = json_pack("{s:s, s:n, s:i, s:s, s:O}", "motif", "llm_refine",
-                                               "entry", "site", -1, "source", "llm", "entries",
-                                               ep->llm_entries ? ep->llm_entries : json_array());
+        if (stage == 2) {
+                ep->pending_action =
+                    json_pack("{s:s, s:n, s:i, s:s, s:o}", "motif", "llm_refine", "entry", "site",
+                              -1, "source", "llm", "entries",
+                              ep->llm_entries ? json_incref(ep->llm_entries) : json_array());
+                if (!ep->pending_action) {
+                        llm_discard(ep, "out_of_memory", "its stage II action cannot be built");
+                        return;
+                }
+        }
         llm_add(ep, "proposals", 1);
         episode_build_overrides(ep);
         ep->phase = PHASE_LLM_BUILD;

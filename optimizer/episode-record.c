@@ -48,22 +48,23 @@ struct op_file *episode_file_named(struct episode *ep, const char *path)
         return NULL;
 }
 
-/* What persist() writes so that a resumed episode has the same best pair. */
+/* What persist() writes so that a resumed episode has the same best pair; NULL: out of memory. */
 static json_t *pair_json(struct episode *ep, struct store_batch *b)
 {
         json_t *values = json_array(), *best = json_object(), *bases = json_object();
-        json_t *located = json_array();
+        json_t *located = json_array(), *pair;
         char hex[SHA256_HEX_SIZE];
+        bool oom = false;
 
-        for (size_t g = 0; g < ep->n_genes; g++) {
-                json_array_append_new(values, json_integer(ep->best_values[g]));
-                json_array_append_new(
-                    located, ep->lost[g] ? json_null()
-                                         : json_pack("[I, I, I]", (json_int_t)ep->located[g].start,
-                                                     (json_int_t)ep->located[g].len,
-                                                     (json_int_t)ep->located[g].value));
-        }
-        for (size_t i = 0; i < ep->n_files; i++) {
+        for (size_t g = 0; g < ep->n_genes && !oom; g++)
+                oom = json_array_append_new(values, json_integer(ep->best_values[g])) < 0 ||
+                      json_array_append_new(
+                          located, ep->lost[g]
+                                       ? json_null()
+                                       : json_pack("[I, I, I]", (json_int_t)ep->located[g].start,
+                                                   (json_int_t)ep->located[g].len,
+                                                   (json_int_t)ep->located[g].value)) < 0;
+        for (size_t i = 0; !oom && i < ep->n_files; i++) {
                 const struct op_file *f = &ep->files[i];
                 if (strcmp(f->best, f->disk) != 0) {
                         store_blob_put(b, f->best, strlen(f->best), hex);
@@ -74,8 +75,14 @@ static json_t *pair_json(struct episode *ep, struct store_batch *b)
                         json_object_set_new(bases, f->path, json_string(hex));
                 }
         }
-        return json_pack("{s:o, s:o, s:o, s:o}", "values", values, "best", best, "gene_base", bases,
+        /* json_pack takes the four, even when it fails */
+        pair = json_pack("{s:o, s:o, s:o, s:o}", "values", values, "best", best, "gene_base", bases,
                          "located", located);
+        if (oom) {
+                json_decref(pair);
+                return NULL;
+        }
+        return pair;
 }
 
 static int blob_text(struct store *store, const json_t *sha, char **ret)
@@ -161,8 +168,12 @@ int episode_persist(struct episode *ep)
 
         if (!b)
                 return -ENOMEM;
-        json_object_set_new(ep->record, "search", search_to_json(ep->search));
-        json_object_set_new(ep->record, "pair", pair_json(ep, b));
+        if (json_object_set_new(ep->record, "search", search_to_json(ep->search)) < 0 ||
+            json_object_set_new(ep->record, "pair", pair_json(ep, b)) < 0) {
+                /* a stale search or pair would resume from elsewhere */
+                store_batch_free(b);
+                return -ENOMEM;
+        }
         json_object_set_new(ep->record, "rng", json_sprintf("%016" PRIx64, ep->rng));
         json_object_set_new(ep->record, "updated", json_integer((json_int_t)time(NULL)));
         episode_key(key, sizeof(key), ep->id);
@@ -250,12 +261,16 @@ json_t *episode_genes_json(const struct episode *ep)
         json_t *genes = json_array();
 
         for (size_t g = 0; g < ep->n_genes; g++)
-                json_array_append_new(
-                    genes,
-                    json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:b}", "file", ep->genes[g].file,
-                              "line", ep->genes[g].line, "name", ep->genes[g].name, "value",
-                              (json_int_t)ep->genes[g].value, "lo", (json_int_t)ep->genes[g].lo,
-                              "hi", (json_int_t)ep->genes[g].hi, "marked", ep->genes[g].marked));
+                if (json_array_append_new(
+                        genes,
+                        json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:b}", "file", ep->genes[g].file,
+                                  "line", ep->genes[g].line, "name", ep->genes[g].name, "value",
+                                  (json_int_t)ep->genes[g].value, "lo", (json_int_t)ep->genes[g].lo,
+                                  "hi", (json_int_t)ep->genes[g].hi, "marked",
+                                  ep->genes[g].marked)) < 0) {
+                        json_decref(genes);
+                        return NULL;
+                }
         return genes;
 }
 

@@ -27,13 +27,15 @@
 
 /* ------------------------------------------------------------ Stage II */
 
+/* The record's "stage2", made on first use; NULL when out of memory. */
 static json_t *stage2_state(struct episode *ep)
 {
         json_t *s = json_object_get(ep->record, "stage2");
 
         if (!s) {
                 s = json_pack("{s:[], s:n, s:i}", "plan", "plan_for", "diagnoses", 0);
-                json_object_set_new(ep->record, "stage2", s);
+                if (json_object_set_new(ep->record, "stage2", s) < 0)
+                        return NULL;
         }
         return s;
 }
@@ -169,7 +171,10 @@ void episode_plan_overflow_repair(struct episode *ep)
         if (!repair)
                 return;
         json_object_set_new(repair, "shrink", json_integer(shrink));
-        json_array_insert_new(json_object_get(stage2_state(ep), "plan"), 0, repair);
+        if (json_array_insert_new(json_object_get(stage2_state(ep), "plan"), 0, repair) < 0)
+                log_msg(LOG_WARNING, ep->options.log_context,
+                        "motif %s overflowed the UB; its repair is not planned (out of memory)",
+                        motif);
 }
 
 /*
@@ -187,6 +192,8 @@ int episode_propose_stage2(struct episode *ep)
         int r;
 
         episode_clear_candidate(ep);
+        if (!state)
+                return -ENOMEM;
         if (!best_identity)
                 return -EINVAL;
         if (strcmp(json_string_value(json_object_get(state, "plan_for")) ?: "", best_identity) !=

@@ -115,10 +115,12 @@ void episode_finish(struct episode *ep, const char *state, const char *error_kin
 
         ep->phase = PHASE_DONE;
         json_object_set_new(ep->record, "state", json_string(state));
-        if (message)
-                json_object_set_new(
-                    ep->record, "error",
-                    json_pack("{s:s, s:s}", "kind", error_kind, "message", message));
+        if (message && json_object_set_new(
+                           ep->record, "error",
+                           json_pack("{s:s, s:s}", "kind", error_kind, "message", message)) < 0)
+                log_msg(LOG_ERR, ep->options.log_context,
+                        "cannot record the episode's error (out of memory): %s: %s", error_kind,
+                        message);
         json_object_set_new(ep->record, "finished", json_integer((json_int_t)time(NULL)));
         if (episode_persist(ep) < 0)
                 log_msg(LOG_ERR, ep->options.log_context,
@@ -138,13 +140,18 @@ static int steps_of(const struct episode *ep, int stage)
         return steps > 0 ? steps : DEFAULT_STEPS;
 }
 
+/* The alternation's state in the record, made on first use; NULL when out of memory. */
 static json_t *schedule(struct episode *ep)
 {
         json_t *s = json_object_get(ep->record, "schedule");
 
         if (!s) {
                 s = json_pack("{s:i, s:i, s:i}", "stage", 1, "left", steps_of(ep, 1), "round", 0);
-                json_object_set_new(ep->record, "schedule", s);
+                if (json_object_set_new(ep->record, "schedule", s) < 0) {
+                        log_msg(LOG_ERR, ep->options.log_context,
+                                "cannot record the alternation (out of memory): stage 1 goes on");
+                        return NULL;
+                }
         }
         return s;
 }
@@ -188,8 +195,10 @@ static int choose_stage(struct episode *ep)
         case EPISODE_STAGE2:
         case EPISODE_STAGE2_RANDOM:
                 return 2;
-        case EPISODE_FULL:
-                return (int)json_integer_value(json_object_get(schedule(ep), "stage"));
+        case EPISODE_FULL: {
+                const json_t *s = schedule(ep);
+                return s ? (int)json_integer_value(json_object_get(s, "stage")) : 1;
+        }
         case EPISODE_EVOLVE:
                 return stage2_random(&ep->rng) & 1 ? 2 : 1;
         }
@@ -370,8 +379,11 @@ static const char *pending_what(const struct episode *ep)
         return search_technique_name(ep->pending_technique);
 }
 
-/* Records a finished candidate in the search, the trajectory and the store. */
-static void record_candidate(struct episode *ep, const json_t *result, bool memo_hit,
+/*
+ * Records a finished candidate in the search, the trajectory and the store;
+ * false when that ended the episode (a new best it could not record).
+ */
+static bool record_candidate(struct episode *ep, const json_t *result, bool memo_hit,
                              bool confirmed_ok)
 {
         const char *status = json_string_value(json_object_get(result, "status"));
@@ -453,19 +465,24 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
         if (ep->pending_stage == 1 && !ep->pending_rewrite && ep->pending_move[0])
                 json_object_set_new(step, "moves", json_string(ep->pending_move));
         json_object_set_new(step, "genome", episode_genome_json(ep, ep->pending));
-        json_array_append_new(json_object_get(ep->record, "trajectory"), step);
+        if (json_array_append_new(json_object_get(ep->record, "trajectory"), step) < 0)
+                log_msg(LOG_ERR, ep->options.log_context,
+                        "cannot record evaluation %d in the trajectory (out of memory)",
+                        episode_counter(ep, "evaluations"));
         if (new_best) {
-                json_t *best =
-                    json_pack("{s:s, s:f, s:o, s:O, s:i, s:s}", "identity",
-                              json_string_value(json_object_get(result, "identity")), "latency_us",
-                              latency, "genome", episode_genome_json(ep, ep->best_values), "files",
-                              json_object_get(result, "files"), "stage", ep->pending_stage,
-                              "technique", what);
-                if (json_object_get(result, "bottleneck"))
-                        json_object_set(best, "bottleneck", json_object_get(result, "bottleneck"));
-                if (json_object_get(step, "moves"))
-                        json_object_set(best, "moves", json_object_get(step, "moves"));
-                json_object_set_new(ep->record, "best", best);
+                /* O* leaves bottleneck and moves out when there are none */
+                json_t *best = json_pack(
+                    "{s:s, s:f, s:o, s:O, s:i, s:s, s:O*, s:O*}", "identity",
+                    json_string_value(json_object_get(result, "identity")), "latency_us", latency,
+                    "genome", episode_genome_json(ep, ep->best_values), "files",
+                    json_object_get(result, "files"), "stage", ep->pending_stage, "technique", what,
+                    "bottleneck", json_object_get(result, "bottleneck"), "moves",
+                    json_object_get(step, "moves"));
+                if (json_object_set_new(ep->record, "best", best) < 0) {
+                        episode_finish(ep, "failed", "infra_error",
+                                       "out of memory recording the new best");
+                        return false;
+                }
         }
         if (episode_persist(ep) < 0)
                 log_msg(LOG_ERR, ep->options.log_context,
@@ -473,6 +490,7 @@ static void record_candidate(struct episode *ep, const json_t *result, bool memo
                         episode_counter(ep, "evaluations"), store_last_error(ep->store));
         episode_report_progress(ep, what, ep->pending_stage, result, new_best);
         episode_clear_candidate(ep);
+        return true;
 }
 
 /* A result evaluated with its outputs kept that is not kept after all: its scratch goes too. */
@@ -532,16 +550,19 @@ static void on_baseline(struct episode *ep, json_t *result)
                 return;
         }
         ep->baseline = result;
-        summary = json_pack("{s:s, s:f, s:O, s:O}", "identity",
+        /* O* leaves bottleneck out when there is none */
+        summary = json_pack("{s:s, s:f, s:O, s:O, s:O*}", "identity",
                             json_string_value(json_object_get(result, "identity")), "latency_us",
                             latency, "roofline_us",
                             json_object_get(result, "roofline_us")
                                 ? json_object_get(result, "roofline_us")
                                 : json_null(),
-                            "files", json_object_get(result, "files"));
-        if (json_object_get(result, "bottleneck"))
-                json_object_set(summary, "bottleneck", json_object_get(result, "bottleneck"));
-        json_object_set_new(ep->record, "baseline", summary);
+                            "files", json_object_get(result, "files"), "bottleneck",
+                            json_object_get(result, "bottleneck"));
+        if (json_object_set_new(ep->record, "baseline", summary) < 0) {
+                episode_finish(ep, "failed", "infra_error", "out of memory recording the baseline");
+                return;
+        }
         /* a resumed search already holds the baseline */
         if (!search_best(ep->search, NULL))
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, latency, NULL);
@@ -586,6 +607,7 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
         struct episode *ep = userdata;
         const char *status = json_string_value(json_object_get(result, "status"));
         double best = 0;
+        bool going;
 
         ep->in_flight = NULL;
         if (ep->stopping) {
@@ -642,9 +664,10 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
                         episode_next_candidate(ep);
                         return;
                 }
-                record_candidate(ep, result, memo_hit, true);
+                going = record_candidate(ep, result, memo_hit, true);
                 json_decref(result);
-                episode_next_candidate(ep);
+                if (going)
+                        episode_next_candidate(ep);
                 return;
         case PHASE_CONFIRM_BASELINE:
                 if (!status || strcmp(status, "ok") != 0) {
@@ -666,10 +689,11 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 episode_bump(ep, "confirmations");
                 if (confirmed)
                         remeasure_if_close(ep, first, result);
-                record_candidate(ep, first, false, confirmed);
+                going = record_candidate(ep, first, false, confirmed);
                 json_decref(first);
                 json_decref(result);
-                episode_next_candidate(ep);
+                if (going)
+                        episode_next_candidate(ep);
                 return;
         }
         case PHASE_LLM_BUILD:
@@ -796,7 +820,10 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
 
         if (episode_load(store, ep->id, &old) == 0 && episode_resume(ep, old)) {
                 ep->record = old;
-                json_object_set_new(ep->record, "genes", episode_genes_json(ep));
+                if (json_object_set_new(ep->record, "genes", episode_genes_json(ep)) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
                 json_object_set_new(
                     ep->record, "resumed",
                     json_integer(json_integer_value(json_object_get(old, "resumed")) + 1));
@@ -845,12 +872,14 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                     episode_genes_json(ep), "evaluations", 0, "memo_hits", 0, "confirmations", 0,
                     "failures", json_object(), "trajectory", json_array(), "started",
                     (json_int_t)time(NULL));
-                if (ep->record && ep->options.strategy == EPISODE_FULL)
-                        json_object_set_new(ep->record, "alternation",
-                                            json_pack("{s:i, s:i, s:i}", "rounds",
-                                                      ep->options.rounds, "stage1_steps",
-                                                      steps_of(ep, 1), "stage2_steps",
-                                                      steps_of(ep, 2)));
+                if (ep->record && ep->options.strategy == EPISODE_FULL &&
+                    json_object_set_new(ep->record, "alternation",
+                                        json_pack("{s:i, s:i, s:i}", "rounds", ep->options.rounds,
+                                                  "stage1_steps", steps_of(ep, 1), "stage2_steps",
+                                                  steps_of(ep, 2))) < 0) {
+                        json_decref(ep->record);
+                        ep->record = NULL; /* -ENOMEM below */
+                }
         }
         if (!ep->record) {
                 r = -ENOMEM;
@@ -867,7 +896,10 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                         r = -ENOMEM;
                         goto fail;
                 }
-                episode_llm_record(ep);
+                if (!episode_llm_record(ep)) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
         }
         ep->phase = PHASE_BASELINE;
         r = arm_wall_budget(ep);

@@ -368,11 +368,13 @@ static void report(struct rewind *rw, const char *status, const char *outcome, d
                 .new_entry = new_entry,
         };
 
-        json_array_append_new(json_object_get(rw->summary, "tried"),
-                              json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f}", "motif", p.motif,
-                                        "file", rw->site.file, "line", rw->site.line, "site",
-                                        rw->site.what, "outcome", outcome, "before_us", rw->fast_us,
-                                        "after_us", after_us));
+        if (json_array_append_new(json_object_get(rw->summary, "tried"),
+                                  json_pack("{s:s, s:s, s:i, s:s, s:s, s:f, s:f}", "motif", p.motif,
+                                            "file", rw->site.file, "line", rw->site.line, "site",
+                                            rw->site.what, "outcome", outcome, "before_us",
+                                            rw->fast_us, "after_us", after_us)) < 0)
+                log_error("%s: cannot record the try of %s (out of memory)", rw->manifest->name,
+                          p.motif);
         if (rw->llm_candidate)
                 llm_verdict(rw, outcome);
         if (rw->progress)
@@ -705,14 +707,18 @@ static enum next_step on_candidate(struct rewind *rw, const json_t *result, bool
         bump(rw, "kept");
         if (is_new)
                 bump(rw, "new_entries");
-        json_array_append_new(
-            json_object_get(rw->summary, "steps"),
-            json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:b, s:s, s:s, s:s?}", "motif",
-                      name, "site", rw->site.what, "file", rw->site.file, "line", rw->site.line,
-                      "before_us", rw->fast_us, "after_us", latency, "gain", latency / rw->fast_us,
-                      "entry", id, "new", is_new, "fast_identity", rw->fast_identity ?: "",
-                      "slow_identity", json_string_value(json_object_get(result, "identity")) ?: "",
-                      "bottleneck", json_string_value(json_object_get(result, "bottleneck"))));
+        if (json_array_append_new(
+                json_object_get(rw->summary, "steps"),
+                json_pack(
+                    "{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:b, s:s, s:s, s:s?}", "motif", name,
+                    "site", rw->site.what, "file", rw->site.file, "line", rw->site.line,
+                    "before_us", rw->fast_us, "after_us", latency, "gain", latency / rw->fast_us,
+                    "entry", id, "new", is_new, "fast_identity", rw->fast_identity ?: "",
+                    "slow_identity", json_string_value(json_object_get(result, "identity")) ?: "",
+                    "bottleneck", json_string_value(json_object_get(result, "bottleneck")))) < 0) {
+                finish(rw, "failed", "out of memory recording the step");
+                return STEP_ENDED;
+        }
         report(rw, status, "kept", latency, memo_hit, true, is_new);
         if (rw->llm_candidate)
                 llm_count(rw, "inverse_kept", 1);
@@ -735,6 +741,7 @@ static enum next_step on_candidate(struct rewind *rw, const json_t *result, bool
 
 /* ------------------------------------------------------------ the LLM */
 
+/* The summary's "llm", made on first use; NULL (logged) when out of memory. */
 static json_t *llm_summary(struct rewind *rw)
 {
         json_t *l = json_object_get(rw->summary, "llm");
@@ -743,7 +750,11 @@ static json_t *llm_summary(struct rewind *rw)
                 l = json_pack("{s:s?, s:[], s:i, s:i, s:i, s:i, s:i, s:{}}", "model", rw->llm_model,
                               "calls", "total_tokens", 0, "distilled", 0, "inverse_asked", 0,
                               "inverse_measured", 0, "inverse_kept", 0, "discarded");
-                json_object_set_new(rw->summary, "llm", l);
+                if (json_object_set_new(rw->summary, "llm", l) < 0) {
+                        log_error("%s: cannot record the LLM's calls (out of memory)",
+                                  rw->manifest->name);
+                        return NULL;
+                }
         }
         return l;
 }
@@ -761,13 +772,15 @@ static bool llm_returned(struct rewind *rw, const struct llm_result *result, con
 
         rw->llm_call = NULL;
         llm_count(rw, "total_tokens", result->tokens_charged);
-        if (json_array_size(calls) < 2 * INVERSE_TRIES + 2 * (size_t)rw->options.max_steps)
-                json_array_append_new(
-                    calls, json_pack("{s:s, s:s, s:s, s:I, s:f, s:s?}", "purpose", purpose,
-                                     "prompt_sha256", result->prompt_sha256, "outcome",
-                                     llm_outcome_name(result->outcome), "tokens",
-                                     (json_int_t)result->tokens_charged, "latency_s",
-                                     result->latency_s, "verdict", verdict));
+        if (json_array_size(calls) < 2 * INVERSE_TRIES + 2 * (size_t)rw->options.max_steps &&
+            json_array_append_new(calls,
+                                  json_pack("{s:s, s:s, s:s, s:I, s:f, s:s?}", "purpose", purpose,
+                                            "prompt_sha256", result->prompt_sha256, "outcome",
+                                            llm_outcome_name(result->outcome), "tokens",
+                                            (json_int_t)result->tokens_charged, "latency_s",
+                                            result->latency_s, "verdict", verdict)) < 0)
+                log_error("%s: cannot record the LLM call (out of memory): %s", rw->manifest->name,
+                          purpose);
         if (result->outcome == LLM_BUDGET_EXHAUSTED)
                 json_object_set_new(llm_summary(rw), "off",
                                     json_string("the walk's LLM token budget is spent"));

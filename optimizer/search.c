@@ -641,6 +641,7 @@ json_t *search_to_json(const struct search *s)
 {
         json_t *root = json_object(), *rng = json_array(), *seen = json_array();
         json_t *credits = json_array();
+        bool oom = false;
 
         for (int i = 0; i < 4; i++) {
                 char hex[20];
@@ -652,22 +653,29 @@ json_t *search_to_json(const struct search *s)
                 json_t *values = json_array();
                 for (size_t g = 0; g < s->n_genes; g++)
                         json_array_append_new(values, json_integer(e->values[g]));
-                json_array_append_new(seen, json_pack("{s:o, s:b, s:f, s:s, s:i}", "values", values,
-                                                      "ok", e->ok, "latency_us", e->latency_us,
-                                                      "kind", e->kind, "technique", e->technique));
+                if (json_array_append_new(seen, json_pack("{s:o, s:b, s:f, s:s, s:i}", "values",
+                                                          values, "ok", e->ok, "latency_us",
+                                                          e->latency_us, "kind", e->kind,
+                                                          "technique", e->technique)) < 0)
+                        oom = true;
         }
         for (int t = 0; t < TECHNIQUE_COUNT; t++) {
                 json_t *window = json_array();
                 for (size_t i = 0; i < s->window_len[t]; i++)
                         json_array_append_new(window, json_integer(s->window[t][i]));
-                json_array_append_new(credits,
-                                      json_pack("{s:s, s:I, s:o}", "technique", technique_names[t],
-                                                "uses", (json_int_t)s->uses[t], "window", window));
+                if (json_array_append_new(
+                        credits, json_pack("{s:s, s:I, s:o}", "technique", technique_names[t],
+                                           "uses", (json_int_t)s->uses[t], "window", window)) < 0)
+                        oom = true;
         }
         json_object_set_new(root, "rng", rng);
         json_object_set_new(root, "seen", seen);
         json_object_set_new(root, "credits", credits);
         json_object_set_new(root, "genes", json_integer((json_int_t)s->n_genes));
+        if (oom) {
+                json_decref(root);
+                return NULL;
+        }
         return root;
 }
 

@@ -98,7 +98,7 @@ const int64_t *search_best(const struct search *search, double *ret_latency_us);
  */
 int search_overflow_direction(const struct search *search, size_t g);
 
-/* Serialises the whole state: population, RNG, credits, failure memory. */
+/* Serialises the whole state: population, RNG, credits, failure memory; NULL: out of memory. */
 json_t *search_to_json(const struct search *search);
 /* Restores a state written by search_to_json for the same genes. */
 int search_from_json(struct search *search, const json_t *state);

@@ -76,11 +76,13 @@ static bool planned(const json_t *plan, const char *motif)
         return false;
 }
 
-static void add_action(json_t *plan, const char *motif, const char *entry, long site,
-                       const char *source)
+static int add_action(json_t *plan, const char *motif, const char *entry, long site,
+                      const char *source)
 {
-        json_array_append_new(plan, json_pack("{s:s, s:s?, s:I, s:s}", "motif", motif, "entry",
-                                              entry, "site", (json_int_t)site, "source", source));
+        json_t *action = json_pack("{s:s, s:s?, s:I, s:s}", "motif", motif, "entry", entry, "site",
+                                   (json_int_t)site, "source", source);
+
+        return json_array_append_new(plan, action) < 0 ? -ENOMEM : 0;
 }
 
 struct ranked {
@@ -139,26 +141,28 @@ static int plan_from_bank(const struct stage2_plan_options *o, const char *query
          * already planned, gives its place to the next (it is still
          * listed in the diagnosis, marked).
          */
-        for (i = 0; i < kept && added < k; i++) {
+        for (i = 0; r == 0 && i < kept && added < k; i++) {
                 const json_t *entry = json_array_get(entries, rank[i].index);
                 const char *motif = json_string_value(json_object_get(entry, "motif"));
                 const char *id = json_string_value(json_object_get(entry, "id"));
                 const struct motif *m = motif ? motif_find(motif) : NULL;
                 long sites = m ? n_sites[m - motif_at(0)] : 0;
                 bool take = sites > 0 && id && !planned(plan, motif);
-                json_array_append_new(
-                    retrieved_out,
-                    json_pack("{s:s?, s:s?, s:f, s:f, s:b, s:b}", "id", id, "motif", motif, "score",
-                              json_number_value(json_object_get(entry, "score")), "value",
-                              rank[i].value, "applicable", sites > 0, "planned", take));
-                if (take) {
-                        add_action(plan, motif, id, -1, "bank");
+                if (json_array_append_new(
+                        retrieved_out,
+                        json_pack("{s:s?, s:s?, s:f, s:f, s:b, s:b}", "id", id, "motif", motif,
+                                  "score", json_number_value(json_object_get(entry, "score")),
+                                  "value", rank[i].value, "applicable", sites > 0, "planned",
+                                  take)) < 0)
+                        r = -ENOMEM;
+                else if (take) {
+                        r = add_action(plan, motif, id, -1, "bank");
                         added++;
                 }
         }
         free(rank);
         json_decref(entries);
-        return 0;
+        return r;
 }
 
 static void shuffle(json_t *plan, uint64_t *rng)
@@ -200,27 +204,34 @@ int stage2_plan(const struct stage2_plan_options *o, const struct motif_file *fi
                 if (r < 0)
                         goto out;
         }
-        for (size_t i = 0; i < n_motifs; i++) {
+        for (size_t i = 0; r == 0 && i < n_motifs; i++) {
                 const struct motif *m = motif_at(i);
+                const char *source = o->mode == STAGE2_RANDOM ? "random" : "fallback";
                 if (n_sites[i] <= 0)
                         continue;
                 if (!planned(plan, m->name))
-                        add_action(plan, m->name, NULL, -1,
-                                   o->mode == STAGE2_RANDOM ? "random" : "fallback");
+                        r = add_action(plan, m->name, NULL, -1, source);
                 /* one site at a time, for when changing every site at once fails */
-                for (long s = 0; n_sites[i] > 1 && s < n_sites[i] && s < MAX_SINGLE_SITES; s++)
-                        add_action(singles, m->name, NULL, s,
-                                   o->mode == STAGE2_RANDOM ? "random" : "fallback");
+                for (long s = 0; r == 0 && n_sites[i] > 1 && s < n_sites[i] && s < MAX_SINGLE_SITES;
+                     s++)
+                        r = add_action(singles, m->name, NULL, s, source);
         }
+        if (r < 0)
+                goto out;
         if (o->mode == STAGE2_RANDOM && o->rng) {
                 shuffle(plan, o->rng);
                 shuffle(singles, o->rng);
         }
         json_array_extend(plan, singles);
-        if (ret_diagnosis)
+        if (ret_diagnosis) {
                 *ret_diagnosis = json_pack(
                     "{s:s, s:s, s:O, s:s}", "signature", o->signature ? o->signature : "", "query",
                     query, "retrieved", retrieved, "retrieval", o->retrieved ? "dense" : "bm25");
+                if (!*ret_diagnosis) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        }
         *ret_plan = json_incref(plan);
 out:
         json_decref(plan);

@@ -196,8 +196,11 @@ json_t *device_pool_status(const struct device_pool *pool)
                                     : d->lock_fd >= 0   ? "leased"
                                     : held_elsewhere(d) ? "held_elsewhere"
                                                         : "free";
-                json_array_append_new(list, json_pack("{s:i, s:s, s:s?}", "id", d->id, "state",
-                                                      state, "reason", d->reason));
+                if (json_array_append_new(list, json_pack("{s:i, s:s, s:s?}", "id", d->id, "state",
+                                                          state, "reason", d->reason)) < 0) {
+                        json_decref(list);
+                        return NULL;
+                }
         }
         return list;
 }

@@ -155,7 +155,10 @@ void device_pool_reinstate(struct device_pool *pool, size_t slot);
 size_t device_pool_size(const struct device_pool *pool);
 int device_pool_id(const struct device_pool *pool, size_t slot);
 
-/* [{id, state: free|leased|held_elsewhere|quarantined, reason?}] for status. */
+/*
+ * [{id, state: free|leased|held_elsewhere|quarantined, reason?}] for status;
+ * NULL when out of memory.
+ */
 json_t *device_pool_status(const struct device_pool *pool);
 
 #endif

@@ -126,7 +126,10 @@ static void record(struct peer *peer, struct evhttp_request *req, const char *pa
             "{s:i, s:f, s:s, s:s, s:o, s:s, s:i}", "seq", (int)peer->seq, "t", now_s() - peer->t0,
             "method", evhttp_request_get_command(req) == EVHTTP_REQ_POST ? "POST" : "OTHER", "path",
             path, "headers", headers, "body", body, "in_flight", peer->in_flight);
-        if (line && peer->log) {
+        if (!line) {
+                fprintf(stderr, "llm-peer: out of memory: request %d is not logged\n",
+                        (int)peer->seq);
+        } else if (peer->log) {
                 json_dumpf(line, peer->log, JSON_COMPACT);
                 fputc('\n', peer->log);
                 fflush(peer->log);

@@ -48,7 +48,8 @@ static void put_episode(const char *id, const char *state, json_int_t finished, 
                 for (size_t j = 0; j < sizeof(text) - 1; j++)
                         text[j] = "0123456789abcdef"[rand() % 16];
                 text[sizeof(text) - 1] = '\0';
-                json_array_append_new(trajectory, json_pack("{s:s}", "source", text));
+                assert_int_equal(
+                    json_array_append_new(trajectory, json_pack("{s:s}", "source", text)), 0);
         }
         snprintf(key, sizeof(key), "episode/%s", id);
         record = json_pack("{s:s, s:I, s:o, s:{s:f}}", "state", state, "finished", finished,
@@ -85,6 +86,7 @@ static void test_oldest_trajectories_go_first_and_memoized_results_stay(void **s
         uint64_t size = 0;
         int dropped;
 
+        assert_non_null(memo);
         assert_int_equal(store_candidate_put(b, "some-candidate", memo), 0);
         assert_int_equal(store_batch_commit(b), 0);
         store_batch_free(b);

@@ -173,22 +173,32 @@ static json_t *request_body(const json_t *requests, size_t i)
 
 /* ----------------------------------------------------- script builders */
 
+/* A json_pack's result, which must not have failed (a NULL would end an END list early). */
+static json_t *packed(json_t *value)
+{
+        assert_non_null(value);
+        return value;
+}
+
 static json_t *chat_answer(const char *content, const char *finish, int prompt, int completion)
 {
-        return json_pack("{s:i, s:{s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:i, s:i, s:i}}}",
-                         "status", 200, "json", "id", "chatcmpl-1", "object", "chat.completion",
-                         "choices", "index", 0, "message", "role", "assistant", "content", content,
-                         "finish_reason", finish, "usage", "prompt_tokens", prompt,
-                         "completion_tokens", completion, "total_tokens", prompt + completion);
+        return packed(
+            json_pack("{s:i, s:{s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:i, s:i, s:i}}}",
+                      "status", 200, "json", "id", "chatcmpl-1", "object", "chat.completion",
+                      "choices", "index", 0, "message", "role", "assistant", "content", content,
+                      "finish_reason", finish, "usage", "prompt_tokens", prompt,
+                      "completion_tokens", completion, "total_tokens", prompt + completion));
 }
 
 static json_t *status_answer(int status, const char *retry_after, const char *message)
 {
-        json_t *a =
-            json_pack("{s:i, s:{s:{s:s}}}", "status", status, "json", "error", "message", message);
+        json_t *a = packed(
+            json_pack("{s:i, s:{s:{s:s}}}", "status", status, "json", "error", "message", message));
 
         if (retry_after)
-                json_object_set_new(a, "headers", json_pack("{s:s}", "Retry-After", retry_after));
+                assert_int_equal(json_object_set_new(
+                                     a, "headers", json_pack("{s:s}", "Retry-After", retry_after)),
+                                 0);
         return a;
 }
 
@@ -202,7 +212,7 @@ static json_t *delayed(json_t *answer, int delay_ms)
  * NULL) with the given answers in turn; takes the answers, ended by END. */
 static json_t *rule(const char *path, const char *contains, ...)
 {
-        json_t *r = json_pack("{s:s, s:[]}", "path", path, "responses"), *a;
+        json_t *r = packed(json_pack("{s:s, s:[]}", "path", path, "responses")), *a;
         va_list ap;
 
         if (contains)
@@ -217,7 +227,7 @@ static json_t *rule(const char *path, const char *contains, ...)
 /* A script of the given rules (taken), ended by END. */
 static json_t *script(json_t *first, ...)
 {
-        json_t *s = json_pack("{s:[]}", "rules"), *r = first;
+        json_t *s = packed(json_pack("{s:[]}", "rules")), *r = first;
         va_list ap;
 
         va_start(ap, first);
@@ -447,9 +457,9 @@ static void test_request_body_and_headers(void **state)
         assert_int_equal(json_integer_value(json_object_get(body, "max_tokens")), 256);
         assert_true(fabs(json_number_value(json_object_get(body, "temperature")) - 0.2) < 1e-9);
         assert_true(json_is_false(json_object_get(body, "stream")));
-        want = json_pack("[{s:s, s:s}, {s:s, s:s}]", "role", "system", "content",
-                         "You are a careful AscendC engineer.", "role", "user", "content",
-                         "Make the tiling faster.");
+        want = packed(json_pack("[{s:s, s:s}, {s:s, s:s}]", "role", "system", "content",
+                                "You are a careful AscendC engineer.", "role", "user", "content",
+                                "Make the tiling faster."));
         assert_true(json_equal(json_object_get(body, "messages"), want));
 
         /* the prompt hash is over the messages, compact with sorted keys */
@@ -679,17 +689,19 @@ static void test_malformed_answers(void **state)
 
         peer_start(
             &fx->peer,
-            script(rule(CHAT_PATH, "case-not-json",
-                        json_pack("{s:i, s:s}", "status", 200, "body", "this is not JSON {"), END),
-                   rule(CHAT_PATH, "case-no-choices",
-                        json_pack("{s:i, s:{s:[]}}", "status", 200, "json", "choices"), END),
-                   rule(CHAT_PATH, "case-null-content",
-                        json_pack("{s:i, s:{s:[{s:{s:s, s:n}, s:s}], s:{s:i, s:i}}}", "status", 200,
-                                  "json", "choices", "message", "role", "assistant", "content",
-                                  "finish_reason", "stop", "usage", "prompt_tokens", 7,
-                                  "total_tokens", 7),
-                        END),
-                   END));
+            script(
+                rule(CHAT_PATH, "case-not-json",
+                     packed(json_pack("{s:i, s:s}", "status", 200, "body", "this is not JSON {")),
+                     END),
+                rule(CHAT_PATH, "case-no-choices",
+                     packed(json_pack("{s:i, s:{s:[]}}", "status", 200, "json", "choices")), END),
+                rule(CHAT_PATH, "case-null-content",
+                     packed(json_pack("{s:i, s:{s:[{s:{s:s, s:n}, s:s}], s:{s:i, s:i}}}", "status",
+                                      200, "json", "choices", "message", "role", "assistant",
+                                      "content", "finish_reason", "stop", "usage", "prompt_tokens",
+                                      7, "total_tokens", 7)),
+                     END),
+                END));
         default_options(fx, &o);
         client_new(fx, &o);
         completed_counter = &done;
@@ -848,15 +860,16 @@ static void test_embeddings_in_input_order(void **state)
         double s0, s1;
 
         /* the server lists the vectors out of order; "index" says where each goes */
-        peer_start(&fx->peer,
-                   script(rule(EMBED_PATH, NULL,
-                               json_pack("{s:i, s:{s:[{s:i, s:[f,f,f]}, {s:i, s:[f,f,f]}], "
+        peer_start(
+            &fx->peer,
+            script(rule(EMBED_PATH, NULL,
+                        packed(json_pack("{s:i, s:{s:[{s:i, s:[f,f,f]}, {s:i, s:[f,f,f]}], "
                                          "s:{s:i, s:i}}}",
                                          "status", 200, "json", "data", "index", 1, "embedding",
                                          0.0, 1.0, 0.0, "index", 0, "embedding", 1.0, 0.0, 0.0,
-                                         "usage", "prompt_tokens", 9, "total_tokens", 9),
-                               END),
-                          END));
+                                         "usage", "prompt_tokens", 9, "total_tokens", 9)),
+                        END),
+                   END));
         default_options(fx, &o);
         client_new(fx, &o);
         assert_int_equal(llm_embed(fx->client, inputs, 2, NULL, on_done, &g, NULL), 0);
@@ -878,7 +891,7 @@ static void test_embeddings_in_input_order(void **state)
         assert_int_equal(json_array_size(requests), 1);
         body = request_body(requests, 0);
         assert_string_equal(json_string_value(json_object_get(body, "model")), "test-embedder");
-        want = json_pack("[s, s]", inputs[0], inputs[1]);
+        want = packed(json_pack("[s, s]", inputs[0], inputs[1]));
         assert_true(json_equal(json_object_get(body, "input"), want));
         json_decref(want);
         json_decref(body);
@@ -900,8 +913,8 @@ static void test_embeddings_with_missing_vectors_are_malformed(void **state)
 
         peer_start(&fx->peer,
                    script(rule(EMBED_PATH, NULL,
-                               json_pack("{s:i, s:{s:[{s:i, s:[f,f]}]}}", "status", 200, "json",
-                                         "data", "index", 0, "embedding", 1.0, 0.0),
+                               packed(json_pack("{s:i, s:{s:[{s:i, s:[f,f]}]}}", "status", 200,
+                                                "json", "data", "index", 0, "embedding", 1.0, 0.0)),
                                END),
                           END));
         default_options(fx, &o);
@@ -1169,8 +1182,8 @@ static void test_code_blocks(void **state)
 static void test_prompt_rendering(void **state)
 {
         json_t *vars =
-            json_pack("{s:s, s:i, s:f, s:[i,i], s:n, s:b}", "kernel", "int {{x}};", "block_dim", 48,
-                      "latency_us", 12.5, "shape", 8, 8, "none", "ok", 1);
+            packed(json_pack("{s:s, s:i, s:f, s:[i,i], s:n, s:b}", "kernel", "int {{x}};",
+                             "block_dim", 48, "latency_us", 12.5, "shape", 8, 8, "none", "ok", 1));
         char err[256] = "", *out = NULL;
 
         assert_int_equal(llm_prompt_render("K={{kernel}} B={{ block_dim }} L={{latency_us}} "

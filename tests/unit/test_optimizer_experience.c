@@ -96,6 +96,7 @@ static void put(struct store *s, const char *title, const char *bottleneck, cons
         json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "title", title, "description",
                               "a rewrite", "bottleneck", bottleneck, "diff", diff, "motif", title);
 
+        assert_non_null(e);
         assert_int_equal(experience_put(b, e, id), 0);
         assert_int_equal(store_batch_commit(b), 0);
         store_batch_free(b);

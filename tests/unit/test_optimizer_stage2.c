@@ -93,19 +93,16 @@ static char *replace_once(char *text, const char *from, const char *to)
 static void copy_mul(const char *dir)
 {
         char cmd[512], path[256];
-        json_t *doc;
+        json_t *doc, *shapes;
 
         snprintf(cmd, sizeof(cmd), "cp -r '%s/examples/ops/level1/mul' '%s'", source_dir(), dir);
         assert_int_equal(system(cmd), 0);
         snprintf(path, sizeof(path), "%s/ascendopt.json", dir);
         doc = json_load_file(path, 0, NULL);
         assert_non_null(doc);
-        json_object_set_new(
-            json_object_get(json_array_get(json_object_get(doc, "cases"), 2), "shapes"), "x",
-            json_pack("[i, i]", 256, 4096));
-        json_object_set_new(
-            json_object_get(json_array_get(json_object_get(doc, "cases"), 2), "shapes"), "y",
-            json_pack("[i, i]", 256, 4096));
+        shapes = json_object_get(json_array_get(json_object_get(doc, "cases"), 2), "shapes");
+        assert_int_equal(json_object_set_new(shapes, "x", json_pack("[i, i]", 256, 4096)), 0);
+        assert_int_equal(json_object_set_new(shapes, "y", json_pack("[i, i]", 256, 4096)), 0);
         assert_int_equal(json_dump_file(doc, path, JSON_INDENT(2)), 0);
         json_decref(doc);
 }
@@ -281,6 +278,7 @@ static void put_entry(struct store *store, const char *motif, char id[SHA256_HEX
                           m->description, "bottleneck", bottleneck, "diff",
                           "--- a/op_kernel/k.cpp\n+++ b/op_kernel/k.cpp\n", "motif", m->name,
                           "operator", "SomeOtherOp", "origin", "rewind");
+        assert_non_null(entry);
         assert_int_equal(experience_put(b, entry, id), 0);
         assert_int_equal(store_batch_commit(b), 0);
         store_batch_free(b);

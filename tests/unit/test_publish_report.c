@@ -466,9 +466,10 @@ static void test_zero_evaluations(void **state)
         json_object_set_new(record, "evaluations", json_integer(0));
         json_object_set_new(record, "trajectory", json_array());
         json_object_set_new(record, "state", json_string("failed"));
-        json_object_set_new(
-            record, "error",
-            json_pack("{s:s, s:s}", "kind", "tiling_error", "message", "no genes | nothing to do"));
+        assert_int_equal(json_object_set_new(record, "error",
+                                             json_pack("{s:s, s:s}", "kind", "tiling_error",
+                                                       "message", "no genes | nothing to do")),
+                         0);
         render(NULL, record, &context, &report);
         assert_svg_well_formed(report.svg);
         assert_null(strstr(report.svg, "<polyline"));
@@ -487,9 +488,10 @@ static void test_no_baseline_is_einval(void **state)
 
         json_object_del(record, "baseline");
         json_object_set_new(record, "state", json_string("failed"));
-        json_object_set_new(record, "error",
-                            json_pack("{s:s, s:s}", "kind", "baseline", "message",
-                                      "the baseline does not compile"));
+        assert_int_equal(json_object_set_new(record, "error",
+                                             json_pack("{s:s, s:s}", "kind", "baseline", "message",
+                                                       "the baseline does not compile")),
+                         0);
         assert_int_equal(report_render(NULL, record, &context, &report, err, sizeof(err)), -EINVAL);
         assert_string_equal(report.markdown, "untouched");
         assert_contains(err, "no baseline latency");
@@ -550,6 +552,7 @@ static void test_with_store(void **state)
         entry = json_pack("{s:s, s:s, s:s, s:s, s:s}", "title", "Bypass L2 | for streams",
                           "description", "d", "bottleneck", "bound=mte2", "diff", "-a\n+b\n",
                           "motif", "l2_bypass");
+        assert_non_null(entry);
         assert_int_equal(experience_put(batch, entry, entry_id), 0);
         json_decref(entry);
         assert_int_equal(store_batch_commit(batch), 0);

@@ -186,6 +186,7 @@ static void test_publishing_intent_survives_a_restart_until_the_item_ends(void *
                       "commit", "1111111111111111111111111111111111111111");
         json_t *got = NULL;
 
+        assert_non_null(intent);
         assert_int_equal(queue_get_intent(queue, a, &got), -ENOENT);
         assert_int_equal(claim(0), a);
         assert_int_equal(queue_put_intent(queue, a, intent), 0);

@@ -64,6 +64,7 @@ static void test_reopen_keeps_everything(void **state)
         void *value = NULL;
         size_t len = 0;
 
+        assert_non_null(episode);
         assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
         assert_int_equal(store_batch_put_json(b, STORE_EPISODES, "ep/7", episode), 0);
         store_batch_put(b, STORE_REPOS, "repo/main", 9, "abc123", 6);
@@ -152,6 +153,8 @@ static void test_candidate_memo_refuses_infra_errors(void **state)
         json_t *infra = json_pack("{s:s}", "status", "infra_error");
         json_t *got = NULL;
 
+        assert_non_null(ok);
+        assert_non_null(infra);
         assert_int_equal(store_candidate_put(b, "id-ok", ok), 0);
         assert_int_equal(store_candidate_put(b, "id-infra", infra), -EINVAL);
         assert_int_equal(store_batch_commit(b), 0);
