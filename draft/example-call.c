@@ -688,7 +688,8 @@ static void scan(struct reader *r)
                                                 r->scalars, a,
                                                 json_pack("{s:O, s:s, s:b}", "file", file, "elem",
                                                           elem, "scalar",
-                                                          cxx_tok_eq(f, rhs, "aclCreateScalar"))) < 0)
+                                                          cxx_tok_eq(f, rhs, "aclCreateScalar"))) <
+                                                0)
                                                 r->oom = true;
                                 }
                         }
