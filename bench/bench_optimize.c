@@ -292,17 +292,47 @@ static int evals_to_95(const struct episode_summary *s, double final_speedup)
         return (int)s->evaluations;
 }
 
+/*
+ * The row of the table an operator counts in: its category for an operator
+ * of a cann-ops layout (".../src/<category>/<op>"), else its level.
+ */
+static void op_group(const char *op, int level, char *buf, size_t size)
+{
+        const char *src = strstr(op, "src/"), *end;
+
+        while (src && src != op && src[-1] != '/')
+                src = strstr(src + 1, "src/");
+        end = src ? strchr(src + 4, '/') : NULL;
+        if (end && end > src + 4)
+                snprintf(buf, size, "%.*s", (int)(end - src - 4), src + 4);
+        else
+                snprintf(buf, size, "level%d", level);
+}
+
+/* A run's group; runs of older tables have only a level. */
+static const char *run_group(const json_t *run, char *buf, size_t size)
+{
+        const char *group = json_string_value(json_object_get(run, "group"));
+
+        if (group)
+                return group;
+        snprintf(buf, size, "level%d", (int)json_integer_value(json_object_get(run, "level")));
+        return buf;
+}
+
 /* One episode's facts for the table. */
 static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup,
                          double seconds)
 {
         double base = a->s.baseline.latency_us, roof = a->s.baseline.roofline_us;
         int failures = measured_failures(&a->s);
+        char group[64];
 
+        op_group(op, level, group, sizeof(group));
         return packed(json_pack(
-            "{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm", a->name,
-            "operator", op, "level", level, "seed", seed, "speedup", speedup, "roofline_before",
-            roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
+            "{s:s, s:s, s:i, s:s, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm", a->name,
+            "operator", op, "level", level, "group", group, "seed", seed, "speedup", speedup,
+            "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
             roof > 0 && base > 0 ? roof * speedup / base : 0.0, "evals_to_95",
             evals_to_95(&a->s, speedup), "nothing_to_search", a->nothing_to_search, "evaluations",
             (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds));
@@ -310,9 +340,10 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
 
-/* Aggregates the runs of one arm at one level (0: every level). */
-static json_t *table_cell(const json_t *runs, const char *arm, int level)
+/* Aggregates the runs of one arm in one group (NULL: every group). */
+static json_t *table_cell(const json_t *runs, const char *arm, const char *group)
 {
+        char buf[64];
         double log_sum = 0, roof_before = 0, roof_after = 0, evals = 0;
         size_t n = 0, faster[4] = { 0 }, i;
         const json_t *run;
@@ -322,7 +353,7 @@ static json_t *table_cell(const json_t *runs, const char *arm, int level)
         {
                 double speedup = json_number_value(json_object_get(run, "speedup"));
                 if (strcmp(json_string_value(json_object_get(run, "arm")), arm) != 0 ||
-                    (level && json_integer_value(json_object_get(run, "level")) != level))
+                    (group && strcmp(run_group(run, buf, sizeof(buf)), group) != 0))
                         continue;
                 n++;
                 log_sum += log(speedup);
@@ -349,14 +380,15 @@ static json_t *table_cell(const json_t *runs, const char *arm, int level)
 }
 
 /*
- * The best speedup any run of any arm found on each operator at the level
- * (0: every level), as a geometric mean over operators: what a strategy
+ * The best speedup any run of any arm found on each operator of the group
+ * (NULL: every group), as a geometric mean over operators: what a strategy
  * finding each operator's best known tiling on every seed would score.  A
  * strategy's lead over another cannot exceed this over the other's score
  * unless it finds something no run found.  Returns the number of operators.
  */
-static size_t best_known(const json_t *runs, int level, double *ret_geomean)
+static size_t best_known(const json_t *runs, const char *group, double *ret_geomean)
 {
+        char buf[64];
         const char *names[MAX_OPS] = { NULL };
         double best[MAX_OPS] = { 0 }, log_sum = 0;
         size_t n = 0, i;
@@ -367,7 +399,7 @@ static size_t best_known(const json_t *runs, int level, double *ret_geomean)
                 const char *op = json_string_value(json_object_get(run, "operator"));
                 double speedup = json_number_value(json_object_get(run, "speedup"));
                 size_t k = 0;
-                if (!op || (level && json_integer_value(json_object_get(run, "level")) != level))
+                if (!op || (group && strcmp(run_group(run, buf, sizeof(buf)), group) != 0))
                         continue;
                 while (k < n && strcmp(names[k], op) != 0)
                         k++;
@@ -386,18 +418,38 @@ static size_t best_known(const json_t *runs, int level, double *ret_geomean)
         return n;
 }
 
-/* The table per level and overall, printed, and as JSON ({level: {arm: cell}}). */
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(a, b);
+}
+
+/*
+ * The table per group (level or category, sorted) and overall, printed, and
+ * as JSON ({group: {arm: cell}}).
+ */
 static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_arms, FILE *md)
 {
         json_t *table = json_object();
+        char groups[MAX_OPS][64], buf[64];
+        size_t n_groups = 0, i;
+        const json_t *run;
 
-        for (int level = 1; level <= 4; level++) {
-                int shown = level == 4 ? 0 : level;
-                char key[16];
+        json_array_foreach(runs, i, run)
+        {
+                const char *g = run_group(run, buf, sizeof(buf));
+                size_t k = 0;
+                while (k < n_groups && strcmp(groups[k], g) != 0)
+                        k++;
+                if (k == n_groups && n_groups < MAX_OPS - 1)
+                        snprintf(groups[n_groups++], sizeof(groups[0]), "%s", g);
+        }
+        qsort(groups, n_groups, sizeof(groups[0]), compare_names);
+        for (size_t g = 0; g <= n_groups; g++) {
+                const char *shown = g == n_groups ? NULL : groups[g];
+                const char *key = shown ? shown : "overall";
                 json_t *row = json_object();
                 bool any = false;
 
-                snprintf(key, sizeof(key), level == 4 ? "overall" : "level%d", level);
                 for (size_t a = 0; a < n_arms; a++) {
                         json_t *cell = table_cell(runs, arms[a].name, shown);
                         if (!cell)

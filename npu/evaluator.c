@@ -264,6 +264,68 @@ static int add_base_files(struct candidate *c, const char *root, const char *sub
         return r;
 }
 
+/* Adds root/path unless the candidate has it already. */
+static int add_one_file(struct candidate *c, const char *root, const char *path)
+{
+        struct candidate_file *f = &c->files[c->n];
+        char full[PATH_MAX];
+        int r;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (strcmp(c->files[i].path, path) == 0)
+                        return 0;
+        if (c->n == MAX_FILES)
+                return -E2BIG;
+        r = format_path(full, sizeof(full), "%s/%s", root, path);
+        if (r == 0)
+                r = format_path(f->path, sizeof(f->path), "%s", path);
+        if (r == 0)
+                r = read_text_file(full, FILE_MAX_BYTES, &f->text, &f->len);
+        if (r == 0)
+                c->n++;
+        return r;
+}
+
+/*
+ * The Python files the manifest's goldens run: an msOpSt expectation
+ * function's file, and an example's gen_data.py with the modules beside it
+ * that it may import.  The example's inputs come from them, so they belong
+ * to the candidate (and its identity) as its sources do.
+ */
+static int add_golden_files(struct candidate *c, const struct npu_manifest *m)
+{
+        int r = 0;
+
+        for (size_t i = 0; r == 0 && i < m->n_cases; i++) {
+                const json_t *golden = m->cases[i].golden;
+                const char *function = json_string_value(json_object_get(golden, "function"));
+                const char *example = json_string_value(json_object_get(golden, "example"));
+                const char *colon = function ? strrchr(function, ':') : NULL;
+                char path[PATH_MAX], dir[PATH_MAX];
+                struct dirent *e;
+                DIR *d;
+
+                if (colon) {
+                        snprintf(path, sizeof(path), "%.*s", (int)(colon - function), function);
+                        r = add_one_file(c, m->dir, path);
+                        continue;
+                }
+                if (!example || format_path(dir, sizeof(dir), "%s/%s", m->dir, example) < 0)
+                        continue;
+                d = opendir(dir);
+                while (d && r == 0 && (e = readdir(d))) {
+                        size_t len = strlen(e->d_name);
+                        if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".py"))
+                                continue;
+                        if (format_path(path, sizeof(path), "%s/%s", example, e->d_name) == 0)
+                                r = add_one_file(c, m->dir, path);
+                }
+                if (d)
+                        closedir(d);
+        }
+        return r;
+}
+
 static int compare_files(const void *a, const void *b)
 {
         return strcmp(((const struct candidate_file *)a)->path,
@@ -293,6 +355,8 @@ static int candidate_load(const struct npu_request *req, const struct npu_op_lay
                 r = read_text_file(manifest, FILE_MAX_BYTES, &f->text, &f->len);
                 c->n += r == 0;
         }
+        if (r == 0)
+                r = add_golden_files(c, req->manifest);
         for (size_t i = 0; r == 0 && i < req->n_overrides; i++) {
                 const struct npu_override *o = &req->overrides[i];
                 struct candidate_file *f = NULL;
@@ -564,7 +628,7 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         struct npu_job *ev = NULL;
         struct npu_op_layout *materialised = NULL;
         struct candidate *c = NULL;
-        char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024];
+        char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024] = "";
         int r;
 
         if (!e || !req || !req->manifest || !done)
@@ -662,6 +726,9 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
                 *ret_job = ev;
         return 0;
 fail:
+        /* the caller sees only -errno: the reason goes to the log */
+        if (*err)
+                log_error("%s: %s", req->manifest->dir, err);
         if (c)
                 candidate_release(c);
         free(c);

@@ -15,7 +15,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 59
+plan 61
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -46,8 +46,10 @@ out=$(ASCENDOPT_TEST_GOLDEN_SCALE=2 cli eval --quick --json "$ex")
 is "a golden.bin the outputs do not match is a mismatch, and eval exits 1" \
 	"$?:$(echo "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["golden"]["verdict"])')" \
 	"1:mismatch"
+out=$(cli optimize "$ex" --budget 2 --strategy stage1 2>&1)
+contains "an episode starts on an operator whose cases come from its example (gen_data.py travels with every candidate)" \
+	"$out" "evaluations 2"
 
-# ---- msOpSt cases with goldens: match, mismatch, unavailable
 st=$(bare "$SRC/examples/ops/level1/add" repo/math/add_st)
 mkdir -p "$st/tests/st"
 cp "$fx/test_add.py" "$fx/test_missing.py" "$st/tests/st/"
@@ -87,6 +89,9 @@ print(g["verdict"], g["matched"], g["unavailable"], [c["verdict"] for c in g["ca
 	"match 1 1 ['match', 'unavailable']"
 contains "and says why" "$out" "the golden imports ascendopt_no_such_module, which is not installed"
 is "an unavailable golden is counted, not failed" "$code" 0
+out=$(cli optimize "$st" --budget 2 --strategy stage1 2>&1)
+contains "an episode starts on an operator whose goldens are msOpSt functions (their files travel with every candidate)" \
+	"$out" "evaluations 2"
 python3 - "$st/ascendopt.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
