@@ -853,6 +853,11 @@ int main(void)
                         for (size_t a = 0; a < n_arms && !baseline; a++)
                                 if (started[a] && arms[a].s.baseline.present)
                                         baseline = &arms[a].s.baseline;
+                        /* nothing to search for any arm: each keeps the baseline, 1.0x */
+                        if (all && n_started == 0 && any_idle) {
+                                static const struct episode_point none;
+                                baseline = &none;
+                        }
                         if (!all || (any_idle && !baseline)) {
                                 for (size_t a = 0; a < n_arms; a++) {
                                         episode_summary_release(&arms[a].s);

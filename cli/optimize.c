@@ -442,6 +442,17 @@ int cmd_optimize(int argc, char **argv)
                 goto out;
         evaluator = env.evaluator;
         store = env.store;
+        {
+                /* a new store gets the seed bank, as the daemon's does */
+                struct experience_seeding seeding;
+                if (experience_seed_if_empty(store, &seeding, err, sizeof(err)) < 0)
+                        fprintf(stderr, "ascendopt optimize: warning: %s\n", err);
+                else if (seeding.added)
+                        fprintf(stderr,
+                                "ascendopt optimize: seeded the new store's experience bank with "
+                                "%zu entries from %s\n",
+                                seeding.added, seeding.path);
+        }
 
         if (llm_config) {
                 if (cli_llm_open("optimize", llm_config, base, &llm) < 0) {

@@ -646,50 +646,20 @@ static int open_evaluator(struct daemon *d)
         return 0;
 }
 
-/*
- * The seed bank for a store whose experience bank is empty:
- * $ASCENDOPT_SEED_BANK, else etc/ascendopt/seed-bank.json of the source
- * tree the daemon was built in (build/../etc), else the installed copy.
- */
-static const char *find_seed_bank(char *buf, size_t size)
-{
-        const char *env = getenv("ASCENDOPT_SEED_BANK");
-
-        if (env)
-                return *env ? env : NULL; /* set but empty: no seeding */
-        if (program_relative_path(buf, size, "../etc/ascendopt/seed-bank.json") == 0 &&
-            access(buf, R_OK) == 0)
-                return buf;
-        if (access(ASCENDOPT_DATADIR "/seed-bank.json", R_OK) == 0)
-                return ASCENDOPT_DATADIR "/seed-bank.json";
-        return NULL;
-}
-
 /* Stage II retrieves from the bank: a new store starts from the seed bank. */
 static void seed_experience(struct daemon *d)
 {
-        char buf[PATH_MAX], err[1024];
-        json_t *entries = NULL;
-        const char *path;
-        size_t added = 0;
-        int r;
+        struct experience_seeding seeding;
+        char err[1024];
 
-        if (experience_list(d->store, &entries) < 0 || json_array_size(entries) > 0) {
-                json_decref(entries);
-                return;
-        }
-        json_decref(entries);
-        path = find_seed_bank(buf, sizeof(buf));
-        if (!path) {
+        if (experience_seed_if_empty(d->store, &seeding, err, sizeof(err)) < 0)
+                log_warning("cannot seed the experience bank: %s", err);
+        else if (seeding.added)
+                log_notice("seeded the experience bank with %zu entries from %s", seeding.added,
+                           seeding.path);
+        else if (seeding.was_empty && !seeding.path)
                 log_notice("the experience bank is empty and no seed bank was found: Stage II "
                            "starts from its built-in motifs");
-                return;
-        }
-        r = experience_import_file(d->store, path, &added, err, sizeof(err));
-        if (r < 0)
-                log_warning("cannot seed the experience bank: %s", err);
-        else
-                log_notice("seeded the experience bank with %zu entries from %s", added, path);
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,6 +458,44 @@ out:
         if (r == 0 && ret_added)
                 *ret_added = added;
         return r;
+}
+
+/* The seed bank's file, as experience_seed_if_empty() looks for it; NULL: none. */
+static const char *find_seed_bank(char *buf, size_t size)
+{
+        const char *env = getenv("ASCENDOPT_SEED_BANK");
+
+        if (env)
+                return *env ? env : NULL; /* set but empty: no seeding */
+        if (program_relative_path(buf, size, "../etc/ascendopt/seed-bank.json") == 0 &&
+            access(buf, R_OK) == 0)
+                return buf;
+        if (access(ASCENDOPT_DATADIR "/seed-bank.json", R_OK) == 0)
+                return ASCENDOPT_DATADIR "/seed-bank.json";
+        return NULL;
+}
+
+int experience_seed_if_empty(struct store *store, struct experience_seeding *ret, char *err,
+                             size_t err_size)
+{
+        static char buf[PATH_MAX];
+        json_t *entries = NULL;
+        int r;
+
+        *ret = (struct experience_seeding){ 0 };
+        r = experience_list(store, &entries);
+        if (r < 0) {
+                snprintf(err, err_size, "cannot read the experience bank: %s", strerror(-r));
+                return r;
+        }
+        ret->was_empty = json_array_size(entries) == 0;
+        json_decref(entries);
+        if (!ret->was_empty)
+                return 0;
+        ret->path = find_seed_bank(buf, sizeof(buf));
+        if (!ret->path)
+                return 0;
+        return experience_import_file(store, ret->path, &ret->added, err, err_size);
 }
 
 /* ------------------------------------------------------------ embeddings */

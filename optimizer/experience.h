@@ -59,6 +59,21 @@ int experience_retrieve(struct store *store, const char *query, size_t k, json_t
 int experience_import_file(struct store *store, const char *path, size_t *ret_added, char *err,
                            size_t err_size);
 
+/*
+ * Seeds an empty bank: from $ASCENDOPT_SEED_BANK (set but empty: never),
+ * else etc/ascendopt/seed-bank.json of the source tree the program was
+ * built in, else the installed copy.  A bank with entries is left as it
+ * is.  ret says what was done.  -errno with err set when the bank cannot
+ * be read or the file cannot be imported.
+ */
+struct experience_seeding {
+        bool was_empty;
+        const char *path; /* the seed bank read; NULL: none found (or not needed) */
+        size_t added;
+};
+int experience_seed_if_empty(struct store *store, struct experience_seeding *ret, char *err,
+                             size_t err_size);
+
 /* The text an entry is embedded from: its title, description and bottleneck (new string). */
 char *experience_embedding_text(const json_t *entry);
 
