@@ -188,6 +188,56 @@ char *npu_evaluator_platform_facts(const struct npu_evaluator *e)
         return e->paths ? npu_platform_facts(e->paths->platforms_dir, e->platform) : NULL;
 }
 
+/* ------------------------------------------------------------ the OpDef */
+
+/* A describe the evaluator started: its scratch directory goes when it ends. */
+struct evaluator_describe {
+        npu_describe_done_fn done;
+        void *userdata;
+        char work_dir[PATH_MAX];
+};
+
+static void on_evaluator_described(json_t *description, const char *error, void *userdata)
+{
+        struct evaluator_describe *w = userdata;
+
+        rm_rf(w->work_dir);
+        w->done(description, error, w->userdata);
+        free(w);
+}
+
+int npu_evaluator_describe(struct npu_evaluator *e, const char *opdir, npu_describe_done_fn done,
+                           void *userdata, struct npu_describe **ret_describe)
+{
+        struct evaluator_describe *w;
+        int r;
+
+        if (e->options.backend != NPU_BACKEND_SIM || !e->paths)
+                return -EOPNOTSUPP;
+        w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->done = done;
+        w->userdata = userdata;
+        if (format_path(w->work_dir, sizeof(w->work_dir), "%s/describe-%llu-XXXXXX", e->scratch_dir,
+                        ++e->counter) < 0) {
+                free(w);
+                return -ENAMETOOLONG;
+        }
+        if (!mkdtemp(w->work_dir)) {
+                r = -errno;
+                free(w);
+                return r;
+        }
+        r = npu_sim_describe_start(e->runner, e->paths, opdir, w->work_dir, e->options.timeout_s,
+                                   on_evaluator_described, w, ret_describe);
+        if (r < 0) {
+                rm_rf(w->work_dir);
+                free(w);
+        }
+        return r;
+}
+
 /* ------------------------------------------------------------ candidates */
 
 static void candidate_release(struct candidate *c)

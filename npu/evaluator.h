@@ -108,6 +108,17 @@ const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
 /* The digest of everything but the operator's own files that a result depends on. */
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
 
+/*
+ * What the operator in opdir registers, asked of its host code on the
+ * simulator (npu_sim_describe_start, sim-run.h) with the evaluator's runner
+ * and limits, in a scratch directory of its own that goes when the callback
+ * has run.  -EOPNOTSUPP for a backend other than the sim; cancel with
+ * npu_sim_describe_cancel().
+ */
+int npu_evaluator_describe(struct npu_evaluator *evaluator, const char *opdir,
+                           npu_describe_done_fn done, void *userdata,
+                           struct npu_describe **ret_describe);
+
 /* One file of a candidate that differs from the base operator. */
 struct npu_override {
         const char *path; /* relative to the operator directory, e.g. op_host/add_tiling.h */
