@@ -3,10 +3,10 @@
 // Host side of DtypeUbParts: y = 2x + 1 in float16, float32 or int32.  The
 // tiling cuts the UB into UB_PART_NUM equal parts of one tile each.  x and
 // y, double-buffered, take four; the int32 path computes in float and takes
-// a fifth for its float copy of the tile.  float16 and float32 would fit in
-// four parts, so a smaller UB_PART_NUM makes them faster (fewer, larger
-// tiles) and overflows the UB of int32 alone: the constant's safe value is
-// set by a dtype the manifest's cases never run (issue #26).
+// a fifth for its float copy of the tile.  float16 and float32 fit in four
+// parts, which are faster for them (larger tiles, and no short last tile on
+// the bench case), and overflow the UB of int32 alone: the constant's safe
+// value is set by a dtype the manifest's cases never run (issue #26).
 #include "dtype_ub_parts_tiling.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"
