@@ -109,15 +109,18 @@ const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
 
 /*
- * What the operator in opdir registers, asked of its host code on the
- * simulator (npu_sim_describe_start, sim-run.h) with the evaluator's runner
- * and limits, in a scratch directory of its own that goes when the callback
- * has run.  -EOPNOTSUPP for a backend other than the sim; cancel with
- * npu_sim_describe_cancel().
+ * What the operator of manifest registers (npu_sim_describe_start,
+ * sim-run.h), asked with the evaluator's runner in a scratch directory of
+ * its own, or served from the store: the description is memoized by the
+ * operator's identity, as results are.  The callback runs once, from the
+ * event loop.  -EOPNOTSUPP for a backend other than the sim.
  */
-int npu_evaluator_describe(struct npu_evaluator *evaluator, const char *opdir,
+struct npu_describe_job;
+int npu_evaluator_describe(struct npu_evaluator *evaluator, const struct npu_manifest *manifest,
                            npu_describe_done_fn done, void *userdata,
-                           struct npu_describe **ret_describe);
+                           struct npu_describe_job **ret_job);
+/* Kills a describe in flight; the callback still runs, soon ("cancelled", or the memo's). */
+void npu_describe_job_cancel(struct npu_describe_job *job);
 
 /* One file of a candidate that differs from the base operator. */
 struct npu_override {

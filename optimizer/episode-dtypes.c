@@ -34,8 +34,8 @@ struct gate_variant {
 };
 
 struct dtype_gate {
-        struct episode *ep;            /* NULL once the episode is gone (a describe still runs) */
-        struct npu_describe *describe; /* in flight */
+        struct episode *ep; /* NULL once the episode is gone (a describe still runs) */
+        struct npu_describe_job *describe; /* in flight */
         struct gate_variant variants[NPU_MAX_DTYPE_VARIANTS];
         size_t n;
         size_t next;             /* the variant being run */
@@ -68,7 +68,7 @@ void episode_dtypes_free(struct episode *ep)
         if (g && g->describe) {
                 /* its callback frees the gate */
                 g->ep = NULL;
-                npu_sim_describe_cancel(g->describe);
+                npu_describe_job_cancel(g->describe);
                 return;
         }
         gate_free(g);
@@ -78,7 +78,7 @@ bool episode_dtypes_cancel(struct episode *ep)
 {
         if (!ep->dtypes || !ep->dtypes->describe)
                 return false;
-        npu_sim_describe_cancel(ep->dtypes->describe);
+        npu_describe_job_cancel(ep->dtypes->describe);
         return true;
 }
 
@@ -156,11 +156,12 @@ static void run_baselines_from(struct episode *ep, size_t i)
         struct dtype_gate *g = ep->dtypes;
 
         if (i >= g->n) {
-                json_t *checked = json_object_get(dtypes_record(ep), "checked");
-                log_msg(LOG_INFO, ep->options.log_context,
-                        "a new best must also pass %zu other dtype combination%s that the "
-                        "original passes",
-                        json_array_size(checked), json_array_size(checked) == 1 ? "" : "s");
+                size_t checked = json_array_size(json_object_get(dtypes_record(ep), "checked"));
+                if (checked)
+                        log_msg(LOG_INFO, ep->options.log_context,
+                                "a new best must also pass %zu other dtype combination%s that the "
+                                "original passes",
+                                checked, checked == 1 ? "" : "s");
                 search_on(ep);
                 return;
         }
@@ -268,7 +269,7 @@ bool episode_dtypes_begin(struct episode *ep)
         }
         g->ep = ep;
         ep->dtypes = g;
-        r = npu_evaluator_describe(ep->evaluator, ep->manifest->dir, on_described, g, &g->describe);
+        r = npu_evaluator_describe(ep->evaluator, ep->manifest, on_described, g, &g->describe);
         if (r == -EOPNOTSUPP) {
                 not_checked(ep, "the OpDef's other dtype combinations are checked on the simulated "
                                 "NPU only; this backend runs the manifest's");
