@@ -158,6 +158,34 @@ static int write_best(struct store *store, const struct episode_summary *s, cons
         return 0;
 }
 
+/* The dtype gate: what every new best had to pass besides the manifest's dtypes. */
+static void print_dtypes(const struct episode_dtypes *d)
+{
+        const json_t *item;
+        size_t i;
+
+        if (!d->present)
+                return;
+        printf("  dtypes checked: %s (the manifest's)", d->manifest ? d->manifest : "?");
+        json_array_foreach(d->checked, i, item)
+        {
+                printf(", %s", json_string_value(item));
+        }
+        printf("\n");
+        json_array_foreach(d->baseline_fails, i, item)
+        {
+                printf("  dtypes the original fails too: %s (%s)\n",
+                       json_string_value(json_object_get(item, "dtypes")),
+                       json_string_value(json_object_get(item, "status")));
+        }
+        json_array_foreach(d->not_checkable, i, item)
+        {
+                printf("  dtypes not checkable: %s: %s\n",
+                       json_string_value(json_object_get(item, "dtypes")),
+                       json_string_value(json_object_get(item, "why")));
+        }
+}
+
 static void print_summary(const struct episode_summary *s)
 {
         double base_us = s->baseline.latency_us;
@@ -187,6 +215,7 @@ static void print_summary(const struct episode_summary *s)
                        (long long)s->slow, (long long)s->remeasured);
         json_object_foreach((json_t *)s->failures, kind, count)
             printf("  failed: %-22s %lld\n", kind, (long long)json_integer_value(count));
+        print_dtypes(&s->dtypes);
         for (size_t i = 0; i < s->n_stages; i++)
                 printf("  %-8s evaluations %lld, memo hits %lld, improvements %lld\n",
                        s->stages[i].name, (long long)s->stages[i].evaluations,

@@ -89,8 +89,8 @@ static int describe_host(struct draft_session *s, const char *opdir, json_t **re
             !mkdtemp(work))
                 return format_error(err, size, -EINVAL, "cannot make a scratch directory: %s",
                                     strerror(errno));
-        r = npu_sim_describe_start(s->env.runner, &s->env.paths, opdir, work, 300, on_described,
-                                   &w);
+        r = npu_sim_describe_start(s->env.runner, &s->env.paths, opdir, work, 300, on_described, &w,
+                                   NULL);
         if (r == -ENOENT)
                 snprintf(err, size, "%s: no op_host/*.cpp holding the OpDef", opdir);
         else if (r < 0)

@@ -735,3 +735,117 @@ fail:
         evaluation_free(ev);
         return r;
 }
+
+/* ------------------------------------------------------------ the OpDef */
+
+/*
+ * A describe the evaluator started: memoized by the operator's identity
+ * (its files, the manifest and the context: what the host code is built
+ * from and run with), run in a scratch directory of its own otherwise.
+ */
+struct npu_describe_job {
+        struct npu_evaluator *evaluator;
+        npu_describe_done_fn done;
+        void *userdata;
+        char key[16 + SHA256_HEX_SIZE];
+        char work_dir[PATH_MAX];
+        struct npu_describe *describe; /* in flight */
+        struct event *later;           /* a memo hit's delivery */
+        json_t *memo;
+};
+
+static void describe_job_free(struct npu_describe_job *job)
+{
+        if (job->later)
+                event_free(job->later);
+        json_decref(job->memo);
+        free(job);
+}
+
+static void deliver_description(evutil_socket_t fd, short what, void *arg)
+{
+        struct npu_describe_job *job = arg;
+        json_t *description = job->memo;
+
+        (void)fd;
+        (void)what;
+        job->memo = NULL;
+        job->done(description, NULL, job->userdata);
+        describe_job_free(job);
+}
+
+static void on_job_described(json_t *description, const char *error, void *userdata)
+{
+        struct npu_describe_job *job = userdata;
+        struct store_batch *b;
+
+        job->describe = NULL;
+        rm_rf(job->work_dir);
+        if (description && (b = store_batch_new(job->evaluator->store))) {
+                if (store_batch_put_json(b, STORE_CANDIDATES, job->key, description) == 0)
+                        store_batch_commit(b);
+                store_batch_free(b);
+        }
+        job->done(description, error, job->userdata);
+        describe_job_free(job);
+}
+
+int npu_evaluator_describe(struct npu_evaluator *e, const struct npu_manifest *manifest,
+                           npu_describe_done_fn done, void *userdata,
+                           struct npu_describe_job **ret_job)
+{
+        const struct npu_request req = { .manifest = manifest };
+        struct npu_describe_job *job;
+        char identity[SHA256_HEX_SIZE];
+        int r;
+
+        if (e->options.backend != NPU_BACKEND_SIM || !e->paths)
+                return -EOPNOTSUPP;
+        r = npu_candidate_identity(e, &req, identity);
+        if (r < 0)
+                return r;
+        job = calloc(1, sizeof(*job));
+        if (!job)
+                return -ENOMEM;
+        job->evaluator = e;
+        job->done = done;
+        job->userdata = userdata;
+        snprintf(job->key, sizeof(job->key), "opdef/%s", identity);
+        if (store_get_json(e->store, STORE_CANDIDATES, job->key, &job->memo) == 0) {
+                struct timeval now = { 0, 0 };
+                job->later = evtimer_new(e->options.base, deliver_description, job);
+                if (!job->later || evtimer_add(job->later, &now) < 0) {
+                        describe_job_free(job);
+                        return -ENOMEM;
+                }
+        } else {
+                if (format_path(job->work_dir, sizeof(job->work_dir), "%s/describe-%llu-XXXXXX",
+                                e->scratch_dir, ++e->counter) < 0) {
+                        describe_job_free(job);
+                        return -ENAMETOOLONG;
+                }
+                if (!mkdtemp(job->work_dir)) {
+                        r = -errno;
+                        describe_job_free(job);
+                        return r;
+                }
+                r = npu_sim_describe_start(e->runner, e->paths, manifest->dir, job->work_dir,
+                                           e->options.timeout_s, on_job_described, job,
+                                           &job->describe);
+                if (r < 0) {
+                        rm_rf(job->work_dir);
+                        describe_job_free(job);
+                        return r;
+                }
+        }
+        if (ret_job)
+                *ret_job = job;
+        return 0;
+}
+
+void npu_describe_job_cancel(struct npu_describe_job *job)
+{
+        /* a memo hit is delivered on the next turn of the loop anyway */
+        if (job && job->describe)
+                npu_sim_describe_cancel(job->describe);
+}

@@ -108,6 +108,20 @@ const char *npu_evaluator_platform(const struct npu_evaluator *evaluator);
 /* The digest of everything but the operator's own files that a result depends on. */
 const char *npu_evaluator_context(const struct npu_evaluator *evaluator);
 
+/*
+ * What the operator of manifest registers (npu_sim_describe_start,
+ * sim-run.h), asked with the evaluator's runner in a scratch directory of
+ * its own, or served from the store: the description is memoized by the
+ * operator's identity, as results are.  The callback runs once, from the
+ * event loop.  -EOPNOTSUPP for a backend other than the sim.
+ */
+struct npu_describe_job;
+int npu_evaluator_describe(struct npu_evaluator *evaluator, const struct npu_manifest *manifest,
+                           npu_describe_done_fn done, void *userdata,
+                           struct npu_describe_job **ret_job);
+/* Kills a describe in flight; the callback still runs, soon ("cancelled", or the memo's). */
+void npu_describe_job_cancel(struct npu_describe_job *job);
+
 /* One file of a candidate that differs from the base operator. */
 struct npu_override {
         const char *path; /* relative to the operator directory, e.g. op_host/add_tiling.h */

@@ -130,6 +130,43 @@ struct npu_manifest *npu_manifest_free(struct npu_manifest *manifest);
 int npu_manifest_from_json(const char *opdir, const json_t *doc, const char *source_name,
                            struct npu_manifest **ret_manifest, char *err, size_t err_size);
 
+/* ------------------------------------------------------- dtype variants */
+
+/*
+ * The dtype combinations of an operator's OpDef beyond its manifest's own
+ * (npu/dtype-variants.c), so that a candidate is checked on every one the
+ * original passes (issue #26).  A variant is the manifest with the
+ * combination's dtypes, its tolerances (the dtype's default where it gives
+ * none) and its small cases only (the cases not marked bench, without
+ * goldens; the smallest case when all are bench cases).
+ */
+#define NPU_MAX_DTYPE_VARIANTS 16
+
+struct npu_dtype_variant {
+        char *label; /* "x:int32 y:int32": every input and output but ref ones */
+        json_t *doc; /* the variant's manifest document, checked */
+};
+
+/* The manifest's own combination as a variant's label names one; NULL: out of memory. */
+char *npu_manifest_dtype_label(const struct npu_manifest *manifest);
+
+/*
+ * The variants of manifest that description (what --describe printed:
+ * {"op_defs": [{type, inputs, outputs: [{name, dtypes}]}]}) registers for
+ * the OpDef of the manifest's name: each dtype column (a parameter listing
+ * one dtype has it in every column) other than the manifest's own, once
+ * (columns that differ only in format are one), at most max.  Those that
+ * cannot be checked are appended to not_checkable as {"dtypes": label,
+ * "why": reason}: a dtype the simulator lacks, columns of unequal length,
+ * the ones past max, a variant the manifest checks refuse; or one entry for
+ * them all when the OpDef is missing or lacks a tensor of the manifest.
+ * -ENOMEM only; release the variants with npu_dtype_variants_release().
+ */
+int npu_manifest_dtype_variants(const struct npu_manifest *manifest, const json_t *description,
+                                struct npu_dtype_variant *variants, size_t max, size_t *ret_n,
+                                json_t *not_checkable);
+void npu_dtype_variants_release(struct npu_dtype_variant *variants, size_t n);
+
 /* The tolerance a manifest gets for dtype when it gives none; NULL past the last dtype. */
 const struct npu_tolerance *npu_default_tolerance(enum npu_dtype dtype);
 

@@ -30,6 +30,7 @@ struct npu_describe {
         struct npu_op_layout *layout;
         size_t next_unit;
         enum describe_step step;
+        struct child *child; /* the step in flight; NULL while its callback runs */
         npu_describe_done_fn done;
         void *userdata;
 };
@@ -90,7 +91,7 @@ static int start(struct npu_describe *d, const char *const *argv)
                 .nice = d->step != DESCRIBE_RUN ? NPU_COMPILE_NICE : 0,
         };
 
-        return child_start(d->runner, &spec, on_child_done, d, NULL);
+        return child_start(d->runner, &spec, on_child_done, d, &d->child);
 }
 
 /* Compiles the next op_host unit as the evaluator does, with the host prelude forced in. */
@@ -192,6 +193,7 @@ static void on_child_done(const struct child_result *r, void *userdata)
         json_t *description;
         int rc = 0;
 
+        d->child = NULL;
         if (r->cancelled) {
                 finish(d, NULL, "cancelled");
                 return;
@@ -238,9 +240,16 @@ static void on_child_done(const struct child_result *r, void *userdata)
                 finish(d, NULL, "cannot start the next step: %s", child_strerror(rc));
 }
 
+void npu_sim_describe_cancel(struct npu_describe *d)
+{
+        if (d)
+                child_cancel(d->child);
+}
+
 int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,
                            const char *opdir, const char *work_dir, double timeout_s,
-                           npu_describe_done_fn done, void *userdata)
+                           npu_describe_done_fn done, void *userdata,
+                           struct npu_describe **ret_describe)
 {
         struct npu_describe *d = calloc(1, sizeof(*d));
         int r;
@@ -261,7 +270,11 @@ int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_pat
         r = npu_op_layout_read(d->opdir, NULL, &d->layout, NULL, 0);
         if (r == 0)
                 r = start_compile(d);
-        if (r < 0)
+        if (r < 0) {
                 describe_free(d);
-        return r;
+                return r;
+        }
+        if (ret_describe)
+                *ret_describe = d;
+        return 0;
 }

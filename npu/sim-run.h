@@ -103,15 +103,22 @@ struct npu_sim_run_options {
  */
 typedef void (*npu_describe_done_fn)(json_t *description, const char *error, void *userdata);
 
+struct npu_describe;
+
 /*
  * Compiles opdir's op_host units for the simulator in work_dir (which must
  * exist and is left as it is), links them with the runtime and runs
  * --describe, on the runner's loop.  -ENOENT when op_host has no C++
- * source; the callback is then never called.
+ * source; the callback is then never called.  *ret_describe (may be NULL)
+ * is valid until the callback runs.
  */
 int npu_sim_describe_start(struct child_runner *runner, const struct npu_sim_paths *paths,
                            const char *opdir, const char *work_dir, double timeout_s,
-                           npu_describe_done_fn done, void *userdata);
+                           npu_describe_done_fn done, void *userdata,
+                           struct npu_describe **ret_describe);
+
+/* Kills the step in flight; the callback still runs, soon, with an error "cancelled". */
+void npu_sim_describe_cancel(struct npu_describe *describe);
 
 struct npu_sim_run;
 

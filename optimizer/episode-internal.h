@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the episode's files (episode.c, episode-record.c,
- * episode-stage1.c, episode-stage2.c, episode-llm.c): struct episode, the
+ * episode-stage1.c, episode-stage2.c, episode-llm.c, episode-dtypes.c): struct episode, the
  * operator's files as it holds them, its phases, and the functions one
  * part calls in another.
  */
@@ -37,6 +37,8 @@ enum phase {
         PHASE_CONFIRM,
         PHASE_LLM,       /* waiting for the LLM's answer */
         PHASE_LLM_BUILD, /* building the answer: does it compile? */
+        PHASE_DTYPES,    /* the OpDef's other dtype combinations: read, then run by the baseline */
+        PHASE_GATE,      /* a would-be best on those combinations */
         PHASE_DONE,
 };
 
@@ -49,6 +51,8 @@ struct op_file {
         char *cand;      /* the candidate in flight's text; NULL: as best */
         bool is_source;  /* op_kernel/ or op_host/: candidates may change it */
 };
+
+struct dtype_gate;
 
 struct episode {
         struct npu_evaluator *evaluator;
@@ -117,6 +121,7 @@ struct episode {
         /* a finished episode run again: stop after as many candidates as it had,
          * so that the deterministic replay is all memo hits; 0: not a replay */
         size_t replay_rows;
+        struct dtype_gate *dtypes; /* the dtype gate (episode-dtypes.c); NULL: none */
 };
 
 static inline bool episode_uses_stage1(const struct episode *ep)
@@ -158,6 +163,8 @@ int episode_evaluate(struct episode *ep, uint64_t seed, const json_t *reference,
 void episode_finish_out_of_time(struct episode *ep);
 void episode_next_candidate(struct episode *ep);
 void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata);
+/* Records a would-be best the dtype gate checked (ownership of result passes), and goes on. */
+void episode_record_checked(struct episode *ep, json_t *result, bool memo_hit);
 
 /* episode-record.c: the record */
 struct op_file *episode_file_named(struct episode *ep, const char *path);
@@ -191,6 +198,19 @@ void episode_plan_overflow_repair(struct episode *ep);
 int episode_propose_stage2(struct episode *ep);
 void episode_adopt_rewrite(struct episode *ep, double latency);
 void episode_accept_stage2(struct episode *ep, double latency);
+
+/* episode-dtypes.c: the dtype gate (issue #26) */
+/* After the baseline: reads the OpDef and runs the baseline on its other
+ * dtype combinations; false when there is nothing to wait for (the caller
+ * goes on), true when the search goes on once that is done. */
+bool episode_dtypes_begin(struct episode *ep);
+/* A would-be best (owned by the gate when it returns true) runs those the baseline passes. */
+bool episode_dtypes_gate(struct episode *ep, json_t *result, bool memo_hit);
+/* A result of PHASE_DTYPES or PHASE_GATE. */
+void episode_dtypes_on_evaluated(struct episode *ep, json_t *result, bool memo_hit);
+/* Cancels the OpDef's reading in flight (its callback ends the episode); false: none. */
+bool episode_dtypes_cancel(struct episode *ep);
+void episode_dtypes_free(struct episode *ep);
 
 /* episode-llm.c: the LLM and dense retrieval */
 /* The record's "llm", made on first use; NULL (logged) when out of memory. */

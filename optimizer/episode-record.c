@@ -422,6 +422,8 @@ static int read_rows(const json_t *trajectory, struct episode_summary *s)
                         .identity = str_at(row, "identity"),
                         .status = str_at(row, "status"),
                         .moves = str_at(row, "moves"),
+                        .dtype_regression =
+                            str_at(json_object_get(row, "dtype_regression"), "dtypes"),
                         .llm_note = str_at(row, "llm_note"),
                         .latency_us = num_at(row, "latency_us"),
                         .memo_hit = json_is_true(json_object_get(row, "memo_hit")),
@@ -430,6 +432,22 @@ static int read_rows(const json_t *trajectory, struct episode_summary *s)
         }
         s->n_rows = json_array_size(trajectory);
         return 0;
+}
+
+static const json_t *array_at(const json_t *o, const char *key)
+{
+        const json_t *a = json_object_get(o, key);
+
+        return json_is_array(a) ? a : NULL;
+}
+
+static void read_dtypes(const json_t *d, struct episode_dtypes *ret)
+{
+        *ret = (struct episode_dtypes){ .present = json_is_object(d) };
+        ret->manifest = str_at(d, "manifest");
+        ret->checked = array_at(d, "checked");
+        ret->not_checkable = array_at(d, "not_checkable");
+        ret->baseline_fails = array_at(d, "baseline_fails");
 }
 
 int episode_summary_read(const json_t *record, struct episode_summary *ret)
@@ -486,6 +504,7 @@ int episode_summary_read(const json_t *record, struct episode_summary *ret)
         s->learned = json_object_get(record, "learned");
         if (!json_is_array(s->learned))
                 s->learned = NULL;
+        read_dtypes(json_object_get(record, "dtypes"), &s->dtypes);
         r = read_counts(json_object_get(record, "stages"), &s->stages, &s->n_stages);
         if (r == 0)
                 r = read_counts(json_object_get(record, "motifs"), &s->motifs, &s->n_motifs);

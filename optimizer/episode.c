@@ -74,6 +74,7 @@ void episode_free(struct episode *ep)
                 return;
         if (ep->wall_timer)
                 event_free(ep->wall_timer);
+        episode_dtypes_free(ep);
         episode_clear_candidate(ep);
         for (size_t i = 0; i < ep->n_files; i++) {
                 free(ep->files[i].path);
@@ -279,6 +280,8 @@ static void on_wall_budget(evutil_socket_t fd, short what, void *userdata)
                 npu_job_cancel(ep->in_flight); /* on_evaluated finishes it */
         else if (ep->llm_call)
                 llm_call_cancel(ep->llm_call); /* its callback finishes it */
+        else if (episode_dtypes_cancel(ep))
+                ; /* its callback finishes it */
         else if (ep->phase != PHASE_DONE)
                 episode_finish_out_of_time(ep);
 }
@@ -462,6 +465,9 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 episode_llm_recorded(ep, step, ok, new_best);
         if (json_object_get(result, "remeasured_us"))
                 json_object_set(step, "remeasured_us", json_object_get(result, "remeasured_us"));
+        if (json_object_get(result, "dtype_regression"))
+                json_object_set(step, "dtype_regression",
+                                json_object_get(result, "dtype_regression"));
         if (ep->pending_stage == 1 && !ep->pending_rewrite && ep->pending_move[0])
                 json_object_set_new(step, "moves", json_string(ep->pending_move));
         json_object_set_new(step, "genome", episode_genome_json(ep, ep->pending));
@@ -570,7 +576,8 @@ static void on_baseline(struct episode *ep, json_t *result)
                 log_msg(LOG_ERR, ep->options.log_context, "cannot record the baseline: %s",
                         store_last_error(ep->store));
         episode_report_progress(ep, "baseline", 0, result, false);
-        episode_next_candidate(ep);
+        if (!episode_dtypes_begin(ep))
+                episode_next_candidate(ep);
 }
 
 /*
@@ -600,6 +607,15 @@ static void remeasure_if_close(struct episode *ep, json_t *first, const json_t *
         json_object_set_new(first, "latency_us",
                             json_real(episode_noise_latency(a, b, best, margin)));
         episode_bump(ep, "remeasured");
+}
+
+void episode_record_checked(struct episode *ep, json_t *result, bool memo_hit)
+{
+        bool going = record_candidate(ep, result, memo_hit, true);
+
+        json_decref(result);
+        if (going)
+                episode_next_candidate(ep);
 }
 
 void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
@@ -653,6 +669,11 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
                                                "cannot start a confirmation");
                         return;
                 }
+                /* a memo hit is not confirmed again, but the dtype gate holds for it too */
+                if (memo_hit && status && strcmp(status, "ok") == 0 &&
+                    json_number_value(json_object_get(result, "latency_us")) < best &&
+                    episode_dtypes_gate(ep, result, true))
+                        return;
                 if (status && strcmp(status, "infra_error") == 0) {
                         /* says nothing about the candidate and costs no budget */
                         log_msg(LOG_WARNING, ep->options.log_context,
@@ -689,6 +710,12 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 episode_bump(ep, "confirmations");
                 if (confirmed)
                         remeasure_if_close(ep, first, result);
+                search_best(ep->search, &best);
+                if (confirmed && json_number_value(json_object_get(first, "latency_us")) < best &&
+                    episode_dtypes_gate(ep, first, false)) {
+                        json_decref(result);
+                        return;
+                }
                 going = record_candidate(ep, first, false, confirmed);
                 json_decref(first);
                 json_decref(result);
@@ -698,6 +725,10 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
         }
         case PHASE_LLM_BUILD:
                 episode_on_llm_built(ep, result);
+                return;
+        case PHASE_DTYPES:
+        case PHASE_GATE:
+                episode_dtypes_on_evaluated(ep, result, memo_hit);
                 return;
         case PHASE_LLM:
         case PHASE_DONE:
@@ -718,6 +749,7 @@ void episode_stop(struct episode *ep)
                 return;
         ep->stopping = true;
         npu_job_cancel(ep->in_flight);
+        episode_dtypes_cancel(ep);
         if (ep->llm_call)
                 llm_call_cancel(ep->llm_call);
 }

@@ -237,9 +237,10 @@ struct episode_row {
         const char *source; /* "bank", "fallback", "random", "llm"; NULL: unrecorded */
         const char *identity;
         const char *status;
-        const char *moves;    /* Stage I's structural moves, or NULL */
-        const char *llm_note; /* the LLM's words about its change, or NULL */
-        double latency_us;    /* 0 unless ok */
+        const char *moves;            /* Stage I's structural moves, or NULL */
+        const char *dtype_regression; /* status dtype_regression: the dtypes it broke */
+        const char *llm_note;         /* the LLM's words about its change, or NULL */
+        double latency_us;            /* 0 unless ok */
         bool memo_hit, new_best;
 };
 
@@ -278,6 +279,20 @@ struct episode_point {
         const json_t *genome; /* {"file:line:name": value} (the best's) */
 };
 
+/*
+ * The dtype gate (record.dtypes, issue #26): the dtype combinations the
+ * OpDef registers beyond the manifest's, which every new best had to pass
+ * on the small cases against the original's outputs.  Each list is an
+ * array or NULL.
+ */
+struct episode_dtypes {
+        bool present;
+        const char *manifest;         /* the manifest's own ("x:float32 y:float32"), or NULL */
+        const json_t *checked;        /* [label]: those the original passes */
+        const json_t *not_checkable;  /* [{dtypes, why}] */
+        const json_t *baseline_fails; /* [{dtypes, status, message}]: the original fails them */
+};
+
 struct episode_summary {
         json_t *record; /* held */
         const char *id, *operator_name, *dir, *strategy, *state;
@@ -295,6 +310,7 @@ struct episode_summary {
         struct episode_point baseline, best;
         const json_t *failures; /* {kind: count}; NULL: none recorded */
         const json_t *learned;  /* [ids of experience entries learned]; NULL: none */
+        struct episode_dtypes dtypes;
         struct episode_counts *stages, *motifs;
         size_t n_stages, n_motifs;
         struct episode_gene *genes;

@@ -6,6 +6,7 @@
  * (through struct episode_summary) and the stored results.  Pure rendering: no git, no logging.
  */
 #include "report.h"
+#include "report-internal.h"
 
 #include "common/common.h"
 #include "optimizer/episode.h"
@@ -53,7 +54,7 @@ static void sbuf_put_xml(struct strbuf *sb, const char *s)
  * Text inside a Markdown table cell or line: pipes cannot split the cell,
  * HTML cannot open, emphasis and code cannot start, newlines cannot end it.
  */
-static void sbuf_put_md(struct strbuf *sb, const char *s)
+void sbuf_put_md(struct strbuf *sb, const char *s)
 {
         for (; s && *s; s++) {
                 switch (*s) {
@@ -991,6 +992,7 @@ static void md_correctness(struct strbuf *sb, const struct report_facts *f)
         } else {
                 strbuf_puts(sb, "- Tolerances: not recorded.\n");
         }
+        report_md_dtypes(sb, &f->s);
         if (!result) {
                 strbuf_puts(sb, "- Per-case errors: not available (no stored results).\n\n");
                 return;
@@ -1307,6 +1309,7 @@ static char *render_json(const struct report_facts *f)
             json_pack("{s:I, s:I, s:O*}", "seed", (json_int_t)f->seed, "confirmations",
                       (json_int_t)f->confirmations, "tolerance", get(f->manifest, "tolerance"));
         set(o, "correctness", correctness, &oom);
+        set(o, "dtypes", report_json_dtypes(&f->s), &oom);
         failures = json_pack("{s:o, s:o}", "by_kind",
                              f->s.failures ? json_incref((json_t *)f->s.failures) : json_object(),
                              "apply_errors", applies >= 0 ? json_integer(applies) : json_null());

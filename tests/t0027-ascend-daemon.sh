@@ -11,7 +11,7 @@
 # infra_error, which is retried rather than blamed on the operator.  Without
 # npu-smi, "devices": "auto" stops the daemon with a clear line.
 . "$(dirname "$0")/tap.sh"
-plan 25
+plan 26
 
 fake=$SRC/tests/fixtures/fake-cann
 repo=$SCRATCH/ops-repo
@@ -142,6 +142,8 @@ is "ascendopt optimize --backend ascend exits 0" "$?" 0
 summary=$(echo "$out" | tail -1)
 contains "its episode is done" "$summary" '"state":"done"'
 contains "on the recorded 268.8 us" "$summary" '"latency_us":268.8'
+contains "its record says the OpDef's other dtypes are left unchecked, and why" "$summary" \
+	"other dtype combinations are checked on the simulated NPU only"
 
 contains "the CLI needs the SoC for ascend" "$(cli optimize "$repo/ops/add" --backend ascend 2>&1)" \
 	"--backend ascend needs --platform SOC"

@@ -280,6 +280,159 @@ static void test_manifest_case_ranges(void **state)
                               ".cases[0].input_ranges.w: no input is named \"w\"");
 }
 
+/* The variants of a manifest for the OpDef's other dtype columns (issue #26). */
+static json_t *describe_json(const char *text)
+{
+        json_error_t e;
+        json_t *j = json_loads(text, 0, &e);
+
+        if (!j)
+                fail_msg("test JSON: %s", e.text);
+        return j;
+}
+
+static void test_dtype_variants(void **state)
+{
+        struct npu_dtype_variant v[NPU_MAX_DTYPE_VARIANTS];
+        struct npu_manifest *m = NULL, *vm = NULL;
+        json_t *not_checkable = json_array(), *d;
+        char err[512] = "", *own;
+        size_t n = 99;
+
+        write_file("ascendopt.json", good_manifest);
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        own = npu_manifest_dtype_label(m);
+        assert_string_equal(own, "x:float16 y:float16 z:float16");
+        free(own);
+        /* column 0 is the manifest's, column 3 has a dtype the simulator lacks (a number),
+         * column 4 repeats column 1 in another format */
+        d = describe_json(
+            "{\"op_defs\": [{\"type\": \"Other\"}, {\"type\": \"AddCustom\", \"inputs\": ["
+            "{\"name\": \"x\", \"dtypes\": [\"float16\", \"float32\", \"int32\", 29, \"float32\"]},"
+            "{\"name\": \"y\", \"dtypes\": [\"float16\", \"float32\", \"int32\", \"int8\", "
+            "\"float32\"]}],"
+            "\"outputs\": [{\"name\": \"z\", \"dtypes\": [\"float16\", \"float32\", \"int32\", "
+            "\"int8\", \"float32\"]}]}]}");
+        assert_int_equal(
+            npu_manifest_dtype_variants(m, d, v, NPU_MAX_DTYPE_VARIANTS, &n, not_checkable), 0);
+        assert_int_equal(n, 2);
+        assert_string_equal(v[0].label, "x:float32 y:float32 z:float32");
+        assert_string_equal(v[1].label, "x:int32 y:int32 z:int32");
+        assert_int_equal(json_array_size(not_checkable), 1);
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "dtypes")),
+            "x:ge::DataType(29) y:int8 z:int8");
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "why")),
+            "the simulator has no dtype ge::DataType(29) (input of the OpDef's x)");
+        /* the variant: its dtypes, the manifest's tolerances, the small case only */
+        if (npu_manifest_from_json(opdir, v[1].doc, "variant", &vm, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        assert_int_equal(vm->inputs[0].dtype, NPU_INT32);
+        assert_int_equal(vm->inputs[1].dtype, NPU_INT32);
+        assert_int_equal(vm->outputs[0].dtype, NPU_INT32);
+        assert_int_equal(vm->n_cases, 1);
+        assert_string_equal(vm->cases[0].name, "small");
+        assert_true(vm->tolerance[NPU_FLOAT16].atol == 0.01);
+        assert_true(vm->tolerance[NPU_INT32].atol == 0);
+        npu_manifest_free(vm);
+        npu_dtype_variants_release(v, n);
+        json_decref(d);
+
+        /* a parameter listing one dtype has it in every column; past the limit is said */
+        json_array_clear(not_checkable);
+        d = describe_json("{\"op_defs\": [{\"type\": \"AddCustom\", \"inputs\": ["
+                          "{\"name\": \"x\", \"dtypes\": [\"float16\", \"float32\", \"bfloat16\"]},"
+                          "{\"name\": \"y\", \"dtypes\": [\"float16\"]}],"
+                          "\"outputs\": [{\"name\": \"z\", \"dtypes\": [\"float16\", \"float32\", "
+                          "\"bfloat16\"]}]}]}");
+        assert_int_equal(npu_manifest_dtype_variants(m, d, v, 1, &n, not_checkable), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(v[0].label, "x:float32 y:float16 z:float32");
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "dtypes")),
+            "x:bfloat16 y:float16 z:bfloat16");
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "why")),
+            "past the 1 dtype combinations checked (NPU_MAX_DTYPE_VARIANTS)");
+        npu_dtype_variants_release(v, n);
+        json_decref(d);
+
+        /* lists of unequal length leave the longer one's extra columns unchecked */
+        json_array_clear(not_checkable);
+        d = describe_json("{\"op_defs\": [{\"type\": \"AddCustom\", \"inputs\": ["
+                          "{\"name\": \"x\", \"dtypes\": [\"float16\", \"float32\", \"int32\"]},"
+                          "{\"name\": \"y\", \"dtypes\": [\"float16\", \"float32\"]}],"
+                          "\"outputs\": [{\"name\": \"z\", \"dtypes\": []}]}]}");
+        assert_int_equal(
+            npu_manifest_dtype_variants(m, d, v, NPU_MAX_DTYPE_VARIANTS, &n, not_checkable), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(v[0].label, "x:float32 y:float32 z:float16");
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "why")),
+            "the OpDef lists 2 dtypes for y and more for others, so column 2 has none for it");
+        npu_dtype_variants_release(v, n);
+        json_decref(d);
+
+        /* no OpDef of the manifest's name, or one without a tensor of the manifest */
+        json_array_clear(not_checkable);
+        d = describe_json("{\"op_defs\": [{\"type\": \"Other\"}]}");
+        assert_int_equal(
+            npu_manifest_dtype_variants(m, d, v, NPU_MAX_DTYPE_VARIANTS, &n, not_checkable), 0);
+        assert_int_equal(n, 0);
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "why")),
+            "op_host registers no OpDef named AddCustom (the manifest's .name), only Other");
+        json_decref(d);
+        json_array_clear(not_checkable);
+        d = describe_json("{\"op_defs\": [{\"type\": \"AddCustom\", \"inputs\": "
+                          "[{\"name\": \"x\", \"dtypes\": [\"float16\", \"float32\"]}], "
+                          "\"outputs\": [{\"name\": \"z\", \"dtypes\": [\"float16\", "
+                          "\"float32\"]}]}]}");
+        assert_int_equal(
+            npu_manifest_dtype_variants(m, d, v, NPU_MAX_DTYPE_VARIANTS, &n, not_checkable), 0);
+        assert_int_equal(n, 0);
+        assert_string_equal(
+            json_string_value(json_object_get(json_array_get(not_checkable, 0), "why")),
+            "the OpDef of AddCustom declares no input named y (the manifest's)");
+        json_decref(d);
+        json_decref(not_checkable);
+        npu_manifest_free(m);
+}
+
+/* A variant of a manifest whose cases are all bench cases runs the smallest, untimed. */
+static void test_dtype_variant_of_bench_cases(void **state)
+{
+        struct npu_dtype_variant v[1];
+        struct npu_manifest *m = NULL;
+        json_t *not_checkable = json_array(), *d, *cases;
+        char err[512] = "";
+        size_t n = 0;
+
+        write_file("ascendopt.json",
+                   "{\"name\": \"AddCustom\", \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                   "\"float32\"}], \"outputs\": [{\"name\": \"z\", \"dtype\": \"float32\"}],"
+                   " \"cases\": [{\"name\": \"big\", \"shapes\": {\"x\": [64, 64]}, \"bench\": "
+                   "true}, {\"name\": \"less\", \"shapes\": {\"x\": [8, 64]}, \"bench\": true}]}");
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        d = describe_json("{\"op_defs\": [{\"type\": \"AddCustom\", \"inputs\": [{\"name\": "
+                          "\"x\", \"dtypes\": [\"float32\", \"float16\"]}], \"outputs\": "
+                          "[{\"name\": \"z\", \"dtypes\": [\"float32\", \"float16\"]}]}]}");
+        assert_int_equal(npu_manifest_dtype_variants(m, d, v, 1, &n, not_checkable), 0);
+        assert_int_equal(n, 1);
+        cases = json_object_get(v[0].doc, "cases");
+        assert_int_equal(json_array_size(cases), 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(cases, 0), "name")),
+                            "less");
+        assert_true(json_is_false(json_object_get(json_array_get(cases, 0), "bench")));
+        npu_dtype_variants_release(v, n);
+        json_decref(d);
+        json_decref(not_checkable);
+        npu_manifest_free(m);
+}
+
 static void test_missing_manifest_says_what_to_do(void **state)
 {
         struct npu_manifest *m = NULL;
@@ -426,6 +579,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_manifest_case_ranges, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_manifest_says_what_to_do, setup,
                                                 teardown),
+                cmocka_unit_test_setup_teardown(test_dtype_variants, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dtype_variant_of_bench_cases, setup, teardown),
                 cmocka_unit_test(test_snake_case),
                 cmocka_unit_test(test_compare_tolerance_rule),
                 cmocka_unit_test(test_compare_nan_and_inf_positions),
