@@ -468,10 +468,11 @@ static int parse_expr(struct parser *p)
 
 int cxx_expr_parse(const struct cxx_file *f, size_t first, size_t last, struct cxx_expr_tree *ret)
 {
-        struct parser p = { f, CXX_NONE, last, ret, 0, 0 };
+        struct parser p;
 
         memset(ret, 0, sizeof(*ret));
         ret->root = -1;
+        p = (struct parser){ f, CXX_NONE, last, ret, 0, 0 };
         if (first == CXX_NONE || last == CXX_NONE || first > last || last >= f->tokens.n)
                 return -EINVAL;
         p.at = skip_comments(f, first, last);
