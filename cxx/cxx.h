@@ -11,6 +11,7 @@
  *     (cxx_tok_*) or a run of them (cxx_range_*) at a time (cxx/file.c);
  *   - its structure: function bodies, statements and the walk over them,
  *     calls and their arguments (cxx/statements.c);
+ *   - an expression as a tree of operators and operands (cxx/expressions.c);
  *   - byte edits on a text, applied at once (struct text_edits).
  */
 #ifndef ASCENDOPT_CXX_H
@@ -219,6 +220,54 @@ bool cxx_call_is(const struct cxx_file *f, const struct cxx_call *c, const char 
 size_t cxx_arg_ident(const struct cxx_file *f, const struct cxx_arg *a);
 /* The identifier an argument indexes or names ("x" of "x[i]" or "x"), else CXX_NONE. */
 size_t cxx_arg_base(const struct cxx_file *f, const struct cxx_arg *a);
+
+/* ------------------------------------------------------------ expressions */
+
+/*
+ * One expression as a tree (cxx/expressions.c): an initialiser, the
+ * right-hand side of an assignment, a call's argument.  Parentheses leave
+ * no node of their own: the node they hold is marked grouped and its
+ * tokens include them.
+ */
+enum cxx_expr_kind {
+        CXX_EXPR_NUMBER, /* a literal number: tok */
+        CXX_EXPR_NAME, /* tok is the name's last identifier ("x" of a.b->x, ns::x); a: the object */
+        CXX_EXPR_CALL, /* tok names the function (also sizeof); a: the object, b: the first argument */
+        CXX_EXPR_CAST,    /* (T)a or static_cast<T>(a) */
+        CXX_EXPR_INDEX,   /* a[b]; tok is the '[' */
+        CXX_EXPR_UNARY,   /* tok a, or a tok for ++ and -- after it */
+        CXX_EXPR_BINARY,  /* a tok b */
+        CXX_EXPR_TERNARY, /* a ? b : c; tok is the '?' */
+        CXX_EXPR_OTHER,   /* a string or character literal */
+};
+
+struct cxx_expr {
+        enum cxx_expr_kind kind;
+        size_t first, last; /* its tokens */
+        size_t tok;
+        int a, b, c; /* children (indexes into the tree's nodes), -1 for none */
+        int next;    /* the next argument of the call this one is an argument of, or -1 */
+        bool grouped;
+};
+
+struct cxx_expr_tree {
+        struct cxx_expr *nodes;
+        size_t n, cap;
+        int root;
+};
+
+/*
+ * Parses tokens [first, last] as one expression into *ret (released with
+ * cxx_expr_tree_release).  -EINVAL when they are not one expression this
+ * parser knows (assignments, lambdas, braced lists among them), -ENOMEM.
+ */
+int cxx_expr_parse(const struct cxx_file *f, size_t first, size_t last, struct cxx_expr_tree *ret);
+void cxx_expr_tree_release(struct cxx_expr_tree *t);
+/* Node i of the tree, or NULL for -1 (no child). */
+const struct cxx_expr *cxx_expr_at(const struct cxx_expr_tree *t, int i);
+/* Whether e is of kind and, unless tok is NULL, its token is spelled tok. */
+bool cxx_expr_is(const struct cxx_file *f, const struct cxx_expr *e, enum cxx_expr_kind kind,
+                 const char *tok);
 
 /* ------------------------------------------------------------ edits */
 

@@ -48,6 +48,52 @@ struct op_file *episode_file_named(struct episode *ep, const char *path)
         return NULL;
 }
 
+/*
+ * Where a gene is in its gene_base: [start, len, value], and its twins
+ * [[offset, len, delta], ...] when it has any; NULL: out of memory.
+ */
+static json_t *located_json(const struct gene *g)
+{
+        json_t *at = json_pack("[I, I, I]", (json_int_t)g->start, (json_int_t)g->len,
+                               (json_int_t)g->value),
+               *twins = g->n_twins ? json_array() : NULL;
+
+        for (size_t t = 0; twins && t < g->n_twins; t++)
+                if (json_array_append_new(twins,
+                                          json_pack("[I, I, I]", (json_int_t)g->twins[t].offset,
+                                                    (json_int_t)g->twins[t].len,
+                                                    (json_int_t)g->twins[t].delta)) < 0) {
+                        json_decref(twins);
+                        json_decref(at);
+                        return NULL;
+                }
+        if (g->n_twins && (!twins || json_array_append_new(at, twins) < 0)) {
+                json_decref(at);
+                return NULL;
+        }
+        return at;
+}
+
+/* The twins of a located entry back into g; an entry without them leaves g's. */
+static void located_twins(const json_t *at, struct gene *g)
+{
+        const json_t *twins = json_array_get(at, 3), *twin;
+        size_t i;
+
+        if (!json_is_array(twins))
+                return;
+        g->n_twins = 0;
+        json_array_foreach(twins, i, twin)
+        {
+                if (g->n_twins == GENE_TWINS_MAX)
+                        break;
+                g->twins[g->n_twins++] =
+                    (struct gene_twin){ (long)json_integer_value(json_array_get(twin, 0)),
+                                        (size_t)json_integer_value(json_array_get(twin, 1)),
+                                        json_integer_value(json_array_get(twin, 2)) };
+        }
+}
+
 /* What persist() writes so that a resumed episode has the same best pair; NULL: out of memory. */
 static json_t *pair_json(struct episode *ep, struct store_batch *b)
 {
@@ -59,11 +105,7 @@ static json_t *pair_json(struct episode *ep, struct store_batch *b)
         for (size_t g = 0; g < ep->n_genes && !oom; g++)
                 oom = json_array_append_new(values, json_integer(ep->best_values[g])) < 0 ||
                       json_array_append_new(
-                          located, ep->lost[g]
-                                       ? json_null()
-                                       : json_pack("[I, I, I]", (json_int_t)ep->located[g].start,
-                                                   (json_int_t)ep->located[g].len,
-                                                   (json_int_t)ep->located[g].value)) < 0;
+                          located, ep->lost[g] ? json_null() : located_json(&ep->located[g])) < 0;
         for (size_t i = 0; !oom && i < ep->n_files; i++) {
                 const struct op_file *f = &ep->files[i];
                 if (strcmp(f->best, f->disk) != 0) {
@@ -155,6 +197,7 @@ static int restore_pair(struct episode *ep, const json_t *pair)
                 ep->located[g].start = (size_t)json_integer_value(json_array_get(at, 0));
                 ep->located[g].len = (size_t)json_integer_value(json_array_get(at, 1));
                 ep->located[g].value = json_integer_value(json_array_get(at, 2));
+                located_twins(at, &ep->located[g]);
         }
         return 0;
 }

@@ -245,6 +245,8 @@ size_t episode_relocate_genes(struct episode *ep, const char *path, const char *
                         l->len = found[k].len;
                         l->line = found[k].line;
                         l->value = found[k].value;
+                        l->n_twins = found[k].n_twins;
+                        memcpy(l->twins, found[k].twins, sizeof(l->twins));
                         ep->best_values[g] = found[k].value;
                         done = true;
                 }

@@ -5,7 +5,7 @@
  * arguments, or explicit @tune markers), each with a range inferred from
  * its value, and the rewrite that sets them.
  */
-#include "optimizer.h"
+#include "genes-internal.h"
 
 #include "common/common.h"
 #include "cxx/cxx.h"
@@ -328,6 +328,10 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                 *genes = grown;
                 (*genes)[(*n)++] = g;
         }
+        if (r == 0 && !any_marked) {
+                struct cxx_file f = { file, text, len, list };
+                r = genes_find_hidden(file, &f, genes, n, first_new, err, err_size);
+        }
         /* markers in this file mean only marked literals of this file count */
         if (r == 0 && any_marked) {
                 size_t kept = first_new;
@@ -444,6 +448,25 @@ int64_t gene_snap(const struct gene *g, int64_t v)
         }
 }
 
+/* Sets the literal of len bytes at start, which must hold was, to value (its suffix kept). */
+static int set_literal(struct text_edits *edits, const char *text, size_t len, size_t start,
+                       size_t lit_len, int64_t was, int64_t value)
+{
+        char literal[32];
+        int64_t check;
+        size_t suffix = lit_len;
+
+        if (start > len || lit_len > len - start || !parse_integer(text + start, lit_len, &check) ||
+            check != was)
+                return -EINVAL;
+        /* keep the literal's suffix (2048U stays unsigned) */
+        while (suffix > 0 && strchr("uUlL", text[start + suffix - 1]))
+                suffix--;
+        snprintf(literal, sizeof(literal), "%" PRId64 "%.*s", value, (int)(lit_len - suffix),
+                 text + start + suffix);
+        return text_edits_add(edits, start, lit_len, literal);
+}
+
 int genes_apply(const char *file, const char *text, size_t len, const struct gene *genes,
                 const int64_t *values, size_t n, char **ret)
 {
@@ -451,26 +474,28 @@ int genes_apply(const char *file, const char *text, size_t len, const struct gen
         int r = 0;
 
         for (size_t i = 0; i < n && r == 0; i++) {
-                char literal[32];
-                int64_t check;
-                if (strcmp(genes[i].file, file) != 0)
+                const struct gene *g = &genes[i];
+                if (strcmp(g->file, file) != 0)
                         continue;
-                if (genes[i].start + genes[i].len > len ||
-                    !parse_integer(text + genes[i].start, genes[i].len, &check) ||
-                    check != genes[i].value) {
-                        r = -EINVAL;
-                        break;
-                }
-                /* keep the literal's suffix (2048U stays unsigned) */
-                size_t suffix = genes[i].len;
-                while (suffix > 0 && strchr("uUlL", text[genes[i].start + suffix - 1]))
-                        suffix--;
-                snprintf(literal, sizeof(literal), "%" PRId64 "%.*s", values[i],
-                         (int)(genes[i].len - suffix), text + genes[i].start + suffix);
-                r = text_edits_add(&edits, genes[i].start, genes[i].len, literal);
+                r = set_literal(&edits, text, len, g->start, g->len, g->value, values[i]);
+                /* a twin before the text's start wraps around to a huge start: refused */
+                for (size_t t = 0; t < g->n_twins && r == 0; t++)
+                        r = set_literal(&edits, text, len, g->start + (size_t)g->twins[t].offset,
+                                        g->twins[t].len, g->value + g->twins[t].delta,
+                                        values[i] + g->twins[t].delta);
         }
         if (r == 0)
                 r = text_edits_apply(&edits, text, len, ret);
         text_edits_release(&edits);
         return r;
+}
+
+bool gene_parse_literal(const char *s, size_t len, int64_t *ret)
+{
+        return parse_integer(s, len, ret);
+}
+
+void gene_infer_range(struct gene *g, bool count)
+{
+        infer_range(g, count);
 }

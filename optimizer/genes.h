@@ -30,11 +30,27 @@ enum gene_scale {
 };
 
 /*
+ * A further literal that always holds its gene's value plus delta: the
+ * second M of "x / M * M", the M - 1 of "(x + M - 1) / M * M".  Its bytes
+ * start offset bytes after the gene's literal (before it when negative).
+ */
+struct gene_twin {
+        long offset;
+        size_t len;
+        int64_t delta;
+};
+
+#define GENE_TWINS_MAX 4
+
+/*
  * One tunable integer literal of the tiling program: where it is, what it
  * is called, and the range it may take.  Found in constexpr/const
  * initialisers, #define values, plain variable initialisers and
  * SetBlockDim(...) arguments, or marked explicitly with a comment
- * "@tune lo..hi [step|pow2|align32]" on its line.
+ * "@tune lo..hi [step|pow2|align32]" on its line; and where real programs
+ * hide their choices (optimizer/genes-hidden.c): set_<field>(...)
+ * arguments, the factors of a UB budget, the multiple a share or a tile is
+ * rounded to, the rows per tile.
  */
 struct gene {
         char file[128];    /* relative to the operator directory */
@@ -44,7 +60,9 @@ struct gene {
         int64_t value; /* as written in the baseline */
         int64_t lo, hi;
         enum gene_scale scale;
-        bool marked; /* from an @tune marker */
+        bool marked;                            /* from an @tune marker */
+        struct gene_twin twins[GENE_TWINS_MAX]; /* literals written with this one */
+        size_t n_twins;
 };
 
 #define GENES_MAX 256

@@ -21,6 +21,7 @@
  * silu already balance), so tests/ops/ok/tail_core_split exercises it.
  */
 #include "sites-internal.h"
+#include "genes-internal.h"
 #include "cxx/cxx.h"
 
 #include <ctype.h>
@@ -50,10 +51,11 @@ struct tiling_fn {
 };
 
 /*
- * The tiling function of a host file: the function whose body calls
- * SetBlockDim and whose parameter is a TilingContext pointer.
+ * The first tiling function of a host file whose body opens after token
+ * after (CXX_NONE: any): a function whose body calls SetBlockDim and whose
+ * parameter is a TilingContext pointer.
  */
-static bool tiling_function(const struct cxx_file *f, struct tiling_fn *ret)
+static bool tiling_function_after(const struct cxx_file *f, size_t after, struct tiling_fn *ret)
 {
         struct cxx_func *funcs = NULL;
         size_t n = 0;
@@ -63,8 +65,9 @@ static bool tiling_function(const struct cxx_file *f, struct tiling_fn *ret)
                 return false;
         for (size_t k = 0; k < n && !found; k++) {
                 size_t open, close, name = funcs[k].name, param = CXX_NONE;
-                if (name == CXX_NONE || !cxx_range_mentions(f, funcs[k].open, funcs[k].close,
-                                                            "SetBlockDim", strlen("SetBlockDim")))
+                if (name == CXX_NONE || (after != CXX_NONE && funcs[k].open <= after) ||
+                    !cxx_range_mentions(f, funcs[k].open, funcs[k].close, "SetBlockDim",
+                                        strlen("SetBlockDim")))
                         continue;
                 open = next_tok(f, name);
                 if (open == CXX_NONE || !cxx_tok_eq(f, open, "("))
@@ -90,6 +93,12 @@ static bool tiling_function(const struct cxx_file *f, struct tiling_fn *ret)
         }
         free(funcs);
         return found;
+}
+
+/* The tiling function of a host file: the first. */
+static bool tiling_function(const struct cxx_file *f, struct tiling_fn *ret)
+{
+        return tiling_function_after(f, CXX_NONE, ret);
 }
 
 static bool body_mentions(const struct cxx_file *f, const struct tiling_fn *fn, const char *name)
@@ -295,24 +304,103 @@ static int cores_visit(struct motif_scan *scan, struct cxx_file *f, const struct
         return site_end(scan);
 }
 
+/* Whether any kernel file reads the launch's core count (GetBlockNum()). */
+static bool kernel_reads_block_num(const struct motif_scan *scan)
+{
+        for (size_t k = 0; k < scan->n_files; k++) {
+                const struct cxx_file *f = &scan->files[k];
+                if (scan_is_kernel(f) && f->tokens.n &&
+                    cxx_range_mentions(f, 0, f->tokens.n - 1, "GetBlockNum", 11))
+                        return true;
+        }
+        return false;
+}
+
+/* The literal at tok becomes the platform's vector core count. */
+static int core_literal_site(struct motif_scan *scan, struct cxx_file *f,
+                             const struct tiling_fn *fn, size_t tok, const char *what)
+{
+        char *call = str_printf("platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
+                                ".GetCoreNumAiv()",
+                                fn->context);
+
+        site_begin(scan, f, tok, "derive %s (%.*s) from the platform's vector core count", what,
+                   (int)cxx_tok_len(f, tok), cxx_tok_text(f, tok));
+        if (call)
+                site_replace(scan, f, tok, tok, call);
+        else
+                site_fail(scan);
+        free(call);
+        ensure_include(scan, f, PLATFORM_HEADER);
+        return site_end(scan);
+}
+
+/*
+ * A core count written as a literal inside the tiling function: a local
+ * "uint32_t aivNum = 40;" (or "coreNum = 48;"), or SetBlockDim(40) where
+ * the kernel reads its core count from the launch (GetBlockNum()), so that
+ * nothing else holds the 40.  A count of 1 is a kernel written for one
+ * core, not a choice.
+ */
+static int scan_core_literals(struct motif_scan *scan, struct cxx_file *f,
+                              const struct tiling_fn *fn)
+{
+        bool reads = kernel_reads_block_num(scan);
+
+        for (size_t i = fn->open + 1; i < fn->close; i++) {
+                size_t prev = cxx_tok_prev(f, i), next = next_tok(f, i), name;
+                char what[80];
+                int r = 0;
+                if (!cxx_tok_is_kind(f, i, TOKEN_NUMBER) || cxx_tok_is_number(f, i, "0") ||
+                    cxx_tok_is_number(f, i, "1") || prev == CXX_NONE || next == CXX_NONE)
+                        continue;
+                name = cxx_tok_prev(f, prev);
+                if (cxx_tok_eq(f, prev, "=") && cxx_tok_eq(f, next, ";") && name != CXX_NONE &&
+                    cxx_tok_is_ident(f, name) &&
+                    gene_name_is_core_count(cxx_tok_text(f, name), cxx_tok_len(f, name))) {
+                        snprintf(what, sizeof(what), "%.*s", (int)cxx_tok_len(f, name),
+                                 cxx_tok_text(f, name));
+                        r = core_literal_site(scan, f, fn, i, what);
+                } else if (reads && cxx_tok_eq(f, prev, "(") && cxx_tok_eq(f, next, ")") &&
+                           name != CXX_NONE && cxx_tok_eq(f, name, "SetBlockDim")) {
+                        r = core_literal_site(scan, f, fn, i, "the launch's blockDim");
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /*
  * A fixed core count (a constant named like BLOCK_DIM or CORE_NUM used by
- * the tiling function, which asks the platform for none) is replaced by
- * the platform's vector core count, so the launch fills the chip it runs on.
+ * the tiling function, a local such as aivNum = 40 in it, or a literal
+ * SetBlockDim argument; the function asks the platform for none) is
+ * replaced by the platform's vector core count, so the launch fills the
+ * chip it runs on.
  */
 static int scan_cores_from_platform(struct motif_scan *scan)
 {
         for (size_t k = 0; k < scan->n_files; k++) {
                 struct cxx_file *f = &scan->files[k];
                 struct tiling_fn fn;
+                bool first = true;
                 int r;
-                if (!scan_is_host(f) || !tiling_function(f, &fn) ||
-                    body_mentions(f, &fn, "GetCoreNum") || body_mentions(f, &fn, "GetCoreNumAiv") ||
-                    body_mentions(f, &fn, "GetCoreNumAic"))
+                if (!scan_is_host(f))
                         continue;
-                r = for_each_const(scan, f, &fn, cores_visit, NULL);
-                if (r < 0)
-                        return r;
+                /* a file may hold several (a broadcast path beside the plain one) */
+                for (size_t after = CXX_NONE; tiling_function_after(f, after, &fn);
+                     after = fn.close, first = false) {
+                        if (body_mentions(f, &fn, "GetCoreNum") ||
+                            body_mentions(f, &fn, "GetCoreNumAiv") ||
+                            body_mentions(f, &fn, "GetCoreNumAic"))
+                                continue;
+                        /* a file-level constant once: its uses in the first function */
+                        r = first ? for_each_const(scan, f, &fn, cores_visit, NULL) : 0;
+                        if (r == 0)
+                                r = scan_core_literals(scan, f, &fn);
+                        if (r < 0)
+                                return r;
+                }
         }
         return 0;
 }

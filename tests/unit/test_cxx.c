@@ -5,7 +5,7 @@
  * raw strings, directives with continuations, numbers with separators and
  * suffixes, longest-match punctuation), edit sets, and the statement view
  * (tokens that skip comments, function bodies, the walk over statements,
- * calls and their arguments).
+ * calls and their arguments), and expression trees.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -312,6 +312,114 @@ static void test_layout(void **state)
         cxx_file_release(&f);
 }
 
+/* An expression tree as text: (a op b), (op a), (c ? a : b), f(args), cast(a), a[b]. */
+static void render_expr(const struct cxx_file *f, const struct cxx_expr_tree *t, int i, char *out,
+                        size_t size)
+{
+        const struct cxx_expr *e = cxx_expr_at(t, i);
+        size_t len = strlen(out);
+        char a[512] = "", b[512] = "", c[512] = "";
+
+        assert_non_null(e);
+        if (e->a >= 0)
+                render_expr(f, t, e->a, a, sizeof(a));
+        if (e->kind != CXX_EXPR_CALL && e->b >= 0)
+                render_expr(f, t, e->b, b, sizeof(b));
+        if (e->c >= 0)
+                render_expr(f, t, e->c, c, sizeof(c));
+        switch (e->kind) {
+        case CXX_EXPR_NUMBER:
+        case CXX_EXPR_NAME:
+        case CXX_EXPR_OTHER:
+                /* a member: its object first */
+                snprintf(out + len, size - len, "%s%s%.*s", a, a[0] ? "." : "",
+                         (int)cxx_tok_len(f, e->tok), cxx_tok_text(f, e->tok));
+                break;
+        case CXX_EXPR_CALL:
+                snprintf(out + len, size - len, "%.*s(", (int)cxx_tok_len(f, e->tok),
+                         cxx_tok_text(f, e->tok));
+                for (int arg = e->b; arg >= 0; arg = cxx_expr_at(t, arg)->next) {
+                        if (arg != e->b)
+                                strncat(out, ", ", size - strlen(out) - 1);
+                        render_expr(f, t, arg, out, size);
+                }
+                strncat(out, ")", size - strlen(out) - 1);
+                break;
+        case CXX_EXPR_CAST:
+                snprintf(out + len, size - len, "cast(%s)", a);
+                break;
+        case CXX_EXPR_INDEX:
+                snprintf(out + len, size - len, "%s[%s]", a, b);
+                break;
+        case CXX_EXPR_UNARY:
+                snprintf(out + len, size - len, "(%.*s %s)", (int)cxx_tok_len(f, e->tok),
+                         cxx_tok_text(f, e->tok), a);
+                break;
+        case CXX_EXPR_BINARY:
+                snprintf(out + len, size - len, "(%s %.*s %s)", a, (int)cxx_tok_len(f, e->tok),
+                         cxx_tok_text(f, e->tok), b);
+                break;
+        case CXX_EXPR_TERNARY:
+                snprintf(out + len, size - len, "(%s ? %s : %s)", a, b, c);
+                break;
+        }
+}
+
+/* Parses the whole of src as one expression; "" when it is none. */
+static void expr_text(const char *src, char *out, size_t size)
+{
+        struct cxx_expr_tree t;
+        struct cxx_file f;
+
+        parse(&f, src);
+        out[0] = '\0';
+        if (cxx_expr_parse(&f, 0, f.tokens.n - 1, &t) == 0) {
+                render_expr(&f, &t, t.root, out, size);
+                cxx_expr_tree_release(&t);
+        }
+        cxx_file_release(&f);
+}
+
+static void test_expressions(void **state)
+{
+        static const struct {
+                const char *src, *tree;
+        } cases[] = {
+                /* precedence and left association, parentheses leave no node */
+                { "ub / BLOCK / 2 / NUM", "(((ub / BLOCK) / 2) / NUM)" },
+                { "a + b * c - d", "((a + (b * c)) - d)" },
+                { "(x + 255) / 256 * 256", "(((x + 255) / 256) * 256)" },
+                { "n <= 8 ? n : n / 8 * 8", "((n <= 8) ? n : ((n / 8) * 8))" },
+                { "a || b && c == d", "(a || (b && (c == d)))" },
+                /* casts, sizeof, calls with templates and objects, members, indexing */
+                { "(uint32_t)(ubSize / (2 * sizeof(float)))",
+                  "cast((ubSize / (2 * sizeof(float))))" },
+                { "static_cast<int64_t>(x) - 1", "(cast(x) - 1)" },
+                { "std::min<uint32_t>(a, b + 1)", "min(a, (b + 1))" },
+                { "params.ubSize / 3", "(params.ubSize / 3)" },
+                { "ctx->GetInputShape(0)->GetStorageShape().GetShapeSize() / 8",
+                  "(GetShapeSize() / 8)" },
+                { "x[i + 1] * -y", "(x[(i + 1)] * (- y))" },
+                { "(a) * b /* a comment */", "(a * b)" },
+                { "\"s\" + 'c'", "(\"s\" + 'c')" },
+        };
+        static const char *const not_expressions[] = { "a = 1",  "[&](int x) { return x; }",
+                                                       "{1, 2}", "a +",
+                                                       "f(a, b", "(a) b" };
+        char out[1024];
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                expr_text(cases[i].src, out, sizeof(out));
+                if (strcmp(out, cases[i].tree) != 0)
+                        fail_msg("%s: %s, expected %s", cases[i].src, out, cases[i].tree);
+        }
+        for (size_t i = 0; i < sizeof(not_expressions) / sizeof(*not_expressions); i++) {
+                expr_text(not_expressions[i], out, sizeof(out));
+                if (out[0])
+                        fail_msg("%s parsed as %s", not_expressions[i], out);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -325,6 +433,7 @@ int main(void)
                 cmocka_unit_test(test_functions_and_statements),
                 cmocka_unit_test(test_calls),
                 cmocka_unit_test(test_layout),
+                cmocka_unit_test(test_expressions),
         };
         return cmocka_run_group_tests_name("cxx", tests, NULL, NULL);
 }

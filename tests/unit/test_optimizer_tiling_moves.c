@@ -112,6 +112,10 @@ static const struct expect expects[] = {
         { "tests/ops/ok/tail_core_split", 0, 3, 3, 1 },
         /* a balanced big/small split (add_custom): nothing to spread */
         { "tests/ops/ok/add_custom", 0, 3, 0, 0 },
+        /* a core count hard-coded in a local, aivNum = 40, and a fixed tile */
+        { "tests/ops/ok/hidden_core_count", 1, 0, 3, 0 },
+        /* cores = 8 in a local, and no tile constant */
+        { "tests/ops/ok/inplace_axpy", 1, 0, 0, 0 },
 };
 
 static void test_detect(void **state)
@@ -267,6 +271,8 @@ static const struct sim_case sim_cases[] = {
         { "tests/ops/ok/bf16_scale", { "blockdim_from_size" }, { 0 }, false },
         /* the last of 48 cores took 247 blocks, now 47 take 201 and one 200 */
         { "tests/ops/ok/tail_core_split", { "remainder_to_first_cores" }, { 0 }, true },
+        /* vector-bound on 40 cores of 48: the platform's count is faster */
+        { "tests/ops/ok/hidden_core_count", { "cores_from_platform" }, { 0 }, true },
 };
 
 static void test_on_the_simulator(void **state)
