@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the episode's files (episode.c, episode-record.c,
- * episode-stage1.c, episode-stage2.c, episode-llm.c): struct episode, the
+ * episode-stage1.c, episode-stage2.c, episode-llm.c, episode-coverage.c): struct episode, the
  * operator's files as it holds them, its phases, and the functions one
  * part calls in another.
  */
@@ -37,6 +37,7 @@ enum phase {
         PHASE_CONFIRM,
         PHASE_LLM,       /* waiting for the LLM's answer */
         PHASE_LLM_BUILD, /* building the answer: does it compile? */
+        PHASE_COVERAGE,  /* the host code's coverage over the cases (episode-coverage.c) */
         PHASE_DONE,
 };
 
@@ -62,8 +63,9 @@ struct episode {
 
         struct gene *genes; /* as found in the baseline; the search borrows them */
         size_t n_genes;
-        struct gene *located; /* the same genes in the current gene_base texts */
-        bool *lost;           /* a Stage II rewrite took the gene's literal away */
+        struct gene_literals literals; /* every literal looked at, and why taken or not */
+        struct gene *located;          /* the same genes in the current gene_base texts */
+        bool *lost;                    /* a Stage II rewrite took the gene's literal away */
         struct gene *apply_genes;
         int64_t *apply_values;
         int64_t best_values[GENES_MAX];
@@ -191,6 +193,21 @@ void episode_plan_overflow_repair(struct episode *ep);
 int episode_propose_stage2(struct episode *ep);
 void episode_adopt_rewrite(struct episode *ep, double latency);
 void episode_accept_stage2(struct episode *ep, double latency);
+
+/* episode-coverage.c: genes only where a choice is */
+/* The literals the gene finder looked at, as the record lists them; NULL when out of memory. */
+json_t *episode_literals_json(const struct episode *ep);
+/* Sets the record's "literals" (and "literals_more"). */
+void episode_record_literals(struct episode *ep);
+/*
+ * After the baseline: freezes the genes no case runs (cached in the record
+ * under the baseline's identity), then the search goes on.  Starts the
+ * coverage as PHASE_COVERAGE, whose result episode_on_coverage() takes.
+ */
+void episode_coverage_start(struct episode *ep);
+void episode_on_coverage(struct episode *ep, json_t *result);
+/* Whether the candidate's texts change a frozen literal; why says which. */
+bool episode_changes_frozen(struct episode *ep, char *why, size_t why_size);
 
 /* episode-llm.c: the LLM and dense retrieval */
 /* The record's "llm", made on first use; NULL (logged) when out of memory. */
