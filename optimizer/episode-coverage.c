@@ -9,7 +9,8 @@
  * episode does not compute them again.  Also the record's "literals" (every
  * literal the gene finder looked at, and why it was or was not taken) and
  * the guard that refuses a candidate changing a frozen literal before it
- * costs an evaluation (a structural move or an LLM's rewrite could).
+ * costs an evaluation (a structural move or an LLM's rewrite could;
+ * optimizer/episode-frozen.c judges the texts).
  */
 #include "episode-internal.h"
 
@@ -308,55 +309,20 @@ void episode_on_coverage(struct episode *ep, json_t *result)
 
 /* ------------------------------------------------------------ the guard */
 
-/* How many lines of text equal the len bytes at line. */
-static size_t count_line(const char *text, const char *line, size_t len)
-{
-        size_t count = 0;
-
-        for (const char *p = text; *p;) {
-                const char *eol = strchr(p, '\n');
-                size_t l = eol ? (size_t)(eol - p) : strlen(p);
-                count += l == len && memcmp(p, line, len) == 0;
-                p += l + (eol ? 1 : 0);
-        }
-        return count;
-}
-
-/* Whether [from, to) of the disk text of file holds a gene the genome rewrites. */
-static bool holds_live_gene(const struct episode *ep, const char *file, size_t from, size_t to)
-{
-        for (size_t g = 0; g < ep->n_genes; g++)
-                if (!ep->lost[g] && strcmp(ep->genes[g].file, file) == 0 &&
-                    ep->genes[g].start >= from && ep->genes[g].start < to)
-                        return true;
-        return false;
-}
-
 bool episode_changes_frozen(struct episode *ep, char *why, size_t why_size)
 {
         for (size_t i = 0; i < ep->literals.n; i++) {
                 const struct gene_literal *l = &ep->literals.items[i];
                 const struct op_file *f;
-                const char *text, *line;
-                size_t start, end;
+                const char *text;
                 if (!l->frozen || !(f = episode_file_named(ep, l->file)))
                         continue;
                 text = f->cand ? f->cand : f->best;
-                if (text == f->disk || strcmp(text, f->disk) == 0 || l->start >= strlen(f->disk))
+                if (strcmp(text, f->disk) == 0 || episode_literal_kept(f->disk, l->start, text))
                         continue;
-                for (start = l->start; start > 0 && f->disk[start - 1] != '\n';)
-                        start--;
-                for (end = l->start; f->disk[end] && f->disk[end] != '\n';)
-                        end++;
-                /* a line that also holds a gene is the genome's to rewrite, around the literal */
-                if (holds_live_gene(ep, l->file, start, end))
-                        continue;
-                line = f->disk + start;
-                if (count_line(text, line, end - start) < count_line(f->disk, line, end - start)) {
-                        snprintf(why, why_size, "%s:%u: %s = %lld (%s) would change", l->file,
-                                 l->line, l->name, (long long)l->value, l->why);
-                        return true;
-                }
+                snprintf(why, why_size, "%s:%u: %s = %lld (%s) would change", l->file, l->line,
+                         l->name, (long long)l->value, l->why);
+                return true;
         }
         return false;
 }

@@ -209,6 +209,9 @@ void episode_on_coverage(struct episode *ep, json_t *result);
 /* Whether the candidate's texts change a frozen literal; why says which. */
 bool episode_changes_frozen(struct episode *ep, char *why, size_t why_size);
 
+/* episode-frozen.c: a literal of disk (at byte start) kept as written in text */
+bool episode_literal_kept(const char *disk, size_t start, const char *text);
+
 /* episode-llm.c: the LLM and dense retrieval */
 /* The record's "llm", made on first use; NULL (logged) when out of memory. */
 json_t *episode_llm_record(struct episode *ep);

@@ -6,9 +6,11 @@
  * dtype byte widths and elements per block, enum-like selectors (enum
  * members, names compared with == or used as case labels, input and
  * dimension indexes, modes and types, named numbers) are no genes, while
- * tile sizes, buffer and core counts next to them stay genes; and the scan
- * says of every literal why it was or was not taken.  The snippets are
- * written the way cann-ops tiling functions are.
+ * tile sizes, buffer and core counts next to them stay genes; the scan
+ * says of every literal why it was or was not taken; and the count of
+ * evaluated candidates that changed a frozen literal is judged from their
+ * texts in a store.  The snippets are written the way cann-ops tiling
+ * functions are.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 
 #include "common/common.h"
 #include "optimizer/optimizer.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -329,6 +332,68 @@ static void test_an_operator_says_why_of_each_literal(void **state)
         gene_literals_release(&literals);
 }
 
+/* ------------------------------------------------------------ changed frozen literals */
+
+/* A candidate result in the store whose op_host/k.cpp is text; its identity into id. */
+static void put_candidate(struct store *store, const char *text, char id[SHA256_HEX_SIZE])
+{
+        struct store_batch *b = store_batch_new(store);
+        char sha[SHA256_HEX_SIZE];
+        json_t *result;
+
+        store_blob_put(b, text, strlen(text), sha);
+        /* the identity only has to be unique here: the text's own hash serves */
+        snprintf(id, SHA256_HEX_SIZE, "%s", sha);
+        result = json_pack("{s:s, s:{s:s}}", "status", "ok", "files", "op_host/k.cpp", sha);
+        assert_int_equal(store_candidate_put(b, id, result), 0);
+        assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        json_decref(result);
+}
+
+static void test_candidates_that_changed_a_frozen_literal(void **state)
+{
+        const char *disk = "constexpr uint32_t TILING_KEY_HALF = 2;\n"
+                           "uint32_t tile = 64; uint32_t typeSize = 4;\n";
+        /* the gene beside the byte width moves; the key stays */
+        const char *tile_only = "constexpr uint32_t TILING_KEY_HALF = 2;\n"
+                                "uint32_t tile = 128; uint32_t typeSize = 4;\n";
+        const char *width = "constexpr uint32_t TILING_KEY_HALF = 2;\n"
+                            "uint32_t tile = 64; uint32_t typeSize = 8;\n";
+        const char *no_key = "uint32_t tile = 64; uint32_t typeSize = 4;\n";
+        char dir[PATH_MAX], err[512], a[SHA256_HEX_SIZE], b[SHA256_HEX_SIZE], c[SHA256_HEX_SIZE];
+        struct store *store = NULL;
+        size_t changed = 99, checked = 99;
+        json_t *record;
+
+        write_file("op_host/k.cpp", disk);
+        snprintf(dir, sizeof(dir), "%s/store", root);
+        assert_int_equal(store_open(dir, &store, err, sizeof(err)), 0);
+        put_candidate(store, tile_only, a);
+        put_candidate(store, width, b);
+        put_candidate(store, no_key, c);
+        /* the literals as the record lists them: the key and the width frozen, the tile a gene */
+        record =
+            json_pack("{s:s, s:[{s:s, s:i, s:i, s:b}, {s:s, s:i, s:i, s:b}, {s:s, s:i, s:i, s:b}],"
+                      " s:[{s:s, s:b}, {s:s, s:b}, {s:s, s:b}, {s:s, s:b}]}",
+                      "dir", root, "literals", "file", "op_host/k.cpp", "line", 1, "start",
+                      (int)(strstr(disk, "2;") - disk), "frozen", 1, "file", "op_host/k.cpp",
+                      "line", 2, "start", (int)(strstr(disk, "64") - disk), "frozen", 0, "file",
+                      "op_host/k.cpp", "line", 2, "start", (int)(strstr(disk, "4;\n") - disk),
+                      "frozen", 1, "trajectory", "identity", a, "memo_hit", 0, "identity", b,
+                      "memo_hit", 0, "identity", c, "memo_hit", 0, "identity", b, "memo_hit", 1);
+        assert_non_null(record);
+        assert_int_equal(episode_frozen_changes(store, record, NULL, &changed, &checked), 0);
+        /* the width changed, the key's line is gone; the memo hit is no evaluation */
+        assert_int_equal(checked, 3);
+        assert_int_equal(changed, 2);
+        /* a record from before literals were recorded says so */
+        json_object_del(record, "literals");
+        assert_int_equal(episode_frozen_changes(store, record, NULL, &changed, &checked), -EINVAL);
+        json_decref(record);
+        store_close(store);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -338,6 +403,8 @@ int main(void)
                 cmocka_unit_test(test_selectors_are_no_genes),
                 cmocka_unit_test(test_real_knobs_stay),
                 cmocka_unit_test_setup_teardown(test_an_operator_says_why_of_each_literal,
+                                                make_operator, remove_operator),
+                cmocka_unit_test_setup_teardown(test_candidates_that_changed_a_frozen_literal,
                                                 make_operator, remove_operator),
         };
 
