@@ -75,7 +75,8 @@ struct npu_job {
         uint64_t seed;
         json_t *files; /* {path: blob sha} */
         struct event *later;
-        void *run; /* the backend's build and run in flight; NULL on a memo hit and once done */
+        void *run;     /* the backend's build and run in flight; NULL on a memo hit and once done */
+        bool coverage; /* run is a struct npu_sim_coverage (npu_host_coverage) */
 };
 
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
@@ -536,8 +537,72 @@ static json_t *storable(const json_t *result)
 
 void npu_job_cancel(struct npu_job *ev)
 {
-        if (ev && ev->run)
+        if (ev && ev->run && ev->coverage)
+                npu_sim_coverage_cancel(ev->run);
+        else if (ev && ev->run)
                 npu_backend_get(ev->evaluator->options.backend)->cancel(ev->run);
+}
+
+static void on_coverage_done(json_t *coverage, const char *error, void *userdata)
+{
+        struct npu_job *ev = userdata;
+        json_t *result;
+
+        ev->run = NULL;
+        if (coverage)
+                result = json_pack("{s:s, s:o}", "status", "ok", "coverage", coverage);
+        else
+                result = json_pack("{s:s, s:{s:s, s:s}}", "status", "infra_error", "error", "kind",
+                                   "infra_error", "message", error ? error : "failed");
+        if (!result)
+                result = json_pack("{s:s}", "status", "infra_error"); /* NULL: out of memory */
+        rm_rf(ev->dir);
+        ev->dir[0] = '\0';
+        ev->done(result, false, ev->userdata);
+        evaluation_free(ev);
+}
+
+int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manifest,
+                      npu_evaluated_fn done, void *userdata, struct npu_job **ret_job)
+{
+        struct npu_sim_run_options options = {
+                .platform = e->options.backend == NPU_BACKEND_SIM ? e->platform : NULL,
+                .timeout_s = e->options.timeout_s,
+                .limits = e->options.limits,
+                .sandbox = e->options.sandbox,
+                .permissive = e->options.permissive,
+                .only_case = -1,
+        };
+        struct npu_job *ev;
+        int r;
+
+        if (!e || !manifest || !done)
+                return -EINVAL;
+        if (!e->paths)
+                return -ENOTSUP;
+        ev = calloc(1, sizeof(*ev));
+        if (!ev)
+                return -ENOMEM;
+        ev->evaluator = e;
+        ev->done = done;
+        ev->userdata = userdata;
+        ev->coverage = true;
+        r = format_path(ev->dir, sizeof(ev->dir), "%s/coverage-%llu", e->scratch_dir, ++e->counter);
+        if (r == 0) {
+                rm_rf(ev->dir);
+                r = npu_sim_coverage_start(e->runner, e->paths, manifest, &options, ev->dir,
+                                           on_coverage_done, ev,
+                                           (struct npu_sim_coverage **)&ev->run);
+        }
+        if (r < 0) {
+                rm_rf(ev->dir);
+                ev->dir[0] = '\0';
+                free(ev);
+                return r;
+        }
+        if (ret_job)
+                *ret_job = ev;
+        return 0;
 }
 
 static void on_backend_done(json_t *result, void *userdata)

@@ -166,6 +166,19 @@ int npu_evaluate(struct npu_evaluator *evaluator, const struct npu_request *requ
                  npu_evaluated_fn done, void *userdata, struct npu_job **ret_job);
 
 /*
+ * Which lines of the operator's own files its host code runs over the
+ * manifest's cases, on the simulator (npu_sim_coverage_start()), in a
+ * directory of the evaluator's scratch that is removed after.  The
+ * result: {"status": "ok", "coverage": {"op_host/x.cpp": {"ran": [...],
+ * "not_ran": [...]}}}, or status "infra_error" with an error that says
+ * why.  Never memoized; with the ascend backend it runs on the simulator
+ * when the evaluator has its paths, else -ENOTSUP.  npu_job_cancel()
+ * stops it.
+ */
+int npu_host_coverage(struct npu_evaluator *evaluator, const struct npu_manifest *manifest,
+                      npu_evaluated_fn done, void *userdata, struct npu_job **ret_job);
+
+/*
  * Kills the children of an evaluation in flight; its callback still runs,
  * soon, with status infra_error (never stored).  The handle is valid until
  * the callback returns.

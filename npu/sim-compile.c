@@ -481,6 +481,8 @@ static int start_compile_host(struct npu_sim_run *e, size_t index)
         add_common_compile_args(e, args, npu_sim_host_compile_flags, false, argv, &n);
         argv[n++] = "-include";
         argv[n++] = HOST_PRELUDE;
+        if (e->options.host_coverage)
+                argv[n++] = "--coverage";
         if ((r = format_path(source, sizeof(source), "%s", e->layout->host_units[index])) < 0 ||
             (r = format_path(object, sizeof(object), "%s/host_%zu.o", e->work_dir, index)) < 0)
                 goto out;
@@ -490,7 +492,8 @@ static int start_compile_host(struct npu_sim_run *e, size_t index)
         argv[n++] = object;
         argv[n] = NULL;
         unit_key(e, argv, index, e->unit_keys[index]);
-        if (cache_fetch(e, index, object))
+        /* an instrumented object names where its counts go: never shared */
+        if (!e->options.host_coverage && cache_fetch(e, index, object))
                 r = 1;
         else
                 r = sim_run_start_child(e, argv, e->options.sandbox, index);
@@ -753,10 +756,14 @@ int sim_link_start(struct npu_sim_run *e)
                         return r;
                 argv[n++] = objects[i];
         }
-        r = format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
-        if (r < 0)
-                return r;
-        argv[n++] = objects[e->n_host_sources];
+        if (e->options.host_coverage) {
+                argv[n++] = "--coverage"; /* the host alone, and gcov's runtime */
+        } else {
+                r = format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
+                if (r < 0)
+                        return r;
+                argv[n++] = objects[e->n_host_sources];
+        }
         snprintf(libdir, sizeof(libdir), "-L%s", e->paths->root);
         argv[n++] = libdir;
         argv[n++] = "-lascendsim";
@@ -779,7 +786,8 @@ void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_
 {
         char what[128];
 
-        if (!r->timed_out && r->exit_code == 0 && slot < ARRAY_SIZE(e->children))
+        if (!r->timed_out && r->exit_code == 0 && slot < ARRAY_SIZE(e->children) &&
+            !e->options.host_coverage)
                 cache_store(e, slot);
         e->compile_s = r->wall_s > e->compile_s ? r->wall_s : e->compile_s;
         if ((r->timed_out || r->exit_code != 0) && !e->compile_failed) {
@@ -835,7 +843,7 @@ int sim_compiles_start(struct npu_sim_run *e)
                 r = start_compile_host(e, i);
                 e->compiles_pending += r == 0; /* 1: served from the cache */
         }
-        if (r >= 0) {
+        if (r >= 0 && !e->options.host_coverage) {
                 r = start_compile_kernel(e);
                 e->compiles_pending += r == 0;
         }
@@ -878,7 +886,7 @@ int sim_precompile_start(struct npu_sim_run *e)
         size_t n = 0;
         int r;
 
-        if (!e->options.cache_dir || e->n_host_sources == 0)
+        if (!e->options.cache_dir || e->n_host_sources == 0 || e->options.host_coverage)
                 return 0;
         sha256_init(&s);
         sha256_update(&s, "host-prelude-pch", 17);

@@ -84,6 +84,14 @@ struct npu_sim_run_options {
         /* build the precompiled host prelude in cache_dir when it is not there
          * (an evaluation always uses one that is) */
         bool build_prelude;
+        /*
+         * The host code's coverage instead of a measurement: op_host units
+         * built with gcov instrumentation (never from or into the cache,
+         * without the precompiled prelude), no kernel, and each case run
+         * only up to its tiling function (the spec's tiling_only).  Each
+         * unit's counts land beside its object, work_dir/host_N.gcda.
+         */
+        bool host_coverage;
         /* where the sources are (borrowed); NULL: read from the manifest's folder */
         const struct npu_op_layout *layout;
         /*
@@ -141,5 +149,34 @@ int npu_sim_run_start(struct child_runner *runner, const struct npu_sim_paths *p
 
 /* Cancels a running evaluation; its callback still runs, with status infra_error. */
 void npu_sim_run_cancel(struct npu_sim_run *eval);
+
+/* ---------------------------------------------------------------- host coverage */
+
+/*
+ * Which lines of the operator's own op_host files its cases run
+ * (npu/sim-coverage.c): the host code built with gcov instrumentation and
+ * no kernel, every case of the manifest run up to its tiling function (the
+ * bench case too: no kernel is simulated, so it costs about what a small
+ * one does), then gcov.  The callback gets {"op_host/x.cpp": {"ran":
+ * [lines], "not_ran": [lines]}} with only the lines that hold code (a
+ * constant's definition holds none), or NULL and a one-line error.
+ */
+typedef void (*npu_coverage_done_fn)(json_t *coverage, const char *error, void *userdata);
+
+struct npu_sim_coverage;
+
+/*
+ * Starts it on the runner's loop in work_dir (created; the caller removes
+ * it); run_options gives the platform, seed, sandbox, limits and timeout
+ * (its work_dir, cache and host_coverage are set here).  The manifest and
+ * paths are borrowed.  -errno when nothing started (done is never called).
+ */
+int npu_sim_coverage_start(struct child_runner *runner, const struct npu_sim_paths *paths,
+                           const struct npu_manifest *manifest,
+                           const struct npu_sim_run_options *run_options, const char *work_dir,
+                           npu_coverage_done_fn done, void *userdata,
+                           struct npu_sim_coverage **ret);
+/* Kills its children; the callback still runs, with an error. */
+void npu_sim_coverage_cancel(struct npu_sim_coverage *coverage);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the episode's files (episode.c, episode-record.c,
- * episode-stage1.c, episode-stage2.c, episode-llm.c, episode-dtypes.c): struct episode, the
+ * episode-stage1.c, episode-stage2.c, episode-llm.c, episode-dtypes.c,
+ * episode-coverage.c): struct episode, the
  * operator's files as it holds them, its phases, and the functions one
  * part calls in another.
  */
@@ -39,6 +40,7 @@ enum phase {
         PHASE_LLM_BUILD, /* building the answer: does it compile? */
         PHASE_DTYPES,    /* the OpDef's other dtype combinations: read, then run by the baseline */
         PHASE_GATE,      /* a would-be best on those combinations */
+        PHASE_COVERAGE,  /* the host code's coverage over the cases (episode-coverage.c) */
         PHASE_DONE,
 };
 
@@ -66,8 +68,9 @@ struct episode {
 
         struct gene *genes; /* as found in the baseline; the search borrows them */
         size_t n_genes;
-        struct gene *located; /* the same genes in the current gene_base texts */
-        bool *lost;           /* a Stage II rewrite took the gene's literal away */
+        struct gene_literals literals; /* every literal looked at, and why taken or not */
+        struct gene *located;          /* the same genes in the current gene_base texts */
+        bool *lost;                    /* a Stage II rewrite took the gene's literal away */
         struct gene *apply_genes;
         int64_t *apply_values;
         int64_t best_values[GENES_MAX];
@@ -211,6 +214,23 @@ void episode_dtypes_on_evaluated(struct episode *ep, json_t *result, bool memo_h
 /* Cancels the OpDef's reading in flight (its callback ends the episode); false: none. */
 bool episode_dtypes_cancel(struct episode *ep);
 void episode_dtypes_free(struct episode *ep);
+/* episode-coverage.c: genes only where a choice is */
+/* The literals the gene finder looked at, as the record lists them; NULL when out of memory. */
+json_t *episode_literals_json(const struct episode *ep);
+/* Sets the record's "literals" (and "literals_more"). */
+void episode_record_literals(struct episode *ep);
+/*
+ * After the baseline: freezes the genes no case runs (cached in the record
+ * under the baseline's identity), then the search goes on.  Starts the
+ * coverage as PHASE_COVERAGE, whose result episode_on_coverage() takes.
+ */
+void episode_coverage_start(struct episode *ep);
+void episode_on_coverage(struct episode *ep, json_t *result);
+/* Whether the candidate's texts change a frozen literal; why says which. */
+bool episode_changes_frozen(struct episode *ep, char *why, size_t why_size);
+
+/* episode-frozen.c: a literal of disk (at byte start) kept as written in text */
+bool episode_literal_kept(const char *disk, size_t start, const char *text);
 
 /* episode-llm.c: the LLM and dense retrieval */
 /* The record's "llm", made on first use; NULL (logged) when out of memory. */

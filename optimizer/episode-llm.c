@@ -425,6 +425,10 @@ static void on_llm_answer(struct llm_call *call, const struct llm_result *result
                 }
         }
         llm_add(ep, "proposals", 1);
+        if (episode_changes_frozen(ep, why, sizeof(why))) {
+                llm_discard(ep, "changes_a_frozen_literal", why);
+                return;
+        }
         episode_build_overrides(ep);
         ep->phase = PHASE_LLM_BUILD;
         r = evaluate_build_only(ep);

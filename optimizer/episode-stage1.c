@@ -444,7 +444,7 @@ size_t episode_best_file_set(struct episode *ep, struct motif_file *set)
         return ep->n_files;
 }
 
-int episode_propose_stage1(struct episode *ep)
+static int propose_genome(struct episode *ep)
 {
         int r;
 
@@ -479,6 +479,32 @@ int episode_propose_stage1(struct episode *ep)
                 return r;
         ep->pending_stage = 1;
         return build_genome_candidate(ep, ep->pending);
+}
+
+/* Proposals refused in a row (a move that rewrites a frozen literal) before Stage I gives up. */
+#define FROZEN_REFUSALS_MAX 32
+
+/*
+ * The next genome's candidate.  One whose moves would change a frozen
+ * literal (a tiling key, a byte width, code no case runs) is recorded as
+ * failed without an evaluation, and the next is proposed.
+ */
+int episode_propose_stage1(struct episode *ep)
+{
+        char why[256];
+
+        for (int refused = 0;; refused++) {
+                int r = propose_genome(ep);
+                if (r < 0 || !episode_changes_frozen(ep, why, sizeof(why)))
+                        return r;
+                search_record(ep->search, ep->pending, ep->pending_technique, false, 0,
+                              "changes_frozen");
+                episode_bump(ep, "frozen_refused");
+                log_msg(LOG_DEBUG, ep->options.log_context, "candidate refused: %s", why);
+                episode_clear_candidate(ep);
+                if (refused == FROZEN_REFUSALS_MAX)
+                        return -ENOSPC;
+        }
 }
 
 /*

@@ -92,6 +92,7 @@ void episode_free(struct episode *ep)
         json_decref(ep->record);
         search_free(ep->search);
         free(ep->genes);
+        gene_literals_release(&ep->literals);
         free(ep->located);
         free(ep->lost);
         free(ep->apply_genes);
@@ -576,8 +577,7 @@ static void on_baseline(struct episode *ep, json_t *result)
                 log_msg(LOG_ERR, ep->options.log_context, "cannot record the baseline: %s",
                         store_last_error(ep->store));
         episode_report_progress(ep, "baseline", 0, result, false);
-        if (!episode_dtypes_begin(ep))
-                episode_next_candidate(ep);
+        episode_coverage_start(ep); /* then the dtype gate's setup, then the search */
 }
 
 /*
@@ -730,6 +730,9 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
         case PHASE_GATE:
                 episode_dtypes_on_evaluated(ep, result, memo_hit);
                 return;
+        case PHASE_COVERAGE:
+                episode_on_coverage(ep, result);
+                return;
         case PHASE_LLM:
         case PHASE_DONE:
                 json_decref(result);
@@ -806,7 +809,7 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         r = npu_manifest_load(opdir, &ep->manifest, err, err_size);
         if (r < 0)
                 goto fail;
-        r = genes_find(ep->manifest->dir, &ep->genes, &ep->n_genes, err, err_size);
+        r = genes_scan(ep->manifest->dir, &ep->genes, &ep->n_genes, &ep->literals, err, err_size);
         if (r < 0)
                 goto fail;
         r = episode_load_files(ep);
@@ -917,6 +920,7 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 r = -ENOMEM;
                 goto fail;
         }
+        episode_record_literals(ep);
         json_object_set_new(ep->record, "context", json_string(npu_evaluator_context(evaluator)));
         if (ep->llm.client) {
                 /* a resumed episode has spent part of its tokens already */

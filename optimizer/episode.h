@@ -337,4 +337,17 @@ bool episode_record_done(const json_t *record);
 /* The same for an LLM usage object (record.llm, or the control API's copy of it). */
 void episode_llm_usage_read(const json_t *llm, struct episode_llm_usage *ret);
 
+/*
+ * How many candidates an episode evaluated (its trajectory's rows that are
+ * no memo hits, *ret_checked of them found in the store) changed a frozen
+ * literal of record.literals (a tiling key, a byte width, a selector, code
+ * no case runs): judged from each candidate's own texts as the store holds
+ * them against the operator's files in opdir (NULL: the record's dir), not
+ * from its genome.  A literal is changed when the candidate holds its line,
+ * other numbers on it aside, fewer times than the operator does.  -EINVAL
+ * for a record that lists no literals (from before they were recorded).
+ */
+int episode_frozen_changes(struct store *store, const json_t *record, const char *opdir,
+                           size_t *ret_changed, size_t *ret_checked);
+
 #endif

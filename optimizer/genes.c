@@ -5,13 +5,13 @@
  * arguments, or explicit @tune markers), each with a range inferred from
  * its value, and the rewrite that sets them.
  */
+#include "optimizer.h"
 #include "genes-internal.h"
 
 #include "common/common.h"
 #include "cxx/cxx.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -266,12 +266,73 @@ static const struct token *comment_on_line(const struct token_list *list, size_t
         return NULL;
 }
 
-int genes_find_in_text(const char *file, const char *text, size_t len, struct gene **genes,
-                       size_t *n, char *err, size_t err_size)
+/* Notes a literal looked at; past GENE_LITERALS_MAX only counts it.  0 or -ENOMEM. */
+static int note_literal(struct gene_literals *literals, const char *file, const struct token *t,
+                        const struct gene *g, const char *why, bool taken, bool frozen)
+{
+        struct gene_literal *l;
+
+        if (!literals)
+                return 0;
+        if (literals->n == GENE_LITERALS_MAX) {
+                literals->more++;
+                return 0;
+        }
+        if (literals->n % 64 == 0) {
+                struct gene_literal *grown =
+                    realloc(literals->items, (literals->n + 64) * sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                literals->items = grown;
+        }
+        l = &literals->items[literals->n++];
+        memset(l, 0, sizeof(*l));
+        snprintf(l->file, sizeof(l->file), "%s", file);
+        snprintf(l->name, sizeof(l->name), "%s", g->name);
+        snprintf(l->why, sizeof(l->why), "%s", why);
+        l->start = t->start;
+        l->len = t->len;
+        l->line = t->line;
+        l->value = g->value;
+        l->taken = taken;
+        l->frozen = frozen;
+        return 0;
+}
+
+/* Why an unmarked literal in a knob's place is no gene; NULL: it is one. */
+static const char *not_a_gene(const struct token_list *list, size_t i, const struct gene *g)
+{
+        if (g->value < 1)
+                return "zero or negative";
+        if (is_clamp_bound(list, i))
+                return "clamp bound";
+        if (g->value == 1 && !is_count_constant(g->name))
+                return "a unit or flag (1)";
+        if (fixed_by_hardware(g->name))
+                return "bytes per element or loop counter";
+        return NULL;
+}
+
+static const char *taken_why(const struct gene *g)
+{
+        if (g->marked)
+                return "@tune marker";
+        if (strcmp(g->name, "blockDim") == 0)
+                return "core count (SetBlockDim)";
+        if (is_alignment_name(g->name))
+                return "alignment";
+        if (is_count_constant(g->name))
+                return "count";
+        return "tile size or factor";
+}
+
+int genes_scan_text(const char *file, const char *text, size_t len, const struct gene_uses *uses,
+                    struct gene **genes, size_t *n, struct gene_literals *literals, char *err,
+                    size_t err_size)
 {
         struct token_list list;
         unsigned bad_line = 0;
-        size_t first_new = *n;
+        size_t first_new = *n, first_literal = literals ? literals->n : 0;
         bool any_marked = false;
         int r;
 
@@ -281,9 +342,10 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                          file, bad_line);
                 return r;
         }
-        for (size_t i = 0; i < list.n; i++) {
+        for (size_t i = 0; i < list.n && r == 0; i++) {
                 const struct token *t = &list.tokens[i];
                 const struct token *comment;
+                const char *why;
                 struct gene g = { 0 };
                 struct gene *grown;
 
@@ -294,17 +356,26 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                         any_marked = true;
                         if (!knob_context(&list, i, &g))
                                 snprintf(g.name, sizeof(g.name), "line%u", t->line);
-                } else if (!knob_context(&list, i, &g) || g.value < 1 || is_clamp_bound(&list, i) ||
-                           (g.value == 1 && !is_count_constant(g.name)) ||
-                           fixed_by_hardware(g.name)) {
+                } else if (!knob_context(&list, i, &g)) {
+                        continue;
+                } else if ((why = gene_fixed_meaning(uses, &list, i, g.name, g.value))) {
+                        r = note_literal(literals, file, t, &g, why, false, true);
+                        continue;
+                } else if ((why = not_a_gene(&list, i, &g))) {
+                        /* zeros are everywhere and say nothing: only the others are noted */
+                        r = g.value < 1 ? 0
+                                        : note_literal(literals, file, t, &g, why, false, false);
                         continue;
                 } else if (g.value == 1) {
                         g.scale = GENE_POW2;
                         g.lo = 1;
                         g.hi = 16;
                 } else if (is_alignment_name(g.name)) {
-                        if (!alignment_range(&g))
+                        if (!alignment_range(&g)) {
+                                r = note_literal(literals, file, t, &g,
+                                                 "alignment that is no power of two", false, false);
                                 continue;
+                        }
                 } else {
                         infer_range(&g, is_count_constant(g.name));
                 }
@@ -327,6 +398,7 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                 }
                 *genes = grown;
                 (*genes)[(*n)++] = g;
+                r = note_literal(literals, file, t, &g, taken_why(&g), true, false);
         }
         if (r == 0 && !any_marked) {
                 struct cxx_file f = { file, text, len, list };
@@ -339,83 +411,16 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
                         if ((*genes)[i].marked)
                                 (*genes)[kept++] = (*genes)[i];
                 *n = kept;
+                for (size_t k = first_literal; literals && k < literals->n; k++)
+                        if (literals->items[k].taken &&
+                            strcmp(literals->items[k].why, "@tune marker") != 0) {
+                                literals->items[k].taken = false;
+                                snprintf(literals->items[k].why, sizeof(literals->items[k].why),
+                                         "unmarked (the operator marks its knobs)");
+                        }
         }
         token_list_release(&list);
         return r;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool is_source_name(const char *name)
-{
-        const char *dot = strrchr(name, '.');
-
-        return dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".h") == 0 ||
-                       strcmp(dot, ".hpp") == 0 || strcmp(dot, ".cc") == 0);
-}
-
-int genes_find(const char *opdir, struct gene **ret_genes, size_t *ret_n, char *err,
-               size_t err_size)
-{
-        char dir[PATH_MAX], path[PATH_MAX], rel[PATH_MAX];
-        char *names[64];
-        size_t n_names = 0, n = 0;
-        struct gene *genes = NULL;
-        struct dirent *e;
-        DIR *d;
-        int r = 0;
-
-        if (format_path(dir, sizeof(dir), "%s/op_host", opdir) < 0)
-                return -ENAMETOOLONG;
-        d = opendir(dir);
-        if (!d) {
-                snprintf(err, err_size, "%s: cannot read: %s", dir, strerror(errno));
-                return -errno;
-        }
-        while ((e = readdir(d)) && n_names < sizeof(names) / sizeof(*names))
-                if (is_source_name(e->d_name) && (names[n_names] = strdup(e->d_name)))
-                        n_names++;
-        closedir(d);
-        qsort(names, n_names, sizeof(*names), compare_names);
-        for (size_t i = 0; i < n_names && r == 0; i++) {
-                char *text = NULL;
-                size_t len = 0;
-                if (format_path(path, sizeof(path), "%s/%s", dir, names[i]) < 0 ||
-                    format_path(rel, sizeof(rel), "op_host/%s", names[i]) < 0) {
-                        r = -ENAMETOOLONG;
-                        break;
-                }
-                r = read_text_file(path, FILE_MAX_BYTES, &text, &len);
-                if (r < 0) {
-                        snprintf(err, err_size, "%s: cannot read: %s", path, strerror(-r));
-                        break;
-                }
-                r = genes_find_in_text(rel, text, len, &genes, &n, err, err_size);
-                free(text);
-        }
-        for (size_t i = 0; i < n_names; i++)
-                free(names[i]);
-        if (r < 0) {
-                free(genes);
-                return r;
-        }
-        /* markers anywhere mean only marked literals anywhere */
-        bool any_marked = false;
-        for (size_t i = 0; i < n; i++)
-                any_marked |= genes[i].marked;
-        if (any_marked) {
-                size_t kept = 0;
-                for (size_t i = 0; i < n; i++)
-                        if (genes[i].marked)
-                                genes[kept++] = genes[i];
-                n = kept;
-        }
-        *ret_genes = genes;
-        *ret_n = n;
-        return 0;
 }
 
 int64_t gene_snap(const struct gene *g, int64_t v)

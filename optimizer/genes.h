@@ -68,6 +68,35 @@ struct gene {
 #define GENES_MAX 256
 
 /*
+ * One integer literal in a knob's place (an initialiser, a #define value,
+ * a SetBlockDim argument, an @tune line) and whether it became a gene:
+ * why, or why not.  A frozen one has a fixed meaning (a tiling key, a
+ * dtype's byte width, an enum-like selector; optimizer/genes-fixed.c) or
+ * runs in no case of the manifest: no candidate may change it.
+ */
+struct gene_literal {
+        char file[128]; /* relative to the operator directory */
+        size_t start, len;
+        unsigned line;
+        char name[64];
+        int64_t value;
+        bool taken;
+        bool frozen;
+        char why[64]; /* "tile size or factor", "tiling key (SetTilingKey)", ... */
+};
+
+#define GENE_LITERALS_MAX 1024
+
+/* The literals a scan looked at, in file order; past GENE_LITERALS_MAX only counted. */
+struct gene_literals {
+        struct gene_literal *items;
+        size_t n;
+        size_t more;
+};
+
+void gene_literals_release(struct gene_literals *literals);
+
+/*
  * Finds the genes of the files in op_host/ of an operator directory.  When
  * any @tune marker exists, only marked literals are genes.  *ret_genes is
  * malloc'd; 0 genes is not an error.
@@ -75,7 +104,19 @@ struct gene {
 int genes_find(const char *opdir, struct gene **ret_genes, size_t *ret_n, char *err,
                size_t err_size);
 
-/* Parses one file's text (named file in the result) for genes; appends to *genes. */
+/*
+ * genes_find, and every literal looked at into *literals (released by the
+ * caller, also on failure) with the reason it was or was not taken.  The
+ * uses of names across op_host/ and the kernel's TILING_KEY_IS decide
+ * which literals have a fixed meaning.
+ */
+int genes_scan(const char *opdir, struct gene **ret_genes, size_t *ret_n,
+               struct gene_literals *literals, char *err, size_t err_size);
+
+/*
+ * Parses one file's text (named file in the result) for genes; appends to
+ * *genes.  Fixed meanings are judged from this text alone.
+ */
 int genes_find_in_text(const char *file, const char *text, size_t len, struct gene **genes,
                        size_t *n, char *err, size_t err_size);
 
