@@ -496,14 +496,18 @@ struct words {
         size_t n;
 };
 
-/* Splits a name at underscores and case changes, lower-cased: dtypeASize is dtype, a, size. */
+/*
+ * Splits a name at underscores (and whatever else is no letter or digit,
+ * as in "ub_budget factor #2") and case changes, lower-cased: dtypeASize
+ * is dtype, a, size.
+ */
 static void split_words(const char *name, struct words *ret)
 {
         size_t len = 0;
 
         ret->n = 0;
         for (const char *c = name;; c++) {
-                bool boundary = !*c || *c == '_';
+                bool boundary = !*c || !isalnum((unsigned char)*c);
                 if (!boundary && len > 0 && isupper((unsigned char)*c)) {
                         char before = c[-1];
                         /* fooBar, 3D, and the last capital of ABCdef starts a word */
@@ -519,7 +523,7 @@ static void split_words(const char *name, struct words *ret)
                 }
                 if (!*c)
                         return;
-                if (*c != '_' && len + 1 < sizeof(ret->w[0]))
+                if (isalnum((unsigned char)*c) && len + 1 < sizeof(ret->w[0]))
                         ret->w[ret->n][len++] = (char)tolower((unsigned char)*c);
         }
 }
@@ -693,7 +697,8 @@ static bool is_ordinal(const char *word)
 static bool is_dimension(const char *name, const struct words *w)
 {
         static const char *const cores[] = { "block", "core", "aiv", "aic", "cube", "vec", NULL };
-        static const char *const dims[] = { "dim", "dims", "ndim", "rank", "axis", "axes", NULL };
+        static const char *const dims[] = { "dim",  "dims", "dimension", "dimensions", "ndim",
+                                            "rank", "axis", "axes",      NULL };
 
         if (has_word(w, cores))
                 return false;
@@ -817,8 +822,9 @@ const char *gene_fixed_meaning(const struct gene_uses *u, const struct token_lis
                                const char *name, int64_t value)
 {
         static const char *const tiling[] = { "tiling", NULL };
-        static const char *const selector[] = { "mode",  "modes", "format", "fmt",  "flag",
-                                                "flags", "type",  "types",  "kind", NULL };
+        static const char *const selector[] = { "mode", "modes",    "format",    "fmt",
+                                                "flag", "flags",    "type",      "types",
+                                                "kind", "template", "templates", NULL };
         /* a mode's or type's buffer or size is a size */
         static const char *const sizes[] = { "ub",   "tmp",   "size", "len", "length",
                                              "byte", "bytes", "tile", NULL };
@@ -861,4 +867,54 @@ const char *gene_fixed_meaning(const struct gene_uses *u, const struct token_lis
         if (is_named_number(&w))
                 return "named number";
         return NULL;
+}
+
+/* ------------------------------------------------------------ genes another finder found */
+
+/* The token starting at byte start of list, or list->n. */
+static size_t token_at(const struct token_list *l, size_t start)
+{
+        size_t lo = 0, hi = l->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (l->tokens[mid].start < start)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < l->n && l->tokens[lo].start == start ? lo : l->n;
+}
+
+/* What kind of choice a hidden gene is, from the name genes-hidden.c gave it. */
+static const char *hidden_why(const char *name)
+{
+        if (strncmp(name, "set_", 4) == 0)
+                return "setter argument";
+        if (strstr(name, "ub_budget"))
+                return "UB budget factor";
+        if (strstr(name, "multiple"))
+                return "rounding multiple";
+        return "rows or count in an expression";
+}
+
+int genes_judge_found(const char *file, const struct token_list *list, const struct gene_uses *uses,
+                      struct gene *genes, size_t *n, size_t first, struct gene_literals *literals)
+{
+        size_t kept = first;
+        int r = 0;
+
+        for (size_t k = first; k < *n && r == 0; k++) {
+                struct gene *g = &genes[k];
+                size_t tok = token_at(list, g->start);
+                const char *why =
+                    tok < list->n ? gene_fixed_meaning(uses, list, tok, g->name, g->value) : NULL;
+                if (tok < list->n)
+                        r = gene_literal_note(literals, file, &list->tokens[tok], g,
+                                              why ? why : hidden_why(g->name), !why, why != NULL);
+                if (!why)
+                        genes[kept++] = *g;
+        }
+        *n = r == 0 ? kept : *n;
+        return r;
 }

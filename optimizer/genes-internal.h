@@ -85,4 +85,21 @@ int genes_scan_text(const char *file, const char *text, size_t len, const struct
                     struct gene **genes, size_t *n, struct gene_literals *literals, char *err,
                     size_t err_size);
 
+/*
+ * Notes a literal looked at: a gene (taken), one with a fixed meaning or
+ * in code no case runs (frozen), or neither, with why.  Past
+ * GENE_LITERALS_MAX only counted; literals NULL: nothing.  0 or -ENOMEM.
+ * optimizer/genes-scan.c.
+ */
+int gene_literal_note(struct gene_literals *literals, const char *file, const struct token *t,
+                      const struct gene *g, const char *why, bool taken, bool frozen);
+
+/*
+ * Judges the genes from first on, found by another finder (genes-hidden.c)
+ * in the file of list: one with a fixed meaning is dropped from genes and
+ * noted frozen, the others are noted taken.  optimizer/genes-fixed.c.
+ */
+int genes_judge_found(const char *file, const struct token_list *list, const struct gene_uses *uses,
+                      struct gene *genes, size_t *n, size_t first, struct gene_literals *literals);
+
 #endif

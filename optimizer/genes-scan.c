@@ -64,6 +64,38 @@ static bool is_source_name(const char *name)
                        strcmp(dot, ".hpp") == 0 || strcmp(dot, ".cc") == 0);
 }
 
+int gene_literal_note(struct gene_literals *literals, const char *file, const struct token *t,
+                      const struct gene *g, const char *why, bool taken, bool frozen)
+{
+        struct gene_literal *l;
+
+        if (!literals)
+                return 0;
+        if (literals->n == GENE_LITERALS_MAX) {
+                literals->more++;
+                return 0;
+        }
+        if (literals->n % 64 == 0) {
+                struct gene_literal *grown =
+                    realloc(literals->items, (literals->n + 64) * sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                literals->items = grown;
+        }
+        l = &literals->items[literals->n++];
+        memset(l, 0, sizeof(*l));
+        snprintf(l->file, sizeof(l->file), "%s", file);
+        snprintf(l->name, sizeof(l->name), "%s", g->name);
+        snprintf(l->why, sizeof(l->why), "%s", why);
+        l->start = t->start;
+        l->len = t->len;
+        l->line = t->line;
+        l->value = g->value;
+        l->taken = taken;
+        l->frozen = frozen;
+        return 0;
+}
+
 /* The C++ sources of dir, sorted by name (*ret_n of them, each to free); 0 or -errno. */
 static int list_sources(const char *dir, char **names, size_t max, size_t *ret_n)
 {

@@ -266,39 +266,6 @@ static const struct token *comment_on_line(const struct token_list *list, size_t
         return NULL;
 }
 
-/* Notes a literal looked at; past GENE_LITERALS_MAX only counts it.  0 or -ENOMEM. */
-static int note_literal(struct gene_literals *literals, const char *file, const struct token *t,
-                        const struct gene *g, const char *why, bool taken, bool frozen)
-{
-        struct gene_literal *l;
-
-        if (!literals)
-                return 0;
-        if (literals->n == GENE_LITERALS_MAX) {
-                literals->more++;
-                return 0;
-        }
-        if (literals->n % 64 == 0) {
-                struct gene_literal *grown =
-                    realloc(literals->items, (literals->n + 64) * sizeof(*grown));
-                if (!grown)
-                        return -ENOMEM;
-                literals->items = grown;
-        }
-        l = &literals->items[literals->n++];
-        memset(l, 0, sizeof(*l));
-        snprintf(l->file, sizeof(l->file), "%s", file);
-        snprintf(l->name, sizeof(l->name), "%s", g->name);
-        snprintf(l->why, sizeof(l->why), "%s", why);
-        l->start = t->start;
-        l->len = t->len;
-        l->line = t->line;
-        l->value = g->value;
-        l->taken = taken;
-        l->frozen = frozen;
-        return 0;
-}
-
 /* Why an unmarked literal in a knob's place is no gene; NULL: it is one. */
 static const char *not_a_gene(const struct token_list *list, size_t i, const struct gene *g)
 {
@@ -359,12 +326,13 @@ int genes_scan_text(const char *file, const char *text, size_t len, const struct
                 } else if (!knob_context(&list, i, &g)) {
                         continue;
                 } else if ((why = gene_fixed_meaning(uses, &list, i, g.name, g.value))) {
-                        r = note_literal(literals, file, t, &g, why, false, true);
+                        r = gene_literal_note(literals, file, t, &g, why, false, true);
                         continue;
                 } else if ((why = not_a_gene(&list, i, &g))) {
                         /* zeros are everywhere and say nothing: only the others are noted */
-                        r = g.value < 1 ? 0
-                                        : note_literal(literals, file, t, &g, why, false, false);
+                        r = g.value < 1
+                                ? 0
+                                : gene_literal_note(literals, file, t, &g, why, false, false);
                         continue;
                 } else if (g.value == 1) {
                         g.scale = GENE_POW2;
@@ -372,8 +340,9 @@ int genes_scan_text(const char *file, const char *text, size_t len, const struct
                         g.hi = 16;
                 } else if (is_alignment_name(g.name)) {
                         if (!alignment_range(&g)) {
-                                r = note_literal(literals, file, t, &g,
-                                                 "alignment that is no power of two", false, false);
+                                r = gene_literal_note(literals, file, t, &g,
+                                                      "alignment that is no power of two", false,
+                                                      false);
                                 continue;
                         }
                 } else {
@@ -398,11 +367,14 @@ int genes_scan_text(const char *file, const char *text, size_t len, const struct
                 }
                 *genes = grown;
                 (*genes)[(*n)++] = g;
-                r = note_literal(literals, file, t, &g, taken_why(&g), true, false);
+                r = gene_literal_note(literals, file, t, &g, taken_why(&g), true, false);
         }
         if (r == 0 && !any_marked) {
                 struct cxx_file f = { file, text, len, list };
+                size_t hidden = *n;
                 r = genes_find_hidden(file, &f, genes, n, first_new, err, err_size);
+                if (r == 0)
+                        r = genes_judge_found(file, &list, uses, *genes, n, hidden, literals);
         }
         /* markers in this file mean only marked literals of this file count */
         if (r == 0 && any_marked) {

@@ -220,6 +220,31 @@ static void test_real_knobs_stay(void **state)
         free(g);
 }
 
+/*
+ * Genes another finder finds where programs hide their choices (a setter's
+ * argument) are judged the same way: a byte width given to a setter is no
+ * gene, a tile length and a buffer count are.
+ */
+static void test_hidden_genes_are_judged_too(void **state)
+{
+        const char *text = "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"
+                           "{\n"
+                           "    ScaleTilingData tiling;\n"
+                           "    tiling.set_tileLength(512);\n"
+                           "    tiling.set_dataWidth(4);\n"
+                           "    tiling.set_bufferNum(2);\n"
+                           "    context->SetBlockDim(8);\n"
+                           "    return ge::GRAPH_SUCCESS;\n"
+                           "}\n";
+        static const char *const genes[] = { "blockDim", "set_tileLength", "set_bufferNum", NULL };
+        struct gene *g;
+        size_t n;
+
+        find(text, &g, &n);
+        expect_genes(g, n, genes);
+        free(g);
+}
+
 /* ------------------------------------------------------------ a whole operator */
 
 static char root[64];
@@ -263,6 +288,9 @@ static int make_operator(void **state)
                    "    if (context->GetInputDesc(0)->GetDataType() == ge::DT_FLOAT16)\n"
                    "        path = HALF_PATH;\n"
                    "    uint32_t partNum = 3;\n"
+                   "    ScaleTilingData tiling;\n"
+                   "    tiling.set_dataWidth(4);\n"
+                   "    tiling.set_tileRows(16);\n"
                    "    context->SetBlockDim(8);\n"
                    "    context->SetTilingKey(path);\n"
                    "    return ge::GRAPH_SUCCESS;\n"
@@ -309,7 +337,8 @@ static void test_an_operator_says_why_of_each_literal(void **state)
         struct gene *g = NULL;
         char err[256];
         size_t n = 0;
-        static const char *const genes[] = { "partNum", "blockDim", "TILE_LENGTH", NULL };
+        static const char *const genes[] = { "partNum", "blockDim", "set_tileRows", "TILE_LENGTH",
+                                             NULL };
 
         assert_int_equal(genes_scan(root, &g, &n, &literals, err, sizeof(err)), 0);
         /* HALF_PATH and FULL_PATH are keys only as the .cpp uses them */
@@ -320,6 +349,9 @@ static void test_an_operator_says_why_of_each_literal(void **state)
         expect_literal(&literals, "TILE_LENGTH", true, false, "tile size or factor");
         expect_literal(&literals, "partNum", true, false, "tile size or factor");
         expect_literal(&literals, "blockDim", true, false, "core count (SetBlockDim)");
+        /* and the genes found where the program hides its choices */
+        expect_literal(&literals, "set_tileRows", true, false, "setter argument");
+        expect_literal(&literals, "set_dataWidth", false, true, "dtype byte width");
         assert_string_equal(literal_named(&literals, "HALF_PATH")->file, "op_host/scale_tiling.h");
         assert_int_equal(literal_named(&literals, "HALF_PATH")->line, 3);
         assert_int_equal(literals.more, 0);
@@ -402,6 +434,7 @@ int main(void)
                 cmocka_unit_test(test_dtype_widths_are_no_genes),
                 cmocka_unit_test(test_selectors_are_no_genes),
                 cmocka_unit_test(test_real_knobs_stay),
+                cmocka_unit_test(test_hidden_genes_are_judged_too),
                 cmocka_unit_test_setup_teardown(test_an_operator_says_why_of_each_literal,
                                                 make_operator, remove_operator),
                 cmocka_unit_test_setup_teardown(test_candidates_that_changed_a_frozen_literal,
