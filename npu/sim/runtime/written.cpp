@@ -110,6 +110,17 @@ written_summary written_summarize(const uint64_t *bits, uint64_t elems, uint32_t
 	for (uint64_t k = 0; k < words; k++) {
 		uint64_t c = complete_elements(bits[k], esize);
 		uint64_t base = k * per_word, n = elems - base < per_word ? elems - base : per_word;
+		uint64_t lead = complete_elements(~0ULL, esize);
+		uint64_t all = n == per_word ? lead : lead & ((1ULL << (n * esize)) - 1);
+		// whole words written or not at once (base is a multiple of 8: per_word >= 8)
+		if (c == 0 && in_gap)
+			continue;
+		if (c == all && !in_gap) {
+			std::memset(&out[base / 8], 0xff, n / 8);
+			for (uint64_t i = base + n / 8 * 8; i < base + n; i++)
+				out[i / 8] |= (uint8_t)(1u << (i % 8));
+			continue;
+		}
 		for (uint64_t j = 0; j < n; j++) {
 			uint64_t i = base + j;
 			bool w = (c >> (j * esize)) & 1;
