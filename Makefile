@@ -66,7 +66,7 @@ BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c)
 # coverage instrumentation reaches exactly the code under test.
 FUZZERS          := config manifest request schema tokens tree_names
 FUZZ_config_SRCS := config/config.c common/schema.c common/log.c common/path.c common/text.c
-FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c common/schema.c common/log.c common/path.c common/text.c
+FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c npu/written.c common/schema.c common/log.c common/path.c common/text.c
 FUZZ_request_SRCS := daemon/control-request.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
 FUZZ_tokens_SRCS := cxx/tokens.c

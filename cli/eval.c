@@ -173,13 +173,22 @@ static void print_human(const json_t *result, const char *opdir)
                 printf("\n");
         }
         json_array_foreach(json_object_get(result, "correctness"), i, c)
-            printf("  vs reference, case %-12s %s  max_abs_err %.3g  max_rel_err %.3g  "
-                   "mismatches %.4f%%\n",
-                   json_string_value(json_object_get(c, "case")),
-                   json_is_true(json_object_get(c, "passed")) ? "pass" : "FAIL",
-                   json_number_value(json_object_get(c, "max_abs_err")),
-                   json_number_value(json_object_get(c, "max_rel_err")),
-                   100 * json_number_value(json_object_get(c, "mismatch_fraction")));
+        {
+                printf("  vs reference, case %-12s %s  max_abs_err %.3g  max_rel_err %.3g  "
+                       "mismatches %.4f%%",
+                       json_string_value(json_object_get(c, "case")),
+                       json_is_true(json_object_get(c, "passed")) ? "pass" : "FAIL",
+                       json_number_value(json_object_get(c, "max_abs_err")),
+                       json_number_value(json_object_get(c, "max_rel_err")),
+                       100 * json_number_value(json_object_get(c, "mismatch_fraction")));
+                if (json_object_get(c, "unwritten_elements"))
+                        printf("  never written %lld",
+                               (long long)json_integer_value(
+                                   json_object_get(c, "unwritten_elements")));
+                printf("\n");
+        }
+        json_array_foreach(json_object_get(result, "warnings"), i, c)
+            printf("  warning: %s\n", json_string_value(c));
         if (json_object_get(result, "outputs_sha256"))
                 printf("  outputs_sha256 %s\n",
                        json_string_value(json_object_get(result, "outputs_sha256")));

@@ -2,13 +2,15 @@
 /*
  * Data types and the output comparison that decides whether a candidate is
  * correct: the tolerance rule of docs/design.md, with NaN and Inf required at the same
- * positions.
+ * positions, and no element left unwritten that the reference writes
+ * (npu/written.c).
  */
 #include "inputs.h"
 
 #include "common/common.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,10 +234,16 @@ static const json_t *find_output(const json_t *c, const char *name)
         return NULL;
 }
 
-/* Compares one output tensor of one case; adds its verdict to the case's record. */
+/*
+ * Compares one output tensor of one case; adds its verdict to the case's
+ * record, and the elements the reference wrote and the candidate did not
+ * to *unwritten (their first, and a line saying so, to *why when it is
+ * still empty).
+ */
 static int compare_output(const struct npu_manifest *m, const struct npu_tensor *t,
                           const json_t *got_case, const json_t *want_case,
-                          struct npu_comparison *total, char *err, size_t err_size)
+                          struct npu_comparison *total, uint64_t *unwritten, char *why,
+                          size_t why_size, char *err, size_t err_size)
 {
         const char *case_name = json_string_value(json_object_get(got_case, "case"));
         const json_t *got = find_output(got_case, t->name), *want = find_output(want_case, t->name);
@@ -266,6 +274,23 @@ static int compare_output(const struct npu_manifest *m, const struct npu_tensor 
                 goto out;
         }
         npu_compare(t->dtype, a, b, a_len / esize, &m->tolerance[t->dtype], &c);
+        {
+                uint64_t missing = 0, first = 0;
+                r = npu_written_missing(got, want, &missing, &first);
+                if (r < 0) {
+                        snprintf(err, err_size,
+                                 "case %s: output %s: cannot read which elements were written: %s",
+                                 case_name, t->name, strerror(-r));
+                        goto out;
+                }
+                if (missing && !why[0])
+                        snprintf(why, why_size,
+                                 "case %s: %s: %" PRIu64 " of %zu elements never written by the "
+                                 "kernel (the reference writes them; the first at index %" PRIu64
+                                 "); GM is not zeroed on an NPU, so they would hold garbage there",
+                                 case_name, t->name, missing, a_len / esize, first);
+                *unwritten += missing;
+        }
         if (c.max_abs_err > total->max_abs_err)
                 total->max_abs_err = c.max_abs_err;
         if (c.max_rel_err > total->max_rel_err)
@@ -288,6 +313,7 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
         bool all_passed = true;
         size_t i;
         json_t *got_case;
+        char why[512] = "";
         int r = 0;
 
         if (!verdicts)
@@ -297,6 +323,8 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
                 const char *name = json_string_value(json_object_get(got_case, "case"));
                 const json_t *want_case = name ? find_case(reference, name) : NULL;
                 struct npu_comparison total = { .passed = true };
+                uint64_t unwritten = 0;
+                json_t *verdict;
 
                 if (!want_case) {
                         snprintf(err, err_size, "case %s has no reference result",
@@ -305,17 +333,26 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
                         goto out;
                 }
                 for (size_t t = 0; t < m->n_outputs; t++) {
-                        r = compare_output(m, &m->outputs[t], got_case, want_case, &total, err,
-                                           err_size);
+                        r = compare_output(m, &m->outputs[t], got_case, want_case, &total,
+                                           &unwritten, why, sizeof(why), err, err_size);
                         if (r < 0)
                                 goto out;
                 }
+                /* an element left unwritten fails whatever bytes it happens to hold */
+                if (unwritten)
+                        total.passed = false;
                 all_passed = all_passed && total.passed;
-                if (json_array_append_new(
-                        verdicts, json_pack("{s:s, s:f, s:f, s:f, s:b}", "case", name,
-                                            "max_abs_err", total.max_abs_err, "max_rel_err",
-                                            total.max_rel_err, "mismatch_fraction",
-                                            total.mismatch_fraction, "passed", total.passed)) < 0) {
+                verdict =
+                    json_pack("{s:s, s:f, s:f, s:f, s:b}", "case", name, "max_abs_err",
+                              total.max_abs_err, "max_rel_err", total.max_rel_err,
+                              "mismatch_fraction", total.mismatch_fraction, "passed", total.passed);
+                if (verdict && unwritten &&
+                    json_object_set_new(verdict, "unwritten_elements",
+                                        json_integer((json_int_t)unwritten)) < 0) {
+                        json_decref(verdict);
+                        verdict = NULL;
+                }
+                if (json_array_append_new(verdicts, verdict) < 0) {
                         r = format_error(err, err_size, -ENOMEM, "out of memory");
                         goto out;
                 }
@@ -325,8 +362,10 @@ int npu_compare_results(const struct npu_manifest *m, json_t *candidate, const j
                 json_object_set_new(candidate, "status", json_string("wrong_answer"));
                 if (json_object_set_new(candidate, "error",
                                         json_pack("{s:s, s:s}", "kind", "wrong_answer", "message",
-                                                  "outputs differ from the reference beyond the "
-                                                  "tolerance; see correctness")) < 0)
+                                                  why[0] ? why
+                                                         : "outputs differ from the reference "
+                                                           "beyond the tolerance; see "
+                                                           "correctness")) < 0)
                         r = format_error(err, err_size, -ENOMEM, "out of memory");
         }
 out:

@@ -529,7 +529,11 @@ static json_t *storable(const json_t *result)
         {
                 size_t j;
                 json_t *o;
-                json_array_foreach(json_object_get(c, "outputs"), j, o) json_object_del(o, "file");
+                json_array_foreach(json_object_get(c, "outputs"), j, o)
+                {
+                        json_object_del(o, "file");
+                        json_object_del(o, "written_file");
+                }
                 json_array_foreach(json_object_get(c, "inputs"), j, o) json_object_del(o, "file");
         }
         return copy;

@@ -2,7 +2,8 @@
 /*
  * The data around a run: the seeded inputs every backend sees
  * (npu/inputs.c), the output comparison that judges correctness
- * (npu/compare.c), and the bottleneck signature of a run's profile
+ * (npu/compare.c) with the output elements a kernel never wrote
+ * (npu/written.c), and the bottleneck signature of a run's profile
  * (npu/signature.c).
  * Part of npu/npu.h, which includes every one of these.
  */
@@ -89,6 +90,37 @@ float npu_bfloat16_to_float(uint16_t bits);
  */
 int npu_compare_results(const struct npu_manifest *manifest, json_t *candidate,
                         const json_t *reference, char *err, size_t err_size);
+
+/*
+ * What a result's output entry says of the elements the kernel wrote
+ * (npu/written.c; the simulator records it, docs/simulator.md): its
+ * "written_elements", the first index of its "unwritten" ranges, and the
+ * path of its one-bit-per-element "written_file" (NULL when none).
+ * -ENODATA when the entry does not say (another backend, an older result).
+ */
+struct npu_written {
+        bool known;
+        uint64_t elements; /* from the entry's shape */
+        uint64_t written;
+        uint64_t first_unwritten; /* when written < elements */
+        const char *bits_file;    /* borrowed from the entry */
+};
+int npu_written_read(const json_t *output, struct npu_written *ret);
+
+/*
+ * How many elements of an output the reference run wrote and the candidate
+ * did not, and the first of them: 0 when either entry does not say (the
+ * bytes alone judge it).  -errno when both left some elements alone and
+ * their bit files cannot be read.
+ */
+int npu_written_missing(const json_t *got_output, const json_t *want_output, uint64_t *ret_count,
+                        uint64_t *ret_first);
+
+/*
+ * Adds to result a "warnings" array with one line per output of an ok case
+ * that has elements the kernel never wrote (nothing when there are none).
+ */
+int npu_unwritten_warnings(json_t *result);
 
 /* ------------------------------------------------------------- signatures */
 

@@ -253,6 +253,7 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
         sha256_hex(bytes, hex);
         if (json_array_size(e->cases) && strcmp(status, "ok") == 0)
                 json_object_set_new(result, "outputs_sha256", json_string(hex));
+
         /* output files die with a temporary work dir: do not point at them */
         if (e->work_dir_is_temporary && !e->options.keep_work_dir)
                 json_array_foreach(e->cases, i, c)
@@ -260,9 +261,15 @@ void sim_run_finish(struct npu_sim_run *e, const char *status, json_t *error)
                         size_t j;
                         json_t *o;
                         json_array_foreach(json_object_get(c, "outputs"), j, o)
-                            json_object_del(o, "file");
+                        {
+                                json_object_del(o, "file");
+                                json_object_del(o, "written_file");
+                        }
                 }
         json_object_set(result, "cases", e->cases);
+        /* elements no path of the kernel wrote: on an NPU they hold garbage */
+        if (strcmp(status, "ok") == 0 && npu_unwritten_warnings(result) < 0)
+                log_error("%s: out of memory listing the unwritten outputs", e->manifest->name);
         if (!e->work_dir_is_temporary || e->options.keep_work_dir)
                 json_object_set_new(result, "work_dir", json_string(e->work_dir));
 
@@ -501,18 +508,23 @@ static json_t *read_case_result(struct npu_sim_run *e)
         outputs = json_object_get(r, "outputs");
         json_array_foreach(outputs, i, o)
         {
-                const char *f = json_string_value(json_object_get(o, "file"));
-                if (!f)
-                        continue;
-                if (!f[0] || strchr(f, '/') || strcmp(f, ".") == 0 || strcmp(f, "..") == 0 ||
-                    format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
-                                f) < 0) {
-                        json_object_del(o, "file");
-                        continue;
+                /* the output's bytes, and the bits of the elements it wrote when it left some */
+                static const char *const keys[] = { "file", "written_file" };
+                for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+                        const char *f = json_string_value(json_object_get(o, keys[k]));
+                        if (!f)
+                                continue;
+                        if (!f[0] || strchr(f, '/') || strcmp(f, ".") == 0 ||
+                            strcmp(f, "..") == 0 ||
+                            format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir,
+                                        e->next_case, f) < 0) {
+                                json_object_del(o, keys[k]);
+                                continue;
+                        }
+                        json_object_set_new(o, keys[k], json_string(file));
+                        if (k == 0 && file_sha256(file, hex) == 0)
+                                json_object_set_new(o, "sha256", json_string(hex));
                 }
-                json_object_set_new(o, "file", json_string(file));
-                if (file_sha256(file, hex) == 0)
-                        json_object_set_new(o, "sha256", json_string(hex));
         }
         return r;
 }

@@ -3,8 +3,9 @@
  * Tests of the memoizing evaluator on the real simulator with the Add
  * operator of tests/ops: a baseline kept as reference, a memo hit that
  * compiles nothing, a correct variant judged against the reference, a wrong
- * kernel caught, a compile error remembered, and identities that change
- * with the platform.
+ * kernel caught, a compile error remembered, an output never written caught
+ * although its bytes match (tests/ops/ok/threshold_mask), and identities
+ * that change with the platform.
  *
  * expensive: evaluates operators on the simulator
  */
@@ -333,6 +334,73 @@ static void test_slow_memo_answers_only_its_limit(void **state)
         json_decref(slow_again);
 }
 
+/*
+ * tests/ops/ok/threshold_mask answers all false on the default inputs, so
+ * a tiling program whose keys the kernel does not know (it dispatches
+ * nothing) matches the baseline byte for byte on the simulator's zeroed
+ * GM: it is a wrong answer all the same, and stays one from the memo.
+ */
+static void test_unwritten_output_is_wrong(void **state)
+{
+        struct npu_manifest *mask = NULL;
+        char path[512], err[1024], *host, *at;
+        json_t *baseline, *runs[2] = { NULL, NULL };
+        struct npu_request req = { .seed = 5 };
+        struct npu_override no_branch = { "op_host/threshold_mask.cpp", NULL };
+        struct outcome o = { 0 };
+
+        snprintf(path, sizeof(path), "%s/tests/ops/ok/threshold_mask",
+                 getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".");
+        if (npu_manifest_load(path, &mask, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        mask->n_cases = 1; /* the ragged case */
+        snprintf(path, sizeof(path), "%s/op_host/threshold_mask.cpp", mask->dir);
+        host = slurp(path);
+        at = strstr(host, "TILING_KEY_ONE_TILE = 1;");
+        assert_non_null(at);
+        at[strlen("TILING_KEY_ONE_TILE = ")] = '8';
+        no_branch.text = host;
+
+        req.manifest = mask;
+        req.keep_outputs = true;
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+        while (!o.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        baseline = o.result;
+        if (strcmp(status_of(baseline), "ok") != 0)
+                fail_msg("baseline: %s", json_dumps(baseline, 0));
+
+        req.keep_outputs = false;
+        req.reference = baseline;
+        req.overrides = &no_branch;
+        req.n_overrides = 1;
+        for (int i = 0; i < 2; i++) {
+                memset(&o, 0, sizeof(o));
+                assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &o, NULL), 0);
+                while (!o.done)
+                        event_base_loop(fx->base, EVLOOP_ONCE);
+                runs[i] = o.result;
+                /* measured once, then served from the memo with its verdict */
+                assert_true(o.memo_hit == (i == 1));
+                assert_string_equal(status_of(o.result), "wrong_answer");
+                assert_non_null(
+                    strstr(json_string_value(
+                               json_object_get(json_object_get(o.result, "error"), "message")),
+                           "case ragged: y: 3003 of 3003 elements never written by the kernel (the "
+                           "reference writes them; the first at index 0)"));
+        }
+        assert_true(json_number_value(
+                        json_object_get(json_array_get(json_object_get(runs[0], "correctness"), 0),
+                                        "mismatch_fraction")) == 0);
+
+        rm_rf(json_string_value(json_object_get(baseline, "scratch_dir")));
+        json_decref(baseline);
+        json_decref(runs[0]);
+        json_decref(runs[1]);
+        free(host);
+        npu_manifest_free(mask);
+}
+
 static void test_identity_depends_on_files_and_platform(void **state)
 {
         struct npu_request req = { .manifest = fx->manifest };
@@ -369,6 +437,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_precompiled_prelude, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_memo_answers_only_its_limit, setup,
                                                 teardown),
+                cmocka_unit_test_setup_teardown(test_unwritten_output_is_wrong, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_identity_depends_on_files_and_platform, setup,
                                                 teardown),
         };

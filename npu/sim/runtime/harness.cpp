@@ -99,6 +99,7 @@ struct tensor_inst {
 	bool ref = false;      /* an output that is an input's buffer, updated in place */
 	bool have_range = false;
 	double lo = 0, hi = 0;
+	written_summary written; /* an output's written elements, after the launch */
 };
 
 struct io_param {
@@ -149,6 +150,7 @@ json_t *tensor_list_json(const std::vector<tensor_inst> &v, bool with_files)
 		json_object_set_new(o, "shape", s);
 		if (with_files)
 			json_object_set_new(o, "file", json_string(t.file.c_str()));
+		written_json(o, t.written);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -407,6 +409,7 @@ uint8_t *gm_alloc(uint64_t bytes, const std::string &name)
 	r.data_end = r.begin + bytes;
 	r.end = r.begin + alloc;
 	r.name = strdup(name.c_str());
+	r.written = nullptr;
 	regions.reserve(256);
 	if (regions.size() == regions.capacity())
 		finish_error("infra_error", "infra_error", "", 0, "too many GM allocations");
@@ -1419,10 +1422,23 @@ int harness_main(int argc, char **argv)
 		std::exit(0); /* not _exit: gcov's counts are written at exit */
 	}
 
-	// Outputs, workspace, and the argument vector.
+	// Outputs, workspace, and the argument vector.  An output that is not a
+	// ref tracks which of its bytes the kernel writes; one the OpDef gives an
+	// InitValue is filled by the framework before the launch, so all of it is
+	// written (the simulator's GM starts zeroed, which is the common value).
 	for (auto &to : R.outputs) {
-		if (!to.ref)
+		if (!to.ref) {
 			to.gm = gm_alloc(to.bytes, to.index >= 0 ? strprintf("%s[%d]", to.name.c_str(), to.index) : to.name);
+			gm_region &reg = regions.back();
+			reg.written = written_bitmap_new(to.bytes);
+			if (!reg.written)
+				finish_error("infra_error", "infra_error", "", 0,
+					     strprintf("cannot map the written-bytes bitmap of output %s", to.name.c_str()));
+			if (def)
+				for (auto &d : def->outputs_)
+					if (d.name_ == to.name && d.init_value_)
+						gm_mark_all_written(&reg);
+		}
 		to.file = to.index >= 0 ? strprintf("out_%s_%d.bin", to.name.c_str(), to.index) : "out_" + to.name + ".bin";
 	}
 	uint8_t *ws_gm = gm_alloc(ws, "workspace");
@@ -1453,8 +1469,14 @@ int harness_main(int argc, char **argv)
 
 	launch_kernel(R.block_dim, g_platform.infos.aiv_cores, args.data());
 
-	for (auto &to : R.outputs)
+	for (auto &to : R.outputs) {
 		dump_file(R.out_dir + "/" + to.file, to.gm, to.bytes);
+		const gm_region *reg = to.ref ? nullptr : gm_find(to.gm);
+		if (reg && reg->written)
+			to.written = written_summarize(reg->written, to.elems, dtype_size(to.dtype), R.out_dir,
+						       to.index >= 0 ? strprintf("written_%s_%d.bits", to.name.c_str(), to.index)
+								     : "written_" + to.name + ".bits");
+	}
 	R.outputs_dumped = true;
 	write_result("ok", nullptr, nullptr, 0, "");
 	std::fflush(stdout);

@@ -112,6 +112,28 @@ void timing_set_jitter(double pct, uint64_t seed, uint32_t samples);
 // Stops the launch with status "slow" once its simulated time passes us (0: never).
 void timing_set_slow_limit(double us);
 
+// Which output bytes the kernel wrote (written.cpp).  A bitmap of one bit
+// per byte of `bytes`, zeroed, or nullptr when it cannot be mapped.
+uint64_t *written_bitmap_new(uint64_t bytes);
+// The framework fills an output before the launch (the OpDef's InitValue).
+void gm_mark_all_written(const gm_region *r);
+// One output after the launch: how many of its elements of `esize` bytes
+// were written whole, the first unwritten [begin, end) element ranges and
+// their number, and, when some are unwritten, `file` in `dir` holding one
+// bit per element (LSB first), set when written.
+struct written_summary {
+	bool tracked = false;
+	uint64_t written = 0;
+	std::vector<std::pair<uint64_t, uint64_t>> ranges;
+	uint64_t range_count = 0;
+	std::string file;
+};
+written_summary written_summarize(const uint64_t *bits, uint64_t elems, uint32_t esize, const std::string &dir,
+				  const std::string &file);
+// Adds written_elements, and for an incomplete output unwritten,
+// unwritten_ranges and written_file, to its entry in the result.
+void written_json(json_t *o, const written_summary &s);
+
 uint8_t hard_event_for(uint8_t src_pipe, uint8_t dst_pipe);
 const char *pipe_name(uint8_t p);
 std::string strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

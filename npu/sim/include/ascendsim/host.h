@@ -877,7 +877,9 @@ enum Option { IGNORE = 0, OPTIONAL = 1, REQUIRED = 2, DYNAMIC = 3, VIRTUAL = 4 }
 enum class DependScope { ALL = 0, TILING = 1, INVALID_SCOPE };
 enum class FollowType { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3, INVALID_TYPE };
 
-// An output's initial value per dtype (InitValue); outputs start zeroed in the simulator.
+// An output's initial value per dtype (InitValue): the framework fills the
+// output before the launch, so the simulator counts all of it as written
+// (its GM starts zeroed; a value other than 0 is not applied).
 enum class ScalarType { UINT64 = 0, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT32, FLOAT16, INVALID_DTYPE };
 struct ScalarVar {
 	ScalarType scalar_type = ScalarType::INVALID_DTYPE;
@@ -905,9 +907,9 @@ public:
 	OpParamDef &To(const char *) { return *this; }
 	OpParamDef &Follow(const char *) { return *this; }
 	OpParamDef &Follow(const char *, FollowType) { return *this; }
-	OpParamDef &InitValue(uint64_t) { return *this; }
-	OpParamDef &InitValue(const ScalarVar &) { return *this; }
-	OpParamDef &InitValue(const std::vector<ScalarVar> &) { return *this; }
+	OpParamDef &InitValue(uint64_t) { return init_value_ = true, *this; }
+	OpParamDef &InitValue(const ScalarVar &) { return init_value_ = true, *this; }
+	OpParamDef &InitValue(const std::vector<ScalarVar> &) { return init_value_ = true, *this; }
 	OpParamDef &OutputShapeDependOnCompute() { return *this; }
 	OpParamDef &Comment(const char *) { return *this; }
 
@@ -915,6 +917,7 @@ public:
 	Option param_type_ = REQUIRED;
 	std::vector<ge::DataType> dtypes_;
 	std::vector<ge::Format> formats_;
+	bool init_value_ = false; /* InitValue was given */
 };
 
 enum attr_kind { ATTR_INT, ATTR_FLOAT, ATTR_BOOL, ATTR_STRING, ATTR_LIST_INT, ATTR_LIST_FLOAT, ATTR_LIST_BOOL, ATTR_NONE };

@@ -61,10 +61,13 @@ struct DataCopyPadParams {
 
 namespace ascendsim {
 
-// Write `bytes` from UB to GM, honouring the core's atomic mode.
-template <class T> ASCENDSIM_NOCOV inline void gm_store(T *gm, const T *ub, uint64_t bytes, srcloc loc)
+// Write `bytes` from UB to GM inside region `r`, honouring the core's atomic
+// mode.  An atomic accumulation writes its bytes as a plain store does.
+template <class T>
+ASCENDSIM_NOCOV inline void gm_store(const gm_region *r, T *gm, const T *ub, uint64_t bytes, srcloc loc)
 {
 	core_state *c = g_core;
+	gm_mark_written(r, gm, bytes);
 	if (__builtin_expect(c->atomic_op == 0, 1)) {
 		std::memcpy(gm, ub, bytes);
 		return;
@@ -170,7 +173,7 @@ ASCENDSIM_NOCOV inline void DataCopy(const GlobalTensor<T> &dst, const LocalTens
 	r.cache_mode = dst.cache_mode_;
 	r.src[0] = ascendsim::span_of(src, n);
 	ascendsim::issue(r);
-	ascendsim::gm_store(dst.addr_, src.data_, bytes, loc);
+	ascendsim::gm_store(dst.region_, dst.addr_, src.data_, bytes, loc);
 }
 
 template <class T>
@@ -255,8 +258,8 @@ ASCENDSIM_NOCOV inline void DataCopy(const GlobalTensor<T> &dst, const LocalTens
 	r.src[0] = ascendsim::span_of(src, src_span / sizeof(T));
 	ascendsim::issue(r);
 	for (uint32_t i = 0; i < p.blockCount; i++)
-		ascendsim::gm_store((T *)((uint8_t *)dst.addr_ + i * dst_pitch), (const T *)((const uint8_t *)src.data_ + i * src_pitch),
-				    row, loc);
+		ascendsim::gm_store(dst.region_, (T *)((uint8_t *)dst.addr_ + i * dst_pitch),
+				    (const T *)((const uint8_t *)src.data_ + i * src_pitch), row, loc);
 }
 
 template <class T>
@@ -376,8 +379,8 @@ ASCENDSIM_NOCOV inline void copy_pad_out(const AscendC::GlobalTensor<T> &dst, co
 	r.src[0] = span_of(src, src_span / sizeof(T));
 	issue(r);
 	for (uint32_t i = 0; i < blockCount; i++)
-		gm_store((T *)((uint8_t *)dst.addr_ + i * dst_pitch), (const T *)((const uint8_t *)src.data_ + i * src_pitch),
-			 blockLen, loc);
+		gm_store(dst.region_, (T *)((uint8_t *)dst.addr_ + i * dst_pitch),
+			 (const T *)((const uint8_t *)src.data_ + i * src_pitch), blockLen, loc);
 }
 
 } // namespace ascendsim
@@ -439,6 +442,7 @@ ASCENDSIM_NOCOV inline void InitGlobalMemory(GlobalTensor<T> &gmWorkspaceAddr, c
 	r.gm_pitch = r.bytes;
 	r.cache_mode = gmWorkspaceAddr.cache_mode_;
 	ascendsim::issue(r);
+	ascendsim::gm_mark_written(gmWorkspaceAddr.region_, gmWorkspaceAddr.addr_, size * sizeof(T));
 	for (uint64_t i = 0; i < size; i++)
 		std::memcpy(gmWorkspaceAddr.addr_ + i, &value, sizeof(T));
 }

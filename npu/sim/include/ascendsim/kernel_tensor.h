@@ -173,12 +173,16 @@ public:
 	ASCENDSIM_NOCOV void SetValue(const uint64_t offset, const T value, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(offset, true, "GlobalTensor::SetValue", loc);
+		ascendsim::gm_mark_written(region_, addr_ + offset, sizeof(T));
 		std::memcpy(addr_ + offset, &value, sizeof(T));
 	}
 
+	// A reference the kernel may read or write through: counted as a scalar
+	// read, and its element as written (the shim cannot tell which).
 	ASCENDSIM_NOCOV T &operator()(const uint64_t offset, ascendsim::srcloc loc = {}) const
 	{
 		scalar_access(offset, false, "GlobalTensor::operator()", loc);
+		ascendsim::gm_mark_written(region_, addr_ + offset, sizeof(T));
 		return addr_[offset];
 	}
 

@@ -182,10 +182,30 @@ struct gm_region {
 	uint8_t *data_end; /* end of the tensor's own bytes */
 	uint8_t *end;      /* end of the allocation */
 	const char *name;
+	/* An output's written bytes, one bit per byte of [begin, data_end)
+	 * (bit i of word i / 64); nullptr for every other region and for ref
+	 * outputs, whose unwritten bytes keep their input's values. */
+	uint64_t *written;
 };
 const gm_region *gm_find(const void *p);
 void gm_check_slow(const gm_region *r, const void *view, uint64_t view_bytes, const void *addr, uint64_t bytes,
 		   const char *api, srcloc loc);
+
+// The kernel wrote `bytes` of GM at `addr` inside region `r` (written.cpp).
+// Simulated GM starts zeroed but an NPU's does not: an output element no
+// path wrote holds whatever was there before, so the result says which
+// output elements were written.  Every GM write the shim performs records
+// itself here: UB -> GM copies (DataCopy, DataCopyPad, with or without an
+// atomic mode), InitGlobalMemory, GlobalTensor::SetValue and
+// GlobalTensor::operator() (a reference that may be written).  A kernel
+// that stores through a raw __gm__ pointer bypasses the shim and is not
+// seen: its output reads as unwritten.
+void gm_mark_written_slow(const gm_region *r, const void *addr, uint64_t bytes);
+ASCENDSIM_NOCOV inline void gm_mark_written(const gm_region *r, const void *addr, uint64_t bytes)
+{
+	if (r && r->written)
+		gm_mark_written_slow(r, addr, bytes);
+}
 
 // Check a GM access of `bytes` at `addr` through a GlobalTensor whose
 // SetGlobalBuffer view starts at `view` and spans `view_bytes`.
