@@ -326,16 +326,23 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
 {
         double base = a->s.baseline.latency_us, roof = a->s.baseline.roofline_us;
         int failures = measured_failures(&a->s);
+        size_t frozen = 0, checked = 0;
         char group[64];
 
+        /* from the evaluated candidates' texts in the store, not the search's genomes;
+         * -1: the record lists no literals to check against */
+        if (!a->nothing_to_search &&
+            (!a->record || episode_frozen_changes(a->store, a->record, op, &frozen, &checked) < 0))
+                frozen = checked = (size_t)-1;
         op_group(op, level, group, sizeof(group));
         return packed(json_pack(
-            "{s:s, s:s, s:i, s:s, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f}", "arm", a->name,
-            "operator", op, "level", level, "group", group, "seed", seed, "speedup", speedup,
-            "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
+            "{s:s, s:s, s:i, s:s, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f, s:I, s:I}", "arm",
+            a->name, "operator", op, "level", level, "group", group, "seed", seed, "speedup",
+            speedup, "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
             roof > 0 && base > 0 ? roof * speedup / base : 0.0, "evals_to_95",
             evals_to_95(&a->s, speedup), "nothing_to_search", a->nothing_to_search, "evaluations",
-            (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds));
+            (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds,
+            "frozen_changed", (json_int_t)frozen, "frozen_checked", (json_int_t)checked));
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
@@ -911,16 +918,36 @@ int main(void)
         for (size_t a = 0; a < n_arms; a++) {
                 struct arm *x = &arms[a];
                 double gm = x->runs ? exp(x->log_speedup_sum / x->runs) : 0;
+                json_int_t frozen = 0, checked = 0, unknown = 0;
+                const json_t *run;
+                size_t r;
+                json_array_foreach(runs, r, run)
+                {
+                        json_int_t f = json_integer_value(json_object_get(run, "frozen_changed"));
+                        if (strcmp(json_string_value(json_object_get(run, "arm")) ?: "", x->name))
+                                continue;
+                        if (!json_object_get(run, "frozen_changed") || f < 0) {
+                                unknown++;
+                                continue;
+                        }
+                        frozen += f;
+                        checked += json_integer_value(json_object_get(run, "frozen_checked"));
+                }
                 printf("  %-14s geo-mean speedup %.3fx over %d episodes; failures %.1f%% of %d "
-                       "evaluations; %.2f s per evaluation\n",
+                       "evaluations; %.2f s per evaluation; %lld of %lld evaluated candidates "
+                       "changed a frozen constant%s\n",
                        x->name, gm, x->runs,
                        x->evaluations ? 100.0 * x->failures / x->evaluations : 0, x->evaluations,
-                       x->evaluations ? x->seconds / x->evaluations : 0);
+                       x->evaluations ? x->seconds / x->evaluations : 0, (long long)frozen,
+                       (long long)checked, unknown ? " (some episodes list no literals)" : "");
                 json_object_set_new(
                     arms_json, x->name,
-                    packed(json_pack("{s:f, s:i, s:i, s:f}", "geomean_speedup", gm, "episodes",
-                                     x->runs, "evaluations", x->evaluations, "failure_rate",
-                                     x->evaluations ? (double)x->failures / x->evaluations : 0.0)));
+                    packed(json_pack("{s:f, s:i, s:i, s:f, s:I, s:I, s:I}", "geomean_speedup", gm,
+                                     "episodes", x->runs, "evaluations", x->evaluations,
+                                     "failure_rate",
+                                     x->evaluations ? (double)x->failures / x->evaluations : 0.0,
+                                     "frozen_changed", frozen, "frozen_checked", checked,
+                                     "frozen_unknown", unknown)));
         }
         snprintf(out_path, sizeof(out_path), "%s.md", out);
         md = fopen(out_path, "we");
