@@ -457,6 +457,61 @@ static void test_no_improvement(void **state)
         json_decref(record);
 }
 
+/* The dtypes every new best was held to (issue #26), in Markdown and JSON. */
+static void test_dtypes(void **state)
+{
+        json_t *record = load_record(), *doc, *d, *row;
+        struct report report = { 0 };
+
+        /* a record from before the dtype gate says only the manifest's were checked */
+        render(NULL, record, &context, &report);
+        assert_contains(report.markdown, "- Dtypes: only the manifest's were checked");
+        doc = json_loads(report.json, 0, NULL);
+        assert_true(json_is_null(json_object_get(doc, "dtypes")));
+        json_decref(doc);
+        report_free(&report);
+
+        json_object_set_new(
+            record, "dtypes",
+            json_pack("{s:s, s:[s, s], s:[{s:s, s:s}], s:[{s:s, s:s, s:s}]}", "manifest",
+                      "x:float32 y:float32", "checked", "x:float16 y:float16", "x:int32 y:int32",
+                      "not_checkable", "dtypes", "x:ge::DataType(29) y:ge::DataType(29)", "why",
+                      "the simulator has no dtype ge::DataType(29) (input of the OpDef's x)",
+                      "baseline_fails", "dtypes", "x:bfloat16 y:bfloat16", "status", "wrong_answer",
+                      "message", "outputs differ"));
+        json_object_set_new(json_object_get(record, "failures"), "dtype_regression",
+                            json_integer(2));
+        row = json_array_get(json_object_get(record, "trajectory"), 3);
+        json_object_set_new(row, "status", json_string("dtype_regression"));
+        json_object_set_new(row, "dtype_regression",
+                            json_pack("{s:s, s:s, s:s}", "dtypes", "x:int32 y:int32", "status",
+                                      "ub_overflow", "message", "InitBuffer past the UB"));
+        render(NULL, record, &context, &report);
+        assert_contains(report.markdown,
+                        "- Dtypes checked: x:float32 y:float32 (the manifest's cases); every new "
+                        "best also passed x:float16 y:float16 and x:int32 y:int32 on the small "
+                        "cases, against the original's outputs on the same seeded inputs.\n");
+        assert_contains(report.markdown, "- Dtypes the original fails itself, so not held against "
+                                         "the candidates: x:bfloat16 y:bfloat16 (wrong\\_answer).");
+        assert_contains(report.markdown,
+                        "- Dtypes the OpDef registers that could not be checked: "
+                        "x:ge::DataType(29) y:ge::DataType(29): the simulator has no dtype "
+                        "ge::DataType(29) (input of the OpDef's x).");
+        assert_contains(report.markdown, "- Candidates rejected for breaking a dtype the original "
+                                         "passes: 2 (x:int32 y:int32).");
+        doc = json_loads(report.json, 0, NULL);
+        d = json_object_get(doc, "dtypes");
+        assert_string_equal(json_string_value(json_object_get(d, "manifest")),
+                            "x:float32 y:float32");
+        assert_int_equal(json_array_size(json_object_get(d, "checked")), 2);
+        assert_int_equal(json_array_size(json_object_get(d, "not_checkable")), 1);
+        assert_int_equal(json_array_size(json_object_get(d, "baseline_fails")), 1);
+        assert_int_equal(json_integer_value(json_object_get(d, "rejected")), 2);
+        json_decref(doc);
+        report_free(&report);
+        json_decref(record);
+}
+
 static void test_zero_evaluations(void **state)
 {
         json_t *record = load_record();
@@ -668,6 +723,7 @@ int main(void)
                 cmocka_unit_test(test_long_or_multiline_names_keep_one_short_subject),
                 cmocka_unit_test(test_no_improvement),
                 cmocka_unit_test(test_zero_evaluations),
+                cmocka_unit_test(test_dtypes),
                 cmocka_unit_test(test_no_baseline_is_einval),
                 cmocka_unit_test(test_summary_reads_the_record),
                 cmocka_unit_test_setup_teardown(test_with_store, setup_dir, teardown_dir),
