@@ -3,8 +3,10 @@
  * The ascend backend's entry (npu/backend.h): its identity context (the
  * SoC, the CANN toolkit's version files, the launch counts), and its
  * start: the seeded inputs of every case written as files, which the
- * aclnn harness reads, then one build of the candidate and a measured run
- * of each case on the leased device (npu/ascend.c).
+ * aclnn harness reads (a case that runs on its example's inputs reads the
+ * copies the evaluator made, as the sim does), then one build of the
+ * candidate and a measured run of each case on the leased device
+ * (npu/ascend.c).
  */
 #include "backend.h"
 #include "evaluator.h"
@@ -117,7 +119,8 @@ struct ascend_job {
         atomic_bool inputs_cancelled;
         int inputs_fd;
         struct event *inputs_event;
-        json_t **input_lists; /* per run, written by the thread */
+        json_t **input_lists;  /* per run, written by the thread */
+        json_t *example_files; /* {case: {input: [paths]}}: the example inputs' copies */
         int inputs_r;
         char inputs_err[1024];
 };
@@ -135,6 +138,7 @@ static void job_free(struct ascend_job *ev)
         for (size_t i = 0; ev->input_lists && i < ev->n_runs; i++)
                 json_decref(ev->input_lists[i]);
         free(ev->input_lists);
+        json_decref(ev->example_files);
         json_decref(ev->case_inputs);
         free(ev->runs);
         free(ev->input_files);
@@ -189,6 +193,49 @@ static void ascend_failed(struct ascend_job *ev, const char *fmt, ...)
 }
 
 /*
+ * The records [{name, dtype, shape, file}] of a case that runs on its
+ * example's inputs (files: {input: [paths]}), in the order
+ * npu_inputs_write gives them; nothing is generated.
+ */
+static int example_inputs(const struct npu_manifest *m, size_t case_index, const json_t *files,
+                          json_t **ret, char *err, size_t err_size)
+{
+        const struct npu_case *c = &m->cases[case_index];
+        json_t *list = json_array();
+
+        if (!list)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_inputs; i++) {
+                const struct npu_tensor *t = &m->inputs[i];
+                const json_t *shape = json_object_get(c->shapes, t->name);
+                const json_t *paths = json_object_get(files, t->name);
+                size_t n = t->is_list ? json_array_size(shape) : 1;
+
+                if (json_is_null(shape))
+                        continue; /* absent */
+                if (json_array_size(paths) != n) {
+                        json_decref(list);
+                        return format_error(err, err_size, -EINVAL,
+                                            "case %s: the example gives %zu files for input %s, "
+                                            "which has %zu tensors",
+                                            c->name, json_array_size(paths), t->name, n);
+                }
+                for (size_t j = 0; j < n; j++) {
+                        json_t *entry = json_pack("{s:s, s:s, s:O, s:O}", "name", t->name, "dtype",
+                                                  npu_dtype_name(t->dtype), "shape",
+                                                  t->is_list ? json_array_get(shape, j) : shape,
+                                                  "file", json_array_get(paths, j));
+                        if (!entry || json_array_append_new(list, entry) < 0) {
+                                json_decref(list);
+                                return -ENOMEM;
+                        }
+                }
+        }
+        *ret = list;
+        return 0;
+}
+
+/*
  * The inputs of every case, written by a worker thread: a bench case's
  * tensors run to hundreds of MB, far beyond what the loop may spend.  The
  * thread touches only its own files and JSON, and the manifest nobody
@@ -208,6 +255,13 @@ static void *write_inputs(void *arg)
                         ev->inputs_r = -ECANCELED;
                         snprintf(ev->inputs_err, sizeof(ev->inputs_err), "cancelled");
                         break;
+                }
+                const json_t *example =
+                    json_object_get(ev->example_files, ev->manifest->cases[k].name);
+                if (example) {
+                        ev->inputs_r = example_inputs(ev->manifest, k, example, &ev->input_lists[i],
+                                                      ev->inputs_err, sizeof(ev->inputs_err));
+                        continue;
                 }
                 ev->inputs_r = format_path(dir, sizeof(dir), "%s/inputs/case_%zu", ev->dir, k);
                 if (ev->inputs_r == 0)
@@ -327,7 +381,10 @@ static int start_ascend(const struct npu_backend_candidate *c, npu_backend_done_
         ev->runs = calloc(m->n_cases, sizeof(*ev->runs));
         ev->input_files = calloc(m->n_cases * (m->n_inputs + 1), sizeof(*ev->input_files));
         ev->input_lists = calloc(m->n_cases, sizeof(*ev->input_lists));
-        if (!ev->case_inputs || !ev->runs || !ev->input_files || !ev->input_lists) {
+        /* the thread's own copy: nothing on the loop touches it meanwhile */
+        ev->example_files = c->input_files ? json_deep_copy(c->input_files) : NULL;
+        if (!ev->case_inputs || !ev->runs || !ev->input_files || !ev->input_lists ||
+            (c->input_files && !ev->example_files)) {
                 r = -ENOMEM;
                 goto fail;
         }

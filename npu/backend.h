@@ -53,6 +53,12 @@ struct npu_backend_candidate {
         const struct npu_op_layout *layout;  /* the same */
         const char *dir;                     /* the candidate's scratch directory */
         const char *work_dir;                /* the backend's, below dir */
+        /*
+         * The cases that run on their example's inputs instead of seeded
+         * ones (npu/golden.h): {case: {input: [path, one per list element]}},
+         * copies below work_dir the backend may read; NULL: none.
+         */
+        const json_t *input_files;
 };
 
 /*

@@ -8,6 +8,7 @@
  */
 #include "evaluator.h"
 #include "backend.h"
+#include "evaluator-internal.h"
 #include "inputs.h"
 
 #include "store/store.h"
@@ -37,6 +38,7 @@ struct npu_evaluator {
         char *toolkit;        /* ascend: the configured toolkit, or NULL */
         char *third_lib_path; /* ascend: build.sh --third_lib_path, or NULL */
         char context[SHA256_HEX_SIZE];
+        struct npu_examples *examples; /* the example inputs, prepared once per operator */
         unsigned long long counter;
         unsigned long long runs; /* candidates handed to the backend */
 };
@@ -51,6 +53,7 @@ struct candidate_file {
         char *text;
         size_t len;
         bool shared;
+        bool golden; /* the Python a golden runs: where the example inputs come from */
 };
 
 struct candidate {
@@ -77,6 +80,12 @@ struct npu_job {
         struct event *later;
         void *run;     /* the backend's build and run in flight; NULL on a memo hit and once done */
         bool coverage; /* run is a struct npu_sim_coverage (npu_host_coverage) */
+        /* the request, kept while it waits for the example inputs (no overrides: c has them) */
+        struct npu_request request;
+        struct candidate *pending;     /* the candidate's files meanwhile */
+        struct npu_example_wait *wait; /* the wait for the example inputs, or NULL */
+        json_t *input_files;           /* the copies of the example inputs the backend reads */
+        char why[1024];                /* the reason of a failure delivered from the loop */
 };
 
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
@@ -153,6 +162,17 @@ int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *p
         r = backend->context(e->paths, &e->options, e->context, err, err_size);
         if (r < 0)
                 goto fail;
+        {
+                const struct npu_examples_options examples = {
+                        .base = options->base,
+                        .runner = runner,
+                        .scratch_dir = e->scratch_dir,
+                        .sandbox = options->sandbox,
+                };
+                r = npu_examples_new(&examples, &e->examples);
+                if (r < 0)
+                        goto fail;
+        }
         *ret_evaluator = e;
         return 0;
 fail:
@@ -164,6 +184,7 @@ struct npu_evaluator *npu_evaluator_free(struct npu_evaluator *e)
 {
         if (!e)
                 return NULL;
+        npu_examples_free(e->examples);
         free(e->scratch_dir);
         free(e->cache_dir);
         free(e->platform);
@@ -265,16 +286,18 @@ static int add_base_files(struct candidate *c, const char *root, const char *sub
         return r;
 }
 
-/* Adds root/path unless the candidate has it already. */
-static int add_one_file(struct candidate *c, const char *root, const char *path)
+/* Adds root/path, a golden's Python, unless the candidate has it already. */
+static int add_golden_file(struct candidate *c, const char *root, const char *path)
 {
         struct candidate_file *f = &c->files[c->n];
         char full[PATH_MAX];
         int r;
 
         for (size_t i = 0; i < c->n; i++)
-                if (strcmp(c->files[i].path, path) == 0)
+                if (strcmp(c->files[i].path, path) == 0) {
+                        c->files[i].golden = true;
                         return 0;
+                }
         if (c->n == MAX_FILES)
                 return -E2BIG;
         r = format_path(full, sizeof(full), "%s/%s", root, path);
@@ -282,8 +305,10 @@ static int add_one_file(struct candidate *c, const char *root, const char *path)
                 r = format_path(f->path, sizeof(f->path), "%s", path);
         if (r == 0)
                 r = read_text_file(full, FILE_MAX_BYTES, &f->text, &f->len);
-        if (r == 0)
+        if (r == 0) {
+                f->golden = true;
                 c->n++;
+        }
         return r;
 }
 
@@ -308,7 +333,7 @@ static int add_golden_files(struct candidate *c, const struct npu_manifest *m)
 
                 if (colon) {
                         snprintf(path, sizeof(path), "%.*s", (int)(colon - function), function);
-                        r = add_one_file(c, m->dir, path);
+                        r = add_golden_file(c, m->dir, path);
                         continue;
                 }
                 if (!example || format_path(dir, sizeof(dir), "%s/%s", m->dir, example) < 0)
@@ -319,7 +344,7 @@ static int add_golden_files(struct candidate *c, const struct npu_manifest *m)
                         if (e->d_name[0] == '.' || len < 4 || strcmp(e->d_name + len - 3, ".py"))
                                 continue;
                         if (format_path(path, sizeof(path), "%s/%s", example, e->d_name) == 0)
-                                r = add_one_file(c, m->dir, path);
+                                r = add_golden_file(c, m->dir, path);
                 }
                 if (d)
                         closedir(d);
@@ -410,8 +435,15 @@ static int candidate_load(const struct npu_request *req, const struct npu_op_lay
         return 0;
 }
 
+/*
+ * The identity: the context, every file, and, for an operator whose cases
+ * come from examples, where each example case's inputs came from (origin),
+ * so that a result on seeded inputs is never served for one on the
+ * example's, nor the other way round.  Results from before example inputs
+ * ran in the evaluator had no origin, so none of them is served either.
+ */
 static void candidate_digest(const struct npu_evaluator *e, const struct candidate *c,
-                             char hex[SHA256_HEX_SIZE])
+                             const char *origin, char hex[SHA256_HEX_SIZE])
 {
         struct sha256 s;
         uint8_t digest[SHA256_DIGEST_SIZE];
@@ -419,6 +451,8 @@ static void candidate_digest(const struct npu_evaluator *e, const struct candida
 
         sha256_init(&s);
         sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
+        if (origin)
+                sha256_update(&s, origin, strlen(origin) + 1);
         for (size_t i = 0; i < c->n; i++) {
                 snprintf(length, sizeof(length), "%zu", c->files[i].len);
                 /* a repository file is named apart from any of the operator's */
@@ -432,11 +466,37 @@ static void candidate_digest(const struct npu_evaluator *e, const struct candida
         sha256_hex(digest, hex);
 }
 
+/*
+ * The key of a candidate's example inputs: the manifest and the golden's
+ * Python, the files they come from, which no candidate changes.
+ */
+static void examples_key(const struct candidate *c, char hex[SHA256_HEX_SIZE])
+{
+        struct sha256 s;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        char length[32];
+
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt example inputs 1", 27);
+        for (size_t i = 0; i < c->n; i++) {
+                const struct candidate_file *f = &c->files[i];
+                if (f->shared || (!f->golden && strcmp(f->path, "ascendopt.json") != 0))
+                        continue;
+                snprintf(length, sizeof(length), "%zu", f->len);
+                sha256_update(&s, f->path, strlen(f->path) + 1);
+                sha256_update(&s, length, strlen(length) + 1);
+                sha256_update(&s, f->text, f->len);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+}
+
 int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_request *req,
                            char hex[SHA256_HEX_SIZE])
 {
         struct candidate *c = calloc(1, sizeof(*c));
         struct npu_op_layout *layout = NULL;
+        char *expected = NULL;
         int r;
 
         if (!c)
@@ -444,8 +504,20 @@ int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_reque
         r = npu_op_layout_read(req->manifest->dir, NULL, &layout, NULL, 0);
         if (r == 0)
                 r = candidate_load(req, layout, c);
+        if (r == 0 && npu_manifest_has_examples(req->manifest)) {
+                /* as the preparation came out, or as it comes out when it works */
+                char key[SHA256_HEX_SIZE];
+                const struct npu_example_set *set;
+                examples_key(c, key);
+                set = npu_examples_peek(e->examples, key);
+                expected = set ? strdup(npu_example_set_origin(set))
+                               : npu_examples_expected_origin(req->manifest);
+                if (!expected)
+                        r = -ENOMEM;
+        }
         if (r == 0)
-                candidate_digest(e, c, hex);
+                candidate_digest(e, c, expected, hex);
+        free(expected);
         candidate_release(c);
         free(c);
         npu_op_layout_free(layout);
@@ -454,7 +526,8 @@ int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_reque
 
 /*
  * Writes the candidate's files: the operator's under op_dir, creating
- * op_host/ and op_kernel/, and the repository's it reads under root.
+ * op_host/ and op_kernel/, and the repository's it reads under root
+ * (NULL: only the operator's).
  */
 static int candidate_write(const struct candidate *c, const char *root, const char *op_dir)
 {
@@ -462,8 +535,11 @@ static int candidate_write(const struct candidate *c, const char *root, const ch
                 char path[PATH_MAX], parent[PATH_MAX];
                 char *slash;
                 FILE *f;
-                int r = format_path(path, sizeof(path), "%s/%s", c->files[i].shared ? root : op_dir,
-                                    c->files[i].path);
+                int r;
+                if (c->files[i].shared && !root)
+                        continue;
+                r = format_path(path, sizeof(path), "%s/%s", c->files[i].shared ? root : op_dir,
+                                c->files[i].path);
                 if (r < 0)
                         return r;
                 snprintf(parent, sizeof(parent), "%s", path);
@@ -487,12 +563,23 @@ static int candidate_write(const struct candidate *c, const char *root, const ch
         return 0;
 }
 
+/* The operator's own files, where the example inputs are prepared (npu_examples_write_fn). */
+static int write_own_files(const char *dir, void *ctx)
+{
+        return candidate_write(ctx, NULL, dir);
+}
+
 /* ------------------------------------------------------------ evaluation */
 
 static void evaluation_free(struct npu_job *ev)
 {
         if (!ev)
                 return;
+        if (ev->pending) {
+                candidate_release(ev->pending);
+                free(ev->pending);
+        }
+        json_decref(ev->input_files);
         if (!ev->keep_outputs && ev->dir[0])
                 rm_rf(ev->dir);
         npu_op_layout_free(ev->layout);
@@ -537,14 +624,6 @@ static json_t *storable(const json_t *result)
                 json_array_foreach(json_object_get(c, "inputs"), j, o) json_object_del(o, "file");
         }
         return copy;
-}
-
-void npu_job_cancel(struct npu_job *ev)
-{
-        if (ev && ev->run && ev->coverage)
-                npu_sim_coverage_cancel(ev->run);
-        else if (ev && ev->run)
-                npu_backend_get(ev->evaluator->options.backend)->cancel(ev->run);
 }
 
 static void on_coverage_done(json_t *coverage, const char *error, void *userdata)
@@ -691,13 +770,182 @@ static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
         return true;
 }
 
+/*
+ * The evaluation from its identity on: served from the memo, or
+ * materialised, given the example inputs (set; NULL when its cases have
+ * none) and started on the backend.  The candidate c is the caller's to
+ * release; err says why it failed.
+ */
+static int evaluation_start(struct npu_job *ev, const struct candidate *c,
+                            const struct npu_example_set *set, char *err, size_t err_size)
+{
+        struct npu_evaluator *e = ev->evaluator;
+        const struct npu_request *req = &ev->request;
+        struct npu_op_layout *materialised = NULL;
+        char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], inputs[PATH_MAX];
+        int r;
+
+        candidate_digest(e, c, set ? npu_example_set_origin(set) : NULL, ev->identity);
+        if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
+            store_candidate_get(e->store, ev->identity, &ev->memo) == 0 &&
+            !slow_memo_too_strict(&ev->memo, req->slow_after_us)) {
+                struct timeval now = { 0, 0 };
+                ev->later = evtimer_new(e->options.base, deliver_memo, ev);
+                if (!ev->later)
+                        return -ENOMEM;
+                evtimer_add(ev->later, &now);
+                return 0;
+        }
+
+        ev->files = store_sources(e, c);
+        if (!ev->files)
+                return format_error(err, err_size, -EIO, "cannot record the candidate's sources");
+        /* the operator alone at DIR/op, or with the repository files it reads at DIR/repo */
+        r = format_path(ev->dir, sizeof(ev->dir), "%s/%.16s-%llu", e->scratch_dir, ev->identity,
+                        ++e->counter);
+        if (r == 0)
+                r = format_path(root, sizeof(root), "%s/%s", ev->dir,
+                                npu_op_layout_uses_repo(ev->layout) ? "repo" : "op");
+        if (r == 0)
+                r = npu_op_layout_rebase(ev->layout, root, &materialised);
+        if (r == 0) {
+                npu_op_layout_free(ev->layout);
+                ev->layout = materialised;
+                r = format_path(op_dir, sizeof(op_dir), "%s", materialised->op_dir);
+        }
+        if (r == 0)
+                r = format_path(work_dir, sizeof(work_dir), "%s/work", ev->dir);
+        if (r == 0)
+                r = format_path(inputs, sizeof(inputs), "%s/example_inputs", work_dir);
+        if (r == 0) {
+                rm_rf(ev->dir);
+                r = candidate_write(c, root, op_dir);
+        }
+        if (r < 0)
+                return format_error(err, err_size, r, "%s: cannot write the candidate: %s",
+                                    ev->dir[0] ? ev->dir : e->scratch_dir, strerror(-r));
+        r = npu_manifest_load(op_dir, &ev->manifest, err, err_size);
+        if (r < 0)
+                return r;
+        /* copies in the work directory, the one folder the sandboxed run may read them in */
+        if (set && !req->build_only) {
+                r = npu_example_set_copy(set, ev->manifest, inputs, &ev->input_files, err,
+                                         err_size);
+                if (r < 0)
+                        return r;
+        }
+        {
+                const struct npu_backend_candidate candidate = {
+                        .runner = e->runner,
+                        .paths = e->paths,
+                        .options = &e->options,
+                        .context = e->context,
+                        .runs = ++e->runs,
+                        .identity = ev->identity,
+                        .request = req,
+                        .manifest = ev->manifest,
+                        .layout = ev->layout,
+                        .dir = ev->dir,
+                        .work_dir = work_dir,
+                        .input_files = json_object_size(ev->input_files) ? ev->input_files : NULL,
+                };
+                r = npu_backend_get(e->options.backend)
+                        ->start(&candidate, on_backend_done, ev, &ev->run);
+        }
+        if (r < 0)
+                return format_error(err, err_size, r, "cannot start the %s backend: %s",
+                                    npu_backend_get(e->options.backend)->name, strerror(-r));
+        return 0;
+}
+
+/* Ends an evaluation that failed after npu_evaluate returned, from the loop. */
+static void deliver_failure(evutil_socket_t fd, short what, void *arg)
+{
+        struct npu_job *ev = arg;
+        json_t *result;
+
+        (void)fd;
+        (void)what;
+        result = json_pack("{s:s, s:s, s:I, s:{s:s, s:s}, s:[]}", "operator",
+                           ev->request.manifest->name, "status", "infra_error", "seed",
+                           (json_int_t)ev->seed, "error", "kind", "infra_error", "message",
+                           ev->why[0] ? ev->why : "the evaluation failed", "cases");
+        if (!result) {
+                result = json_object();
+                json_object_set_new(result, "status", json_string("infra_error"));
+        }
+        ev->done(result, false, ev->userdata);
+        evaluation_free(ev);
+}
+
+/* Delivers the failure in ev->why soon, from the loop. */
+static void fail_later(struct npu_job *ev)
+{
+        struct timeval now = { 0, 0 };
+
+        if (ev->later)
+                event_free(ev->later);
+        ev->later = evtimer_new(ev->evaluator->options.base, deliver_failure, ev);
+        if (ev->later) {
+                evtimer_add(ev->later, &now);
+                return;
+        }
+        /* out of memory: from here, which is the loop (never npu_evaluate) */
+        deliver_failure(-1, 0, ev);
+}
+
+/* The example inputs are ready: the evaluation goes on (npu_examples_ready_fn). */
+static void on_examples_ready(const struct npu_example_set *set, void *userdata)
+{
+        struct npu_job *ev = userdata;
+        struct candidate *c = ev->pending;
+        int r;
+
+        ev->wait = NULL;
+        if (!set) {
+                /* cancelled while it waited, and the preparation is over */
+                snprintf(ev->why, sizeof(ev->why), "cancelled");
+                deliver_failure(-1, 0, ev);
+                return;
+        }
+        ev->pending = NULL;
+        r = evaluation_start(ev, c, set, ev->why, sizeof(ev->why));
+        candidate_release(c);
+        free(c);
+        if (r < 0) {
+                if (!ev->why[0])
+                        format_error(ev->why, sizeof(ev->why), r, "%s", strerror(-r));
+                log_error("%s: %s", ev->request.manifest->dir, ev->why);
+                fail_later(ev);
+        }
+}
+
+void npu_job_cancel(struct npu_job *ev)
+{
+        if (!ev)
+                return;
+        if (ev->wait) {
+                /* waiting for the example inputs: nothing of its own runs yet */
+                if (npu_examples_cancel(ev->wait) == 1)
+                        return; /* on_examples_ready hears of it */
+                ev->wait = NULL;
+                snprintf(ev->why, sizeof(ev->why), "cancelled");
+                fail_later(ev);
+                return;
+        }
+        if (ev->run && ev->coverage)
+                npu_sim_coverage_cancel(ev->run);
+        else if (ev->run)
+                npu_backend_get(ev->evaluator->options.backend)->cancel(ev->run);
+}
+
 int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_evaluated_fn done,
                  void *userdata, struct npu_job **ret_job)
 {
         struct npu_job *ev = NULL;
-        struct npu_op_layout *materialised = NULL;
         struct candidate *c = NULL;
-        char root[PATH_MAX], op_dir[PATH_MAX], work_dir[PATH_MAX], err[1024] = "";
+        const struct npu_example_set *set = NULL;
+        char err[1024] = "";
         int r;
 
         if (!e || !req || !req->manifest || !done)
@@ -717,76 +965,36 @@ int npu_evaluate(struct npu_evaluator *e, const struct npu_request *req, npu_eva
         ev->build_only = req->build_only;
         ev->slow_after_us = req->slow_after_us;
         ev->reference = req->reference ? json_incref((json_t *)req->reference) : NULL;
+        ev->request = *req;
+        /* the candidate's files carry the overrides from here on */
+        ev->request.overrides = NULL;
+        ev->request.n_overrides = 0;
+        ev->request.reference = ev->reference;
         r = npu_op_layout_read(req->manifest->dir, NULL, &ev->layout, err, sizeof(err));
         if (r == 0)
                 r = candidate_load(req, ev->layout, c);
         if (r < 0)
                 goto fail;
-        candidate_digest(e, c, ev->identity);
-
-        if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
-            store_candidate_get(e->store, ev->identity, &ev->memo) == 0 &&
-            !slow_memo_too_strict(&ev->memo, req->slow_after_us)) {
-                ev->later = evtimer_new(e->options.base, deliver_memo, ev);
-                if (!ev->later) {
-                        r = -ENOMEM;
+        if (npu_manifest_has_examples(req->manifest)) {
+                /* the example cases run on the example's inputs: prepared once, shared */
+                char key[SHA256_HEX_SIZE];
+                examples_key(c, key);
+                r = npu_examples_get(e->examples, key, write_own_files, c, on_examples_ready, ev,
+                                     &set, &ev->wait);
+                if (r < 0) {
+                        if (!*err)
+                                format_error(err, sizeof(err), r,
+                                             "cannot prepare the example inputs: %s", strerror(-r));
                         goto fail;
                 }
-                struct timeval now = { 0, 0 };
-                evtimer_add(ev->later, &now);
-                candidate_release(c);
-                free(c);
-                if (ret_job)
-                        *ret_job = ev;
-                return 0;
+                if (r == 0) {
+                        ev->pending = c;
+                        if (ret_job)
+                                *ret_job = ev;
+                        return 0;
+                }
         }
-
-        ev->files = store_sources(e, c);
-        if (!ev->files) {
-                r = -EIO;
-                goto fail;
-        }
-        /* the operator alone at DIR/op, or with the repository files it reads at DIR/repo */
-        r = format_path(ev->dir, sizeof(ev->dir), "%s/%.16s-%llu", e->scratch_dir, ev->identity,
-                        ++e->counter);
-        if (r == 0)
-                r = format_path(root, sizeof(root), "%s/%s", ev->dir,
-                                npu_op_layout_uses_repo(ev->layout) ? "repo" : "op");
-        if (r == 0)
-                r = npu_op_layout_rebase(ev->layout, root, &materialised);
-        if (r == 0) {
-                npu_op_layout_free(ev->layout);
-                ev->layout = materialised;
-                r = format_path(op_dir, sizeof(op_dir), "%s", materialised->op_dir);
-        }
-        if (r == 0)
-                r = format_path(work_dir, sizeof(work_dir), "%s/work", ev->dir);
-        if (r == 0) {
-                rm_rf(ev->dir);
-                r = candidate_write(c, root, op_dir);
-        }
-        if (r < 0)
-                goto fail;
-        r = npu_manifest_load(op_dir, &ev->manifest, err, sizeof(err));
-        if (r < 0)
-                goto fail;
-        {
-                const struct npu_backend_candidate candidate = {
-                        .runner = e->runner,
-                        .paths = e->paths,
-                        .options = &e->options,
-                        .context = e->context,
-                        .runs = ++e->runs,
-                        .identity = ev->identity,
-                        .request = req,
-                        .manifest = ev->manifest,
-                        .layout = ev->layout,
-                        .dir = ev->dir,
-                        .work_dir = work_dir,
-                };
-                r = npu_backend_get(e->options.backend)
-                        ->start(&candidate, on_backend_done, ev, &ev->run);
-        }
+        r = evaluation_start(ev, c, set, err, sizeof(err));
         if (r < 0)
                 goto fail;
         candidate_release(c);

@@ -32,6 +32,16 @@ struct event_base;
  * evaluator's backend, judges its outputs against a reference result, and
  * stores the result and the candidate's source texts.  infra_error results
  * are never stored.
+ *
+ * A case whose golden is an example (npu/golden.h) runs on the inputs the
+ * example's gen_data.py writes, as 'ascendopt eval' runs it, instead of
+ * seeded ones: gen_data.py runs once per operator (its manifest and the
+ * golden's Python) and evaluator, on the loop, in a folder below
+ * scratch_dir that npu_evaluator_free removes; requests that come while
+ * it runs wait for it, and every candidate gets copies.  A case whose
+ * example inputs cannot be made (gen_data.py fails, python is missing)
+ * runs on seeded inputs, with the reason logged once.  Where each example
+ * case's inputs came from is part of the identity.
  */
 struct store;
 struct npu_evaluator;
@@ -135,7 +145,9 @@ struct npu_override {
 };
 
 struct npu_request {
-        const struct npu_manifest *manifest; /* the base operator (borrowed) */
+        /* the base operator (borrowed: it must outlive the evaluation, which may
+         * wait for the example inputs after npu_evaluate returns) */
+        const struct npu_manifest *manifest;
         const struct npu_override *overrides;
         size_t n_overrides;
         uint64_t seed;
@@ -164,7 +176,12 @@ struct npu_request {
  */
 typedef void (*npu_evaluated_fn)(json_t *result, bool memo_hit, void *userdata);
 
-/* Computes the identity of a request's candidate into hex; -errno when a file is unreadable. */
+/*
+ * Computes the identity of a request's candidate into hex; -errno when a
+ * file is unreadable.  For an operator with example cases whose inputs
+ * this evaluator has not prepared yet, the identity they get when the
+ * preparation works.
+ */
 int npu_candidate_identity(const struct npu_evaluator *evaluator, const struct npu_request *request,
                            char hex[SHA256_HEX_SIZE]);
 

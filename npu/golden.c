@@ -227,6 +227,8 @@ struct npu_golden {
         json_t *input_files; /* {case: {input: [paths]}} */
         json_t *result;      /* borrowed, during the check */
         bool checking;
+        bool cancelled;      /* npu_golden_cancel: no more jobs start */
+        struct child *child; /* the job in flight, or NULL */
         npu_golden_done_fn done;
         void *userdata;
 };
@@ -416,7 +418,7 @@ static int start_job(struct npu_golden *g, struct golden_case *gc, const json_t 
                 if (format_path(answer, sizeof(answer), "%s/golden-answer.json", gc->dir) == 0)
                         unlink(answer);
         }
-        return child_start(g->runner, &spec, on_job_done, g, NULL);
+        return child_start(g->runner, &spec, on_job_done, g, &g->child);
 }
 
 /* ------------------------------------------------------------ examples: inputs */
@@ -938,7 +940,11 @@ static void on_job_done(const struct child_result *r, void *userdata)
         const char *status = json_string_value(json_object_get(answer, "status"));
         char why[1024], what[128];
 
-        if (!status) {
+        g->child = NULL;
+        if (g->cancelled) {
+                json_decref(gc->verdict);
+                gc->verdict = unavailable(c, "cancelled");
+        } else if (!status) {
                 const char *err = r->err.data && r->err.len ? r->err.data : "";
                 const char *last = err + strlen(err);
                 /* the last line of a traceback says what went wrong */
@@ -985,6 +991,11 @@ static void step(struct npu_golden *g)
                 char why[512];
                 int r;
 
+                if (g->cancelled) {
+                        if (!gc->verdict)
+                                gc->verdict = unavailable(c, "cancelled");
+                        continue;
+                }
                 if (!g->checking) {
                         if (is_function)
                                 continue;
@@ -1021,6 +1032,28 @@ void npu_golden_prepare(struct npu_golden *g, npu_golden_done_fn done, void *use
         g->checking = false;
         g->next = 0;
         step(g);
+}
+
+void npu_golden_cancel(struct npu_golden *g)
+{
+        if (!g)
+                return;
+        g->cancelled = true;
+        child_cancel(g->child);
+}
+
+const char *npu_golden_unprepared(const struct npu_golden *g, size_t case_index)
+{
+        for (size_t i = 0; i < g->n_cases; i++) {
+                const struct golden_case *gc = &g->cases[i];
+                if (gc->index != case_index)
+                        continue;
+                if (gc->inputs || !json_object_get(g->manifest->cases[gc->index].golden, "example"))
+                        return NULL;
+                return json_string_value(json_object_get(gc->verdict, "why"))
+                           ?: "gen_data.py did not run";
+        }
+        return NULL;
 }
 
 void npu_golden_check(struct npu_golden *g, json_t *result, npu_golden_done_fn done, void *userdata)

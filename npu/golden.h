@@ -67,6 +67,21 @@ void npu_golden_prepare(struct npu_golden *golden, npu_golden_done_fn done, void
 const json_t *npu_golden_input_files(const struct npu_golden *golden);
 
 /*
+ * After npu_golden_prepare: why case_index (of the manifest), an example
+ * case, has no input files (gen_data.py failed, python is missing, a file
+ * is missing or has another size); NULL when it has them or is no example
+ * case.  Borrowed from golden.
+ */
+const char *npu_golden_unprepared(const struct npu_golden *golden, size_t case_index);
+
+/*
+ * Kills the Python job in flight and starts no other: the phase under way
+ * still ends, soon, through its done callback, with the cases it had left
+ * "unavailable" ("cancelled").  Accepts NULL.
+ */
+void npu_golden_cancel(struct npu_golden *golden);
+
+/*
  * Computes the msOpSt goldens on the simulator's inputs and compares every
  * golden case's outputs within the manifest's tolerance; then sets
  * result["golden"] = {"verdict": "match" | "mismatch" | "unavailable",

@@ -196,6 +196,7 @@ static int start_sim(const struct npu_backend_candidate *c, npu_backend_done_fn 
         options.cache_salt = c->context;
         options.build_prelude = c->runs > PRELUDE_AFTER;
         options.layout = c->layout;
+        options.input_files = c->input_files;
         r = npu_sim_run_start(c->runner, c->paths, c->manifest, &options, done, userdata, &run);
         if (r == 0)
                 *ret_run = run;

@@ -15,7 +15,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 61
+plan 65
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -49,6 +49,24 @@ is "a golden.bin the outputs do not match is a mismatch, and eval exits 1" \
 out=$(cli optimize "$ex" --budget 2 --strategy stage1 2>&1)
 contains "an episode starts on an operator whose cases come from its example (gen_data.py travels with every candidate)" \
 	"$out" "evaluations 2"
+
+# ---- a value-carrying input: WindowCopy's tiling reads the value of its
+# begin input, which main.cpp gives as a literal; on seeded values the
+# tiling refuses (GRAPH_FAILED), so an episode must run the example case on
+# the example's inputs, as eval does
+wc=$(bare "$SRC/tests/ops/ok/window_copy" valued/window)
+mkdir -p "$wc/examples/AclNNInvocationNaive"
+cp "$fx/window_main.cpp" "$wc/examples/AclNNInvocationNaive/main.cpp"
+cp "$fx/window_gen_data.py" "$wc/examples/AclNNInvocationNaive/gen_data.py"
+out=$(cli init "$wc" 2>&1)
+is "init takes begin's value from main.cpp" \
+	"$(py 'print(m["cases"][0]["golden"]["inputs"]["begin"])' "$wc/ascendopt.json")" "{'values': [256]}"
+contains "and its check runs the example case on it" "$out" "golden match"
+out=$(cli optimize "$wc" --budget 2 --strategy stage1 2>&1)
+contains "the episode's baseline and candidates run the example case on the example's inputs" \
+	"$out" "evaluations 2"
+is "gen_data.py is run once for the baseline and every candidate" \
+	"$(grep -c 'written by gen_data.py once for every candidate' <<<"$out")" 1
 
 st=$(bare "$SRC/examples/ops/level1/add" repo/math/add_st)
 mkdir -p "$st/tests/st"

@@ -5,7 +5,8 @@
  * backend (on the fake toolchain of tests/fixtures/fake-cann) give results
  * of the same schema; and the ascend evaluator memoizes, judges against a
  * reference, pins the leased device, never serves a sim result and can be
- * cancelled while it writes its inputs.
+ * cancelled while it writes its inputs; a case whose golden is an example
+ * runs on the example's inputs on both.
  *
  * expensive: builds and runs operators on the simulator and the fake toolchain
  */
@@ -361,6 +362,89 @@ static void test_same_schema(void **state)
         json_decref(ascend);
 }
 
+/*
+ * A case whose golden is an example runs on the example's inputs on both
+ * backends: the sim reads the evaluator's copies of what gen_data.py wrote,
+ * and so does the ascend harness, instead of seeded inputs.  gen_data.py
+ * (ours) also leaves a copy of x where the test finds it: the evaluator
+ * runs it unsandboxed here.
+ */
+static void test_example_inputs_on_both_backends(void **state)
+{
+        static const char gen_data[] =
+            "import os\n"
+            "import numpy as np\n"
+            "x = (np.arange(8 * 2048) % 97).astype(np.float16)\n"
+            "y = (np.arange(8 * 2048) % 89).astype(np.float16)\n"
+            "os.makedirs('input', exist_ok=True)\n"
+            "os.makedirs('output', exist_ok=True)\n"
+            "x.tofile('input/x.bin')\n"
+            "y.tofile('input/y.bin')\n"
+            "(x + y).tofile('output/z.bin')\n"
+            "x.tofile(os.path.join(os.environ['TEST_BACKENDS_ROOT'], 'expected_x.bin'))\n";
+        char dir[PATH_MAX], path[PATH_MAX], expected[PATH_MAX], command[3 * PATH_MAX], err[1024];
+        struct npu_manifest *m = NULL;
+        json_t *doc, *sim = NULL, *ascend = NULL;
+        struct outcome o;
+        FILE *f;
+
+        pathf(dir, sizeof(dir), "%s/add_example", fx->root);
+        snprintf(command, sizeof(command), "cp -R '%s/add_custom' '%s' && mkdir -p '%s/examples/E'",
+                 fx->root, dir, dir);
+        assert_int_equal(system(command), 0);
+        pathf(path, sizeof(path), "%s/examples/E/gen_data.py", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(gen_data, f);
+        fclose(f);
+        pathf(path, sizeof(path), "%s/ascendopt.json", dir);
+        doc = json_load_file(path, 0, NULL);
+        assert_non_null(doc);
+        json_object_set_new(json_array_get(json_object_get(doc, "cases"), 0), "golden",
+                            json_pack("{s:s, s:{s:{s:s}, s:{s:s}}, s:{s:s}}", "example",
+                                      "examples/E", "inputs", "x", "file", "input/x.bin", "y",
+                                      "file", "input/y.bin", "outputs", "z", "output/z.bin"));
+        assert_int_equal(json_dump_file(doc, path, JSON_INDENT(2)), 0);
+        json_decref(doc);
+        if (npu_manifest_load(dir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        setenv("TEST_BACKENDS_ROOT", fx->root, 1);
+        pathf(expected, sizeof(expected), "%s/expected_x.bin", fx->root);
+
+        for (int b = 0; b < 2; b++) {
+                struct npu_request req = { .manifest = m, .seed = 5, .keep_outputs = true };
+                memset(&o, 0, sizeof(o));
+                assert_int_equal(npu_evaluate(b ? fx->ascend : fx->sim, &req, on_done, &o, NULL),
+                                 0);
+                while (!o.done)
+                        event_base_loop(fx->base, EVLOOP_ONCE);
+                expect_ok(o.result, b ? "ascend" : "sim");
+                if (b)
+                        ascend = o.result;
+                else
+                        sim = o.result;
+        }
+        /* the sim's dump of what it read */
+        pathf(path, sizeof(path), "%s/work/case_0/in_x.bin",
+              json_string_value(json_object_get(sim, "scratch_dir")));
+        assert_true(same_file(path, expected));
+        /* the file the ascend harness was given */
+        {
+                const json_t *a_case = json_array_get(json_object_get(ascend, "cases"), 0);
+                const char *file = json_string_value(
+                    json_object_get(json_array_get(json_object_get(a_case, "inputs"), 0), "file"));
+                assert_non_null(file);
+                assert_non_null(strstr(file, "/example_inputs/"));
+                assert_true(same_file(file, expected));
+        }
+        rm_rf(json_string_value(json_object_get(sim, "scratch_dir")));
+        rm_rf(json_string_value(json_object_get(ascend, "scratch_dir")));
+        json_decref(sim);
+        json_decref(ascend);
+        npu_manifest_free(m);
+        unsetenv("TEST_BACKENDS_ROOT");
+}
+
 static void test_ascend_evaluator(void **state)
 {
         struct npu_request req = { .manifest = fx->manifest };
@@ -496,6 +580,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_inputs_are_the_sims, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_same_schema, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_example_inputs_on_both_backends, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_ascend_evaluator, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ascend_cancel, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ascend_needs_a_soc_and_a_toolkit, setup,

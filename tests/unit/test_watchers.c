@@ -301,6 +301,10 @@ static void test_export_operator_from_a_commit(void **state)
         FILE *f;
 
         make_repo();
+        /* an example beside op_host/ and op_kernel/: its gen_data.py writes the inputs */
+        sh("mkdir -p src/math/add/examples/E && echo 'print(1)' > "
+           "src/math/add/examples/E/gen_data.py "
+           "&& git add -A && git commit -qm example");
         capture(first, sizeof(first), "git rev-parse HEAD");
         /* the work tree moves on; the export must not see it */
         sh("echo changed > src/math/add/op_kernel/add.cpp && git commit -qam change && "
@@ -315,6 +319,9 @@ static void test_export_operator_from_a_commit(void **state)
         assert_non_null(fgets(text, sizeof(text), f));
         fclose(f);
         assert_string_equal(text, "k\n");
+        /* the operator's examples travel with it: episodes run its example cases on their inputs */
+        snprintf(text, sizeof(text), "%s/src/math/add/examples/E/gen_data.py", dest);
+        assert_int_equal(access(text, R_OK), 0);
         /* with the repository's other files, but no other operator's */
         snprintf(text, sizeof(text), "%s/README.md", dest);
         assert_int_equal(access(text, R_OK), 0);
