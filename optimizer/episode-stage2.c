@@ -336,12 +336,16 @@ int episode_propose_stage2(struct episode *ep)
         return -ENOSPC;
 }
 
-/* Appends " (a x2, b)" for a tally object {motif: n} to buf; false when it is empty. */
-static bool append_tally(char *buf, size_t size, const json_t *counts)
+/*
+ * Appends "; " (or " (" first) and "a x2, b" and what for a tally object
+ * {motif: n}; nothing when it is empty.  *first says whether a part came yet.
+ */
+static void append_tally(char *buf, size_t size, const json_t *counts, const char *what,
+                         bool *first)
 {
         const char *motif;
         const json_t *n;
-        bool first = true;
+        bool any = false;
 
         json_object_foreach((json_t *)counts, motif, n)
         {
@@ -349,46 +353,44 @@ static bool append_tally(char *buf, size_t size, const json_t *counts)
                 json_int_t times = json_integer_value(n);
                 if (times <= 0)
                         continue;
+                snprintf(buf + len, size - len, "%s%s", !any ? (*first ? " (" : "; ") : ", ",
+                         motif);
+                len = strlen(buf);
                 if (times > 1)
-                        snprintf(buf + len, size - len, "%s%s x%lld", first ? " (" : ", ", motif,
-                                 (long long)times);
-                else
-                        snprintf(buf + len, size - len, "%s%s", first ? " (" : ", ", motif);
-                first = false;
+                        snprintf(buf + len, size - len, " x%lld", (long long)times);
+                any = true;
+                *first = false;
         }
-        if (!first) {
+        if (any && what[0]) {
                 size_t len = strlen(buf);
-                snprintf(buf + len, size - len, ")");
+                snprintf(buf + len, size - len, " %s", what);
         }
-        return !first;
 }
 
 void episode_stage2_spent(struct episode *ep, char *buf, size_t size)
 {
         const json_t *t = json_object_get(stage2_state(ep), "for_best");
+        bool first = true, measured = false;
+        const char *motif;
+        const json_t *n;
         size_t len;
 
-        if (json_integer_value(json_object_get(t, "planned")) == 0 &&
-            json_object_size(json_object_get(t, "left_out")) == 0) {
-                snprintf(buf, size, "Stage II: no motif applies to the best; nothing to try");
-                return;
-        }
-        snprintf(buf, size, "Stage II: every motif that applies to the best was measured on it");
-        append_tally(buf, size, json_object_get(t, "measured"));
+        json_object_foreach(json_object_get(t, "measured"), motif, n) measured |=
+            json_integer_value(n) > 0;
+        json_object_foreach(json_object_get(t, "measured_before"), motif, n) measured |=
+            json_integer_value(n) > 0;
+        snprintf(buf, size, "%s",
+                 measured ? "Stage II: every motif that applies to the best was measured on it"
+                          : "Stage II: no motif applies to the best");
+        append_tally(buf, size, json_object_get(t, "measured"), "", &first);
+        append_tally(buf, size, json_object_get(t, "measured_before"),
+                     "measured before in this episode", &first);
+        append_tally(buf, size, json_object_get(t, "not_applied"), "did not apply", &first);
+        append_tally(buf, size, json_object_get(t, "left_out"),
+                     "at every site, failed on an earlier best", &first);
         len = strlen(buf);
-        snprintf(buf + len, size - len, "; measured before in this episode, so left out:");
-        if (!append_tally(buf, size, json_object_get(t, "measured_before")))
-                buf[len] = '\0';
-        len = strlen(buf);
-        snprintf(buf + len, size - len, "; do not apply:");
-        if (!append_tally(buf, size, json_object_get(t, "not_applied")))
-                buf[len] = '\0';
-        len = strlen(buf);
-        snprintf(buf + len, size - len, "; every site at once failed on an earlier best:");
-        if (!append_tally(buf, size, json_object_get(t, "left_out")))
-                buf[len] = '\0';
-        len = strlen(buf);
-        snprintf(buf + len, size - len, "; nothing new to try");
+        snprintf(buf + len, size - len, "%s; nothing %sto try", first ? "" : ")",
+                 measured ? "new " : "");
 }
 
 /* Whether the candidate in flight changes only files that hold genes (a tiling rewrite). */
