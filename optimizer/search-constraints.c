@@ -264,7 +264,7 @@ size_t constraints_learn(const struct gene *gene, size_t g, const int64_t *passi
                          size_t n_failures, const int64_t *facts, size_t n_facts,
                          struct search_constraint *out, size_t room)
 {
-        struct search_constraint_rule h[HYPOTHESES_MAX];
+        struct search_constraint_rule h[HYPOTHESES_MAX], standing[SEARCH_CONSTRAINT_ANY];
         int64_t probe[PROBES_ALL_UP_TO > PROBES_MAX ? PROBES_ALL_UP_TO : PROBES_MAX];
         size_t n_h, n_probes, n_blamed = 0, kept = 0;
         struct search_constraint *c = out;
@@ -287,7 +287,7 @@ size_t constraints_learn(const struct gene *gene, size_t g, const int64_t *passi
         n_probes = probes(gene, probe);
         n_h = kept;
         kept = 0;
-        for (size_t k = 0; k < n_h; k++) {
+        for (size_t k = 0; k < n_h && kept <= SEARCH_CONSTRAINT_ANY; k++) {
                 bool dominated = false;
                 for (size_t j = 0; j < n_h && !dominated; j++) {
                         if (j == k || !allows_no_more(&h[k], &h[j], probe, n_probes))
@@ -295,19 +295,20 @@ size_t constraints_learn(const struct gene *gene, size_t g, const int64_t *passi
                         /* equal on the probes: the earlier one stands for both */
                         dominated = !allows_no_more(&h[j], &h[k], probe, n_probes) || j < k;
                 }
-                if (!dominated)
-                        h[kept++] = h[k];
+                if (!dominated && kept < SEARCH_CONSTRAINT_ANY)
+                        standing[kept] = h[k];
+                kept += !dominated;
         }
         /*
          * two failures that agree, or one that a dimension of the problem
          * alone explains (no bound, no alignment, no other dimension does)
          */
         if (kept == 0 || kept > SEARCH_CONSTRAINT_ANY ||
-            (n_blamed < 2 && (kept > 1 || h[0].kind != CONSTRAINT_DIVIDES)))
+            (n_blamed < 2 && (kept > 1 || standing[0].kind != CONSTRAINT_DIVIDES)))
                 return 0;
         memset(c, 0, sizeof(*c));
         c->gene = g;
-        memcpy(c->any, h, kept * sizeof(*h));
+        memcpy(c->any, standing, kept * sizeof(*standing));
         c->n_any = kept;
         note_evidence(c, failures, n_failures);
         return 1;
