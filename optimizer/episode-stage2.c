@@ -77,8 +77,8 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
         if (r < 0)
                 return r;
         /* what becomes of this best's plan, for the line that says why it is spent */
-        tally = json_pack("{s:{}, s:{}, s:{}, s:{}}", "measured", "measured_before", "not_applied",
-                          "left_out");
+        tally = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "measured", "measured_before",
+                          "not_applied", "unrepaired", "left_out");
         if (!tally) {
                 json_decref(plan);
                 json_decref(diagnosis);
@@ -299,6 +299,7 @@ int episode_propose_stage2(struct episode *ep)
                                 : r == -EXDEV  ? "the motif rewrites the tiling files itself"
                                 : r == -ENOENT ? "the motif no longer applies"
                                                : strerror(-r));
+                        tally(ep, "unrepaired", motif);
                         json_decref(action);
                         continue;
                 }
@@ -386,6 +387,8 @@ void episode_stage2_spent(struct episode *ep, char *buf, size_t size)
         append_tally(buf, size, json_object_get(t, "measured_before"),
                      "measured before in this episode", &first);
         append_tally(buf, size, json_object_get(t, "not_applied"), "did not apply", &first);
+        append_tally(buf, size, json_object_get(t, "unrepaired"),
+                     "overflowed the UB and could not be repaired", &first);
         append_tally(buf, size, json_object_get(t, "left_out"),
                      "at every site, failed on an earlier best", &first);
         len = strlen(buf);
