@@ -194,11 +194,15 @@ int episode_write_genome(struct episode *ep, const int64_t *values);
 size_t episode_best_file_set(struct episode *ep, struct motif_file *set);
 int episode_propose_stage1(struct episode *ep);
 void episode_adopt_genome(struct episode *ep, bool gene_files_only);
+void episode_shape_facts(const struct npu_manifest *manifest, struct search_options *options);
+void episode_note_constraints(struct episode *ep);
 
 /* episode-stage2.c: Stage II */
 const json_t *episode_dense_for_best(struct episode *ep);
 void episode_plan_overflow_repair(struct episode *ep);
 int episode_propose_stage2(struct episode *ep);
+/* Why the plan for the current best is spent, once episode_propose_stage2 said -ENOSPC. */
+void episode_stage2_spent(struct episode *ep, char *buf, size_t size);
 void episode_adopt_rewrite(struct episode *ep, double latency);
 void episode_accept_stage2(struct episode *ep, double latency);
 

@@ -524,3 +524,124 @@ void episode_adopt_genome(struct episode *ep, bool gene_files_only)
         }
         memcpy(ep->best_values, ep->pending, ep->n_genes * sizeof(*ep->pending));
 }
+
+/* ------------------------------------------------------------ what wrong answers teach */
+
+static void add_fact(struct search_options *o, int64_t v)
+{
+        if (v <= 1 || o->n_facts == SEARCH_FACTS_MAX)
+                return;
+        for (size_t i = 0; i < o->n_facts; i++)
+                if (o->facts[i] == v)
+                        return;
+        o->facts[o->n_facts++] = v;
+}
+
+/* A shape's dimensions, and the products of its leading and of its trailing ones. */
+static void add_shape_facts(struct search_options *o, const json_t *shape)
+{
+        size_t n = json_array_size(shape);
+        int64_t lead = 1, trail = 1;
+
+        for (size_t i = 0; i < n; i++) {
+                int64_t d = json_integer_value(json_array_get(shape, i));
+                int64_t t = json_integer_value(json_array_get(shape, n - 1 - i));
+                if (d <= 0 || t <= 0 || lead > INT64_MAX / d || trail > INT64_MAX / t)
+                        return;
+                add_fact(o, d);
+                lead *= d;
+                trail *= t;
+                add_fact(o, lead);
+                add_fact(o, trail);
+        }
+}
+
+/*
+ * The quantities of the manifest's cases a gene may have to divide (rows,
+ * row lengths, element counts of every input), for the constraints Stage I
+ * learns from wrong answers.
+ */
+void episode_shape_facts(const struct npu_manifest *m, struct search_options *o)
+{
+        o->n_facts = 0;
+        for (size_t c = 0; c < m->n_cases; c++) {
+                for (size_t i = 0; i < m->n_inputs; i++) {
+                        const json_t *shape =
+                            json_object_get(m->cases[c].shapes, m->inputs[i].name);
+                        size_t k;
+                        const json_t *one;
+                        if (!json_is_array(shape))
+                                continue;
+                        if (!json_is_array(json_array_get(shape, 0))) {
+                                add_shape_facts(o, shape);
+                                continue;
+                        }
+                        json_array_foreach(shape, k, one)
+                        {
+                                add_shape_facts(o, one);
+                        }
+                }
+        }
+}
+
+/* The constraint of list with the same gene, kind and bound as c, or NULL. */
+static json_t *find_constraint(const json_t *list, const json_t *c)
+{
+        size_t i;
+        json_t *e;
+
+        json_array_foreach(list, i, e)
+        {
+                if (json_equal(json_object_get(e, "name"), json_object_get(c, "name")) &&
+                    json_equal(json_object_get(e, "kind"), json_object_get(c, "kind")) &&
+                    json_equal(json_object_get(e, "n"), json_object_get(c, "n")))
+                        return e;
+        }
+        return NULL;
+}
+
+/*
+ * After a candidate is recorded: says which constraints Stage I learnt or
+ * dropped since the last one, and keeps the list in the record's
+ * "constraints" (each with the evaluation it was learnt after) and how
+ * many proposals they turned away in "constraint_rejections".
+ */
+void episode_note_constraints(struct episode *ep)
+{
+        json_t *now = search_constraints_json(ep->search);
+        const json_t *before = json_object_get(ep->record, "constraints");
+        size_t i;
+        json_t *c;
+
+        if (!now)
+                return;
+        json_array_foreach(now, i, c)
+        {
+                const json_t *old = find_constraint(before, c);
+                if (old) {
+                        json_object_set(c, "learnt_at", json_object_get(old, "learnt_at"));
+                        continue;
+                }
+                json_object_set_new(c, "learnt_at",
+                                    json_integer(episode_counter(ep, "evaluations")));
+                episode_bump(ep, "constraints_learnt");
+                log_msg(LOG_INFO, ep->options.log_context, "Stage I learned: %s",
+                        json_string_value(json_object_get(c, "text")));
+        }
+        json_array_foreach(before, i, c)
+        {
+                if (!find_constraint(now, c))
+                        log_msg(LOG_INFO, ep->options.log_context,
+                                "Stage I no longer holds: %s (a genome that breaks it answered "
+                                "right, or the search started over on a new kernel)",
+                                json_string_value(json_object_get(c, "text")));
+        }
+        if (json_array_size(now) > 0 || before)
+                json_object_set_new(ep->record, "constraints", now);
+        else
+                json_decref(now);
+        if (search_constraint_rejections(ep->search) > 0)
+                json_object_set_new(
+                    ep->record, "constraint_rejections",
+                    json_integer((json_int_t)search_constraint_rejections(ep->search)));
+}

@@ -2,8 +2,9 @@
 /*
  * Stage II of an episode: the plan for the current best (diagnosis and
  * retrieval from the experience bank), the motif rewrite proposed from
- * it, the retry of a rewrite that overflowed the Unified Buffer on smaller
- * tiles, and adopting a winning rewrite as the new best pair.
+ * it, never one whose candidate this episode measured already, the retry
+ * of a rewrite that overflowed the Unified Buffer on smaller tiles, and
+ * adopting a winning rewrite as the new best pair.
  */
 #include "episode-internal.h"
 
@@ -70,11 +71,19 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
                 .rng = &ep->rng,
                 .retrieved = episode_dense_for_best(ep),
         };
-        json_t *plan = NULL, *diagnosis = NULL;
+        json_t *plan = NULL, *diagnosis = NULL, *tally;
         int r = stage2_plan(&o, set, n, &plan, &diagnosis);
 
         if (r < 0)
                 return r;
+        /* what becomes of this best's plan, for the line that says why it is spent */
+        tally = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "measured", "measured_before",
+                          "not_applied", "unrepaired", "left_out");
+        if (!tally) {
+                json_decref(plan);
+                json_decref(diagnosis);
+                return -ENOMEM;
+        }
         /*
          * A motif whose every-site rewrite already failed here is tried site
          * by site only; unless each failure was a UB overflow and Stage I
@@ -90,9 +99,14 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
                 json_int_t failed = json_integer_value(json_object_get(stats, "failed"));
                 json_int_t overflowed = json_integer_value(json_object_get(stats, "overflowed"));
                 if (json_integer_value(json_object_get(a, "site")) < 0 && failed > 0 &&
-                    !(episode_uses_stage1(ep) && overflowed == failed))
+                    !(episode_uses_stage1(ep) && overflowed == failed)) {
+                        json_counter_add(json_object_get(tally, "left_out"),
+                                         json_string_value(json_object_get(a, "motif")), 1);
                         json_array_remove(plan, i);
+                }
         }
+        json_object_set_new(tally, "planned", json_integer((json_int_t)json_array_size(plan)));
+        json_object_set_new(state, "for_best", tally);
         json_object_set_new(diagnosis, "for", json_string(best_identity));
         json_object_set_new(state, "plan", plan);
         json_object_set_new(state, "plan_for", json_string(best_identity));
@@ -177,10 +191,67 @@ void episode_plan_overflow_repair(struct episode *ep)
                         motif);
 }
 
+/* Adds one to this best's tally of what became of its plan ("measured", ...) for motif. */
+static void tally(struct episode *ep, const char *what, const char *motif)
+{
+        json_t *t = json_object_get(json_object_get(stage2_state(ep), "for_best"), what);
+
+        if (t && motif)
+                json_counter_add(t, motif, 1);
+}
+
+/* Whether this episode measured a candidate of this identity: its baseline or a trajectory step. */
+static bool measured_before(struct episode *ep, const char *identity)
+{
+        const json_t *steps = json_object_get(ep->record, "trajectory"), *step;
+        size_t i;
+
+        if (strcmp(json_string_value(
+                       json_object_get(json_object_get(ep->record, "baseline"), "identity"))
+                       ?: "",
+                   identity) == 0)
+                return true;
+        json_array_foreach(steps, i, step)
+        {
+                if (strcmp(json_string_value(json_object_get(step, "identity")) ?: "", identity) ==
+                    0)
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * Whether the candidate just built was measured before in this episode
+ * (the same motif on a best that an earlier one already gave it, such as
+ * every site padded after one site was), so that measuring it again would
+ * only hit the memo: then it is left out, counted and cleared.
+ */
+static bool candidate_measured_before(struct episode *ep, const char *motif)
+{
+        struct npu_request req = {
+                .manifest = ep->manifest,
+                .overrides = ep->overrides,
+                .n_overrides = ep->n_overrides,
+        };
+        char identity[SHA256_HEX_SIZE];
+
+        if (npu_candidate_identity(ep->evaluator, &req, identity) < 0 ||
+            !measured_before(ep, identity))
+                return false;
+        episode_bump(ep, "stage2_measured_before");
+        tally(ep, "measured_before", motif);
+        log_msg(LOG_DEBUG, ep->options.log_context,
+                "motif %s gives candidate %.12s, measured before in this episode: left out", motif,
+                identity);
+        episode_clear_candidate(ep);
+        return true;
+}
+
 /*
  * Stage II's next candidate: the next planned action that changes
- * something, applied on the best pair.  -ENOSPC when the plan for the
- * current best is spent.
+ * something on the best pair and makes a candidate this episode has not
+ * measured.  -ENOSPC when the plan for the current best is spent
+ * (episode_stage2_spent says why).
  */
 int episode_propose_stage2(struct episode *ep)
 {
@@ -212,7 +283,12 @@ int episode_propose_stage2(struct episode *ep)
                 if (json_integer_value(json_object_get(action, "shrink")) > 0) {
                         r = propose_overflow_repair(
                             ep, action, (int)json_integer_value(json_object_get(action, "shrink")));
+                        if (r == 0 && candidate_measured_before(ep, motif)) {
+                                json_decref(action);
+                                continue;
+                        }
                         if (r == 0) {
+                                tally(ep, "measured", motif);
                                 ep->pending_action = action;
                                 ep->pending_stage = 2;
                                 return 0;
@@ -223,6 +299,7 @@ int episode_propose_stage2(struct episode *ep)
                                 : r == -EXDEV  ? "the motif rewrites the tiling files itself"
                                 : r == -ENOENT ? "the motif no longer applies"
                                                : strerror(-r));
+                        tally(ep, "unrepaired", motif);
                         json_decref(action);
                         continue;
                 }
@@ -233,6 +310,7 @@ int episode_propose_stage2(struct episode *ep)
                                 log_msg(LOG_INFO, ep->options.log_context,
                                         "motif %s does not apply: %s", motif, strerror(-r));
                         }
+                        tally(ep, "not_applied", motif);
                         motif_files_free(changed, n_changed);
                         json_decref(action);
                         continue;
@@ -245,13 +323,77 @@ int episode_propose_stage2(struct episode *ep)
                         changed[c].text = NULL;
                 }
                 motif_files_free(changed, n_changed);
+                episode_build_overrides(ep);
+                if (candidate_measured_before(ep, motif)) {
+                        json_decref(action);
+                        continue;
+                }
+                tally(ep, "measured", motif);
                 ep->pending_action = action;
                 ep->pending_stage = 2;
                 memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
-                episode_build_overrides(ep);
                 return 0;
         }
         return -ENOSPC;
+}
+
+/*
+ * Appends "; " (or " (" first) and "a x2, b" and what for a tally object
+ * {motif: n}; nothing when it is empty.  *first says whether a part came yet.
+ */
+static void append_tally(char *buf, size_t size, const json_t *counts, const char *what,
+                         bool *first)
+{
+        const char *motif;
+        const json_t *n;
+        bool any = false;
+
+        json_object_foreach((json_t *)counts, motif, n)
+        {
+                size_t len = strlen(buf);
+                json_int_t times = json_integer_value(n);
+                if (times <= 0)
+                        continue;
+                snprintf(buf + len, size - len, "%s%s", !any ? (*first ? " (" : "; ") : ", ",
+                         motif);
+                len = strlen(buf);
+                if (times > 1)
+                        snprintf(buf + len, size - len, " x%lld", (long long)times);
+                any = true;
+                *first = false;
+        }
+        if (any && what[0]) {
+                size_t len = strlen(buf);
+                snprintf(buf + len, size - len, " %s", what);
+        }
+}
+
+void episode_stage2_spent(struct episode *ep, char *buf, size_t size)
+{
+        const json_t *t = json_object_get(stage2_state(ep), "for_best");
+        bool first = true, measured = false;
+        const char *motif;
+        const json_t *n;
+        size_t len;
+
+        json_object_foreach(json_object_get(t, "measured"), motif, n) measured |=
+            json_integer_value(n) > 0;
+        json_object_foreach(json_object_get(t, "measured_before"), motif, n) measured |=
+            json_integer_value(n) > 0;
+        snprintf(buf, size, "%s",
+                 measured ? "Stage II: every motif that applies to the best was measured on it"
+                          : "Stage II: no motif applies to the best");
+        append_tally(buf, size, json_object_get(t, "measured"), "", &first);
+        append_tally(buf, size, json_object_get(t, "measured_before"),
+                     "measured before in this episode", &first);
+        append_tally(buf, size, json_object_get(t, "not_applied"), "did not apply", &first);
+        append_tally(buf, size, json_object_get(t, "unrepaired"),
+                     "overflowed the UB and could not be repaired", &first);
+        append_tally(buf, size, json_object_get(t, "left_out"),
+                     "at every site, failed on an earlier best", &first);
+        len = strlen(buf);
+        snprintf(buf + len, size - len, "%s; nothing %sto try", first ? "" : ")",
+                 measured ? "new " : "");
 }
 
 /* Whether the candidate in flight changes only files that hold genes (a tiling rewrite). */

@@ -340,11 +340,12 @@ void episode_next_candidate(struct episode *ep)
                 double best_us = 0;
                 search_best(ep->search, &best_us);
                 if (ep->exhausted_said[stage] != best_us) {
+                        char why[1024] = "Stage I has nothing left to try (the tiling space is "
+                                         "exhausted)";
                         ep->exhausted_said[stage] = best_us;
-                        log_msg(LOG_INFO, ep->options.log_context,
-                                "%s has nothing left to try after %d evaluations",
-                                stage == 1 ? "Stage I (the tiling space is exhausted)"
-                                           : "Stage II (no motif applies to the best)",
+                        if (stage == 2)
+                                episode_stage2_spent(ep, why, sizeof(why));
+                        log_msg(LOG_INFO, ep->options.log_context, "%s after %d evaluations", why,
                                 episode_counter(ep, "evaluations"));
                 }
                 if (exhausted[1] && exhausted[2]) {
@@ -472,6 +473,7 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
         if (ep->pending_stage == 1 && !ep->pending_rewrite && ep->pending_move[0])
                 json_object_set_new(step, "moves", json_string(ep->pending_move));
         json_object_set_new(step, "genome", episode_genome_json(ep, ep->pending));
+        episode_note_constraints(ep);
         if (json_array_append_new(json_object_get(ep->record, "trajectory"), step) < 0)
                 log_msg(LOG_ERR, ep->options.log_context,
                         "cannot record evaluation %d in the trajectory (out of memory)",
@@ -848,6 +850,7 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
         }
         search_options.seed = options->seed;
         search_options.random_only = options->strategy == EPISODE_BON;
+        episode_shape_facts(ep->manifest, &search_options);
         ep->search_options = search_options;
         r = search_new(ep->genes, ep->n_genes, &search_options, &ep->search);
         if (r < 0)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage I's evolutionary search over gene values, with an AUC bandit over
- * its techniques and a memory of failures.  Pure computation: the episode
- * proposes, evaluates and records; this file only decides what to try.
+ * its techniques and a memory of failures (UB overflows here, the
+ * constraints wrong answers teach in search-constraints.c).  Pure
+ * computation: the episode proposes, evaluates and records; this file
+ * only decides what to try.
  */
-#include "optimizer.h"
+#include "search-internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,6 +31,7 @@ static const char *const technique_names[TECHNIQUE_COUNT] = {
 
 struct entry {
         int64_t *values;
+        uint8_t *blamed; /* n_genes flags: a passing genome differs from this failure there alone */
         bool ok;
         double latency_us;
         char kind[32];
@@ -47,6 +50,10 @@ struct search {
         size_t window_len[TECHNIQUE_COUNT];
         uint64_t uses[TECHNIQUE_COUNT];
         const bool *frozen; /* borrowed: genes a rewrite took away, or NULL */
+        struct search_constraint constraints[SEARCH_CONSTRAINTS_MAX];
+        size_t n_constraints;
+        uint64_t rejections; /* proposals a constraint turned away */
+        bool replaying;      /* search_from_json: learn once, at the end */
 };
 
 const char *search_technique_name(enum search_technique t)
@@ -214,6 +221,245 @@ static bool in_failing_region(const struct search *s, const int64_t *values)
                         return true;
         }
         return false;
+}
+
+/* ------------------------------------------------------------ constraints */
+
+/*
+ * Whether a failure of this kind says something about the genome's values
+ * that a constraint could hold: not a UB overflow (its own memory above),
+ * not a slow run, a timeout or the infrastructure's error.
+ */
+static bool teaches_constraints(const struct entry *e)
+{
+        static const char *const not_these[] = { "ub_overflow", "slow", "timeout", "infra_error" };
+
+        if (e->ok)
+                return false;
+        for (size_t i = 0; i < sizeof(not_these) / sizeof(not_these[0]); i++)
+                if (strcmp(e->kind, not_these[i]) == 0)
+                        return false;
+        return true;
+}
+
+/* The one gene two genomes differ in, or -1 when they differ in none or several. */
+static long single_difference(const struct search *s, const int64_t *a, const int64_t *b)
+{
+        long gene = -1;
+
+        for (size_t g = 0; g < s->n_genes; g++) {
+                if (a[g] == b[g])
+                        continue;
+                if (gene >= 0)
+                        return -1;
+                gene = (long)g;
+        }
+        return gene;
+}
+
+/*
+ * Blames the failing entry f on the gene it alone differs in from the
+ * passing entry p; true when that is news.
+ */
+static bool blame(const struct search *s, struct entry *f, const struct entry *p)
+{
+        long g = single_difference(s, f->values, p->values);
+
+        if (g < 0 || f->blamed[g])
+                return false;
+        f->blamed[g] = 1;
+        return true;
+}
+
+/* Whether a failure is blamed on gene g alone. */
+static bool blamed_on(const struct search *s, size_t g)
+{
+        for (size_t i = 0; i < s->n_seen; i++)
+                if (s->seen[i].blamed[g])
+                        return true;
+        return false;
+}
+
+/* Learns every gene's constraints again from the failures and the passes. */
+static void relearn(struct search *s)
+{
+        struct constraint_failure *failures = calloc(s->n_seen + 1, sizeof(*failures));
+        int64_t *passing = calloc(s->n_seen + 1, sizeof(*passing));
+
+        if (!failures || !passing)
+                goto out; /* out of memory: what was learnt stays */
+        s->n_constraints = 0;
+        for (size_t g = 0; g < s->n_genes && s->n_constraints < SEARCH_CONSTRAINTS_MAX; g++) {
+                size_t n_failures = 0, n_passing = 0;
+                for (size_t i = 0; i < s->n_seen; i++) {
+                        const struct entry *e = &s->seen[i];
+                        bool dup = false;
+                        if (!e->ok) {
+                                if (teaches_constraints(e))
+                                        failures[n_failures++] =
+                                            (struct constraint_failure){ e->values[g], e->kind,
+                                                                         e->blamed[g] != 0 };
+                                continue;
+                        }
+                        for (size_t j = 0; j < n_passing && !dup; j++)
+                                dup = passing[j] == e->values[g];
+                        if (!dup)
+                                passing[n_passing++] = e->values[g];
+                }
+                if (!blamed_on(s, g))
+                        continue;
+                s->n_constraints += constraints_learn(
+                    &s->genes[g], g, passing, n_passing, failures, n_failures, s->options.facts,
+                    s->options.n_facts, s->constraints + s->n_constraints,
+                    SEARCH_CONSTRAINTS_MAX - s->n_constraints);
+        }
+out:
+        free(failures);
+        free(passing);
+}
+
+bool search_allows(const struct search *s, const int64_t *values)
+{
+        for (size_t i = 0; i < s->n_constraints; i++)
+                if (!search_constraint_allows(&s->constraints[i], values[s->constraints[i].gene]))
+                        return false;
+        return true;
+}
+
+/* Whether a genome breaks one of the hypotheses a constraint holds (the constraint it may keep). */
+static bool breaks_a_hypothesis(const struct search *s, const int64_t *values)
+{
+        for (size_t i = 0; i < s->n_constraints; i++) {
+                const struct search_constraint *c = &s->constraints[i];
+                for (size_t k = 0; k < c->n_any; k++) {
+                        struct search_constraint one = { .gene = c->gene, .n_any = 1 };
+                        one.any[0] = c->any[k];
+                        if (!search_constraint_allows(&one, values[c->gene]))
+                                return true;
+                }
+        }
+        return false;
+}
+
+/*
+ * Takes the entry just recorded into the constraints: a failure blamed on
+ * a gene, or a pass that blames an earlier failure or breaks a hypothesis
+ * a constraint holds, makes them learnt again.
+ */
+static void learn_from(struct search *s, struct entry *e)
+{
+        bool changed = false;
+
+        if (teaches_constraints(e)) {
+                for (size_t i = 0; i < s->n_seen; i++)
+                        if (s->seen[i].ok)
+                                changed |= blame(s, e, &s->seen[i]);
+        } else if (e->ok) {
+                for (size_t i = 0; i < s->n_seen; i++)
+                        if (teaches_constraints(&s->seen[i]))
+                                changed |= blame(s, &s->seen[i], e);
+                changed |= breaks_a_hypothesis(s, e->values);
+        }
+        if (changed && !s->replaying)
+                relearn(s);
+}
+
+size_t search_constraints(const struct search *s, const struct search_constraint **ret)
+{
+        *ret = s->constraints;
+        return s->n_constraints;
+}
+
+uint64_t search_constraint_rejections(const struct search *s)
+{
+        return s->rejections;
+}
+
+/* "must divide 2048" for one rule of gene name. */
+static void describe_rule(const struct search_constraint_rule *r, char *buf, size_t size)
+{
+        static const char *const phrases[] = {
+                [CONSTRAINT_DIVIDES] = "divide", [CONSTRAINT_MULTIPLE_OF] = "be a multiple of",
+                [CONSTRAINT_MAX] = "be at most", [CONSTRAINT_MIN] = "be at least",
+                [CONSTRAINT_NOT] = "not be",
+        };
+
+        snprintf(buf, size, "%s %lld",
+                 (size_t)r->kind < sizeof(phrases) / sizeof(phrases[0]) ? phrases[r->kind] : "?",
+                 (long long)r->n);
+}
+
+void search_constraint_describe(const struct search *s, const struct search_constraint *c,
+                                char *buf, size_t size)
+{
+        const char *name = c->gene < s->n_genes ? s->genes[c->gene].name : "?";
+        size_t len;
+
+        snprintf(buf, size, "%s must", name);
+        for (size_t i = 0; i < c->n_any; i++) {
+                char rule[96];
+                describe_rule(&c->any[i], rule, sizeof(rule));
+                len = strlen(buf);
+                snprintf(buf + len, size - len, "%s %s", i ? " or" : "", rule);
+        }
+        len = strlen(buf);
+        snprintf(buf + len, size - len, " (%zu failure%s, %s:", c->failures,
+                 c->failures == 1 ? "" : "s", c->kinds);
+        for (size_t i = 0; i < c->n_values; i++) {
+                len = strlen(buf);
+                snprintf(buf + len, size - len, "%s %lld", i ? "," : "", (long long)c->values[i]);
+        }
+        len = strlen(buf);
+        snprintf(buf + len, size - len, "%s)",
+                 c->n_values == SEARCH_CONSTRAINT_VALUES && c->failures > c->n_values ? ", ..."
+                                                                                      : "");
+}
+
+/* One constraint as search_constraints_json lists it; NULL when out of memory. */
+static json_t *constraint_json(const struct search *s, const struct search_constraint *c)
+{
+        json_t *values = json_array(), *others = json_array(), *o;
+        char text[512];
+
+        search_constraint_describe(s, c, text, sizeof(text));
+        for (size_t k = 0; values && k < c->n_values; k++)
+                json_array_append_new(values, json_integer(c->values[k]));
+        for (size_t k = 1; others && k < c->n_any; k++)
+                json_array_append_new(others, json_pack("{s:s, s:I}", "kind",
+                                                        search_constraint_kind_name(c->any[k].kind),
+                                                        "n", (json_int_t)c->any[k].n));
+        if (!values || !others) {
+                json_decref(values);
+                json_decref(others);
+                return NULL;
+        }
+        o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:o, s:s, s:s}", "gene", (json_int_t)c->gene,
+                      "name", s->genes[c->gene].name, "kind",
+                      search_constraint_kind_name(c->any[0].kind), "n", (json_int_t)c->any[0].n,
+                      "failures", (json_int_t)c->failures, "values", values, "kinds", c->kinds,
+                      "text", text);
+        if (!o || c->n_any == 1) {
+                json_decref(others);
+                return o;
+        }
+        if (json_object_set_new(o, "or", others) < 0) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+json_t *search_constraints_json(const struct search *s)
+{
+        json_t *list = json_array();
+
+        for (size_t i = 0; list && i < s->n_constraints; i++) {
+                if (json_array_append_new(list, constraint_json(s, &s->constraints[i])) < 0) {
+                        json_decref(list);
+                        return NULL;
+                }
+        }
+        return list;
 }
 
 /* The baseline genome: the values as written. */
@@ -469,6 +715,15 @@ static size_t sweep_values(const struct gene *g, int64_t b, int64_t *out)
         return n;
 }
 
+/* search_allows, counting what it turns away. */
+static bool allowed(struct search *s, const int64_t *values)
+{
+        if (search_allows(s, values))
+                return true;
+        s->rejections++;
+        return false;
+}
+
 /*
  * A sweep: the best genome with one gene moved to the nearest of its sweep
  * values not yet tried, genes taken in turn from a random one.  false when
@@ -492,7 +747,8 @@ static bool sweep_proposal(struct search *s, int64_t *values)
                 for (size_t i = 0; i < n; i++) {
                         memcpy(values, best, s->n_genes * sizeof(*values));
                         values[g] = ladder[i];
-                        if (!already_seen(s, values) && !in_failing_region(s, values))
+                        if (!already_seen(s, values) && !in_failing_region(s, values) &&
+                            allowed(s, values))
                                 return true;
                 }
         }
@@ -579,7 +835,8 @@ int search_propose(struct search *s, int64_t *values, enum search_technique *ret
                 }
                 for (int i = 0; i < PROPOSAL_TRIES; i++) {
                         apply_technique(s, t, values);
-                        if (!already_seen(s, values) && !in_failing_region(s, values)) {
+                        if (!already_seen(s, values) && !in_failing_region(s, values) &&
+                            allowed(s, values)) {
                                 *ret_technique = t;
                                 return 0;
                         }
@@ -609,9 +866,10 @@ bool search_record(struct search *s, const int64_t *values, enum search_techniqu
         }
         e = &s->seen[s->n_seen];
         memset(e, 0, sizeof(*e));
-        e->values = malloc(s->n_genes * sizeof(*values) + 1);
+        e->values = calloc(1, s->n_genes * (sizeof(*values) + 1) + 1);
         if (!e->values)
                 return false;
+        e->blamed = (uint8_t *)(e->values + s->n_genes);
         memcpy(e->values, values, s->n_genes * sizeof(*values));
         e->ok = ok;
         e->latency_us = latency_us;
@@ -621,6 +879,7 @@ bool search_record(struct search *s, const int64_t *values, enum search_techniqu
         if (new_best)
                 s->best = (long)s->n_seen;
         s->n_seen++;
+        learn_from(s, e);
         if (technique < TECHNIQUE_COUNT)
                 credit(s, technique, new_best && s->n_seen > 1);
         return new_best;
@@ -640,7 +899,7 @@ const int64_t *search_best(const struct search *s, double *ret_latency_us)
 json_t *search_to_json(const struct search *s)
 {
         json_t *root = json_object(), *rng = json_array(), *seen = json_array();
-        json_t *credits = json_array();
+        json_t *credits = json_array(), *constraints;
         bool oom = false;
 
         for (int i = 0; i < 4; i++) {
@@ -672,6 +931,11 @@ json_t *search_to_json(const struct search *s)
         json_object_set_new(root, "seen", seen);
         json_object_set_new(root, "credits", credits);
         json_object_set_new(root, "genes", json_integer((json_int_t)s->n_genes));
+        /* what was learnt, for whoever reads the state; search_from_json learns it again */
+        constraints = search_constraints_json(s);
+        if (!constraints || json_object_set_new(root, "constraints", constraints) < 0)
+                oom = true;
+        json_object_set_new(root, "constraint_rejections", json_integer((json_int_t)s->rejections));
         if (oom) {
                 json_decref(root);
                 return NULL;
@@ -693,13 +957,17 @@ int search_from_json(struct search *s, const json_t *state)
                 free(s->seen[i].values);
         s->n_seen = 0;
         s->best = -1;
+        s->n_constraints = 0;
+        s->replaying = true;
         memset(s->uses, 0, sizeof(s->uses));
         memset(s->window_len, 0, sizeof(s->window_len));
         json_array_foreach(seen, i, e)
         {
                 const json_t *v = json_object_get(e, "values");
-                if (json_array_size(v) != s->n_genes)
+                if (json_array_size(v) != s->n_genes) {
+                        s->replaying = false;
                         return -EINVAL;
+                }
                 for (size_t g = 0; g < s->n_genes; g++)
                         values[g] = json_integer_value(json_array_get(v, g));
                 /* windows and uses are restored below, so record as outside proposals */
@@ -717,8 +985,10 @@ int search_from_json(struct search *s, const json_t *state)
                 int t = 0;
                 while (t < TECHNIQUE_COUNT && (!name || strcmp(technique_names[t], name) != 0))
                         t++;
-                if (t == TECHNIQUE_COUNT)
+                if (t == TECHNIQUE_COUNT) {
+                        s->replaying = false;
                         return -EINVAL;
+                }
                 s->uses[t] = (uint64_t)json_integer_value(json_object_get(e, "uses"));
                 s->window_len[t] = json_array_size(window) < CREDIT_WINDOW ? json_array_size(window)
                                                                            : CREDIT_WINDOW;
@@ -727,5 +997,9 @@ int search_from_json(struct search *s, const json_t *state)
         }
         for (int k = 0; k < 4; k++)
                 s->rng[k] = strtoull(json_string_value(json_array_get(rng, (size_t)k)), NULL, 16);
+        s->replaying = false;
+        relearn(s);
+        s->rejections =
+            (uint64_t)json_integer_value(json_object_get(state, "constraint_rejections"));
         return 0;
 }

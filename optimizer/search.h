@@ -53,10 +53,20 @@ const char *search_technique_name(enum search_technique t);
 
 struct search;
 
+#define SEARCH_FACTS_MAX 64
+
 struct search_options {
         uint64_t seed;
         size_t population; /* 0: 16, the first half of it drawn at random */
         bool random_only;  /* Best-of-N: every proposal is TECHNIQUE_RANDOM */
+        /*
+         * Quantities of the problem a gene may have to divide: the case
+         * shapes' dimensions, row counts and element counts
+         * (episode_shape_facts).  None: constraints are learnt from the
+         * values alone (alignment and bounds).
+         */
+        int64_t facts[SEARCH_FACTS_MAX];
+        size_t n_facts;
 };
 
 /* genes (borrowed, must outlive the search); the baseline genome is their values. */
@@ -97,6 +107,82 @@ const int64_t *search_best(const struct search *search, double *ret_latency_us);
  * there is no such evidence or it is mixed.  Unordered genes give 0.
  */
 int search_overflow_direction(const struct search *search, size_t g);
+
+/*
+ * What the search learnt from genomes that answered wrong (or crashed,
+ * read past a tensor, failed their tiling: any failure but a UB overflow,
+ * which has its own memory, a timeout, a slow run or an infrastructure
+ * error).  A failing genome is blamed on gene g when a genome differing
+ * from it in g alone passed.  The hypotheses about an ordered gene are
+ *   divides N      N one of the facts (a dimension, a row or element count)
+ *   multiple_of N  N a power of two (an alignment)
+ *   max N, min N   the largest (smallest) value on the gene's scale short
+ *                  of the failures above (below) every passing value
+ * and those that explain every failure blamed on the gene, and that no
+ * passing genome (nor the baseline) breaks, are kept, less any whose
+ * values another one's include: the constraint is that a value keeps one
+ * of them, so nothing is ruled out that a hypothesis still standing allows
+ * ("TILE_LEN must divide 2048 or be a multiple of 256" narrows to "must
+ * divide 1024" as 384, 768 and 2048 fail).  An unordered gene's (a move's)
+ * constraint is "not N" for a value N.  A constraint needs two blamed
+ * failures, or one that a fact's divisibility alone explains (no bound,
+ * alignment or other fact does); a gene whose blamed failures no one
+ * hypothesis explains learns nothing.  search_propose never proposes a genome that breaks a
+ * constraint; a passing genome that breaks one (an outside proposal)
+ * drops it.
+ */
+enum search_constraint_kind {
+        CONSTRAINT_DIVIDES,
+        CONSTRAINT_MULTIPLE_OF,
+        CONSTRAINT_MAX,
+        CONSTRAINT_MIN,
+        CONSTRAINT_NOT,
+};
+
+#define SEARCH_CONSTRAINTS_MAX   64
+#define SEARCH_CONSTRAINT_VALUES 6
+#define SEARCH_CONSTRAINT_ANY    4 /* more hypotheses standing than this: nothing learnt yet */
+
+struct search_constraint_rule {
+        enum search_constraint_kind kind;
+        int64_t n;
+};
+
+struct search_constraint {
+        size_t gene;
+        struct search_constraint_rule any[SEARCH_CONSTRAINT_ANY]; /* a value keeps one */
+        size_t n_any;
+        size_t failures; /* blamed failing genomes it explains */
+        /* the distinct failing values it explains, the first few */
+        int64_t values[SEARCH_CONSTRAINT_VALUES];
+        size_t n_values;
+        char kinds[64]; /* the failures' kinds, comma-separated */
+};
+
+const char *search_constraint_kind_name(enum search_constraint_kind kind);
+
+/* The constraints learnt so far (borrowed until the next search_record). */
+size_t search_constraints(const struct search *search, const struct search_constraint **ret);
+
+/* Whether value v of gene c->gene keeps constraint c. */
+bool search_constraint_allows(const struct search_constraint *c, int64_t v);
+
+/* Whether a genome keeps every learnt constraint. */
+bool search_allows(const struct search *search, const int64_t *values);
+
+/* "TILE_LEN must divide 2048 (3 failures, wrong_answer: 384, 640, 768)" into buf. */
+void search_constraint_describe(const struct search *search, const struct search_constraint *c,
+                                char *buf, size_t size);
+
+/*
+ * The constraints as JSON: [{gene, name, kind, n, or: [{kind, n}] (the
+ * other hypotheses, when there are), failures, values, kinds, text}];
+ * NULL when out of memory.
+ */
+json_t *search_constraints_json(const struct search *search);
+
+/* How many proposals a learnt constraint turned away. */
+uint64_t search_constraint_rejections(const struct search *search);
 
 /* Serialises the whole state: population, RNG, credits, failure memory; NULL: out of memory. */
 json_t *search_to_json(const struct search *search);

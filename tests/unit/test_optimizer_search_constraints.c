@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of what Stage I's search learns from wrong answers, on a synthetic
+ * kernel without tail handling (40 rows over CORE_NUM cores, each row of
+ * 1024 or 2048 walked in TILE_LEN tiles): the constraints it learns
+ * ("must divide 40", "must divide 1024"), that no proposal breaks one once
+ * it is learnt, that none rules out a value that answers right, that a
+ * lone failure teaches only what a dimension alone explains, that a pass
+ * drops what it breaks, a move's site that keeps failing, and that the
+ * constraints survive a resume.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "optimizer/optimizer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CORES, TILE, MOVE, N_GENES };
+
+static const struct gene genes[N_GENES] = {
+        [CORES] = { .name = "CORE_NUM", .value = 8, .lo = 1, .hi = 64, .scale = GENE_POW2 },
+        [TILE] = { .name = "TILE_LEN", .value = 256, .lo = 32, .hi = 4096, .scale = GENE_ALIGN32 },
+        /* a structural move whose sites 1 and 2 break the kernel, 3 is harmless */
+        [MOVE] = { .name = "move:tile_from_ub",
+                   .value = 0,
+                   .lo = 0,
+                   .hi = 3,
+                   .scale = GENE_CHOICE },
+};
+
+/* The case shapes' facts, as episode_shape_facts makes them from [40, 1024] and [40, 2048]. */
+static const int64_t facts[] = { 40, 1024, 40960, 2048, 81920 };
+
+static struct search_options options_with_facts(uint64_t seed)
+{
+        struct search_options o = { .seed = seed };
+
+        memcpy(o.facts, facts, sizeof(facts));
+        o.n_facts = sizeof(facts) / sizeof(facts[0]);
+        return o;
+}
+
+/* The truth: right answers need the rows split evenly, the row tiled evenly, no bad move. */
+static bool answers_right(const int64_t *v)
+{
+        return 40 % v[CORES] == 0 && 1024 % v[TILE] == 0 && v[MOVE] != 1 && v[MOVE] != 2;
+}
+
+static double latency_of(const int64_t *v)
+{
+        return 1000.0 / (double)v[CORES] + 4096.0 / (double)v[TILE] + (double)v[MOVE];
+}
+
+static bool constraint_text(const struct search *s, const char *text)
+{
+        const struct search_constraint *c;
+        size_t n = search_constraints(s, &c);
+        char buf[512];
+
+        for (size_t i = 0; i < n; i++) {
+                search_constraint_describe(s, &c[i], buf, sizeof(buf));
+                if (strncmp(buf, text, strlen(text)) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Whether every genome that answers right keeps every constraint learnt. */
+static void assert_nothing_right_ruled_out(const struct search *s)
+{
+        for (int64_t cores = 1; cores <= 64; cores *= 2)
+                for (int64_t tile = 32; tile <= 4096; tile += 32)
+                        for (int64_t move = 0; move <= 3; move++) {
+                                int64_t v[N_GENES] = {
+                                        [CORES] = cores, [TILE] = tile, [MOVE] = move
+                                };
+                                if (answers_right(v))
+                                        assert_true(search_allows(s, v));
+                        }
+}
+
+/*
+ * Runs a search of budget proposals on the synthetic kernel; returns how
+ * many answered wrong, and asserts on the way that nothing proposed breaks
+ * a constraint learnt before it.
+ */
+static int run(struct search *s, int budget)
+{
+        int64_t v[N_GENES], base[N_GENES] = { 8, 256, 0 };
+        int wrong = 0;
+
+        search_record(s, base, TECHNIQUE_COUNT, true, latency_of(base), NULL);
+        for (int i = 0; i < budget; i++) {
+                enum search_technique t;
+                bool ok;
+                if (search_propose(s, v, &t) < 0)
+                        break;
+                assert_true(search_allows(s, v));
+                ok = answers_right(v);
+                wrong += !ok;
+                search_record(s, v, t, ok, ok ? latency_of(v) : 0, ok ? NULL : "wrong_answer");
+                assert_nothing_right_ruled_out(s);
+        }
+        return wrong;
+}
+
+static void test_wrong_answers_teach_the_dimensions(void **state)
+{
+        int learnt_both = 0;
+
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+                struct search_options o = options_with_facts(seed);
+                struct search *s = NULL;
+                int64_t base[N_GENES] = { 8, 256, 0 };
+
+                assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+                run(s, 80);
+                assert_true(search_allows(s, base));
+                learnt_both += constraint_text(s, "CORE_NUM must divide 40 ") &&
+                               constraint_text(s, "TILE_LEN must divide 1024 ");
+                search_free(s);
+        }
+        /* each seed's search pins both down exactly within 80 proposals */
+        assert_int_equal(learnt_both, 5);
+}
+
+/*
+ * Once a dimension is learnt no proposal breaks it: the wrong answers
+ * after that are other genes' (a move's, the other dimension's).
+ */
+static void test_no_proposal_breaks_what_was_learnt(void **state)
+{
+        int after_cores = 0, after_tile = 0;
+
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+                struct search_options o = options_with_facts(seed);
+                struct search *s = NULL;
+                int64_t v[N_GENES], base[N_GENES] = { 8, 256, 0 };
+                bool cores_learnt = false, tile_learnt = false;
+
+                assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+                search_record(s, base, TECHNIQUE_COUNT, true, latency_of(base), NULL);
+                for (int i = 0; i < 60; i++) {
+                        enum search_technique t;
+                        bool ok;
+                        if (search_propose(s, v, &t) < 0)
+                                break;
+                        if (cores_learnt) {
+                                assert_int_equal(40 % v[CORES], 0);
+                                after_cores++;
+                        }
+                        if (tile_learnt) {
+                                assert_int_equal(1024 % v[TILE], 0);
+                                after_tile++;
+                        }
+                        ok = answers_right(v);
+                        search_record(s, v, t, ok, ok ? latency_of(v) : 0,
+                                      ok ? NULL : "wrong_answer");
+                        cores_learnt = constraint_text(s, "CORE_NUM must divide 40 ");
+                        tile_learnt = constraint_text(s, "TILE_LEN must divide 1024 ");
+                }
+                assert_true(search_constraint_rejections(s) > 0);
+                search_free(s);
+        }
+        /* learnt early enough that the search went on for a while */
+        assert_true(after_cores > 150);
+        assert_true(after_tile > 100);
+}
+
+/*
+ * A lone failure teaches only what one dimension explains and nothing else
+ * does; more failures narrow what stands, and what stands is kept as
+ * alternatives: nothing is ruled out that one of them allows.
+ */
+static void test_one_failure_needs_a_dimension(void **state)
+{
+        struct search_options o = options_with_facts(1);
+        struct search *s = NULL;
+        const struct search_constraint *c;
+        int64_t base[N_GENES] = { 8, 256, 0 }, cores16[N_GENES] = { 16, 256, 0 };
+
+        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
+        /* 704 does not divide 1024, but neither is it a multiple of 128, nor under 704: no telling */
+        search_record(s, (int64_t[]){ 8, 704, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_int_equal(search_constraints(s, &c), 0);
+        /* 16 cores: only "divides 40" (or "at most 8", which allows the same) explains it */
+        search_record(s, cores16, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_int_equal(search_constraints(s, &c), 1);
+        assert_true(constraint_text(s, "CORE_NUM must divide 40 (1 failure, wrong_answer: 16)"));
+        /* a second tile failure: three ways to explain both stand */
+        search_record(s, (int64_t[]){ 8, 1248, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_int_equal(search_constraints(s, &c), 2);
+        assert_true(constraint_text(s, "TILE_LEN must divide 40960 or be a multiple of 128 or be "
+                                       "at most 672 (2 failures, wrong_answer: 704, 1248)"));
+        assert_true(search_allows(s, (int64_t[]){ 8, 96, 0 }));
+        assert_false(search_allows(s, (int64_t[]){ 8, 1120, 0 }));
+        /* 96 fails too: no bound explains it with the others */
+        search_record(s, (int64_t[]){ 8, 96, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_true(constraint_text(s, "TILE_LEN must divide 40960 or be a multiple of 128 (3 "));
+        assert_false(search_allows(s, (int64_t[]){ 8, 96, 0 }));
+        assert_true(search_allows(s, (int64_t[]){ 8, 384, 0 }));
+        assert_true(search_allows(s, (int64_t[]){ 8, 160, 0 }));
+        search_free(s);
+}
+
+/* Timeouts, UB overflows and slow runs are not wrong answers; a pass that breaks one drops it. */
+static void test_what_teaches_and_what_drops(void **state)
+{
+        struct search_options o = options_with_facts(1);
+        struct search *s = NULL;
+        const struct search_constraint *c;
+        int64_t base[N_GENES] = { 8, 256, 0 };
+
+        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
+        search_record(s, (int64_t[]){ 16, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "timeout");
+        search_record(s, (int64_t[]){ 32, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "ub_overflow");
+        search_record(s, (int64_t[]){ 64, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "slow");
+        assert_int_equal(search_constraints(s, &c), 0);
+        /* a kernel reading past a tensor and a wrong answer agree */
+        search_record(s, (int64_t[]){ 8, 704, 0 }, TECHNIQUE_SWEEP, false, 0, "out_of_bounds");
+        search_record(s, (int64_t[]){ 8, 1248, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        search_record(s, (int64_t[]){ 8, 384, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_true(constraint_text(s, "TILE_LEN must divide 40960 or be a multiple of 256 or be "
+                                       "at most 352 (3 failures, out_of_bounds,wrong_answer: 704, "
+                                       "1248, 384)"));
+        /* an outside proposal (an LLM's) at 768 answers right: "multiple of 256" stands alone */
+        search_record(s, (int64_t[]){ 8, 768, 0 }, TECHNIQUE_COUNT, true, 9, NULL);
+        assert_true(constraint_text(s, "TILE_LEN must be a multiple of 256 "));
+        assert_true(search_allows(s, (int64_t[]){ 8, 768, 0 }));
+        /* one at 96 breaks that too: nothing explains every failure and passes them all */
+        search_record(s, (int64_t[]){ 8, 96, 0 }, TECHNIQUE_COUNT, true, 9, NULL);
+        assert_int_equal(search_constraints(s, &c), 0);
+        search_free(s);
+}
+
+/* A move's site that fails twice on its own is not made again; once is not enough. */
+static void test_a_move_that_keeps_failing(void **state)
+{
+        struct search_options o = options_with_facts(1);
+        struct search *s = NULL;
+        int64_t base[N_GENES] = { 8, 256, 0 }, other[N_GENES] = { 4, 128, 0 };
+
+        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
+        search_record(s, (int64_t[]){ 8, 256, 2 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_true(search_allows(s, (int64_t[]){ 4, 128, 2 }));
+        search_record(s, other, TECHNIQUE_SWEEP, true, 9, NULL);
+        search_record(s, (int64_t[]){ 4, 128, 2 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
+        assert_true(constraint_text(s, "move:tile_from_ub must not be 2 (2 failures"));
+        assert_false(search_allows(s, (int64_t[]){ 2, 64, 2 }));
+        assert_true(search_allows(s, (int64_t[]){ 2, 64, 3 }));
+        search_free(s);
+}
+
+/* A resumed search learns the same constraints again and keeps proposing within them. */
+static void test_constraints_survive_a_resume(void **state)
+{
+        struct search_options o = options_with_facts(3);
+        struct search *a = NULL, *b = NULL;
+        const struct search_constraint *ca, *cb;
+        json_t *saved, *ja, *jb;
+        size_t n;
+
+        assert_int_equal(search_new(genes, N_GENES, &o, &a), 0);
+        run(a, 60);
+        n = search_constraints(a, &ca);
+        assert_true(n > 0);
+        saved = search_to_json(a);
+        assert_int_equal(json_array_size(json_object_get(saved, "constraints")), n);
+        assert_int_equal(search_new(genes, N_GENES, &o, &b), 0);
+        assert_int_equal(search_from_json(b, saved), 0);
+        assert_int_equal(search_constraints(b, &cb), n);
+        ja = search_constraints_json(a);
+        jb = search_constraints_json(b);
+        assert_true(json_equal(ja, jb));
+        json_decref(ja);
+        json_decref(jb);
+        assert_int_equal(search_constraint_rejections(b), search_constraint_rejections(a));
+        for (int i = 0; i < 10; i++) {
+                int64_t v[N_GENES], w[N_GENES];
+                enum search_technique ta, tb;
+                if (search_propose(a, v, &ta) < 0)
+                        break;
+                assert_int_equal(search_propose(b, w, &tb), 0);
+                assert_memory_equal(v, w, sizeof(v));
+                search_record(a, v, ta, answers_right(v), latency_of(v), "wrong_answer");
+                search_record(b, w, tb, answers_right(w), latency_of(w), "wrong_answer");
+        }
+        json_decref(saved);
+        search_free(a);
+        search_free(b);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_one_failure_needs_a_dimension),
+                cmocka_unit_test(test_what_teaches_and_what_drops),
+                cmocka_unit_test(test_a_move_that_keeps_failing),
+                cmocka_unit_test(test_wrong_answers_teach_the_dimensions),
+                cmocka_unit_test(test_no_proposal_breaks_what_was_learnt),
+                cmocka_unit_test(test_constraints_survive_a_resume),
+        };
+        return cmocka_run_group_tests_name("optimizer_search_constraints", tests, NULL, NULL);
+}
