@@ -140,7 +140,9 @@ static size_t hypotheses(const struct gene *gene, const int64_t *passing, size_t
                          const struct constraint_failure *failures, size_t n_failures,
                          const int64_t *facts, size_t n_facts, struct search_constraint_rule *out)
 {
-        int64_t most = gene->value, least = gene->value, above = INT64_MAX, below = INT64_MIN;
+        /* the widest and narrowest values seen to fail, starting from the gene's own */
+        int64_t most = gene->value, above = INT64_MAX, below = INT64_MIN;
+        int64_t least = most;
         size_t n = 0;
 
         for (size_t i = 0; i < n_facts && i < SEARCH_FACTS_MAX; i++) {
