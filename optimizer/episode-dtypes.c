@@ -173,24 +173,6 @@ static void run_baselines_from(struct episode *ep, size_t i)
                                "cannot start the original on another dtype combination");
 }
 
-/* Ends the episode when it was stopped, cancelled or ran out of time; true then. */
-static bool interrupted(struct episode *ep)
-{
-        if (ep->stopping) {
-                episode_deliver_stopped(ep);
-                return true;
-        }
-        if (ep->cancelled) {
-                episode_finish(ep, "cancelled", "cancelled", "cancelled by request");
-                return true;
-        }
-        if (ep->out_of_time) {
-                episode_finish_out_of_time(ep);
-                return true;
-        }
-        return false;
-}
-
 static void on_described(json_t *description, const char *error, void *userdata)
 {
         struct dtype_gate *g = userdata;
@@ -207,7 +189,7 @@ static void on_described(json_t *description, const char *error, void *userdata)
                 gate_free(g);
                 return;
         }
-        if (interrupted(ep)) {
+        if (episode_interrupted(ep)) {
                 json_decref(description);
                 return;
         }

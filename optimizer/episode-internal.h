@@ -164,6 +164,8 @@ void episode_finish(struct episode *ep, const char *state, const char *error_kin
 int episode_evaluate(struct episode *ep, uint64_t seed, const json_t *reference, bool keep,
                      bool bypass_memo, bool with_overrides);
 void episode_finish_out_of_time(struct episode *ep);
+/* Ends the episode when it was stopped, cancelled or ran out of time; true then. */
+bool episode_interrupted(struct episode *ep);
 void episode_next_candidate(struct episode *ep);
 void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata);
 /* Records a would-be best the dtype gate checked (ownership of result passes), and goes on. */

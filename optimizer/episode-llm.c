@@ -335,19 +335,7 @@ static bool llm_call_returned(struct episode *ep, const struct llm_result *resul
             0)
                 log_msg(LOG_ERR, ep->options.log_context,
                         "cannot record the LLM call (out of memory): %s", purpose);
-        if (ep->stopping) {
-                episode_deliver_stopped(ep);
-                return true;
-        }
-        if (ep->cancelled) {
-                episode_finish(ep, "cancelled", "cancelled", "cancelled by request");
-                return true;
-        }
-        if (ep->out_of_time) {
-                episode_finish_out_of_time(ep);
-                return true;
-        }
-        return false;
+        return episode_interrupted(ep);
 }
 
 static void on_llm_answer(struct llm_call *call, const struct llm_result *result, void *userdata)

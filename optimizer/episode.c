@@ -368,6 +368,23 @@ void episode_next_candidate(struct episode *ep)
                 episode_finish(ep, "failed", "infra_error", strerror(-r));
 }
 
+bool episode_interrupted(struct episode *ep)
+{
+        if (ep->stopping) {
+                episode_deliver_stopped(ep);
+                return true;
+        }
+        if (ep->cancelled) {
+                episode_finish(ep, "cancelled", "cancelled", "cancelled by request");
+                return true;
+        }
+        if (ep->out_of_time) {
+                episode_finish_out_of_time(ep);
+                return true;
+        }
+        return false;
+}
+
 static const char *failure_kind(const json_t *result)
 {
         const char *kind =
