@@ -140,11 +140,11 @@ static size_t hypotheses(const struct gene *gene, const int64_t *passing, size_t
                          const struct constraint_failure *failures, size_t n_failures,
                          const int64_t *facts, size_t n_facts, struct search_constraint_rule *out)
 {
-        /* the widest and narrowest values seen to fail, starting from the gene's own */
-        int64_t most = gene->value, above = INT64_MAX, below = INT64_MIN;
-        int64_t least = most;
+        /* the range the passing values (the baseline's among them) span */
+        int64_t most = gene->value, least, above = INT64_MAX, below = INT64_MIN;
         size_t n = 0;
 
+        least = most;
         for (size_t i = 0; i < n_facts && i < SEARCH_FACTS_MAX; i++) {
                 bool dup = false;
                 for (size_t j = 0; j < i; j++)
