@@ -348,12 +348,14 @@ static void test_unwritten_output_is_wrong(void **state)
         struct npu_request req = { .seed = 5 };
         struct npu_override no_branch = { "op_host/threshold_mask.cpp", NULL };
         struct outcome o = { 0 };
+        size_t n_cases;
 
         snprintf(path, sizeof(path), "%s/tests/ops/ok/threshold_mask",
                  getenv("ASCENDOPT_SOURCE_DIR") ? getenv("ASCENDOPT_SOURCE_DIR") : ".");
         if (npu_manifest_load(path, &mask, err, sizeof(err)) < 0)
                 fail_msg("%s", err);
-        mask->n_cases = 1; /* the ragged case */
+        n_cases = mask->n_cases;
+        mask->n_cases = 1; /* the ragged case (restored before the manifest is freed) */
         snprintf(path, sizeof(path), "%s/op_host/threshold_mask.cpp", mask->dir);
         host = slurp(path);
         at = strstr(host, "TILING_KEY_ONE_TILE = 1;");
@@ -398,6 +400,7 @@ static void test_unwritten_output_is_wrong(void **state)
         json_decref(runs[0]);
         json_decref(runs[1]);
         free(host);
+        mask->n_cases = n_cases;
         npu_manifest_free(mask);
 }
 
