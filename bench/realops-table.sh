@@ -37,6 +37,12 @@ if ! git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
 	exit 66
 fi
 [ -r "$LIST" ] || { echo "realops-table: $LIST: cannot read the operator list" >&2; exit 66; }
+# before the drafts, which take minutes: the programs the table needs
+for prog in ascendopt ascendopt-exec bench/bench_optimize; do
+	[ -x "$BUILD/$prog" ] && continue
+	echo "realops-table: $BUILD/$prog is not built: run 'make bench' or 'make $BUILD/$prog' first" >&2
+	exit 69
+done
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 mkdir -p "$(dirname "$OUT")"
 
