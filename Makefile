@@ -79,6 +79,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            ASCENDOPT_FUZZ_DIR=$(abspath $(FUZZ_DIR)) \
            ASCENDOPT_EXEC_HELPER=$(abspath $(BUILD))/ascendopt-exec \
            ASCENDOPT_SIM_DIR=$(abspath $(BUILD))/sim \
+           ASCENDOPT_CACHE_DIR=$(abspath $(BUILD))/test-cache \
            ASCENDOPT_SANITIZE=$(SANITIZE) \
            CMOCKA_MESSAGE_OUTPUT=TAP \
            ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \

@@ -275,7 +275,12 @@ static void free_patterns(char **list, size_t n)
         free(list);
 }
 
-/* State lives in $STATE_DIRECTORY under systemd, else in XDG state. */
+/*
+ * State lives in $STATE_DIRECTORY under systemd, else in XDG state.  The
+ * object cache alone may live elsewhere, $ASCENDOPT_CACHE_DIR, so that
+ * state directories share what they compiled (the cache is keyed by
+ * content, without paths; make check shares one across the suite).
+ */
 int state_path(char *buf, size_t size, const char *state_dir, enum state_part part)
 {
         static const char *const names[] = {
@@ -283,7 +288,10 @@ int state_path(char *buf, size_t size, const char *state_dir, enum state_part pa
                 [STATE_SCRATCH] = "scratch",
                 [STATE_CACHE] = "cache/objects",
         };
+        const char *cache = getenv("ASCENDOPT_CACHE_DIR");
 
+        if (part == STATE_CACHE && cache && *cache)
+                return format_path(buf, size, "%s", cache);
         return format_path(buf, size, "%s/%s", state_dir, names[part]);
 }
 

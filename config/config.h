@@ -129,7 +129,7 @@ enum state_part {
         STATE_CACHE,   /* compiled objects by content */
 };
 
-/* state_dir's part into buf; -ENAMETOOLONG when it does not fit. */
+/* state_dir's part into buf ($ASCENDOPT_CACHE_DIR for the cache when set); -ENAMETOOLONG when it does not fit. */
 int state_path(char *buf, size_t size, const char *state_dir, enum state_part part);
 
 /*

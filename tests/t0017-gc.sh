@@ -6,6 +6,7 @@
 # keeps the cache under limits.cache_max_bytes by itself, at start and
 # after each episode.
 . "$(dirname "$0")/tap.sh"
+unset ASCENDOPT_CACHE_DIR # this test looks at its own state directory's object cache
 plan 12
 state="$SCRATCH/state"
 # The objects as the code that fills the cache lays them out: two evaluations.

@@ -9,6 +9,7 @@
 #   not change the object cache: objects are copied in, never linked, and
 #   an object whose content no longer has its recorded hash is not served.
 . "$(dirname "$0")/../tap.sh"
+unset ASCENDOPT_CACHE_DIR # this test looks at its own state directory's object cache
 
 plan 6
 

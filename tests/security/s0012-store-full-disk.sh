@@ -7,6 +7,7 @@
 # starting, and a commit it could not record is queued once it can.
 # Needs a small tmpfs of its own: a mount namespace, so root.
 . "$(dirname "$0")/../tap.sh"
+unset ASCENDOPT_CACHE_DIR # this test looks at its own state directory's object cache
 plan 10
 
 if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then

@@ -10,8 +10,10 @@
 #include <cmocka.h>
 
 #include "op-fixture.h"
+#include "config/config.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +100,7 @@ struct fixture *fx;
 int sim_setup(void **state)
 {
         struct npu_evaluator_options options = { 0 };
-        char dir[128], cache[128], err[1024];
+        char dir[128], cache[PATH_MAX], err[1024];
 
         fx = calloc(1, sizeof(*fx));
         snprintf(fx->root, sizeof(fx->root), "/tmp/ascendopt-opfix-XXXXXX");
@@ -110,7 +112,7 @@ int sim_setup(void **state)
         snprintf(dir, sizeof(dir), "%s/store", fx->root);
         assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
         snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
-        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.base = fx->base;
         options.scratch_dir = dir;
         options.cache_dir = cache;

@@ -101,8 +101,16 @@ static void test_defaults_and_layout_are_shared(void **state)
         setenv("HOME", "/home/tester", 1);
         assert_int_equal(config_default_state_dir(dir, sizeof(dir)), 0);
         assert_string_equal(dir, "/home/tester/.local/state/ascendopt");
+        unsetenv("ASCENDOPT_CACHE_DIR"); /* make check sets it */
         assert_int_equal(state_path(path, sizeof(path), dir, STATE_CACHE), 0);
         assert_string_equal(path, "/home/tester/.local/state/ascendopt/cache/objects");
+        /* a cache shared between state directories; the store stays put */
+        setenv("ASCENDOPT_CACHE_DIR", "/var/cache/ascendopt", 1);
+        assert_int_equal(state_path(path, sizeof(path), dir, STATE_CACHE), 0);
+        assert_string_equal(path, "/var/cache/ascendopt");
+        assert_int_equal(state_path(path, sizeof(path), dir, STATE_STORE), 0);
+        assert_string_equal(path, "/home/tester/.local/state/ascendopt/store");
+        unsetenv("ASCENDOPT_CACHE_DIR");
         assert_int_equal(state_path(path, 16, dir, STATE_STORE), -ENAMETOOLONG);
 }
 

@@ -15,12 +15,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "config/config.h"
 #include "npu/npu.h"
 #include "optimizer/sites-internal.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,7 @@ static struct fixture *fx;
 static int setup(void **state)
 {
         struct npu_evaluator_options options = { 0 };
-        char dir[128], cache[128], err[1024];
+        char dir[128], cache[PATH_MAX], err[1024];
 
         fx = calloc(1, sizeof(*fx));
         snprintf(fx->root, sizeof(fx->root), "/tmp/ascendopt-rewind-XXXXXX");
@@ -64,7 +66,7 @@ static int setup(void **state)
         snprintf(dir, sizeof(dir), "%s/store", fx->root);
         assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
         snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
-        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.base = fx->base;
         options.scratch_dir = dir;
         options.cache_dir = cache;

@@ -17,11 +17,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "config/config.h"
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
 #include "store/store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,12 +179,12 @@ static int teardown(void **state)
 static void arm_open(struct arm *a, const char *name)
 {
         struct npu_evaluator_options options = { .base = fx->base, .timeout_s = 120 };
-        char dir[160], scratch[160], cache[160], err[1024];
+        char dir[160], scratch[160], cache[PATH_MAX], err[1024];
 
         memset(a, 0, sizeof(*a));
         snprintf(dir, sizeof(dir), "%s/%s/store", fx->root, name);
         snprintf(scratch, sizeof(scratch), "%s/%s/scratch", fx->root, name);
-        snprintf(cache, sizeof(cache), "%s/cache", fx->root); /* compiled units are shared */
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.scratch_dir = scratch;
         options.cache_dir = cache;
         if (store_open(dir, &a->store, err, sizeof(err)) < 0 ||

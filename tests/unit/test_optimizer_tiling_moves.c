@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "op-fixture.h"
+#include "config/config.h"
 
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
@@ -23,6 +24,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,12 +326,12 @@ struct arm {
 static void arm_open(struct arm *a, const char *name)
 {
         struct npu_evaluator_options options = { .base = fx->base, .timeout_s = 120 };
-        char dir[160], scratch[160], cache[160], err[1024];
+        char dir[160], scratch[160], cache[PATH_MAX], err[1024];
 
         memset(a, 0, sizeof(*a));
         snprintf(dir, sizeof(dir), "%s/%s/store", fx->root, name);
         snprintf(scratch, sizeof(scratch), "%s/%s/scratch", fx->root, name);
-        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.scratch_dir = scratch;
         options.cache_dir = cache;
         if (store_open(dir, &a->store, err, sizeof(err)) < 0 ||
