@@ -518,6 +518,58 @@ static json_t *print_table(const json_t *runs, const struct arm *arms, size_t n_
         return table;
 }
 
+/*
+ * The "Against the experts" section: per operator with an expert, each
+ * full arm's best of the first seed against the expert, and how many come
+ * within 15% of the expert's latency (issue #27's corpus target).
+ */
+static void print_expert_gaps(const json_t *runs, FILE *md)
+{
+        const json_t *run;
+        size_t i, n = 0, within = 0;
+
+        json_array_foreach(runs, i, run)
+        {
+                const json_t *e = json_object_get(run, "expert"), *g;
+                double best = json_number_value(json_object_get(e, "best_us"));
+                double expert = json_number_value(json_object_get(e, "expert_us"));
+                size_t k;
+
+                if (!e || best <= 0 || expert <= 0)
+                        continue;
+                if (n++ == 0)
+                        fprintf(md, "\n### Against the experts\n\nThe best of each full arm "
+                                    "(first seed) against the operator's expert on the same "
+                                    "cases; the differences are read from the two profiles "
+                                    "(optimizer/gap.c), largest first, with the kernel time "
+                                    "each explains.\n\n| operator | strategy | best us | "
+                                    "expert us | best / expert | roofline best | roofline "
+                                    "expert | differences |\n|---|---|---:|---:|---:|---:|---:|"
+                                    "---|\n");
+                within += best <= 1.15 * expert;
+                fprintf(md, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | ",
+                        json_string_value(json_object_get(run, "operator")),
+                        json_string_value(json_object_get(run, "arm")), best, expert,
+                        best / expert,
+                        json_number_value(json_object_get(e, "best_roofline")),
+                        json_number_value(json_object_get(e, "expert_roofline")));
+                json_array_foreach(json_object_get(e, "gaps"), k, g)
+                {
+                        fprintf(md, "%s%s (%.2f us): %s", k ? "; " : "",
+                                json_string_value(json_object_get(g, "kind")),
+                                json_number_value(json_object_get(g, "us")),
+                                json_string_value(json_object_get(g, "detail")));
+                }
+                fprintf(md, "%s |\n", json_array_size(json_object_get(e, "gaps")) ? "" : "none");
+        }
+        if (n) {
+                fprintf(md, "\n%zu of %zu within 15%% of the expert's latency.\n", within, n);
+                printf("  against the experts: %zu of %zu bests within 15%% of the expert's "
+                       "latency\n",
+                       within, n);
+        }
+}
+
 /* ------------------------------------------------------------ retrieval precision@3 */
 
 struct probe {
@@ -587,6 +639,57 @@ static size_t read_sources(const char *opdir, struct motif_file *files, size_t m
                         closedir(d);
         }
         return n;
+}
+
+/*
+ * The arm's best against the operator's expert (issue #27): both latencies
+ * and roofline fractions on the full cases, and the structural differences
+ * between their profiles (optimizer/gap.c).  NULL when the operator has no
+ * expert or either cannot be measured.
+ */
+static json_t *against_expert(struct event_base *base, const struct arm *a, const char *opdir)
+{
+        struct motif_file files[32];
+        struct npu_override overrides[32];
+        struct npu_manifest *m = NULL;
+        json_t *best = NULL, *expert = NULL, *gaps = NULL, *facts = NULL;
+        char dir[PATH_MAX], err[1024];
+        size_t n = 0;
+
+        if (!rewind_has_expert(opdir) || !a->s.best.identity ||
+            snprintf(dir, sizeof(dir), "%s/expert", opdir) >= (int)sizeof(dir) ||
+            store_candidate_get(a->store, a->s.best.identity, &best) < 0 ||
+            npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                goto out;
+        n = read_sources(dir, files, 32);
+        for (size_t i = 0; i < n; i++)
+                overrides[i] = (struct npu_override){ .path = files[i].path,
+                                                      .text = files[i].text };
+        expert = evaluate_now(base, a->evaluator,
+                              &(struct npu_request){ .manifest = m,
+                                                     .overrides = overrides,
+                                                     .n_overrides = n,
+                                                     .seed = 1 });
+        if (!expert || strcmp(json_string_value(json_object_get(expert, "status")) ?: "", "ok") ||
+            profile_gap(json_object_get(best, "profile"), json_object_get(expert, "profile"),
+                        &gaps) < 0)
+                goto out;
+        facts = packed(json_pack(
+            "{s:f, s:f, s:f, s:f, s:O}", "best_us",
+            json_number_value(json_object_get(best, "latency_us")), "expert_us",
+            json_number_value(json_object_get(expert, "latency_us")), "best_roofline",
+            json_number_value(json_object_get(best, "roofline_fraction")), "expert_roofline",
+            json_number_value(json_object_get(expert, "roofline_fraction")), "gaps", gaps));
+out:
+        for (size_t i = 0; i < n; i++) {
+                free((char *)files[i].path);
+                free((char *)files[i].text);
+        }
+        npu_manifest_free(m);
+        json_decref(best);
+        json_decref(expert);
+        json_decref(gaps);
+        return facts;
 }
 
 /*
@@ -887,10 +990,17 @@ int main(void)
                                         speedup = account_reused(&arms[a], reuse[a]);
                                         json_array_append(runs, (json_t *)reuse[a]);
                                 } else {
+                                        json_t *facts, *gap = NULL;
                                         speedup = account(&arms[a], seconds);
-                                        json_array_append_new(runs,
-                                                              run_facts(&arms[a], ops[i], levels[i],
-                                                                        seed, speedup, seconds));
+                                        facts = run_facts(&arms[a], ops[i], levels[i], seed,
+                                                          speedup, seconds);
+                                        /* full's best against the expert, on the first seed */
+                                        if (seed == first_seed &&
+                                            arms[a].strategy == EPISODE_FULL)
+                                                gap = against_expert(base, &arms[a], ops[i]);
+                                        if (gap)
+                                                json_object_set_new(facts, "expert", gap);
+                                        json_array_append_new(runs, facts);
                                 }
                                 log_op[a] += log(speedup);
                         }
@@ -963,6 +1073,7 @@ int main(void)
                 budget, seeds, seeds == 1 ? "" : "s", json_array_size(per_op), n_ops,
                 bank ? json_array_size(bank) : 0, "Ascend910B2");
         table = print_table(runs, arms, n_arms, md);
+        print_expert_gaps(runs, md);
         if (!getenv("BENCH_RETRIEVAL") || strcmp(getenv("BENCH_RETRIEVAL"), "0") != 0) {
                 json_decref(retrieval);
                 retrieval = measure_retrieval(base, &arms[0], ops, n_ops, md);

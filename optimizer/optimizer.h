@@ -14,5 +14,6 @@
 #include "motif.h"
 #include "episode.h"
 #include "rewind.h"
+#include "gap.h"
 
 #endif
