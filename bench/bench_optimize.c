@@ -11,7 +11,10 @@
  * Stage II's retrieval against random picks.  The table is also written
  * as JSON and Markdown.  The banks are frozen: episodes neither credit nor
  * add entries.  The arm "full-loo" is full with leave-one-out retrieval:
- * an operator never sees entries derived from itself.
+ * an operator never sees entries derived from itself.  For an operator
+ * with an expert, the full arms' best of the first seed is set against
+ * the expert ("Against the experts": latencies, roofline fractions and the
+ * differences optimizer/gap.c reads from the two profiles).
  *
  * Environment: BENCH_OPS (operator directories separated by any whitespace;
  * default every baseline under examples/ops/level1 and level2),
