@@ -552,8 +552,7 @@ static void print_expert_gaps(const json_t *runs, FILE *md)
                 within += best <= 1.15 * expert;
                 fprintf(md, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | ",
                         json_string_value(json_object_get(run, "operator")),
-                        json_string_value(json_object_get(run, "arm")), best, expert,
-                        best / expert,
+                        json_string_value(json_object_get(run, "arm")), best, expert, best / expert,
                         json_number_value(json_object_get(e, "best_roofline")),
                         json_number_value(json_object_get(e, "expert_roofline")));
                 json_array_foreach(json_object_get(e, "gaps"), k, g)
@@ -655,28 +654,40 @@ static json_t *against_expert(struct event_base *base, const struct arm *a, cons
         struct motif_file files[32];
         struct npu_override overrides[32];
         struct npu_manifest *m = NULL;
+        const struct episode_point *point;
         json_t *best = NULL, *expert = NULL, *gaps = NULL, *facts = NULL;
         char dir[PATH_MAX], err[1024];
         size_t n = 0;
 
-        if (!rewind_has_expert(opdir) || !a->s.best.identity ||
-            snprintf(dir, sizeof(dir), "%s/expert", opdir) >= (int)sizeof(dir) ||
-            store_candidate_get(a->store, a->s.best.identity, &best) < 0 ||
-            npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+        if (!rewind_has_expert(opdir) ||
+            snprintf(dir, sizeof(dir), "%s/expert", opdir) >= (int)sizeof(dir))
                 goto out;
+        /* no candidate beat the baseline: the baseline is the best */
+        point = a->s.best.identity ? &a->s.best : &a->s.baseline;
+        if (!point->identity || store_candidate_get(a->store, point->identity, &best) < 0 ||
+            npu_manifest_load(opdir, &m, err, sizeof(err)) < 0) {
+                fprintf(stderr, "  %s: the best's result is not in the store\n", opdir);
+                goto out;
+        }
         n = read_sources(dir, files, 32);
         for (size_t i = 0; i < n; i++)
-                overrides[i] = (struct npu_override){ .path = files[i].path,
-                                                      .text = files[i].text };
-        expert = evaluate_now(base, a->evaluator,
-                              &(struct npu_request){ .manifest = m,
-                                                     .overrides = overrides,
-                                                     .n_overrides = n,
-                                                     .seed = 1 });
-        if (!expert || strcmp(json_string_value(json_object_get(expert, "status")) ?: "", "ok") ||
-            profile_gap(json_object_get(best, "profile"), json_object_get(expert, "profile"),
-                        &gaps) < 0)
+                overrides[i] =
+                    (struct npu_override){ .path = files[i].path, .text = files[i].text };
+        expert =
+            evaluate_now(base, a->evaluator,
+                         &(struct npu_request){
+                             .manifest = m, .overrides = overrides, .n_overrides = n, .seed = 1 });
+        if (!expert || strcmp(json_string_value(json_object_get(expert, "status")) ?: "", "ok")) {
+                fprintf(stderr, "  %s: the expert did not run: %s\n", opdir,
+                        expert ? json_string_value(json_object_get(expert, "status"))
+                               : "no result");
                 goto out;
+        }
+        if (profile_gap(json_object_get(best, "profile"), json_object_get(expert, "profile"),
+                        &gaps) < 0) {
+                fprintf(stderr, "  %s: no profile to compare with the expert's\n", opdir);
+                goto out;
+        }
         facts = packed(json_pack(
             "{s:f, s:f, s:f, s:f, s:O}", "best_us",
             json_number_value(json_object_get(best, "latency_us")), "expert_us",
@@ -998,8 +1009,7 @@ int main(void)
                                         facts = run_facts(&arms[a], ops[i], levels[i], seed,
                                                           speedup, seconds);
                                         /* full's best against the expert, on the first seed */
-                                        if (seed == first_seed &&
-                                            arms[a].strategy == EPISODE_FULL)
+                                        if (seed == first_seed && arms[a].strategy == EPISODE_FULL)
                                                 gap = against_expert(base, &arms[a], ops[i]);
                                         if (gap)
                                                 json_object_set_new(facts, "expert", gap);

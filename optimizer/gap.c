@@ -58,11 +58,13 @@ static int read_shape(const json_t *p, struct shape *s)
         return 0;
 }
 
-static int add(json_t *gaps, const char *kind, double us, double ours, double theirs,
-               const char *detail)
+/* One difference; the time it explains is an estimate, never more than the whole kernel. */
+static int add(json_t *gaps, const struct shape *o, const char *kind, double us, double ours,
+               double theirs, const char *detail)
 {
-        json_t *g = json_pack("{s:s, s:s, s:f, s:f, s:f}", "kind", kind, "detail", detail, "us",
-                              round(us * 1000) / 1000, "ours", ours, "theirs", theirs);
+        json_t *g =
+            json_pack("{s:s, s:s, s:f, s:f, s:f}", "kind", kind, "detail", detail, "us",
+                      round(fmin(us, o->kernel_us) * 1000) / 1000, "ours", ours, "theirs", theirs);
 
         return g && json_array_append_new(gaps, g) == 0 ? 0 : -ENOMEM;
 }
@@ -114,8 +116,9 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                          "runs on %.0f cores where the faster kernel uses %.0f: a different core "
                          "mapping",
                          o.cores, t.cores);
-                r = r ?: add(gaps, "core_mapping", o.kernel_us * (1 - o.cores / t.cores), o.cores,
-                             t.cores, d);
+                r = r
+                        ?: add(gaps, &o, "core_mapping", o.kernel_us * (1 - o.cores / t.cores),
+                               o.cores, t.cores, d);
         }
         if (t.bytes > 0 && o.bytes > 1.15 * t.bytes &&
             o.mte_us * (1 - t.bytes / o.bytes) > floor_us) {
@@ -123,16 +126,19 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                          "moves %.2fx the GM bytes (%.0f against %.0f): an extra pass over the "
                          "data or a workspace round trip",
                          o.bytes / t.bytes, o.bytes, t.bytes);
-                r = r ?: add(gaps, "extra_gm_traffic", o.mte_us * (1 - t.bytes / o.bytes), o.bytes,
-                             t.bytes, d);
+                r = r
+                        ?: add(gaps, &o, "extra_gm_traffic", o.mte_us * (1 - t.bytes / o.bytes),
+                               o.bytes, t.bytes, d);
         }
         if (o.mean_copy > 0 && t.mean_copy > 2 * o.mean_copy &&
             o.mte_us * (1 - o.mean_copy / t.mean_copy) / 2 > floor_us) {
                 snprintf(d, sizeof(d),
                          "copies %.0f bytes at a time against %.0f: larger or multi-row tiles",
                          o.mean_copy, t.mean_copy);
-                r = r ?: add(gaps, "small_copies", o.mte_us * (1 - o.mean_copy / t.mean_copy) / 2,
-                             o.mean_copy, t.mean_copy, d);
+                r = r
+                        ?: add(gaps, &o, "small_copies",
+                               o.mte_us * (1 - o.mean_copy / t.mean_copy) / 2, o.mean_copy,
+                               t.mean_copy, d);
         }
         if (t.vector_repeats > 0 && o.vector_repeats > 1.25 * t.vector_repeats &&
             o.v_us * (1 - t.vector_repeats / o.vector_repeats) > floor_us) {
@@ -140,9 +146,10 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                          "%.2fx the vector repeats (%.0f against %.0f): fused passes, a hoisted "
                          "cast or fewer temporaries",
                          o.vector_repeats / t.vector_repeats, o.vector_repeats, t.vector_repeats);
-                r = r ?: add(gaps, "more_vector_work",
-                             o.v_us * (1 - t.vector_repeats / o.vector_repeats), o.vector_repeats,
-                             t.vector_repeats, d);
+                r = r
+                        ?: add(gaps, &o, "more_vector_work",
+                               o.v_us * (1 - t.vector_repeats / o.vector_repeats), o.vector_repeats,
+                               t.vector_repeats, d);
         }
         if (o.vector_instr > 0 && t.vector_instr > 0) {
                 double ours = o.vector_repeats / o.vector_instr;
@@ -153,8 +160,9 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                                  "%.1f repeats per vector instruction against %.1f: longer "
                                  "vectors per instruction (multi-row tiles, fewer short loops)",
                                  ours, theirs);
-                        r = r ?: add(gaps, "short_vectors", o.v_us * (1 - ours / theirs) / 2, ours,
-                                     theirs, d);
+                        r = r
+                                ?: add(gaps, &o, "short_vectors", o.v_us * (1 - ours / theirs) / 2,
+                                       ours, theirs, d);
                 }
         }
         if (o.s_us > 2 * t.s_us && o.s_us - t.s_us > floor_us) {
@@ -162,23 +170,25 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                          "the scalar unit is busy %.2f us against %.2f: a scalar loop the faster "
                          "kernel vectorizes, or per-element addressing",
                          o.s_us, t.s_us);
-                r = r ?: add(gaps, "scalar_work", o.s_us - t.s_us, o.s_us, t.s_us, d);
+                r = r ?: add(gaps, &o, "scalar_work", o.s_us - t.s_us, o.s_us, t.s_us, d);
         }
         if (o.copy_waits_us - t.copy_waits_us > 2 * floor_us) {
                 snprintf(d, sizeof(d),
                          "waits %.2f us between copies and vector work against %.2f: double "
                          "buffering or a deeper queue",
                          o.copy_waits_us, t.copy_waits_us);
-                r = r ?: add(gaps, "no_overlap", o.copy_waits_us - t.copy_waits_us,
-                             o.copy_waits_us, t.copy_waits_us, d);
+                r = r
+                        ?: add(gaps, &o, "no_overlap", o.copy_waits_us - t.copy_waits_us,
+                               o.copy_waits_us, t.copy_waits_us, d);
         }
         if (o.sync_waits_us - t.sync_waits_us > floor_us) {
                 snprintf(d, sizeof(d),
                          "waits %.2f us at barriers and flags against %.2f: fewer or finer "
                          "synchronisation points",
                          o.sync_waits_us, t.sync_waits_us);
-                r = r ?: add(gaps, "synchronisation", o.sync_waits_us - t.sync_waits_us,
-                             o.sync_waits_us, t.sync_waits_us, d);
+                r = r
+                        ?: add(gaps, &o, "synchronisation", o.sync_waits_us - t.sync_waits_us,
+                               o.sync_waits_us, t.sync_waits_us, d);
         }
         if (o.imbalance > t.imbalance + 0.15 && o.imbalance > 0 &&
             o.kernel_us * (1 - t.imbalance / o.imbalance) > floor_us) {
@@ -186,8 +196,9 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
                          "the slowest core takes %.2fx the mean against %.2fx: a more even split "
                          "of the work",
                          o.imbalance, t.imbalance);
-                r = r ?: add(gaps, "imbalance", o.kernel_us * (1 - t.imbalance / o.imbalance),
-                             o.imbalance, t.imbalance, d);
+                r = r
+                        ?: add(gaps, &o, "imbalance", o.kernel_us * (1 - t.imbalance / o.imbalance),
+                               o.imbalance, t.imbalance, d);
         }
         r = r ?: sort_by_time(gaps);
         if (r < 0) {

@@ -14,8 +14,10 @@
 /*
  * The structural differences between profile (the candidate's) and
  * faster (the other kernel's), both a result's "profile" object, as a new
- * array of {"kind", "detail", "ours", "theirs"} in *ret, largest first by
- * the kernel time it explains; empty when the two look alike.  kind is
+ * array of {"kind", "detail", "us", "ours", "theirs"} in *ret, largest
+ * first by us, an estimate of the kernel time it explains (at most the
+ * kernel's; estimates of different kinds may overlap, so they do not add
+ * up); empty when the two look alike.  kind is
  * one of core_mapping, extra_gm_traffic, small_copies, more_vector_work,
  * short_vectors, scalar_work, no_overlap, synchronisation, imbalance.
  * -EINVAL when either lacks the fields, -ENOMEM.

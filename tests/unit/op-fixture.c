@@ -112,7 +112,8 @@ int sim_setup(void **state)
         snprintf(dir, sizeof(dir), "%s/store", fx->root);
         assert_int_equal(store_open(dir, &fx->store, err, sizeof(err)), 0);
         snprintf(dir, sizeof(dir), "%s/scratch", fx->root);
-        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE),
+                         0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.base = fx->base;
         options.scratch_dir = dir;
         options.cache_dir = cache;

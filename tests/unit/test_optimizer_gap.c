@@ -17,22 +17,22 @@
 #include <string.h>
 
 static const char recorded[] =
-        "{\"bank_conflict_us\": 0.0005, \"basic_block_counting\": true, \"block_dim\": 48,"
-        " \"bytes_in\": 24552, \"bytes_out\": 12276, \"clock_mhz\": 1850.0, \"copies\": 144,"
-        " \"core_imbalance\": 1.305508, \"cores\": 48, \"cycles\": 615,"
-        " \"gm_aligned_fraction\": 0.500489, \"kernel_type\": \"mix\", \"kernel_us\": 0.3326,"
-        " \"latency_us\": 7.4126, \"launch_us\": 7.08, \"mean_copy_bytes\": 255.75,"
-        " \"model_latency_us\": 7.4126,"
-        " \"pipes\": {\"mte2\": {\"busy_us\": 0.1349, \"utilisation\": 0.529394},"
-        "            \"mte3\": {\"busy_us\": 0.069, \"utilisation\": 0.270856},"
-        "            \"s\": {\"busy_us\": 0.1254, \"utilisation\": 0.493001},"
-        "            \"v\": {\"busy_us\": 0.013, \"utilisation\": 0.051}},"
-        " \"roofline_fraction\": 0.042586, \"roofline_us\": 0.3157, \"scalar_basic_blocks\": 1392,"
-        " \"stalls_us\": {\"auto_sync\": 0.0, \"buffer_free\": 0.0, \"issue_queue\": 0.0,"
-        "   \"mte2_v\": 0.1728, \"other_flag\": 0.0, \"pipe_all\": 0.0, \"scalar_issue\": 0.0378,"
-        "   \"sync_all\": 0.0, \"v_dependency\": 0.0, \"v_mte3\": 0.1857},"
-        " \"ub_capacity_bytes\": 196608, \"ub_peak_bytes\": 196608, \"vector_instructions\": 48,"
-        " \"vector_repeats\": 48, \"waves\": 1}";
+    "{\"bank_conflict_us\": 0.0005, \"basic_block_counting\": true, \"block_dim\": 48,"
+    " \"bytes_in\": 24552, \"bytes_out\": 12276, \"clock_mhz\": 1850.0, \"copies\": 144,"
+    " \"core_imbalance\": 1.305508, \"cores\": 48, \"cycles\": 615,"
+    " \"gm_aligned_fraction\": 0.500489, \"kernel_type\": \"mix\", \"kernel_us\": 0.3326,"
+    " \"latency_us\": 7.4126, \"launch_us\": 7.08, \"mean_copy_bytes\": 255.75,"
+    " \"model_latency_us\": 7.4126,"
+    " \"pipes\": {\"mte2\": {\"busy_us\": 0.1349, \"utilisation\": 0.529394},"
+    "            \"mte3\": {\"busy_us\": 0.069, \"utilisation\": 0.270856},"
+    "            \"s\": {\"busy_us\": 0.1254, \"utilisation\": 0.493001},"
+    "            \"v\": {\"busy_us\": 0.013, \"utilisation\": 0.051}},"
+    " \"roofline_fraction\": 0.042586, \"roofline_us\": 0.3157, \"scalar_basic_blocks\": 1392,"
+    " \"stalls_us\": {\"auto_sync\": 0.0, \"buffer_free\": 0.0, \"issue_queue\": 0.0,"
+    "   \"mte2_v\": 0.1728, \"other_flag\": 0.0, \"pipe_all\": 0.0, \"scalar_issue\": 0.0378,"
+    "   \"sync_all\": 0.0, \"v_dependency\": 0.0, \"v_mte3\": 0.1857},"
+    " \"ub_capacity_bytes\": 196608, \"ub_peak_bytes\": 196608, \"vector_instructions\": 48,"
+    " \"vector_repeats\": 48, \"waves\": 1}";
 
 static json_t *profile(void)
 {

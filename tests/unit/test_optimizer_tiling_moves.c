@@ -331,7 +331,8 @@ static void arm_open(struct arm *a, const char *name)
         memset(a, 0, sizeof(*a));
         snprintf(dir, sizeof(dir), "%s/%s/store", fx->root, name);
         snprintf(scratch, sizeof(scratch), "%s/%s/scratch", fx->root, name);
-        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE), 0); /* $ASCENDOPT_CACHE_DIR in make check */
+        assert_int_equal(state_path(cache, sizeof(cache), fx->root, STATE_CACHE),
+                         0); /* $ASCENDOPT_CACHE_DIR in make check */
         options.scratch_dir = scratch;
         options.cache_dir = cache;
         if (store_open(dir, &a->store, err, sizeof(err)) < 0 ||
