@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,14 +59,24 @@ static int read_shape(const json_t *p, struct shape *s)
         return 0;
 }
 
-/* One difference; the time it explains is an estimate, never more than the whole kernel. */
-static int add(json_t *gaps, const struct shape *o, const char *kind, double us, double ours,
-               double theirs, const char *detail)
-{
-        json_t *g =
-            json_pack("{s:s, s:s, s:f, s:f, s:f}", "kind", kind, "detail", detail, "us",
-                      round(fmin(us, o->kernel_us) * 1000) / 1000, "ours", ours, "theirs", theirs);
+/* One kind of difference: what is measured, and what closes it. */
+struct finding {
+        const char *kind, *measure, *remedy;
+        bool found;
+        double us, ours, theirs; /* us: the kernel time it explains, an estimate */
+};
 
+/* Appends a found difference; its time is never more than the whole kernel's. */
+static int add(json_t *gaps, const struct shape *o, const struct finding *f)
+{
+        char detail[256];
+        json_t *g;
+
+        snprintf(detail, sizeof(detail), "%s %.4g against %.4g: %s", f->measure, f->ours, f->theirs,
+                 f->remedy);
+        g = json_pack("{s:s, s:s, s:f, s:f, s:f}", "kind", f->kind, "detail", detail, "us",
+                      round(fmin(f->us, o->kernel_us) * 1000) / 1000, "ours", f->ours, "theirs",
+                      f->theirs);
         return g && json_array_append_new(gaps, g) == 0 ? 0 : -ENOMEM;
 }
 
@@ -98,108 +109,60 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
 {
         struct shape o, t;
         json_t *gaps = NULL;
-        char d[256];
-        double floor_us;
-        int r = -EINVAL;
+        double floor_us, per_instr_o, per_instr_t;
+        int r = 0;
 
         *ret = NULL;
         if (read_shape(profile, &o) < 0 || read_shape(faster, &t) < 0)
                 return -EINVAL;
+        /* smaller than this, a difference explains nothing worth naming */
+        floor_us = 0.05 * o.kernel_us;
+        per_instr_o = o.vector_instr > 0 ? o.vector_repeats / o.vector_instr : 0;
+        per_instr_t = t.vector_instr > 0 ? t.vector_repeats / t.vector_instr : 0;
+        const struct finding findings[] = {
+                { "core_mapping", "cores used", "a different core mapping",
+                  o.cores > 0 && t.cores > 1.25 * o.cores,
+                  o.kernel_us * (1 - o.cores / (t.cores > 0 ? t.cores : 1)), o.cores, t.cores },
+                { "extra_gm_traffic", "GM bytes moved",
+                  "an extra pass over the data or a workspace round trip",
+                  t.bytes > 0 && o.bytes > 1.15 * t.bytes,
+                  o.mte_us * (1 - t.bytes / (o.bytes > 0 ? o.bytes : 1)), o.bytes, t.bytes },
+                { "small_copies", "bytes per copy", "larger or multi-row tiles",
+                  o.mean_copy > 0 && t.mean_copy > 2 * o.mean_copy,
+                  o.mte_us * (1 - o.mean_copy / (t.mean_copy > 0 ? t.mean_copy : 1)) / 2,
+                  o.mean_copy, t.mean_copy },
+                { "more_vector_work", "vector repeats",
+                  "fused passes, a hoisted cast or fewer temporaries",
+                  t.vector_repeats > 0 && o.vector_repeats > 1.25 * t.vector_repeats,
+                  o.v_us * (1 - t.vector_repeats / (o.vector_repeats > 0 ? o.vector_repeats : 1)),
+                  o.vector_repeats, t.vector_repeats },
+                { "short_vectors", "repeats per vector instruction",
+                  "longer vectors per instruction (multi-row tiles, fewer short loops)",
+                  per_instr_o > 0 && per_instr_t > 1.5 * per_instr_o,
+                  o.v_us * (1 - per_instr_o / (per_instr_t > 0 ? per_instr_t : 1)) / 2, per_instr_o,
+                  per_instr_t },
+                { "scalar_work", "scalar unit busy (us)",
+                  "a scalar loop the faster kernel vectorizes, or per-element addressing",
+                  o.s_us > 2 * t.s_us, o.s_us - t.s_us, o.s_us, t.s_us },
+                { "no_overlap", "waits between copies and vector work (us)",
+                  "double buffering or a deeper queue",
+                  o.copy_waits_us - t.copy_waits_us > 2 * floor_us,
+                  o.copy_waits_us - t.copy_waits_us, o.copy_waits_us, t.copy_waits_us },
+                { "synchronisation", "waits at barriers and flags (us)",
+                  "fewer or finer synchronisation points", o.sync_waits_us > t.sync_waits_us,
+                  o.sync_waits_us - t.sync_waits_us, o.sync_waits_us, t.sync_waits_us },
+                { "imbalance", "slowest core against the mean", "a more even split of the work",
+                  o.imbalance > 0 && o.imbalance > t.imbalance + 0.15,
+                  o.kernel_us * (1 - t.imbalance / (o.imbalance > 0 ? o.imbalance : 1)),
+                  o.imbalance, t.imbalance },
+        };
+
         gaps = json_array();
         if (!gaps)
                 return -ENOMEM;
-        /* smaller than this, a difference explains nothing worth naming */
-        floor_us = 0.05 * o.kernel_us;
-        r = 0;
-        if (o.cores > 0 && t.cores > 1.25 * o.cores) {
-                snprintf(d, sizeof(d),
-                         "runs on %.0f cores where the faster kernel uses %.0f: a different core "
-                         "mapping",
-                         o.cores, t.cores);
-                r = r
-                        ?: add(gaps, &o, "core_mapping", o.kernel_us * (1 - o.cores / t.cores),
-                               o.cores, t.cores, d);
-        }
-        if (t.bytes > 0 && o.bytes > 1.15 * t.bytes &&
-            o.mte_us * (1 - t.bytes / o.bytes) > floor_us) {
-                snprintf(d, sizeof(d),
-                         "moves %.2fx the GM bytes (%.0f against %.0f): an extra pass over the "
-                         "data or a workspace round trip",
-                         o.bytes / t.bytes, o.bytes, t.bytes);
-                r = r
-                        ?: add(gaps, &o, "extra_gm_traffic", o.mte_us * (1 - t.bytes / o.bytes),
-                               o.bytes, t.bytes, d);
-        }
-        if (o.mean_copy > 0 && t.mean_copy > 2 * o.mean_copy &&
-            o.mte_us * (1 - o.mean_copy / t.mean_copy) / 2 > floor_us) {
-                snprintf(d, sizeof(d),
-                         "copies %.0f bytes at a time against %.0f: larger or multi-row tiles",
-                         o.mean_copy, t.mean_copy);
-                r = r
-                        ?: add(gaps, &o, "small_copies",
-                               o.mte_us * (1 - o.mean_copy / t.mean_copy) / 2, o.mean_copy,
-                               t.mean_copy, d);
-        }
-        if (t.vector_repeats > 0 && o.vector_repeats > 1.25 * t.vector_repeats &&
-            o.v_us * (1 - t.vector_repeats / o.vector_repeats) > floor_us) {
-                snprintf(d, sizeof(d),
-                         "%.2fx the vector repeats (%.0f against %.0f): fused passes, a hoisted "
-                         "cast or fewer temporaries",
-                         o.vector_repeats / t.vector_repeats, o.vector_repeats, t.vector_repeats);
-                r = r
-                        ?: add(gaps, &o, "more_vector_work",
-                               o.v_us * (1 - t.vector_repeats / o.vector_repeats), o.vector_repeats,
-                               t.vector_repeats, d);
-        }
-        if (o.vector_instr > 0 && t.vector_instr > 0) {
-                double ours = o.vector_repeats / o.vector_instr;
-                double theirs = t.vector_repeats / t.vector_instr;
-
-                if (theirs > 1.5 * ours && o.v_us * (1 - ours / theirs) / 2 > floor_us) {
-                        snprintf(d, sizeof(d),
-                                 "%.1f repeats per vector instruction against %.1f: longer "
-                                 "vectors per instruction (multi-row tiles, fewer short loops)",
-                                 ours, theirs);
-                        r = r
-                                ?: add(gaps, &o, "short_vectors", o.v_us * (1 - ours / theirs) / 2,
-                                       ours, theirs, d);
-                }
-        }
-        if (o.s_us > 2 * t.s_us && o.s_us - t.s_us > floor_us) {
-                snprintf(d, sizeof(d),
-                         "the scalar unit is busy %.2f us against %.2f: a scalar loop the faster "
-                         "kernel vectorizes, or per-element addressing",
-                         o.s_us, t.s_us);
-                r = r ?: add(gaps, &o, "scalar_work", o.s_us - t.s_us, o.s_us, t.s_us, d);
-        }
-        if (o.copy_waits_us - t.copy_waits_us > 2 * floor_us) {
-                snprintf(d, sizeof(d),
-                         "waits %.2f us between copies and vector work against %.2f: double "
-                         "buffering or a deeper queue",
-                         o.copy_waits_us, t.copy_waits_us);
-                r = r
-                        ?: add(gaps, &o, "no_overlap", o.copy_waits_us - t.copy_waits_us,
-                               o.copy_waits_us, t.copy_waits_us, d);
-        }
-        if (o.sync_waits_us - t.sync_waits_us > floor_us) {
-                snprintf(d, sizeof(d),
-                         "waits %.2f us at barriers and flags against %.2f: fewer or finer "
-                         "synchronisation points",
-                         o.sync_waits_us, t.sync_waits_us);
-                r = r
-                        ?: add(gaps, &o, "synchronisation", o.sync_waits_us - t.sync_waits_us,
-                               o.sync_waits_us, t.sync_waits_us, d);
-        }
-        if (o.imbalance > t.imbalance + 0.15 && o.imbalance > 0 &&
-            o.kernel_us * (1 - t.imbalance / o.imbalance) > floor_us) {
-                snprintf(d, sizeof(d),
-                         "the slowest core takes %.2fx the mean against %.2fx: a more even split "
-                         "of the work",
-                         o.imbalance, t.imbalance);
-                r = r
-                        ?: add(gaps, &o, "imbalance", o.kernel_us * (1 - t.imbalance / o.imbalance),
-                               o.imbalance, t.imbalance, d);
-        }
+        for (size_t i = 0; i < sizeof(findings) / sizeof(findings[0]) && r == 0; i++)
+                if (findings[i].found && findings[i].us > floor_us)
+                        r = add(gaps, &o, &findings[i]);
         r = r ?: sort_by_time(gaps);
         if (r < 0) {
                 json_decref(gaps);
