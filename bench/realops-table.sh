@@ -54,7 +54,8 @@ export ASCENDOPT_STATE_DIR=$work/.state
 
 draft() {
 	timeout 600 "$BUILD/ascendopt" init "$work/$1" >"$work/.init-$(echo "$1" | tr / +)" 2>&1 ||
-		echo "init failed: $(tail -n 1 "$work/.init-$(echo "$1" | tr / +)")" >"$work/.left-$(echo "$1" | tr / +)"
+		echo "init failed: $(grep '^ascendopt init:' "$work/.init-$(echo "$1" | tr / +)" | tail -n 2 | tr '\n' ' ')" \
+			>"$work/.left-$(echo "$1" | tr / +)" # the reason, then what was (not) written
 }
 export -f draft
 export BUILD work
