@@ -491,6 +491,19 @@ static void examples_key(const struct candidate *c, char hex[SHA256_HEX_SIZE])
         sha256_hex(digest, hex);
 }
 
+/* The example inputs prepared for the candidate c, or NULL: none yet, or no examples. */
+static const struct npu_example_set *prepared_examples(const struct npu_evaluator *e,
+                                                       const struct npu_manifest *m,
+                                                       const struct candidate *c)
+{
+        char key[SHA256_HEX_SIZE];
+
+        if (!npu_manifest_has_examples(m))
+                return NULL;
+        examples_key(c, key);
+        return npu_examples_peek(e->examples, key);
+}
+
 int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_request *req,
                            char hex[SHA256_HEX_SIZE])
 {
@@ -506,10 +519,7 @@ int npu_candidate_identity(const struct npu_evaluator *e, const struct npu_reque
                 r = candidate_load(req, layout, c);
         if (r == 0 && npu_manifest_has_examples(req->manifest)) {
                 /* as the preparation came out, or as it comes out when it works */
-                char key[SHA256_HEX_SIZE];
-                const struct npu_example_set *set;
-                examples_key(c, key);
-                set = npu_examples_peek(e->examples, key);
+                const struct npu_example_set *set = prepared_examples(e, req->manifest, c);
                 expected = set ? strdup(npu_example_set_origin(set))
                                : npu_examples_expected_origin(req->manifest);
                 if (!expected)
@@ -645,6 +655,44 @@ static void on_coverage_done(json_t *coverage, const char *error, void *userdata
         evaluation_free(ev);
 }
 
+/*
+ * The operator's example inputs, as its evaluations prepared them, copied
+ * into dir for the coverage run: a tiling that reads an input's values
+ * must run on the inputs its cases name.  *ret stays NULL when the
+ * manifest has no examples or they are not prepared yet (the run is then
+ * on seeded inputs, as before the first evaluation).
+ */
+static int coverage_inputs(const struct npu_evaluator *e, const struct npu_manifest *m,
+                           const char *dir, json_t **ret)
+{
+        const struct npu_request req = { .manifest = m };
+        struct candidate *c = calloc(1, sizeof(*c));
+        struct npu_op_layout *layout = NULL;
+        const struct npu_example_set *set;
+        char inputs[PATH_MAX], err[1024] = "";
+        int r;
+
+        *ret = NULL;
+        if (!c)
+                return -ENOMEM;
+        r = npu_op_layout_read(m->dir, NULL, &layout, NULL, 0);
+        if (r == 0)
+                r = candidate_load(&req, layout, c);
+        set = r == 0 ? prepared_examples(e, m, c) : NULL;
+        if (set) {
+                r = format_path(inputs, sizeof(inputs), "%s/example_inputs", dir);
+                if (r == 0)
+                        r = npu_example_set_copy(set, m, inputs, ret, err, sizeof(err));
+                if (r < 0)
+                        log_warning("%s: the host code's coverage runs on seeded inputs: %s",
+                                    m->name, *err ? err : strerror(-r));
+        }
+        candidate_release(c);
+        free(c);
+        npu_op_layout_free(layout);
+        return r;
+}
+
 int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manifest,
                       npu_evaluated_fn done, void *userdata, struct npu_job **ret_job)
 {
@@ -673,6 +721,10 @@ int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manife
         r = format_path(ev->dir, sizeof(ev->dir), "%s/coverage-%llu", e->scratch_dir, ++e->counter);
         if (r == 0) {
                 rm_rf(ev->dir);
+                if (mkdir_p(ev->dir) == 0 &&
+                    coverage_inputs(e, manifest, ev->dir, &ev->input_files) == 0)
+                        options.input_files =
+                            json_object_size(ev->input_files) ? ev->input_files : NULL;
                 r = npu_sim_coverage_start(e->runner, e->paths, manifest, &options, ev->dir,
                                            on_coverage_done, ev,
                                            (struct npu_sim_coverage **)&ev->run);
@@ -680,6 +732,7 @@ int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manife
         if (r < 0) {
                 rm_rf(ev->dir);
                 ev->dir[0] = '\0';
+                json_decref(ev->input_files);
                 free(ev);
                 return r;
         }

@@ -305,7 +305,7 @@ int npu_sim_coverage_start(struct child_runner *runner, const struct npu_sim_pat
         c->options.trace_path = NULL;
         c->options.slow_after_us = 0;
         c->options.jitter_pct = 0;
-        c->options.input_files = NULL;
+        /* run_options->input_files stays: an example's inputs, copied into work_dir */
         r = npu_sim_run_start(runner, paths, manifest, &c->options, on_run_done, c, &c->run);
         if (r < 0) {
                 coverage_free(c);

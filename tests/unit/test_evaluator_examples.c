@@ -7,7 +7,8 @@
  * gen_data.py runs once for every candidate of an evaluator, concurrent
  * requests waiting for that one run; a gen_data.py that fails leaves the
  * case on seeded inputs under another identity; a request cancelled while
- * it waits ends with infra_error.  The gen_data.py here is the test's own:
+ * it waits ends with infra_error; the host code's coverage runs on the
+ * example's inputs too.  The gen_data.py here is the test's own:
  * it appends a line to runs.log each time it runs (the evaluator runs it
  * unsandboxed here, so it can) and fails while a file named fail exists.
  *
@@ -431,6 +432,41 @@ static void test_cancel_while_waiting(void **state)
         npu_evaluator_free(e);
 }
 
+/*
+ * The host code's coverage runs the cases on the inputs they name: with
+ * begin drawn at 1536, the example case's 2048 elements hold no window of
+ * 1024 there and the tiling refuses it, so a coverage run on seeded inputs
+ * fails where the evaluations, on the example's begin of 256, pass.
+ */
+static void test_coverage_runs_on_the_example_inputs(void **state)
+{
+        struct npu_evaluator *e;
+        struct outcome o = { 0 };
+        const char *range = strstr(manifest_json, "[64, 64]");
+        char path[256], err[1024], far[sizeof(manifest_json) + 16];
+        json_t *baseline;
+
+        assert_non_null(range);
+        snprintf(far, sizeof(far), "%.*s[1536, 1536]%s", (int)(range - manifest_json),
+                 manifest_json, range + strlen("[64, 64]"));
+        snprintf(path, sizeof(path), "%s/ascendopt.json", fx->op);
+        write_text(path, far);
+        npu_manifest_free(fx->manifest);
+        if (npu_manifest_load(fx->op, &fx->manifest, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        e = new_evaluator();
+        baseline = evaluate(e, 0, NULL, false, NULL);
+        assert_ok(baseline);
+        assert_int_equal(npu_host_coverage(e, fx->manifest, on_done, &o, NULL), 0);
+        wait_for(&o);
+        assert_ok(o.result);
+        assert_non_null(
+            json_object_get(json_object_get(o.result, "coverage"), "op_host/window_copy.cpp"));
+        json_decref(baseline);
+        json_decref(o.result);
+        npu_evaluator_free(e);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -439,6 +475,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(
                     test_failed_preparation_runs_seeded_under_another_identity, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cancel_while_waiting, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_coverage_runs_on_the_example_inputs, setup,
+                                                teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
