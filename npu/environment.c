@@ -6,11 +6,13 @@
  */
 #include "npu.h"
 
+#include "common/common.h"
 #include "config/config.h"
 #include "store/store.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int stop_at(struct npu_environment *env, enum npu_environment_stage stage, int r)
@@ -77,6 +79,16 @@ int npu_environment_open(const struct npu_environment_options *o, struct npu_env
                                format_error(err, err_size, -ENAMETOOLONG,
                                             "%s: the state directory's path is too long",
                                             o->state_dir));
+        /* a cache that cannot be written is no error, but the user should know it is not used */
+        if (env->cache_dir[0] && (r = mkdir_p(env->cache_dir)) < 0) {
+                log_warning("the object cache %s cannot be created (%s)%s; every unit is compiled "
+                            "anew",
+                            env->cache_dir, strerror(-r),
+                            getenv("ASCENDOPT_CACHE_DIR") && *getenv("ASCENDOPT_CACHE_DIR")
+                                ? ": check ASCENDOPT_CACHE_DIR"
+                                : "");
+                env->cache_dir[0] = '\0';
+        }
         if (o->store) {
                 env->store = o->store;
         } else if (want_store) {
