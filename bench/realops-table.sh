@@ -47,10 +47,12 @@ case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 mkdir -p "$(dirname "$OUT")"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-realops-table.XXXXXX")
-[ -n "${KEEP_SCRATCH:-}" ] || trap 'rm -rf "$work"' EXIT
+# the state outside the export: candidates' sandboxes mount the repository read-only
+state=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-realops-state.XXXXXX")
+[ -n "${KEEP_SCRATCH:-}" ] || trap 'rm -rf "$work" "$state"' EXIT
 git -C "$REPO" archive HEAD | tar -x -C "$work/" || { echo "realops-table: cannot export $REPO" >&2; exit 74; }
 git -C "$work" init -q
-export ASCENDOPT_STATE_DIR=$work/.state
+export ASCENDOPT_STATE_DIR=$state
 
 draft() {
 	timeout 600 "$BUILD/ascendopt" init "$work/$1" >"$work/.init-$(echo "$1" | tr / +)" 2>&1 ||
