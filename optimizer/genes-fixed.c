@@ -109,6 +109,9 @@ struct gene_uses {
         struct name_set compared;    /* whole operands of == and != against a name, case labels */
         struct name_set indexes;     /* an input, output, attribute or dimension index */
         struct name_set kernel_keys; /* names the kernel's TILING_KEY_IS takes */
+        struct name_set capacities;  /* an array's length: x[NAME];, TILING_DATA_FIELD_DEF_ARR */
+        struct name_set bounds;      /* whole operands of <, >, <=, >= that guard a failure */
+        struct name_set computed;    /* operands of arithmetic, assigned, returned, clamped */
         struct edge *edges;
         size_t n_edges, cap_edges;
         int64_t key_numbers[KEY_NUMBERS_MAX]; /* the kernel's TILING_KEY_IS numbers */
@@ -129,6 +132,9 @@ struct gene_uses *gene_uses_free(struct gene_uses *u)
         set_release(&u->compared);
         set_release(&u->indexes);
         set_release(&u->kernel_keys);
+        set_release(&u->capacities);
+        set_release(&u->bounds);
+        set_release(&u->computed);
         for (size_t i = 0; i < u->n_edges; i++) {
                 free(u->edges[i].target);
                 free(u->edges[i].source);
@@ -363,6 +369,179 @@ static int learn_comparison(struct gene_uses *u, const struct token_list *l, siz
         return r;
 }
 
+static bool is_one_of(const struct token_list *l, size_t i, const char *const *ops)
+{
+        if (i >= l->n)
+                return false;
+        for (; *ops; ops++)
+                if (token_is(l, i, *ops))
+                        return true;
+        return false;
+}
+
+/* The identifier naming the call whose parentheses directly hold token i, or l->n. */
+static size_t enclosing_callee(const struct token_list *l, size_t i)
+{
+        int depth = 0;
+
+        for (size_t j = token_prev(l, i); j != (size_t)-1; j = token_prev(l, j)) {
+                if (token_is(l, j, ")")) {
+                        depth++;
+                } else if (token_is(l, j, "(")) {
+                        size_t callee = token_prev(l, j);
+                        if (depth-- > 0)
+                                continue;
+                        return callee != (size_t)-1 && is_ident(l, callee) ? callee : l->n;
+                } else if (token_is(l, j, ";") || token_is(l, j, "{") || token_is(l, j, "}")) {
+                        return l->n;
+                }
+        }
+        return l->n;
+}
+
+/*
+ * The call or if whose parentheses hold token i, through bare ones: for
+ * "if ((a > MAX) || b)", the if.  l->n when none.
+ */
+static size_t enclosing_condition(const struct token_list *l, size_t i)
+{
+        size_t j = i;
+
+        for (;;) {
+                size_t callee = enclosing_callee(l, j), open;
+                if (callee < l->n)
+                        return callee;
+                /* a bare '(': go on from it */
+                for (open = token_prev(l, j); open != (size_t)-1 && !token_is(l, open, "(");
+                     open = token_prev(l, open))
+                        if (token_is(l, open, ";") || token_is(l, open, "{") ||
+                            token_is(l, open, "}"))
+                                return l->n;
+                if (open == (size_t)-1)
+                        return l->n;
+                j = open;
+        }
+}
+
+/* Whether the tokens [first, last] fail: OP_LOGE, GRAPH_FAILED, return -1, return false. */
+static bool fails(const struct token_list *l, size_t first, size_t last)
+{
+        for (size_t j = first; j <= last && j < l->n; j = token_next(l, j)) {
+                char name[64];
+                if (token_is(l, j, "return") &&
+                    (token_is(l, token_next(l, j), "-") || token_is(l, token_next(l, j), "false")))
+                        return true;
+                if (!is_ident(l, j) || l->tokens[j].len >= sizeof(name))
+                        continue;
+                snprintf(name, sizeof(name), "%.*s", (int)l->tokens[j].len, tok_text(l, j));
+                if (strstr(name, "FAIL") || strstr(name, "LOGE") || strstr(name, "ERROR") ||
+                    strstr(name, "Error"))
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * Whether the comparison at i guards a failure: an argument of a CHECK
+ * macro (OP_TILING_CHECK(n > MAX, OP_LOGE(...), return ge::GRAPH_FAILED)),
+ * or the condition of an if whose statement fails.  A comparison that
+ * picks a path (length > SPLIT_LIMIT ? ...) is a threshold, a choice.
+ */
+static bool guards_failure(const struct token_list *l, size_t i)
+{
+        size_t callee = enclosing_condition(l, i), open, close, end;
+        char name[64];
+
+        if (callee >= l->n || l->tokens[callee].len >= sizeof(name))
+                return false;
+        snprintf(name, sizeof(name), "%.*s", (int)l->tokens[callee].len, tok_text(l, callee));
+        if (strstr(name, "CHECK"))
+                return true;
+        if (strcmp(name, "if") != 0)
+                return false;
+        open = token_next(l, callee);
+        close = token_match(l, open);
+        if (close >= l->n)
+                return false;
+        end = token_next(l, close);
+        if (token_is(l, end, "{"))
+                end = token_match(l, end);
+        else
+                while (end < l->n && !token_is(l, end, ";"))
+                        end = token_next(l, end);
+        return fails(l, token_next(l, close), end);
+}
+
+/* std::min, Max, CeilDiv, AlignUp, RoundDown: a call whose arguments are its value. */
+static bool is_clamp_or_rounding(const struct token_list *l, size_t callee)
+{
+        static const char *const parts[] = { "min",  "Min",  "MIN",  "max",   "Max",   "MAX",
+                                             "Div",  "DIV",  "div",  "Align", "ALIGN", "align",
+                                             "Ceil", "CEIL", "ceil", "Round", "ROUND", "round" };
+        char name[64];
+
+        if (callee >= l->n || l->tokens[callee].len >= sizeof(name))
+                return false;
+        snprintf(name, sizeof(name), "%.*s", (int)l->tokens[callee].len, tok_text(l, callee));
+        for (size_t k = 0; k < sizeof(parts) / sizeof(*parts); k++)
+                if (strstr(name, parts[k]))
+                        return true;
+        return false;
+}
+
+/*
+ * How the name at i is used, for the limits a tiling only checks against:
+ * an array's length in a declaration (uint32_t list[MAX_CORE_COUNT];), a
+ * whole operand of <, >, <= or >= that guards a failure, or a value
+ * something is computed from (arithmetic, an assignment's or a return's
+ * value, an arm of ?:, the argument of a clamp or rounding call, a
+ * threshold that picks a path).
+ */
+static int learn_limit_use(struct gene_uses *u, const struct token_list *l, size_t i)
+{
+        static const char *const relational[] = { "<", ">", "<=", ">=", NULL };
+        static const char *const arithmetic[] = { "+", "-", "*", "/", "%", "<<", ">>", NULL };
+        static const char *const declared_end[] = { ";", "=", "{", "[", ")", ",", NULL };
+        static const char *const not_types[] = { "return", "case", "sizeof", "delete",
+                                                 "else",   "do",   NULL };
+        size_t prev = token_prev(l, i), next = token_next(l, i);
+
+        if (prev == (size_t)-1 || token_is(l, prev, "define"))
+                return 0;
+        if (token_is(l, prev, "[") && token_is(l, next, "]")) {
+                size_t array = token_prev(l, prev);
+                size_t type = array == (size_t)-1 ? (size_t)-1 : token_prev(l, array);
+                if (type != (size_t)-1 && is_ident(l, array) &&
+                    (is_ident(l, type) || token_is(l, type, "*")) &&
+                    !is_one_of(l, type, not_types) &&
+                    is_one_of(l, token_next(l, next), declared_end))
+                        return add_name(&u->capacities, l, i);
+                return 0;
+        }
+        /* a bound checked before failing, or a threshold that picks a path */
+        if ((is_one_of(l, prev, relational) && !joins_operand(l, next, true)) ||
+            (is_one_of(l, next, relational) && !joins_operand(l, prev, false)))
+                return add_name(guards_failure(l, i) ? &u->bounds : &u->computed, l, i);
+        if (is_assignment(l, prev) || token_is(l, prev, "return") || token_is(l, prev, "?") ||
+            token_is(l, prev, ":") || is_one_of(l, prev, arithmetic) ||
+            is_one_of(l, next, arithmetic) ||
+            ((token_is(l, prev, "(") || token_is(l, prev, ",")) &&
+             is_clamp_or_rounding(l, enclosing_callee(l, i))))
+                return add_name(&u->computed, l, i);
+        return 0;
+}
+
+/* TILING_DATA_FIELD_DEF_ARR(type, LENGTH, field): the length is a layout the kernel shares. */
+static int add_field_array_length(struct gene_uses *u, const struct token_list *l, size_t open)
+{
+        size_t comma = token_next(l, token_next(l, open)), length = token_next(l, comma);
+
+        if (token_is(l, comma, ",") && is_ident(l, length) &&
+            token_is(l, token_next(l, length), ","))
+                return add_name(&u->capacities, l, length);
+        return 0;
+}
+
 static int add_key_seed(struct gene_uses *u, const struct token_list *l, size_t target, size_t name)
 {
         (void)target;
@@ -430,6 +609,12 @@ int gene_uses_learn(struct gene_uses *u, const struct token_list *l, bool kernel
                 }
                 prev = token_prev(l, i);
                 next = token_next(l, i);
+                if (is_ident(l, i))
+                        r = learn_limit_use(u, l, i);
+                if (r == 0 && token_is(l, i, "TILING_DATA_FIELD_DEF_ARR") && token_is(l, next, "("))
+                        r = add_field_array_length(u, l, next);
+                if (r < 0)
+                        break;
                 if (t->kind == TOKEN_DIRECTIVE && token_is(l, next, "define")) {
                         /* #define NAME EXPR (not NAME(args)) */
                         size_t name = token_next(l, next), body = token_next(l, name);
@@ -558,7 +743,9 @@ static int dtype_width(const char *word)
                 { "f32", 4 },     { "fp64", 8 },      { "double", 8 },      { "int64", 8 },
                 { "uint64", 8 },  { "b64", 8 },       { "f64", 8 },         { "complex64", 8 },
                 { "int8", 1 },    { "uint8", 1 },     { "b8", 1 },          { "bool", 1 },
-                { "fp8", 1 },     { "complex32", 4 }, { "complex128", 16 },
+                { "fp8", 1 },     { "complex32", 4 }, { "complex128", 16 }, { "i8", 1 },
+                { "u8", 1 },      { "i16", 2 },       { "u16", 2 },         { "i32", 4 },
+                { "u32", 4 },     { "i64", 8 },       { "u64", 8 },
         };
 
         for (size_t i = 0; i < sizeof(dtypes) / sizeof(*dtypes); i++)
@@ -585,14 +772,14 @@ static int dtypes_width(const struct words *w)
 /* Whether a word spells value: BYTE_LEN_4, FOUR_BYTE. */
 static bool has_number_word(const struct words *w, int64_t value)
 {
-        static const char *const spelled[] = { "zero", "one", "two",   "three", "four",
-                                               "five", "six", "seven", "eight", NULL };
+        static const char *const spelled[] = { "zero", "one",   "two",   "three", "four", "five",
+                                               "six",  "seven", "eight", "nine",  "ten",  NULL };
         char text[24];
 
         snprintf(text, sizeof(text), "%lld", (long long)value);
         for (size_t i = 0; i < w->n; i++)
                 if (strcmp(w->w[i], text) == 0 ||
-                    (value >= 0 && value <= 8 && strcmp(w->w[i], spelled[value]) == 0))
+                    (value >= 0 && value <= 10 && strcmp(w->w[i], spelled[value]) == 0))
                         return true;
         return false;
 }
@@ -600,8 +787,10 @@ static bool has_number_word(const struct words *w, int64_t value)
 static const char *const width_words[] = { "byte",    "bytes",   "size",     "sizeof",
                                            "len",     "length",  "width",    "btype",
                                            "bytenum", "bytelen", "bytesize", NULL };
-static const char *const type_words[] = { "dtype",   "type", "datatype", "data", "date", "elem",
-                                          "element", "ele",  "item",     "dt",   NULL };
+/* inputBytes = 4: a tensor's element, named for the tensor */
+static const char *const type_words[] = { "dtype", "type",    "datatype", "data", "date",
+                                          "elem",  "element", "ele",      "item", "dt",
+                                          "input", "output",  "in",       "out",  NULL };
 /* words of a tile, a buffer, a core count or a limit: a size named so is a choice */
 static const char *const knob_words[] = { "tile",  "buffer", "buf",      "ub",        "core",
                                           "block", "blk",    "loop",     "repeat",    "factor",
@@ -736,6 +925,31 @@ static bool is_index_name(const struct words *w)
         return false;
 }
 
+/*
+ * 255, 4095, 65535, 2^31 - 1, and 65535 * 32: the most an instruction's
+ * field (repeat times, a copy's block count, length or stride) or an
+ * integer type holds.  No tile or count is chosen so.
+ */
+static bool is_integer_limit(int64_t value)
+{
+        uint64_t v = (uint64_t)value;
+
+        if (value <= 0)
+                return false;
+        if (v % 32 == 0 && ((v / 32 + 1) & (v / 32)) == 0 && v / 32 >= 255)
+                return true;
+        return v >= 255 && ((v + 1) & v) == 0;
+}
+
+/* MAX_UINT16, INT32_MAX, maxInt64: a name spelling an integer type. */
+static bool is_integer_type_name(const struct words *w)
+{
+        static const char *const ints[] = { "int8",   "uint8", "int16",  "uint16", "int32",
+                                            "uint32", "int64", "uint64", NULL };
+
+        return has_word(w, ints);
+}
+
 /* ------------------------------------------------------------ the literal's place */
 
 /* Whether token i lies in the braces of an enum ("enum [class] [Name] [: T] { ... }"). */
@@ -832,6 +1046,8 @@ const char *gene_fixed_meaning(const struct gene_uses *u, const struct token_lis
         static const char *const amounts[] = { "factor", "size",  "len", "length",
                                                "byte",   "bytes", "num", "count",
                                                "scalar", "ratio", NULL };
+        static const char *const limit_words[] = { "max",   "min",     "limit",   "upper",
+                                                   "lower", "maximum", "minimum", NULL };
         size_t len = strlen(name);
         struct words w;
 
@@ -852,6 +1068,15 @@ const char *gene_fixed_meaning(const struct gene_uses *u, const struct token_lis
         if (is_constant_name(name) && w.n > 1 && strcmp(w.w[0], "tiling") == 0 &&
             !has_word(&w, amounts))
                 return "tiling key (name)";
+        if (u && set_has(&u->capacities, name, len))
+                return "array length (a layout, not a choice)";
+        if (is_integer_limit(value))
+                return "hardware or integer limit (2^k - 1)";
+        if (has_word(&w, limit_words) && is_integer_type_name(&w))
+                return "hardware or integer limit (an integer type's)";
+        if (u && has_word(&w, limit_words) && set_has(&u->bounds, name, len) &&
+            !set_has(&u->computed, name, len))
+                return "limit the tiling only checks against";
         if (is_byte_width(&w, value))
                 return "dtype byte width";
         if (is_elements_per_block(&w, value))
@@ -866,6 +1091,16 @@ const char *gene_fixed_meaning(const struct gene_uses *u, const struct token_lis
                 return "enum-like selector (mode, type, format or flag)";
         if (is_named_number(&w))
                 return "named number";
+        /*
+         * coefficentTen = 10, PARAM_LIMIT_4095 = 4095, ALIGN_256_BYTES = 256:
+         * an identifier that says its value ("ub_budget factor #2" is a
+         * hidden gene's description, the 2 its place)
+         */
+        if (value >= 2 &&
+            strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                         "0123456789_") == len &&
+            has_number_word(&w, value))
+                return "named number (its name spells its value)";
         return NULL;
 }
 

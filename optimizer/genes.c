@@ -219,12 +219,21 @@ static bool is_alignment_name(const char *name)
         lower_name(name, lower, sizeof(lower));
         return strstr(lower, "align") || strstr(lower, "block_size") ||
                strstr(lower, "blocksize") || strstr(lower, "block_bytes") ||
-               strstr(lower, "blockbytes");
+               strstr(lower, "blockbytes") || strstr(lower, "byte_block") ||
+               strstr(lower, "one_block") || strstr(lower, "block_byte") ||
+               strstr(lower, "data_block") || strstr(lower, "byte_repeat") ||
+               strstr(lower, "repeat_size") || strstr(lower, "repeat_byte") ||
+               strstr(lower, "cache_line") || strstr(lower, "cacheline") ||
+               strstr(lower, "byteblock") || strstr(lower, "oneblock") ||
+               strstr(lower, "blockbyte") || strstr(lower, "byterepeat") ||
+               strstr(lower, "repeatsize") || strstr(lower, "repeatbyte");
 }
 
 /*
- * An alignment or block-size constant (ALIGN_ELEMS, BLOCK_BYTES, BLOCK_SIZE)
- * is the hardware's minimum, 32 bytes, when it is written; rounding each
+ * An alignment or block-size constant (ALIGN_ELEMS, BLOCK_BYTES, BLOCK_SIZE,
+ * BYTE_BLOCK, BYTE_REPEAT, CACHE_LINE) is a hardware unit, the 32-byte
+ * block, the 256-byte repeat or the 512-byte cache line, when it is
+ * written; finer breaks every copy and instruction sized by it, rounding each
  * core's share to a coarser power of two is a real choice (the 910B reads
  * global memory fastest in 512-byte-aligned bursts).  So a power of two is
  * searched at powers of two from its value up to 32 times it, never finer;

@@ -194,6 +194,74 @@ static void test_selectors_are_no_genes(void **state)
         free(g);
 }
 
+/*
+ * Limits of the hardware or of a type, an array's length, and a bound the
+ * tiling only checks against: what cann-ops' swi_glu_grad and
+ * non_finite_check write.  A cap the tiling clamps a tile to stays.
+ */
+static void test_limits_are_no_genes(void **state)
+{
+        const char *text =
+            "constexpr uint32_t MAX_BLOCK_COUNT = 4095;\n"
+            "constexpr uint32_t MAX_BLOCK_LEN = 65535 * 32;\n"
+            "constexpr uint32_t MAX_BLOCK_BYTES = 2097120;\n"
+            "constexpr uint32_t MAX_UINT16 = 60000;\n"
+            "constexpr uint16_t MAX_TENSOR_COUNT = 256;\n"
+            "constexpr uint16_t MAX_CORE_COUNT = 64;\n"
+            "constexpr uint32_t MAX_CORE_NUMBER = 64;\n"
+            "constexpr uint32_t MAX_TILE = 8192;\n"
+            "constexpr uint32_t MIN_ROWS = 16;\n"
+            "BEGIN_TILING_DATA_DEF(T)\n"
+            "  TILING_DATA_FIELD_DEF_ARR(uint16_t, MAX_CORE_COUNT, tensorStartList);\n"
+            "END_TILING_DATA_DEF;\n"
+            "static int f(gert::TilingContext *context, int64_t totalCore, uint32_t n)\n"
+            "{\n"
+            "    int64_t counts[MAX_TENSOR_COUNT] = {0};\n"
+            "    if (totalCore >= MAX_CORE_NUMBER || n > MAX_TENSOR_COUNT) return -1;\n"
+            "    uint32_t maxRepeat = 255;\n"
+            "    uint32_t tile = std::min(n, MAX_TILE);\n"
+            "    uint32_t rows = n < MIN_ROWS ? MIN_ROWS : n;\n"
+            "    return counts[0] + tile + rows + maxRepeat;\n"
+            "}\n";
+        /* MAX_TILE is a cap the tile is clamped to, MIN_ROWS a floor: both choices */
+        static const char *const genes[] = { "MAX_TILE", "MIN_ROWS", NULL };
+        struct gene *g;
+        size_t n;
+
+        (void)state;
+        find(text, &g, &n);
+        expect_genes(g, n, genes);
+        free(g);
+}
+
+/*
+ * What cann-ops' angle_v2 and motion_compensation write: widths named for
+ * a tensor or an integer type, numbers named by their value, and the
+ * hardware's 32-byte block and 256-byte repeat, which may only grow.
+ */
+static void test_widths_numbers_and_units(void **state)
+{
+        const char *text = "constexpr uint32_t BYTE_BLOCK = 32;\n"
+                           "constexpr uint32_t BYTE_REPEAT = 256;\n"
+                           "static void f(gert::TilingContext *context)\n"
+                           "{\n"
+                           "    uint32_t bytesI16 = 2;\n"
+                           "    uint32_t inputBytes = 4;\n"
+                           "    uint32_t coefficentTen = 10;\n"
+                           "    uint32_t ubDataNumber = 16;\n"
+                           "}\n";
+        static const char *const genes[] = { "BYTE_BLOCK", "BYTE_REPEAT", "ubDataNumber", NULL };
+        struct gene *g;
+        size_t n;
+
+        (void)state;
+        find(text, &g, &n);
+        expect_genes(g, n, genes);
+        assert_int_equal(g[0].lo, 32);
+        assert_int_equal(g[1].lo, 256);
+        free(g);
+}
+
 /* A text with nothing fixed keeps every gene it had before. */
 static void test_real_knobs_stay(void **state)
 {
@@ -434,6 +502,8 @@ int main(void)
                 cmocka_unit_test(test_dtype_widths_are_no_genes),
                 cmocka_unit_test(test_selectors_are_no_genes),
                 cmocka_unit_test(test_real_knobs_stay),
+                cmocka_unit_test(test_limits_are_no_genes),
+                cmocka_unit_test(test_widths_numbers_and_units),
                 cmocka_unit_test(test_hidden_genes_are_judged_too),
                 cmocka_unit_test_setup_teardown(test_an_operator_says_why_of_each_literal,
                                                 make_operator, remove_operator),
