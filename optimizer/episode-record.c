@@ -265,7 +265,10 @@ void episode_report_progress(struct episode *ep, const char *what, int stage, co
                 .memo_hits = episode_counter(ep, "memo_hits"),
                 .what = what,
                 .stage = stage,
-                .status = json_string_value(json_object_get(result, "status")),
+                /* the failure's kind (ub_overflow), as the record counts it, not runtime_error */
+                .status = json_string_value(
+                              json_object_get(json_object_get(result, "error"), "kind"))
+                              ?: json_string_value(json_object_get(result, "status")),
                 .latency_us = json_number_value(json_object_get(result, "latency_us")),
                 .new_best = new_best,
         };

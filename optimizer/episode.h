@@ -142,7 +142,7 @@ struct episode_progress {
         int used, budget, memo_hits;
         const char *what;   /* "baseline", a technique name, or a motif name (Stage II) */
         int stage;          /* 1 or 2; 0 for the baseline */
-        const char *status; /* the result's status */
+        const char *status; /* "ok", or the failure's kind (ub_overflow) */
         double latency_us;  /* 0 when not ok */
         double best_us;     /* best so far, 0 before the baseline */
         bool new_best;
