@@ -109,12 +109,46 @@ static double case_elements(const json_t *shape)
 }
 
 /*
- * The manifest's small cases for a variant: every case not marked bench,
- * without its golden (the operator's expected outputs are of the
- * manifest's dtypes; a variant is judged against the original's outputs),
- * or, when every case is a bench case, the smallest of them.
+ * A case's golden for a variant, in place: the expected outputs go (they
+ * are of the manifest's dtypes; a variant is judged against the
+ * original's outputs), and so does every example input whose dtype the
+ * variant changes.  The example's other inputs stay, so that a tiling
+ * reading an input's values (paddings, strides) runs on those values in
+ * every variant, as it does in the manifest's cases; with none left, the
+ * golden goes and every input is seeded.
  */
-static json_t *small_cases(const json_t *cases)
+static void variant_golden(json_t *c, const json_t *doc_inputs, const struct npu_manifest *m)
+{
+        json_t *golden = json_object_get(c, "golden");
+        json_t *inputs = json_object_get(golden, "inputs");
+        const json_t *t;
+        size_t i;
+
+        if (!json_object_get(golden, "example")) {
+                json_object_del(c, "golden");
+                return;
+        }
+        json_object_set_new(golden, "outputs", json_object()); /* compare nothing */
+        json_array_foreach(doc_inputs, i, t)
+        {
+                const char *name = json_string_value(json_object_get(t, "name")) ?: "";
+                const char *dtype = json_string_value(json_object_get(t, "dtype")) ?: "";
+                for (size_t k = 0; k < m->n_inputs; k++)
+                        if (strcmp(m->inputs[k].name, name) == 0 &&
+                            strcmp(npu_dtype_name(m->inputs[k].dtype), dtype) != 0)
+                                json_object_del(inputs, name);
+        }
+        if (!json_object_size(inputs))
+                json_object_del(c, "golden");
+}
+
+/*
+ * The manifest's small cases for a variant: every case not marked bench,
+ * or, when every case is a bench case, the smallest of them; each with
+ * the golden variant_golden() leaves.
+ */
+static json_t *small_cases(const json_t *cases, const json_t *doc_inputs,
+                           const struct npu_manifest *m)
 {
         json_t *out = json_array(), *c, *smallest = NULL;
         double least = 0;
@@ -147,7 +181,7 @@ static json_t *small_cases(const json_t *cases)
                     json_array_append_new(out, copy) < 0)
                         goto oom;
         }
-        json_array_foreach(out, i, c) json_object_del(c, "golden");
+        json_array_foreach(out, i, c) variant_golden(c, doc_inputs, m);
         return out;
 oom:
         json_decref(out);
@@ -242,7 +276,7 @@ static int variant_doc(const struct npu_manifest *m, const struct slot *slots, s
                                 if (m->outputs[o].ref && strcmp(m->outputs[o].name, name) == 0)
                                         set_doc_dtype(json_object_get(doc, "outputs"), name, dtype);
         }
-        cases = small_cases(json_object_get(doc, "cases"));
+        cases = small_cases(json_object_get(doc, "cases"), json_object_get(doc, "inputs"), m);
         if (!cases || json_object_set_new(doc, "cases", cases) < 0) {
                 json_decref(doc);
                 return -ENOMEM;

@@ -137,8 +137,9 @@ int npu_manifest_from_json(const char *opdir, const json_t *doc, const char *sou
  * (npu/dtype-variants.c), so that a candidate is checked on every one the
  * original passes (issue #26).  A variant is the manifest with the
  * combination's dtypes, its tolerances (the dtype's default where it gives
- * none) and its small cases only (the cases not marked bench, without
- * goldens; the smallest case when all are bench cases).
+ * none) and its small cases only (the cases not marked bench, with the
+ * example's inputs whose dtype the variant keeps, comparing no golden
+ * output; the smallest case when all are bench cases).
  */
 #define NPU_MAX_DTYPE_VARIANTS 16
 

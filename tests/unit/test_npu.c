@@ -401,6 +401,62 @@ static void test_dtype_variants(void **state)
         npu_manifest_free(m);
 }
 
+/*
+ * A variant of a case whose inputs come from an example keeps the
+ * example's inputs whose dtype it does not change (a tiling reading
+ * begin's or paddings' values gets them in every dtype combination), drops
+ * the others, and compares no golden output: it is judged against the
+ * original's outputs.  Before, every variant ran on seeded inputs, and
+ * cann-ops' circular_pad left its four other combinations unchecked.
+ */
+static void test_dtype_variants_keep_example_inputs(void **state)
+{
+        static const char manifest[] =
+            "{\"name\": \"AddCustom\", \"level\": 1,\n"
+            " \"inputs\": [{\"name\": \"x\", \"dtype\": \"float16\"}, {\"name\": \"y\", "
+            "\"dtype\": \"int64\"}],\n"
+            " \"outputs\": [{\"name\": \"z\", \"dtype\": \"float16\"}],\n"
+            " \"cases\": [{\"name\": \"small\", \"shapes\": {\"x\": [8, 64], \"y\": [2]},\n"
+            "  \"golden\": {\"example\": \"examples/E\", \"inputs\": {\"x\": {\"file\": "
+            "\"input/x.bin\"}, \"y\": {\"values\": [1, 2]}},\n"
+            "  \"outputs\": {\"z\": \"output/golden.bin\"}}}]}\n";
+        struct npu_dtype_variant v[NPU_MAX_DTYPE_VARIANTS];
+        struct npu_manifest *m = NULL, *vm = NULL;
+        json_t *not_checkable = json_array(), *d, *golden;
+        char err[512] = "", path[256];
+        size_t n = 0;
+
+        (void)state;
+        snprintf(path, sizeof(path), "%s/examples/E", opdir);
+        assert_int_equal(mkdir_p(path), 0);
+        write_file("examples/E/gen_data.py", "# the example's inputs would be written here\n");
+        write_file("ascendopt.json", manifest);
+        if (npu_manifest_load(opdir, &m, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        d = describe_json("{\"op_defs\": [{\"type\": \"AddCustom\", \"inputs\": ["
+                          "{\"name\": \"x\", \"dtypes\": [\"float16\", \"float32\"]},"
+                          "{\"name\": \"y\", \"dtypes\": [\"int64\"]}],"
+                          "\"outputs\": [{\"name\": \"z\", \"dtypes\": [\"float16\", "
+                          "\"float32\"]}]}]}");
+        assert_int_equal(
+            npu_manifest_dtype_variants(m, d, v, NPU_MAX_DTYPE_VARIANTS, &n, not_checkable), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(json_array_size(not_checkable), 0);
+        if (npu_manifest_from_json(opdir, v[0].doc, "variant", &vm, err, sizeof(err)) < 0)
+                fail_msg("%s", err);
+        golden = vm->cases[0].golden;
+        assert_non_null(golden);
+        assert_string_equal(json_string_value(json_object_get(golden, "example")), "examples/E");
+        assert_null(json_object_get(json_object_get(golden, "inputs"), "x"));
+        assert_non_null(json_object_get(json_object_get(golden, "inputs"), "y"));
+        assert_int_equal(json_object_size(json_object_get(golden, "outputs")), 0);
+        npu_manifest_free(vm);
+        npu_dtype_variants_release(v, n);
+        json_decref(d);
+        json_decref(not_checkable);
+        npu_manifest_free(m);
+}
+
 /* A variant of a manifest whose cases are all bench cases runs the smallest, untimed. */
 static void test_dtype_variant_of_bench_cases(void **state)
 {
@@ -580,6 +636,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_missing_manifest_says_what_to_do, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_dtype_variants, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dtype_variants_keep_example_inputs, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_dtype_variant_of_bench_cases, setup, teardown),
                 cmocka_unit_test(test_snake_case),
                 cmocka_unit_test(test_compare_tolerance_rule),
