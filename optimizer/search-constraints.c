@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage I's memory of wrong answers: the constraints a gene's values must
- * keep (divide a dimension, be a multiple of an alignment, stay under or
- * over a bound, not be a move's site), learnt from the failures blamed on
- * that gene and checked against every genome that passed.  Pure
- * computation over values; search.h says what is learnt and when.
+ * Stage I's memory of failures (wrong answers, crashes, UB overflows):
+ * the constraints a gene's values must keep (divide a dimension, be a
+ * multiple of an alignment, stay under or over a bound, not be a move's
+ * site), learnt from the failures blamed on that gene and checked against
+ * every genome that passed.  Pure computation over values; search.h says
+ * what is learnt and when.
  */
 #include "search-internal.h"
 

@@ -227,12 +227,17 @@ static bool in_failing_region(const struct search *s, const int64_t *values)
 
 /*
  * Whether a failure of this kind says something about the genome's values
- * that a constraint could hold: not a UB overflow (its own memory above),
- * not a slow run, a timeout or the infrastructure's error.
+ * that a constraint could hold: not a slow run, a timeout or the
+ * infrastructure's error.  A UB overflow does: the region memory above
+ * only rules out genomes whose every other gene agrees with a failure, so
+ * a gene that does not matter (a minimum share per core) varying at
+ * random let cann-ops' gelu_quant overflow 20 times in 40 evaluations on
+ * a live-tensor count below the kernel's; blamed on that count alone, two
+ * overflows make it a bound.
  */
 static bool teaches_constraints(const struct entry *e)
 {
-        static const char *const not_these[] = { "ub_overflow", "slow", "timeout", "infra_error" };
+        static const char *const not_these[] = { "slow", "timeout", "infra_error" };
 
         if (e->ok)
                 return false;

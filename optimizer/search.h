@@ -109,10 +109,9 @@ const int64_t *search_best(const struct search *search, double *ret_latency_us);
 int search_overflow_direction(const struct search *search, size_t g);
 
 /*
- * What the search learnt from genomes that answered wrong (or crashed,
- * read past a tensor, failed their tiling: any failure but a UB overflow,
- * which has its own memory, a timeout, a slow run or an infrastructure
- * error).  A failing genome is blamed on gene g when a genome differing
+ * What the search learnt from genomes that failed (answered wrong,
+ * crashed, read past a tensor, failed their tiling, overflowed the UB: any
+ * failure but a timeout, a slow run or an infrastructure error).  A failing genome is blamed on gene g when a genome differing
  * from it in g alone passed.  The hypotheses about an ordered gene are
  *   divides N      N one of the facts (a dimension, a row or element count)
  *   multiple_of N  N a power of two (an alignment)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of what Stage I's search learns from wrong answers, on a synthetic
+ * Tests of what Stage I's search learns from failures, on a synthetic
  * kernel without tail handling (40 rows over CORE_NUM cores, each row of
  * 1024 or 2048 walked in TILE_LEN tiles): the constraints it learns
  * ("must divide 40", "must divide 1024"), that no proposal breaks one once
  * it is learnt, that none rules out a value that answers right, that a
  * lone failure teaches only what a dimension alone explains, that a pass
- * drops what it breaks, a move's site that keeps failing, and that the
- * constraints survive a resume.
+ * drops what it breaks, a move's site that keeps failing, UB overflows
+ * teaching a live-tensor count's bound, and that the constraints survive
+ * a resume.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -211,7 +212,11 @@ static void test_one_failure_needs_a_dimension(void **state)
         search_free(s);
 }
 
-/* Timeouts, UB overflows and slow runs are not wrong answers; a pass that breaks one drops it. */
+/*
+ * Timeouts and slow runs teach nothing, and one UB overflow, which a
+ * bound or a dimension would explain alike, is not enough; a pass that
+ * breaks a constraint drops it.
+ */
 static void test_what_teaches_and_what_drops(void **state)
 {
         struct search_options o = options_with_facts(1);
@@ -240,6 +245,58 @@ static void test_what_teaches_and_what_drops(void **state)
         search_record(s, (int64_t[]){ 8, 96, 0 }, TECHNIQUE_COUNT, true, 9, NULL);
         assert_int_equal(search_constraints(s, &c), 0);
         search_free(s);
+}
+
+/*
+ * cann-ops' gelu_quant: the UB is divided by live-tensor counts (6 and 7,
+ * what the kernel allocates), and a share per core that does not matter
+ * to the UB varies at random.  Fewer live tensors than the kernel's
+ * overflows every time; the region memory alone, which asks every other
+ * gene to agree with a failure, let 20 of 40 evaluations overflow.  Blamed
+ * on a count alone, overflows teach its bound, which no later proposal
+ * breaks, and fewer evaluations overflow.
+ */
+static void test_overflows_teach_a_bound(void **state)
+{
+        static const struct gene counts[] = {
+                { .name = "LIVE", .value = 6, .lo = 1, .hi = 24, .scale = GENE_STEP },
+                { .name = "WORKSPACE_LIVE", .value = 7, .lo = 1, .hi = 28, .scale = GENE_STEP },
+                { .name = "MIN_SHARE", .value = 128, .lo = 8, .hi = 2048, .scale = GENE_POW2 },
+        };
+        int overflows = 0, learnt = 0;
+
+        (void)state;
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+                struct search_options o = { .seed = seed };
+                struct search *s = NULL;
+                int64_t v[3], base[3] = { 6, 7, 128 };
+
+                assert_int_equal(search_new(counts, 3, &o, &s), 0);
+                search_record(s, base, TECHNIQUE_COUNT, true, 100, NULL);
+                for (int i = 0; i < 40; i++) {
+                        enum search_technique t;
+                        bool ok;
+                        if (search_propose(s, v, &t) < 0)
+                                break;
+                        assert_true(search_allows(s, v));
+                        ok = v[0] >= 6 && v[1] >= 7;
+                        overflows += !ok;
+                        search_record(s, v, t, ok, ok ? 100.0 - (double)v[2] / 1024 : 0,
+                                      ok ? NULL : "ub_overflow");
+                        /* nothing that fits is ruled out */
+                        assert_true(search_allows(s, (int64_t[]){ 6, 7, 8 }));
+                        assert_true(search_allows(s, (int64_t[]){ 24, 28, 2048 }));
+                }
+                /* a bound just short of the nearest overflow, never inside a pass */
+                learnt += constraint_text(s, "LIVE must be at least ") &&
+                          constraint_text(s, "WORKSPACE_LIVE must be at least ");
+                search_free(s);
+        }
+        print_message("overflows in 5 x 40 evaluations: %d; both bounds learnt on %d seeds\n",
+                      overflows, learnt);
+        /* 87 overflows with the region memory alone (the 8 random genomes make 15 or so) */
+        assert_int_equal(learnt, 5);
+        assert_true(overflows <= 70);
 }
 
 /* A move's site that fails twice on its own is not made again; once is not enough. */
@@ -306,6 +363,7 @@ int main(void)
                 cmocka_unit_test(test_one_failure_needs_a_dimension),
                 cmocka_unit_test(test_what_teaches_and_what_drops),
                 cmocka_unit_test(test_a_move_that_keeps_failing),
+                cmocka_unit_test(test_overflows_teach_a_bound),
                 cmocka_unit_test(test_wrong_answers_teach_the_dimensions),
                 cmocka_unit_test(test_no_proposal_breaks_what_was_learnt),
                 cmocka_unit_test(test_constraints_survive_a_resume),
