@@ -12,7 +12,9 @@
 # (3), REALOPS_BUDGET (40), REALOPS_FIRST_SEED (1), REALOPS_OUT (the
 # table's path prefix; default build/realops-table), BENCH_REUSE (earlier
 # tables of this script to continue, as bench_optimize reads it),
-# REALOPS_JOBS (parallel inits; default the cores).  In 'make bench' it
+# REALOPS_JOBS (parallel inits; default the cores), REALOPS_DRAFTS (the
+# drafts of an earlier run at the same commits, kept with KEEP_SCRATCH=1:
+# the next seeds skip the 25 minutes of drafting).  In 'make bench' it
 # runs when CANN_OPS names the repository, and says it skips otherwise.
 # An operator whose draft fails or whose bench case differs from the
 # committed shapes is left out and named: the table is only comparable
@@ -46,13 +48,29 @@ done
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 mkdir -p "$(dirname "$OUT")"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-realops-table.XXXXXX")
+# what the drafts depend on: ascendopt's commit (init) and the repository's
+drafted_by="ascendopt $(git -C "$SRC" rev-parse HEAD 2>/dev/null || echo unknown) cann-ops $(git -C "$REPO" rev-parse HEAD)"
 # the state outside the export: candidates' sandboxes mount the repository read-only
 state=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-realops-state.XXXXXX")
-[ -n "${KEEP_SCRATCH:-}" ] || trap 'rm -rf "$work" "$state"' EXIT
-git -C "$REPO" archive HEAD | tar -x -C "$work/" || { echo "realops-table: cannot export $REPO" >&2; exit 74; }
-git -C "$work" init -q
 export ASCENDOPT_STATE_DIR=$state
+if [ -n "${REALOPS_DRAFTS:-}" ]; then
+	work=$(cd "$REALOPS_DRAFTS" 2>/dev/null && pwd) || { echo "realops-table: REALOPS_DRAFTS=$REALOPS_DRAFTS: no such directory" >&2; exit 66; }
+	if [ "$(cat "$work/.realops-drafted" 2>/dev/null)" != "$drafted_by" ]; then
+		echo "realops-table: $work was not drafted by $drafted_by (it says: $(cat "$work/.realops-drafted" 2>/dev/null || echo nothing)); draft afresh without REALOPS_DRAFTS" >&2
+		exit 65
+	fi
+	[ -n "${KEEP_SCRATCH:-}" ] || trap 'rm -rf "$state"' EXIT
+	echo "realops-table: the drafts of $work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-realops-table.XXXXXX")
+	if [ -n "${KEEP_SCRATCH:-}" ]; then
+		echo "realops-table: keeping the drafts in $work (REALOPS_DRAFTS=$work reuses them)"
+	else
+		trap 'rm -rf "$work" "$state"' EXIT
+	fi
+	git -C "$REPO" archive HEAD | tar -x -C "$work/" || { echo "realops-table: cannot export $REPO" >&2; exit 74; }
+	git -C "$work" init -q
+fi
 
 draft() {
 	timeout 600 "$BUILD/ascendopt" init "$work/$1" >"$work/.init-$(echo "$1" | tr / +)" 2>&1 ||
@@ -61,7 +79,10 @@ draft() {
 }
 export -f draft
 export BUILD work
-grep -v '^#' "$LIST" | grep -v '^\s*$' | xargs -P "$JOBS" -I{} bash -c 'draft "$@"' _ {}
+if [ -z "${REALOPS_DRAFTS:-}" ]; then
+	grep -v '^#' "$LIST" | grep -v '^\s*$' | xargs -P "$JOBS" -I{} bash -c 'draft "$@"' _ {}
+	echo "$drafted_by" >"$work/.realops-drafted"
+fi
 
 # the bench case of each draft against the committed shapes
 ops=$(python3 - "$LIST" "$work" "$SHAPES" <<'PY'
