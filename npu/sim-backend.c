@@ -197,6 +197,7 @@ static int start_sim(const struct npu_backend_candidate *c, npu_backend_done_fn 
         options.build_prelude = c->runs > PRELUDE_AFTER;
         options.layout = c->layout;
         options.input_files = c->input_files;
+        options.no_input_dump = true; /* the evaluator compares outputs only */
         r = npu_sim_run_start(c->runner, c->paths, c->manifest, &options, done, userdata, &run);
         if (r == 0)
                 *ret_run = run;

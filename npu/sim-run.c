@@ -423,10 +423,10 @@ static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
         if (e->options.slow_after_us > 0 && m->cases[e->next_case].bench)
                 json_object_set_new(spec, "slow_after_us", json_real(e->options.slow_after_us));
         json_object_set_new(spec, "max_gm_bytes", json_integer((json_int_t)NPU_MAX_CASE_BYTES));
-        if (e->options.host_coverage) {
+        if (e->options.host_coverage)
                 json_object_set_new(spec, "tiling_only", json_true());
+        if (e->options.host_coverage || e->options.no_input_dump)
                 json_object_set_new(spec, "dump_inputs", json_false());
-        }
         if (e->options.max_instructions || m->max_instructions)
                 json_object_set_new(spec, "max_instructions",
                                     json_integer((json_int_t)(e->options.max_instructions

@@ -100,6 +100,12 @@ struct npu_sim_run_options {
          * [path, one per list element]}}, paths inside work_dir.  NULL: none.
          */
         const json_t *input_files;
+        /*
+         * The inputs are not written into work_dir: nothing reads them back
+         * (an episode's evaluation compares outputs).  Two 64 MiB inputs
+         * of a bench case cost more than its simulation.
+         */
+        bool no_input_dump;
 };
 
 /*

@@ -302,7 +302,8 @@ static void test_same_schema(void **state)
                                                  "latency_us", "samples_us", "iqr_us",  "block_dim",
                                                  "profile",    "bottleneck", "outputs", "inputs",
                                                  "attrs",      NULL };
-        static const char *const tensor_keys[] = { "name", "dtype", "shape", "file", NULL };
+        /* "file" first: the sim's evaluator writes outputs, not inputs */
+        static const char *const tensor_keys[] = { "file", "name", "dtype", "shape", NULL };
         static const char *const profile_keys[] = { "clock_mhz", "cores", "core_imbalance", "pipes",
                                                     NULL };
         json_t *sim = evaluate(fx->sim, NULL, 0, NULL, true, 0, NULL);
@@ -325,22 +326,30 @@ static void test_same_schema(void **state)
                 same_types(json_array_get(json_object_get(a_case, "outputs"), 0),
                            json_array_get(json_object_get(s_case, "outputs"), 0), "outputs[]",
                            tensor_keys + 0);
+                /* the sim's evaluator writes no inputs (nothing reads them back) */
                 same_types(json_array_get(json_object_get(a_case, "inputs"), 0),
                            json_array_get(json_object_get(s_case, "inputs"), 0), "inputs[]",
-                           tensor_keys);
+                           tensor_keys + 1);
+                assert_null(
+                    json_object_get(json_array_get(json_object_get(s_case, "inputs"), 0), "file"));
                 assert_string_equal(json_string_value(json_object_get(a_case, "case")),
                                     json_string_value(json_object_get(s_case, "case")));
-                /* the same seeded inputs: the sim's dump and the evaluator's file agree */
+                /* the same seeded inputs: the NPU's file is what the sim generates for the
+                 * case's seed (test_inputs_are_the_sims: that is the sim's own draw) */
                 {
-                        char theirs[PATH_MAX];
-                        pathf(theirs, sizeof(theirs), "%s/work/case_%zu/%s",
-                              json_string_value(json_object_get(sim, "scratch_dir")), i,
-                              json_string_value(json_object_get(
-                                  json_array_get(json_object_get(s_case, "inputs"), 0), "file")));
+                        char mine[PATH_MAX], err[1024];
+                        json_t *inputs = NULL;
+                        uint64_t seed =
+                            (uint64_t)json_integer_value(json_object_get(s_case, "seed"));
+                        pathf(mine, sizeof(mine), "%s/inputs-schema-%zu", fx->root, i);
+                        if (npu_inputs_write(fx->manifest, i, seed, mine, &inputs, err,
+                                             sizeof(err)) < 0)
+                                fail_msg("%s", err);
                         assert_true(same_file(
-                            theirs,
+                            json_string_value(json_object_get(json_array_get(inputs, 0), "file")),
                             json_string_value(json_object_get(
                                 json_array_get(json_object_get(a_case, "inputs"), 0), "file"))));
+                        json_decref(inputs);
                 }
         }
         same_types(json_object_get(ascend, "profile"), json_object_get(sim, "profile"), "profile",
@@ -381,7 +390,8 @@ static void test_example_inputs_on_both_backends(void **state)
             "x.tofile('input/x.bin')\n"
             "y.tofile('input/y.bin')\n"
             "(x + y).tofile('output/z.bin')\n"
-            "x.tofile(os.path.join(os.environ['TEST_BACKENDS_ROOT'], 'expected_x.bin'))\n";
+            "x.tofile(os.path.join(os.environ['TEST_BACKENDS_ROOT'], 'expected_x.bin'))\n"
+            "(x + y).tofile(os.path.join(os.environ['TEST_BACKENDS_ROOT'], 'expected_z.bin'))\n";
         char dir[PATH_MAX], path[PATH_MAX], expected[PATH_MAX], command[3 * PATH_MAX], err[1024];
         struct npu_manifest *m = NULL;
         json_t *doc, *sim = NULL, *ascend = NULL;
@@ -424,10 +434,16 @@ static void test_example_inputs_on_both_backends(void **state)
                 else
                         sim = o.result;
         }
-        /* the sim's dump of what it read */
-        pathf(path, sizeof(path), "%s/work/case_0/in_x.bin",
-              json_string_value(json_object_get(sim, "scratch_dir")));
-        assert_true(same_file(path, expected));
+        /* what the sim computed from what it read: x + y is exact in half for these */
+        {
+                const json_t *s_case = json_array_get(json_object_get(sim, "cases"), 0);
+                char expected_z[PATH_MAX];
+                pathf(expected_z, sizeof(expected_z), "%s/expected_z.bin", fx->root);
+                const char *file = json_string_value(
+                    json_object_get(json_array_get(json_object_get(s_case, "outputs"), 0), "file"));
+                assert_non_null(file);
+                assert_true(same_file(file, expected_z));
+        }
         /* the file the ascend harness was given */
         {
                 const json_t *a_case = json_array_get(json_object_get(ascend, "cases"), 0);
