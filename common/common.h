@@ -209,11 +209,17 @@ int read_text_file(const char *path, size_t max_bytes, char **ret_text, size_t *
  * (-ELOOP for a link on the way).
  * read_untrusted_file: the whole of a regular file, at most max_bytes
  * (-EFBIG), NUL-terminated; -EINVAL when it is no regular file.
+ * map_untrusted_file: the same, mapped read-only instead of read (no copy:
+ * for outputs of many megabytes, compared once); release it with
+ * unmap_file(), which accepts an empty mapping.  Only for files no living
+ * process can still truncate (a finished child's).
  * write_file_exclusive: replaces whatever is at path (a planted link
  * included, which is removed, never followed) with a new file.
  */
 int open_no_symlinks(const char *path, int flags, mode_t mode);
 int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len);
+int map_untrusted_file(const char *path, size_t max_bytes, const void **ret_data, size_t *ret_len);
+void unmap_file(const void *data, size_t len);
 int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode);
 
 /* ---------------------------------------------------------------- SHA-256 */
@@ -232,6 +238,12 @@ void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 void sha256_final(struct sha256 *s, uint8_t digest[SHA256_DIGEST_SIZE]);
 void sha256_hex(const uint8_t digest[SHA256_DIGEST_SIZE], char hex[SHA256_HEX_SIZE]);
+/*
+ * Whether blocks go through the processor's SHA extensions where it has
+ * them (the default) or the portable rounds; returns the previous choice.
+ * For the tests and benchmarks that compare the two.
+ */
+bool sha256_use_hardware(bool on);
 
 /* ------------------------------------------------------- worker threads */
 
