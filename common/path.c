@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -361,6 +362,40 @@ int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, siz
         *ret_data = data;
         *ret_len = got;
         return 0;
+}
+
+int map_untrusted_file(const char *path, size_t max_bytes, const void **ret_data, size_t *ret_len)
+{
+        struct stat st;
+        void *data;
+        int fd = open_no_symlinks(path, O_RDONLY | O_NONBLOCK, 0), r = 0;
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                r = -EINVAL;
+        else if ((uint64_t)st.st_size > max_bytes)
+                r = -EFBIG;
+        if (r == 0 && st.st_size == 0) {
+                *ret_data = NULL;
+                *ret_len = 0;
+        } else if (r == 0) {
+                data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+                if (data == MAP_FAILED) {
+                        r = -errno;
+                } else {
+                        *ret_data = data;
+                        *ret_len = (size_t)st.st_size;
+                }
+        }
+        close(fd);
+        return r;
+}
+
+void unmap_file(const void *data, size_t len)
+{
+        if (data && len)
+                munmap((void *)data, len);
 }
 
 int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode)
