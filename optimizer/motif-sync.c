@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Motifs about buffers, synchronisation and launch: double buffering,
- * barrier removal, AIV-only launch, the L2 bypass hint, bank-conflict pads
+ * prefetching the next tile, barrier removal, AIV-only launch, the L2 bypass hint, bank-conflict pads
  * and TBuf for temporaries.  Each scanner records sites with their edits.
  */
 #include "motifs-internal.h"
@@ -258,25 +258,30 @@ static int prefetches_find(struct motif_scan *scan, struct cxx_file *f, struct p
         return 0;
 }
 
-/* Adds the edits that unwind the prefetches to the open site. */
+/* Adds the edits that unwind one prefetching loop to the open site: "F(i);" again. */
+static void prefetch_unwind(struct motif_scan *scan, struct cxx_file *f, const struct prefetch *p)
+{
+        char *callee = cxx_range_dup(f, p->callee_first, p->callee_open);
+        char *text = callee ? str_printf("%s%.*s);", callee, (int)cxx_tok_len(f, p->var),
+                                         cxx_tok_text(f, p->var))
+                            : NULL;
+
+        if (!text) {
+                site_fail(scan);
+        } else {
+                site_delete_stmt(scan, f, p->first, cxx_with_trailing_comment(f, p->last));
+                site_replace(scan, f, p->guard_first, p->guard_last, text);
+        }
+        free(callee);
+        free(text);
+}
+
+/* Adds the edits that unwind every prefetch to the open site. */
 static void prefetches_unwind(struct motif_scan *scan, struct cxx_file *f,
                               const struct prefetch_list *list)
 {
-        for (size_t k = 0; k < list->n; k++) {
-                const struct prefetch *p = &list->items[k];
-                char *callee = cxx_range_dup(f, p->callee_first, p->callee_open);
-                char *text = callee ? str_printf("%s%.*s);", callee, (int)cxx_tok_len(f, p->var),
-                                                 cxx_tok_text(f, p->var))
-                                    : NULL;
-                if (!text) {
-                        site_fail(scan);
-                } else {
-                        site_delete_stmt(scan, f, p->first, cxx_with_trailing_comment(f, p->last));
-                        site_replace(scan, f, p->guard_first, p->guard_last, text);
-                }
-                free(callee);
-                free(text);
-        }
+        for (size_t k = 0; k < list->n; k++)
+                prefetch_unwind(scan, f, &list->items[k]);
 }
 
 /*
@@ -359,6 +364,261 @@ int motif_double_buffer_forward(struct motif_scan *scan)
 int motif_double_buffer_inverse(struct motif_scan *scan)
 {
         return double_buffer(scan, "2", "1", true);
+}
+
+/* ================================================================ prefetching the next tile */
+
+/*
+ * "for (<T> var = 0; var < N; var++) { ... }": the loop variable, the
+ * bound's tokens [*na, *nb] and the body's braces; false for any other
+ * loop (the increment must be var++, ++var or var += 1).
+ */
+static bool counted_loop(const struct cxx_file *f, size_t first, size_t *var, size_t *na,
+                         size_t *nb, size_t *body, size_t *body_close)
+{
+        size_t open = cxx_tok_next(f, first), close, semi1 = CXX_NONE, semi2 = CXX_NONE, lt, inc,
+               end;
+
+        if (!cxx_tok_eq(f, first, "for") || !cxx_tok_eq(f, open, "("))
+                return false;
+        close = token_match(&f->tokens, open);
+        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
+                if (cxx_tok_eq(f, k, ";")) {
+                        if (semi1 == CXX_NONE) {
+                                semi1 = k;
+                        } else {
+                                semi2 = k;
+                                break;
+                        }
+                }
+        if (semi2 == CXX_NONE || !cxx_tok_is_number(f, cxx_tok_prev(f, semi1), "0") ||
+            !cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)), "="))
+                return false;
+        *var = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)));
+        lt = cxx_tok_next(f, cxx_tok_next(f, semi1));
+        if (!cxx_tok_is_ident(f, *var) ||
+            !cxx_range_same(f, cxx_tok_next(f, semi1), cxx_tok_next(f, semi1), *var, *var) ||
+            !cxx_tok_eq(f, lt, "<") || cxx_tok_next(f, lt) >= semi2)
+                return false;
+        *na = cxx_tok_next(f, lt);
+        *nb = cxx_tok_prev(f, semi2);
+        inc = cxx_tok_next(f, semi2);
+        end = cxx_tok_prev(f, close);
+        if (!((cxx_range_same(f, inc, inc, *var, *var) && cxx_tok_eq(f, end, "++") &&
+               cxx_tok_next(f, inc) == end) ||
+              (cxx_tok_eq(f, inc, "++") && cxx_range_same(f, end, end, *var, *var) &&
+               cxx_tok_next(f, inc) == end) ||
+              (cxx_range_same(f, inc, inc, *var, *var) &&
+               cxx_tok_eq(f, cxx_tok_next(f, inc), "+=") && cxx_tok_is_number(f, end, "1") &&
+               cxx_tok_next(f, cxx_tok_next(f, inc)) == end)))
+                return false;
+        *body = cxx_tok_next(f, close);
+        if (!cxx_tok_eq(f, *body, "{"))
+                return false;
+        *body_close = token_match(&f->tokens, *body);
+        return true;
+}
+
+#define FETCHED_QUEUES_MAX 4
+
+/*
+ * The queues a copy-in function fills: the Q of every "Q.EnQue(" in the
+ * body of the function named like the call's callee, which must also
+ * DataCopy (from GM).  0 when it is no such function.
+ */
+static size_t fetched_queues(const struct cxx_file *f, const struct cxx_func *funcs, size_t n_funcs,
+                             const struct cxx_call *c, size_t queues[FETCHED_QUEUES_MAX])
+{
+        for (size_t k = 0; k < n_funcs; k++) {
+                const struct cxx_func *fn = &funcs[k];
+                size_t n = 0;
+                bool copies = false;
+                if (fn->name == CXX_NONE ||
+                    !cxx_range_same(f, fn->name, fn->name, c->name, c->name))
+                        continue;
+                for (size_t i = fn->open; i < fn->close; i = cxx_tok_next(f, i)) {
+                        size_t dot = cxx_tok_prev(f, i), q = cxx_tok_prev(f, dot);
+                        copies |= cxx_tok_eq(f, i, "DataCopy") || cxx_tok_eq(f, i, "DataCopyPad");
+                        if (!cxx_tok_eq(f, i, "EnQue") || !cxx_tok_eq(f, dot, ".") ||
+                            !cxx_tok_is_ident(f, q))
+                                continue;
+                        if (n == FETCHED_QUEUES_MAX)
+                                return 0;
+                        queues[n++] = q;
+                }
+                return copies ? n : 0;
+        }
+        return 0;
+}
+
+/*
+ * Makes queue q hold two tensors, where it holds one: its TQue's depth
+ * (the second template argument) and its InitBuffer's count, a literal 1,
+ * a constant defined as 1 or a value the kernel only learns at run time
+ * (t.bufferNum), each become 2.  A prefetching loop holds tile i + 1
+ * while tile i is computed.
+ */
+struct edited {
+        size_t tokens[4 * FETCHED_QUEUES_MAX];
+        size_t n;
+};
+
+/* Replaces token tok with text once per site: queues declared together share a depth. */
+static void replace_once(struct motif_scan *scan, struct cxx_file *f, struct edited *done, size_t a,
+                         size_t b, const char *text)
+{
+        for (size_t k = 0; k < done->n; k++)
+                if (done->tokens[k] == a)
+                        return;
+        if (done->n < sizeof(done->tokens) / sizeof(done->tokens[0]))
+                done->tokens[done->n++] = a;
+        site_replace(scan, f, a, b, text);
+}
+
+static void two_buffers_for(struct motif_scan *scan, struct cxx_file *f, size_t q,
+                            struct edited *done)
+{
+        const char *name = cxx_tok_text(f, q);
+        size_t len = cxx_tok_len(f, q);
+        struct motif_decl d;
+
+        if (decl_find(f, 0, f->tokens.n - 1, name, len, &d) && decl_is(f, &d, "TQue")) {
+                size_t depth = CXX_NONE;
+                int level = 0;
+                for (size_t k = cxx_tok_next(f, d.lt); k < d.gt; k = cxx_tok_next(f, k)) {
+                        level += cxx_tok_eq(f, k, "<") - cxx_tok_eq(f, k, ">");
+                        if (level == 0 && cxx_tok_eq(f, k, ",")) {
+                                depth = cxx_tok_next(f, k);
+                                break;
+                        }
+                }
+                if (depth != CXX_NONE && cxx_tok_next(f, depth) == d.gt &&
+                    (cxx_tok_is_number(f, depth, "1") ||
+                     (cxx_tok_is_ident(f, depth) &&
+                      definition_of(f, cxx_tok_text(f, depth), cxx_tok_len(f, depth), "1") !=
+                          CXX_NONE)))
+                        replace_once(scan, f, done, depth, depth, "2");
+        }
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                struct cxx_arg args[4];
+                size_t open = cxx_tok_next(f, i);
+                bool one;
+                if (!cxx_tok_eq(f, i, "InitBuffer") || !cxx_tok_eq(f, open, "(") ||
+                    cxx_args_split(f, open, args, 4) != 3 || args[0].first != args[0].last ||
+                    !cxx_range_same(f, args[0].first, args[0].first, q, q) ||
+                    args[1].first == CXX_NONE)
+                        continue;
+                if (args[1].first == args[1].last &&
+                    cxx_tok_is_kind(f, args[1].first, TOKEN_NUMBER))
+                        one = cxx_tok_is_number(f, args[1].first, "1");
+                else if (args[1].first == args[1].last && cxx_tok_is_ident(f, args[1].first))
+                        one = definition_of(f, cxx_tok_text(f, args[1].first),
+                                            cxx_tok_len(f, args[1].first), "1") != CXX_NONE;
+                else
+                        one = true; /* t.bufferNum: known at run time only */
+                if (one)
+                        replace_once(scan, f, done, args[1].first, args[1].last, "2");
+        }
+}
+
+/* The loop statement of a scan of prefetchable loops. */
+static int prefetch_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
+                                 void *userdata)
+{
+        size_t n_funcs = *(const size_t *)userdata, var, na, nb, body, lb,
+               queues[FETCHED_QUEUES_MAX];
+        size_t fetch = CXX_NONE, fetch_last = CXX_NONE, n_queues = 0;
+        struct cxx_call c = { 0 }, seen;
+
+        if (!counted_loop(f, st->first, &var, &na, &nb, &body, &lb))
+                return 0;
+        for (size_t s = cxx_tok_next(f, body); s != CXX_NONE && s < lb;
+             s = cxx_stmt_after(f, cxx_stmt_last(f, s), body)) {
+                size_t last = cxx_stmt_last(f, s);
+                if (is_prefetch_guard(f, s, last, var, na, nb, &seen))
+                        return 0; /* prefetches already */
+                if (fetch != CXX_NONE || !one_arg_call(f, s, last, &c) ||
+                    c.args[0].first != c.args[0].last ||
+                    !cxx_range_same(f, c.args[0].first, c.args[0].first, var, var))
+                        continue;
+                n_queues = fetched_queues(f, funcs, n_funcs, &c, queues);
+                if (n_queues) {
+                        fetch = s;
+                        fetch_last = last;
+                }
+        }
+        if (fetch == CXX_NONE)
+                return 0;
+        one_arg_call(f, fetch, fetch_last, &c);
+        {
+                size_t callee_first = c.obj != CXX_NONE ? c.obj : c.name;
+                char *callee = cxx_range_dup(f, callee_first, c.open);
+                char *bound = cxx_range_dup(f, na, nb);
+                char *v = cxx_range_dup(f, var, var);
+                char *first =
+                    callee && bound ? str_printf("if (0 < %s) %s0);", bound, callee) : NULL;
+                char *guard = callee && bound && v
+                                  ? str_printf("if (%s + 1 < %s) %s%s + 1);", v, bound, callee, v)
+                                  : NULL;
+                site_begin(scan, f, st->first, "%s%s + 1) ahead of tile %s's compute",
+                           callee ? callee : "?", v ? v : "?", v ? v : "?");
+                if (!first || !guard)
+                        site_fail(scan);
+                else {
+                        struct edited done = { .n = 0 };
+                        site_insert_before(scan, f, st->first, first);
+                        site_replace(scan, f, fetch, fetch_last, guard);
+                        for (size_t k = 0; k < n_queues; k++)
+                                two_buffers_for(scan, f, queues[k], &done);
+                }
+                free(callee);
+                free(bound);
+                free(v);
+                free(first);
+                free(guard);
+        }
+        return site_end(scan);
+}
+
+/*
+ * Prefetching: in "for (i = 0; i < N; i++) { CopyIn(i); Compute(i);
+ * CopyOut(i); }", tile i + 1's copy-in is issued before tile i is
+ * computed, so that a compute that waits on the vector unit (a reduction
+ * read back with GetValue) no longer holds the next copy back; the queues
+ * it fills get two buffers.  The inverse is the double buffer motif's
+ * unwinding, one loop at a time.
+ */
+int motif_prefetch_forward(struct motif_scan *scan)
+{
+        struct cxx_file *f = kernel_of(scan);
+        struct cxx_func *funcs = NULL;
+        size_t n_funcs = 0;
+        int r = cxx_funcs_find(f, &funcs, &n_funcs);
+
+        if (r == 0)
+                r = walk_statements(scan, f, prefetch_forward_stmt, &n_funcs);
+        free(funcs);
+        return r;
+}
+
+int motif_prefetch_inverse(struct motif_scan *scan)
+{
+        struct cxx_file *f = kernel_of(scan);
+        struct prefetch_list list = { 0 };
+        bool understood = true;
+        int r = prefetches_find(scan, f, &list, &understood);
+
+        for (size_t k = 0; r == 0 && understood && k < list.n; k++) {
+                site_begin(scan, f, list.items[k].guard_first, "copy-in of tile %.*s in its turn",
+                           (int)cxx_tok_len(f, list.items[k].var),
+                           cxx_tok_text(f, list.items[k].var));
+                prefetch_unwind(scan, f, &list.items[k]);
+                r = site_end(scan);
+        }
+        free(list.items);
+        free(list.next_calls);
+        return r;
 }
 
 /* ================================================================ barriers */

@@ -32,6 +32,22 @@ static const struct motif motifs[] = {
             .inverse = motif_double_buffer_inverse,
         },
         {
+            .name = "prefetch_tile",
+            .title = "Fetch the next tile before computing this one",
+            .description =
+                "In a loop 'for (i = 0; i < N; i++) { CopyIn(i); Compute(i); CopyOut(i); }' "
+                "issue tile i+1's copy-in ahead of tile i's compute ('if (0 < N) CopyIn(0);' "
+                "before the loop, 'if (i + 1 < N) CopyIn(i + 1);' in it), and give the "
+                "queues CopyIn fills two buffers (TQue depth and InitBuffer count).  Helps "
+                "when the compute waits on the vector unit (a reduction read back with "
+                "GetValue), which otherwise holds the next copy back until it is done.  "
+                "Needs UB room for the second buffers.  The inverse issues each copy-in in "
+                "its turn again.",
+            .bottleneck = "stall=mte2_v stall=scalar_issue scalar=high stall=buffer_free",
+            .forward = motif_prefetch_forward,
+            .inverse = motif_prefetch_inverse,
+        },
+        {
             .name = "barrier_removal",
             .title = "Remove PIPE_ALL and redundant PIPE_V barriers",
             .description = "Delete PipeBarrier<PIPE_ALL>() (every pipe drains, nothing overlaps) "

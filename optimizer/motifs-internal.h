@@ -36,6 +36,8 @@ bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *k
 /* ---- the motifs' scanners */
 int motif_double_buffer_forward(struct motif_scan *scan);
 int motif_double_buffer_inverse(struct motif_scan *scan);
+int motif_prefetch_forward(struct motif_scan *scan);
+int motif_prefetch_inverse(struct motif_scan *scan);
 int motif_barriers_forward(struct motif_scan *scan);
 int motif_barriers_inverse(struct motif_scan *scan);
 int motif_aiv_only_forward(struct motif_scan *scan);

@@ -112,6 +112,9 @@ struct trip {
 };
 
 static const struct trip trips[] = {
+        /* the queue keeps its second buffer on the way back */
+        { "prefetch_tile", "examples/ops/level2/softmax/op_kernel/softmax.cpp", MOTIF_FORWARD,
+          false, "examples/ops/level1/add/op_kernel/add_custom.cpp", false },
         { "double_buffer", "examples/calibration/add_case3_cores_32k/op_kernel/add_case3.cpp",
           MOTIF_FORWARD, true, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
         { "barrier_removal", "examples/ops/level1/add/expert/op_kernel/add_custom.cpp",
@@ -304,6 +307,72 @@ static void test_double_buffer_prefetch(void **state)
         }
 }
 
+/*
+ * Prefetching a copy-in that fills queues declared together (cann-ops'
+ * pre_layer_norm: "TQue<VECIN, BUFFER_NUM> queueX, queueY;" with
+ * BUFFER_NUM = 1): their shared depth and each InitBuffer become 2 once,
+ * a run-time count (t.bufferNum) too, and tile 0 is fetched before the
+ * loop only when there is one.  A copy-in of two arguments is left alone.
+ */
+static void test_prefetch_tile(void **state)
+{
+        const char *text = "constexpr int32_t BUFFER_NUM = 1;\n"
+                           "class K {\n"
+                           "public:\n"
+                           "    __aicore__ inline void Init(const T &t)\n"
+                           "    {\n"
+                           "        pipe.InitBuffer(queueX, BUFFER_NUM, 1024);\n"
+                           "        pipe.InitBuffer(queueY, t.bufferNum, 1024);\n"
+                           "        pipe.InitBuffer(queueZ, BUFFER_NUM, 1024);\n"
+                           "    }\n"
+                           "    __aicore__ inline void Process()\n"
+                           "    {\n"
+                           "        for (int32_t i = 0; i < this->rowNum; i++) {\n"
+                           "            CopyIn(i);\n"
+                           "            Compute(i);\n"
+                           "            CopyOut(i);\n"
+                           "        }\n"
+                           "        for (uint32_t j = 0; j < n; j++) {\n"
+                           "            Load(j, 8);\n"
+                           "        }\n"
+                           "    }\n"
+                           "    __aicore__ inline void CopyIn(int32_t i)\n"
+                           "    {\n"
+                           "        LocalTensor<float> x = queueX.AllocTensor<float>();\n"
+                           "        LocalTensor<float> y = queueY.AllocTensor<float>();\n"
+                           "        DataCopy(x, xGm[i * 256], 256);\n"
+                           "        DataCopy(y, yGm[i * 256], 256);\n"
+                           "        queueX.EnQue(x);\n"
+                           "        queueY.EnQue(y);\n"
+                           "    }\n"
+                           "    TQue<QuePosition::VECIN, BUFFER_NUM> queueX, queueY;\n"
+                           "    TQue<QuePosition::VECOUT, BUFFER_NUM> queueZ;\n"
+                           "};\n";
+        char *once, *back;
+
+        (void)state;
+        assert_int_equal(sites("prefetch_tile", MOTIF_FORWARD, text), 1);
+        once = apply("prefetch_tile", MOTIF_FORWARD, text, 0);
+        if (!strstr(once, "if (0 < this->rowNum) CopyIn(0);\n        for (int32_t i") ||
+            !strstr(once, "if (i + 1 < this->rowNum) CopyIn(i + 1);") ||
+            !strstr(once, "TQue<QuePosition::VECIN, 2> queueX, queueY;") ||
+            !strstr(once, "InitBuffer(queueX, 2, 1024)") ||
+            !strstr(once, "InitBuffer(queueY, 2, 1024)") ||
+            /* the output queue is not fetched into */
+            !strstr(once, "InitBuffer(queueZ, BUFFER_NUM, 1024)") ||
+            !strstr(once, "TQue<QuePosition::VECOUT, BUFFER_NUM> queueZ;") ||
+            !strstr(once, "Load(j, 8);"))
+                fail_msg("not prefetched as expected:\n%s", once);
+        assert_int_equal(sites("prefetch_tile", MOTIF_FORWARD, once), 0);
+        assert_int_equal(sites("prefetch_tile", MOTIF_INVERSE, once), 1);
+        back = apply("prefetch_tile", MOTIF_INVERSE, once, 0);
+        if (!strstr(back, "            CopyIn(i);\n            Compute(i);") ||
+            strstr(back, "CopyIn(0)") || strstr(back, "i + 1"))
+                fail_msg("not unwound:\n%s", back);
+        free(once);
+        free(back);
+}
+
 /* A prefetch in a form the inverse does not know: it declines rather than break the kernel. */
 static void test_double_buffer_declines(void **state)
 {
@@ -429,6 +498,8 @@ static const struct sim_case sim_cases[] = {
           MOTIF_INVERSE, false },
         { "examples/ops/level2/rms_norm", "examples/ops/level2/rms_norm", "tbuf_temporaries",
           MOTIF_INVERSE, false },
+        { "examples/ops/level2/rms_norm", "examples/ops/level2/rms_norm", "prefetch_tile",
+          MOTIF_FORWARD, true },
         /* a prefetching expert: the loop is unwound with the second buffers */
         { "examples/ops/level2/softmax", "examples/ops/level2/softmax/expert", "double_buffer",
           MOTIF_INVERSE, false },
@@ -507,6 +578,7 @@ int main(void)
                 cmocka_unit_test(test_hoist_duplicate),
                 cmocka_unit_test(test_double_buffer_prefetch),
                 cmocka_unit_test(test_double_buffer_declines),
+                cmocka_unit_test(test_prefetch_tile),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
