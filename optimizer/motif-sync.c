@@ -155,11 +155,62 @@ static bool is_first_fetch(const struct cxx_file *f, size_t first, size_t last,
                                 cxx_tok_prev(f, c->name))));
 }
 
+/*
+ * "for (<T> var = 0; var < N; var++) { ... }": the loop variable, the
+ * bound's tokens [*na, *nb] and the body's braces; false for any other
+ * loop (the increment must be var++, ++var or var += 1).
+ */
+static bool counted_loop(const struct cxx_file *f, size_t first, size_t *var, size_t *na,
+                         size_t *nb, size_t *body, size_t *body_close)
+{
+        size_t open = cxx_tok_next(f, first), close, semi1 = CXX_NONE, semi2 = CXX_NONE, lt, inc,
+               end;
+
+        if (!cxx_tok_eq(f, first, "for") || !cxx_tok_eq(f, open, "("))
+                return false;
+        close = token_match(&f->tokens, open);
+        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
+                if (cxx_tok_eq(f, k, ";")) {
+                        if (semi1 == CXX_NONE) {
+                                semi1 = k;
+                        } else {
+                                semi2 = k;
+                                break;
+                        }
+                }
+        if (semi2 == CXX_NONE || !cxx_tok_is_number(f, cxx_tok_prev(f, semi1), "0") ||
+            !cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)), "="))
+                return false;
+        *var = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)));
+        lt = cxx_tok_next(f, cxx_tok_next(f, semi1));
+        if (!cxx_tok_is_ident(f, *var) ||
+            !cxx_range_same(f, cxx_tok_next(f, semi1), cxx_tok_next(f, semi1), *var, *var) ||
+            !cxx_tok_eq(f, lt, "<") || cxx_tok_next(f, lt) >= semi2)
+                return false;
+        *na = cxx_tok_next(f, lt);
+        *nb = cxx_tok_prev(f, semi2);
+        inc = cxx_tok_next(f, semi2);
+        end = cxx_tok_prev(f, close);
+        if (!((cxx_range_same(f, inc, inc, *var, *var) && cxx_tok_eq(f, end, "++") &&
+               cxx_tok_next(f, inc) == end) ||
+              (cxx_tok_eq(f, inc, "++") && cxx_range_same(f, end, end, *var, *var) &&
+               cxx_tok_next(f, inc) == end) ||
+              (cxx_range_same(f, inc, inc, *var, *var) &&
+               cxx_tok_eq(f, cxx_tok_next(f, inc), "+=") && cxx_tok_is_number(f, end, "1") &&
+               cxx_tok_next(f, cxx_tok_next(f, inc)) == end)))
+                return false;
+        *body = cxx_tok_next(f, close);
+        if (!cxx_tok_eq(f, *body, "{"))
+                return false;
+        *body_close = token_match(&f->tokens, *body);
+        return true;
+}
+
 static int prefetch_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
                          const struct cxx_stmt *st, void *userdata)
 {
         struct prefetch_list *list = userdata;
-        size_t open, close, semi1, semi2, var, lt, body, lb, prev;
+        size_t var, na, nb, body, lb, prev;
         struct cxx_call c;
         struct prefetch *grown;
 
@@ -176,41 +227,12 @@ static int prefetch_stmt(struct motif_scan *scan, struct cxx_file *f, const stru
                 list->next_calls = more;
                 list->next_calls[list->n_next++] = st->first;
         }
-        if (!cxx_tok_eq(f, st->first, "for") || st->block == CXX_NONE)
+        if (st->block == CXX_NONE || !counted_loop(f, st->first, &var, &na, &nb, &body, &lb))
                 return 0;
-        /* for (<decl> var = 0; var < N; ...) { ... } */
-        open = cxx_tok_next(f, st->first);
-        close = token_match(&f->tokens, open);
-        semi1 = CXX_NONE;
-        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
-                if (cxx_tok_eq(f, k, ";")) {
-                        semi1 = k;
-                        break;
-                }
-        if (semi1 == CXX_NONE || !cxx_tok_is_number(f, cxx_tok_prev(f, semi1), "0") ||
-            !cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)), "="))
-                return 0;
-        var = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)));
-        lt = cxx_tok_next(f, cxx_tok_next(f, semi1));
-        if (!cxx_tok_is_ident(f, var) ||
-            !cxx_range_same(f, cxx_tok_next(f, semi1), cxx_tok_next(f, semi1), var, var) ||
-            !cxx_tok_eq(f, lt, "<"))
-                return 0;
-        semi2 = CXX_NONE;
-        for (size_t k = lt; k < close; k = cxx_tok_next(f, k))
-                if (cxx_tok_eq(f, k, ";")) {
-                        semi2 = k;
-                        break;
-                }
-        body = cxx_tok_next(f, close);
-        if (semi2 == CXX_NONE || !cxx_tok_eq(f, body, "{"))
-                return 0;
-        lb = token_match(&f->tokens, body);
         for (size_t s = cxx_tok_next(f, body); s != CXX_NONE && s < lb;
              s = cxx_stmt_after(f, cxx_stmt_last(f, s), body)) {
                 size_t last = cxx_stmt_last(f, s);
-                if (!is_prefetch_guard(f, s, last, var, cxx_tok_next(f, lt), cxx_tok_prev(f, semi2),
-                                       &c))
+                if (!is_prefetch_guard(f, s, last, var, na, nb, &c))
                         continue;
                 for (prev = cxx_stmt_before(f, st->first, st->block); prev != CXX_NONE;
                      prev = cxx_stmt_before(f, prev, st->block))
@@ -367,57 +389,6 @@ int motif_double_buffer_inverse(struct motif_scan *scan)
 }
 
 /* ================================================================ prefetching the next tile */
-
-/*
- * "for (<T> var = 0; var < N; var++) { ... }": the loop variable, the
- * bound's tokens [*na, *nb] and the body's braces; false for any other
- * loop (the increment must be var++, ++var or var += 1).
- */
-static bool counted_loop(const struct cxx_file *f, size_t first, size_t *var, size_t *na,
-                         size_t *nb, size_t *body, size_t *body_close)
-{
-        size_t open = cxx_tok_next(f, first), close, semi1 = CXX_NONE, semi2 = CXX_NONE, lt, inc,
-               end;
-
-        if (!cxx_tok_eq(f, first, "for") || !cxx_tok_eq(f, open, "("))
-                return false;
-        close = token_match(&f->tokens, open);
-        for (size_t k = cxx_tok_next(f, open); k < close; k = cxx_tok_next(f, k))
-                if (cxx_tok_eq(f, k, ";")) {
-                        if (semi1 == CXX_NONE) {
-                                semi1 = k;
-                        } else {
-                                semi2 = k;
-                                break;
-                        }
-                }
-        if (semi2 == CXX_NONE || !cxx_tok_is_number(f, cxx_tok_prev(f, semi1), "0") ||
-            !cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)), "="))
-                return false;
-        *var = cxx_tok_prev(f, cxx_tok_prev(f, cxx_tok_prev(f, semi1)));
-        lt = cxx_tok_next(f, cxx_tok_next(f, semi1));
-        if (!cxx_tok_is_ident(f, *var) ||
-            !cxx_range_same(f, cxx_tok_next(f, semi1), cxx_tok_next(f, semi1), *var, *var) ||
-            !cxx_tok_eq(f, lt, "<") || cxx_tok_next(f, lt) >= semi2)
-                return false;
-        *na = cxx_tok_next(f, lt);
-        *nb = cxx_tok_prev(f, semi2);
-        inc = cxx_tok_next(f, semi2);
-        end = cxx_tok_prev(f, close);
-        if (!((cxx_range_same(f, inc, inc, *var, *var) && cxx_tok_eq(f, end, "++") &&
-               cxx_tok_next(f, inc) == end) ||
-              (cxx_tok_eq(f, inc, "++") && cxx_range_same(f, end, end, *var, *var) &&
-               cxx_tok_next(f, inc) == end) ||
-              (cxx_range_same(f, inc, inc, *var, *var) &&
-               cxx_tok_eq(f, cxx_tok_next(f, inc), "+=") && cxx_tok_is_number(f, end, "1") &&
-               cxx_tok_next(f, cxx_tok_next(f, inc)) == end)))
-                return false;
-        *body = cxx_tok_next(f, close);
-        if (!cxx_tok_eq(f, *body, "{"))
-                return false;
-        *body_close = token_match(&f->tokens, *body);
-        return true;
-}
 
 #define FETCHED_QUEUES_MAX 4
 
