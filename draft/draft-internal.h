@@ -17,7 +17,7 @@
 #include "npu/npu.h"
 
 #define DRAFT_SOURCE_MAX_BYTES (4u << 20)
-#define DRAFT_MAX_SOURCES      64
+#define DRAFT_MAX_SOURCES      256 /* files read per folder: cann-ops has at most 134 */
 #define DRAFT_MAX_ATTRS        64
 
 struct event_base;

@@ -123,15 +123,25 @@ int episode_load_files(struct episode *ep)
                 d = opendir(dir);
                 if (!d)
                         return -errno;
-                while ((e = readdir(d)) && n < MAX_OP_FILES) {
+                while ((e = readdir(d))) {
                         char full[PATH_MAX];
                         if (e->d_name[0] == '.' ||
                             format_path(full, sizeof(full), "%s/%s", dir, e->d_name) < 0 ||
                             !is_regular_file(full))
                                 continue;
+                        if (n == MAX_OP_FILES - 1) {
+                                log_error("%s: more than %d files, the most an episode edits; "
+                                          "move what the operator does not build elsewhere",
+                                          dir, MAX_OP_FILES - 1);
+                                r = -E2BIG;
+                                break;
+                        }
                         names[n] = strdup(e->d_name);
-                        if (names[n])
-                                n++;
+                        if (!names[n]) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        n++;
                 }
                 closedir(d);
                 qsort(names, n, sizeof(*names), by_name);
