@@ -16,12 +16,12 @@
 #define PROBES_ALL_UP_TO 2048
 #define PROBES_SAMPLED   1024
 #define PROBES_MAX       (PROBES_SAMPLED + 4 * 64)
-#define HYPOTHESES_MAX   (SEARCH_FACTS_MAX + 64 + 2)
+#define HYPOTHESES_MAX   (SEARCH_FACTS_MAX + 64 + 3)
 
 static const char *const kind_names[] = {
         [CONSTRAINT_DIVIDES] = "divides", [CONSTRAINT_MULTIPLE_OF] = "multiple_of",
         [CONSTRAINT_MAX] = "max",         [CONSTRAINT_MIN] = "min",
-        [CONSTRAINT_NOT] = "not",
+        [CONSTRAINT_NOT] = "not",         [CONSTRAINT_ONLY] = "only",
 };
 
 const char *search_constraint_kind_name(enum search_constraint_kind kind)
@@ -42,6 +42,8 @@ static bool rule_allows(const struct search_constraint_rule *r, int64_t v)
                 return v >= r->n;
         case CONSTRAINT_NOT:
                 return v != r->n;
+        case CONSTRAINT_ONLY:
+                return v == r->n;
         }
         return true;
 }
@@ -178,6 +180,8 @@ static size_t hypotheses(const struct gene *gene, const int64_t *passing, size_t
                 int64_t m = grid_above(gene, below);
                 out[n++] = (struct search_constraint_rule){ CONSTRAINT_MIN, m < least ? m : least };
         }
+        /* allows least of all, so it stands only where nothing else explains the failures */
+        out[n++] = (struct search_constraint_rule){ CONSTRAINT_ONLY, gene->value };
         return n;
 }
 

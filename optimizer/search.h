@@ -46,6 +46,13 @@ enum search_technique {
          * others held at the best genome
          */
         TECHNIQUE_SWEEP,
+        /*
+         * the first population: the baseline with a few genes drawn at
+         * random (one, a second with a chance of one in four, and so on), so that on a
+         * program of many genes a seed breaks few things and a failure is
+         * blamed on the gene it changed; not an arm of the bandit
+         */
+        TECHNIQUE_SCATTER,
         TECHNIQUE_COUNT,
 };
 
@@ -57,7 +64,7 @@ struct search;
 
 struct search_options {
         uint64_t seed;
-        size_t population; /* 0: 16, the first half of it drawn at random */
+        size_t population; /* 0: 16, the first half of it scattered around the baseline */
         bool random_only;  /* Best-of-N: every proposal is TECHNIQUE_RANDOM */
         /*
          * Quantities of the problem a gene may have to divide: the case
@@ -125,8 +132,11 @@ int search_overflow_direction(const struct search *search, size_t g);
  * divide 1024" as 384, 768 and 2048 fail).  An unordered gene's (a move's)
  * constraint is "not N" for a value N.  A constraint needs two blamed
  * failures, or one that a fact's divisibility alone explains (no bound,
- * alignment or other fact does); a gene whose blamed failures no one
- * hypothesis explains learns nothing.  search_propose never proposes a genome that breaks a
+ * alignment or other fact does).  A gene that no value but the one as
+ * written ever passed, and whose blamed failures no other hypothesis
+ * explains (they lie on both sides of it, off every grid), learns "only N"
+ * after two: a quantity of fixed meaning the freezing did not recognise
+ * (a core count the kernel's indexing assumes, a per-core row count).  search_propose never proposes a genome that breaks a
  * constraint; a passing genome that breaks one (an outside proposal)
  * drops it.
  */
@@ -136,6 +146,7 @@ enum search_constraint_kind {
         CONSTRAINT_MAX,
         CONSTRAINT_MIN,
         CONSTRAINT_NOT,
+        CONSTRAINT_ONLY, /* stays at N, the value as written */
 };
 
 #define SEARCH_CONSTRAINTS_MAX   64
