@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CONFIRM_SEED_OFFSET    1000003
+#define CONFIRM_SEED_OFFSET 1000003
 /* files in op_host/ and op_kernel/ plus ascendopt.json: cann-ops's largest
  * operator has 134 (its 261 operators: median 5, 99th percentile 55) */
 #define MAX_OP_FILES           256
@@ -78,6 +78,9 @@ struct episode {
         int64_t best_values[GENES_MAX];
         struct search *search;
         struct search_options search_options;
+        struct search_inert *inert; /* genes a move's site leaves nothing to do */
+        size_t n_inert;
+        bool inert_known; /* inert found, on the operator as written */
 
         struct op_file files[MAX_OP_FILES];
         size_t n_files;

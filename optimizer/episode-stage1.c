@@ -454,13 +454,123 @@ size_t episode_best_file_set(struct episode *ep, struct motif_file *set)
         return ep->n_files;
 }
 
+/* The candidate's source texts, one string; NULL when out of memory. */
+static char *candidate_sources(const struct episode *ep)
+{
+        size_t len = 1, at = 0;
+        char *all;
+
+        for (size_t i = 0; i < ep->n_files; i++)
+                if (ep->files[i].is_source)
+                        len += strlen(ep->files[i].cand ?: ep->files[i].best) + 1;
+        all = malloc(len);
+        for (size_t i = 0; all && i < ep->n_files; i++) {
+                const char *text = ep->files[i].cand ?: ep->files[i].best;
+                size_t n = strlen(text);
+                if (!ep->files[i].is_source)
+                        continue;
+                memcpy(all + at, text, n);
+                at += n;
+                all[at++] = '\x01'; /* where one file ends: no source holds it */
+        }
+        if (all)
+                all[at] = '\0';
+        return all;
+}
+
+/* Another value of gene g than its own, or its own when it has no other. */
+static int64_t other_value(const struct gene *g)
+{
+        int64_t v = gene_snap(g, g->value > INT64_MAX / 2 ? g->value : g->value * 2);
+
+        if (v == g->value)
+                v = gene_snap(g, g->value / 2);
+        if (v == g->value)
+                v = g->lo != g->value ? g->lo : g->hi;
+        return v;
+}
+
+/*
+ * Finds, on the operator as written, the genes each move's site leaves
+ * nothing to do: the candidate with the move made is the same text
+ * whatever the gene's value.  Setup, not budget: texts only.
+ */
+static int find_inert_genes(struct episode *ep)
+{
+        int64_t values[GENES_MAX];
+        struct search_inert *grown;
+        char *with_move = NULL, *moved_gene = NULL;
+        int r = 0;
+
+        ep->inert_known = true;
+        for (size_t m = 0; m < ep->n_genes && r == 0; m++) {
+                if (!episode_is_move_gene(&ep->genes[m]))
+                        continue;
+                for (int64_t site = 1; site <= ep->genes[m].hi && r == 0; site++) {
+                        for (size_t g = 0; g < ep->n_genes; g++)
+                                values[g] =
+                                    episode_is_move_gene(&ep->genes[g]) ? 0 : ep->genes[g].value;
+                        values[m] = site;
+                        episode_clear_candidate(ep);
+                        r = episode_write_genome(ep, values);
+                        if (r < 0 || !(with_move = candidate_sources(ep))) {
+                                r = r < 0 ? r : -ENOMEM;
+                                break;
+                        }
+                        for (size_t g = 0; g < ep->n_genes && r == 0; g++) {
+                                int64_t keep = values[g];
+                                bool same;
+                                if (episode_is_move_gene(&ep->genes[g]) || ep->lost[g] ||
+                                    other_value(&ep->genes[g]) == keep)
+                                        continue;
+                                values[g] = other_value(&ep->genes[g]);
+                                episode_clear_candidate(ep);
+                                r = episode_write_genome(ep, values);
+                                values[g] = keep;
+                                if (r < 0 || !(moved_gene = candidate_sources(ep))) {
+                                        r = r < 0 ? r : -ENOMEM;
+                                        break;
+                                }
+                                same = strcmp(with_move, moved_gene) == 0;
+                                free(moved_gene);
+                                moved_gene = NULL;
+                                if (!same)
+                                        continue;
+                                grown = realloc(ep->inert, (ep->n_inert + 1) * sizeof(*grown));
+                                if (!grown) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                ep->inert = grown;
+                                ep->inert[ep->n_inert++] =
+                                    (struct search_inert){ .move = m, .site = site, .gene = g };
+                                log_msg(LOG_INFO, ep->options.log_context,
+                                        "%s at site %lld leaves %s nothing to do: held as "
+                                        "written while it is made",
+                                        ep->genes[m].name + strlen(MOVE_GENE_PREFIX),
+                                        (long long)site, ep->genes[g].name);
+                        }
+                        free(with_move);
+                        with_move = NULL;
+                }
+        }
+        episode_clear_candidate(ep);
+        return r;
+}
+
 static int propose_genome(struct episode *ep)
 {
         int r;
 
         if (ep->n_genes == 0)
                 return -ENOSPC;
+        if (!ep->inert_known) {
+                r = find_inert_genes(ep);
+                if (r < 0)
+                        return r;
+        }
         search_set_frozen(ep->search, ep->lost);
+        search_set_inert(ep->search, ep->inert, ep->n_inert);
         r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         if (r == -ENOSPC && episode_counter(ep, "kernel_changes_unsearched") > 0) {
                 /*
@@ -483,6 +593,7 @@ static int propose_genome(struct episode *ep)
                 ep->search = fresh;
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, best, NULL);
                 search_set_frozen(ep->search, ep->lost);
+                search_set_inert(ep->search, ep->inert, ep->n_inert);
                 r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         }
         if (r < 0)

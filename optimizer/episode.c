@@ -95,6 +95,7 @@ void episode_free(struct episode *ep)
         gene_literals_release(&ep->literals);
         free(ep->located);
         free(ep->lost);
+        free(ep->inert);
         free(ep->apply_genes);
         free(ep->apply_values);
         npu_manifest_free(ep->manifest);

@@ -51,7 +51,9 @@ struct search {
         uint8_t window[TECHNIQUE_COUNT][CREDIT_WINDOW];
         size_t window_len[TECHNIQUE_COUNT];
         uint64_t uses[TECHNIQUE_COUNT];
-        const bool *frozen; /* borrowed: genes a rewrite took away, or NULL */
+        const bool *frozen;               /* borrowed: genes a rewrite took away, or NULL */
+        const struct search_inert *inert; /* borrowed: genes a move leaves nothing to do */
+        size_t n_inert;
         struct search_constraint constraints[SEARCH_CONSTRAINTS_MAX];
         size_t n_constraints;
         uint64_t rejections; /* proposals a constraint turned away */
@@ -743,6 +745,29 @@ static bool allowed(struct search *s, const int64_t *values)
         return false;
 }
 
+void search_set_inert(struct search *s, const struct search_inert *inert, size_t n)
+{
+        s->inert = inert;
+        s->n_inert = inert ? n : 0;
+}
+
+/* The genome's one spelling: a gene its moves leave nothing to do at its value as written. */
+static void canonical(const struct search *s, int64_t *values)
+{
+        for (size_t i = 0; i < s->n_inert; i++) {
+                const struct search_inert *x = &s->inert[i];
+                if (x->move < s->n_genes && x->gene < s->n_genes && values[x->move] == x->site)
+                        values[x->gene] = s->genes[x->gene].value;
+        }
+}
+
+/* Whether a proposal, spelled canonically, is new and breaks nothing learnt. */
+static bool worth_proposing(struct search *s, int64_t *values)
+{
+        canonical(s, values);
+        return !already_seen(s, values) && !in_failing_region(s, values) && allowed(s, values);
+}
+
 /*
  * A sweep: the best genome with one gene moved to the nearest of its sweep
  * values not yet tried, genes taken in turn from a random one.  false when
@@ -766,8 +791,7 @@ static bool sweep_proposal(struct search *s, int64_t *values)
                 for (size_t i = 0; i < n; i++) {
                         memcpy(values, best, s->n_genes * sizeof(*values));
                         values[g] = ladder[i];
-                        if (!already_seen(s, values) && !in_failing_region(s, values) &&
-                            allowed(s, values))
+                        if (worth_proposing(s, values))
                                 return true;
                 }
         }
@@ -875,8 +899,7 @@ int search_propose(struct search *s, int64_t *values, enum search_technique *ret
                 }
                 for (int i = 0; i < PROPOSAL_TRIES; i++) {
                         apply_technique(s, t, values);
-                        if (!already_seen(s, values) && !in_failing_region(s, values) &&
-                            allowed(s, values)) {
+                        if (worth_proposing(s, values)) {
                                 *ret_technique = t;
                                 return 0;
                         }

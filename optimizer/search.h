@@ -90,6 +90,23 @@ struct search *search_free(struct search *search);
 void search_set_frozen(struct search *search, const bool *frozen);
 
 /*
+ * A gene that changes no text while a move takes a site: a move that
+ * reads the core count from the platform leaves the hard-coded count it
+ * replaced nothing to do.  A proposal holds such a gene at its value as
+ * written, so the search neither measures the same candidate under other
+ * names nor takes those for passes of the gene's other values (which
+ * would drop what its failures taught).
+ */
+struct search_inert {
+        size_t move; /* the move's gene */
+        int64_t site;
+        size_t gene;
+};
+
+/* inert is borrowed (n entries) and read at each proposal; NULL: none. */
+void search_set_inert(struct search *search, const struct search_inert *inert, size_t n);
+
+/*
  * Proposes the next genome into values (n_genes entries), never one already
  * recorded, and says which technique made it.  -ENOSPC when no new genome
  * could be found (the space is exhausted).
