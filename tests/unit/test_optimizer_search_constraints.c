@@ -74,6 +74,18 @@ static bool constraint_text(const struct search *s, const char *text)
         return false;
 }
 
+/* A search at seed 1 that has measured the baseline (8 cores, tile 256) at 10 us. */
+static struct search *search_after_baseline(void)
+{
+        struct search_options o = options_with_facts(1);
+        struct search *s = NULL;
+        int64_t base[N_GENES] = { 8, 256, 0 };
+
+        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
+        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
+        return s;
+}
+
 /* Whether every genome that answers right keeps every constraint learnt. */
 static void assert_nothing_right_ruled_out(const struct search *s)
 {
@@ -220,13 +232,8 @@ static void test_one_failure_needs_a_dimension(void **state)
  */
 static void test_what_teaches_and_what_drops(void **state)
 {
-        struct search_options o = options_with_facts(1);
-        struct search *s = NULL;
+        struct search *s = search_after_baseline();
         const struct search_constraint *c;
-        int64_t base[N_GENES] = { 8, 256, 0 };
-
-        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
-        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
         search_record(s, (int64_t[]){ 16, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "timeout");
         search_record(s, (int64_t[]){ 32, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "ub_overflow");
         search_record(s, (int64_t[]){ 64, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "slow");
@@ -327,13 +334,8 @@ static void test_a_move_that_keeps_failing(void **state)
  */
 static void test_a_count_of_fixed_meaning(void **state)
 {
-        struct search_options o = options_with_facts(1);
-        struct search *s = NULL;
+        struct search *s = search_after_baseline();
         const struct search_constraint *c;
-        int64_t base[N_GENES] = { 8, 256, 0 };
-
-        assert_int_equal(search_new(genes, N_GENES, &o, &s), 0);
-        search_record(s, base, TECHNIQUE_COUNT, true, 10, NULL);
         search_record(s, (int64_t[]){ 16, 256, 0 }, TECHNIQUE_SWEEP, false, 0, "wrong_answer");
         /* one failure: the rows (40) explain it */
         assert_true(constraint_text(s, "CORE_NUM must divide 40 (1 failure"));
