@@ -289,6 +289,106 @@ static bool blamed_on(const struct search *s, size_t g)
         return false;
 }
 
+/* a * b, or INT64_MAX past it: values are positive on every ordered scale */
+static int64_t product(int64_t a, int64_t b)
+{
+        if (a > 0 && b > 0 && a > INT64_MAX / b)
+                return INT64_MAX;
+        return a * b;
+}
+
+/* What constraint c bounds in a genome: its gene's value, or the product of a coupled pair. */
+static int64_t constrained(const struct search_constraint *c, const int64_t *values)
+{
+        return c->coupled ? product(values[c->gene], values[c->with]) : values[c->gene];
+}
+
+static bool has_constraint(const struct search *s, size_t g)
+{
+        for (size_t i = 0; i < s->n_constraints; i++)
+                if (s->constraints[i].gene == g ||
+                    (s->constraints[i].coupled && s->constraints[i].with == g))
+                        return true;
+        return false;
+}
+
+/*
+ * A bound on gene a times gene b that explains every failure blamed on a
+ * (at least two) and that no pass breaks; false when there is none.
+ */
+static bool coupled_bound(const struct search *s, size_t a, size_t b, struct search_constraint *out)
+{
+        int64_t most_pass = product(s->genes[a].value, s->genes[b].value), least_pass = most_pass;
+        int64_t least_fail = INT64_MAX, most_fail = INT64_MIN;
+        size_t n_failures = 0;
+        bool varies = false;
+
+        for (size_t i = 0; i < s->n_seen; i++) {
+                const struct entry *e = &s->seen[i];
+                int64_t p = product(e->values[a], e->values[b]);
+                varies |= e->values[b] != s->genes[b].value;
+                if (e->ok) {
+                        most_pass = p > most_pass ? p : most_pass;
+                        least_pass = p < least_pass ? p : least_pass;
+                } else if (teaches_constraints(e) && e->blamed[a]) {
+                        least_fail = p < least_fail ? p : least_fail;
+                        most_fail = p > most_fail ? p : most_fail;
+                        n_failures++;
+                }
+        }
+        /* a gene b that never moved says nothing a's own bound would not */
+        if (n_failures < 2 || !varies)
+                return false;
+        memset(out, 0, sizeof(*out));
+        if (least_fail > most_pass)
+                out->any[0] = (struct search_constraint_rule){ CONSTRAINT_MAX, least_fail - 1 };
+        else if (most_fail < least_pass)
+                out->any[0] = (struct search_constraint_rule){ CONSTRAINT_MIN, most_fail + 1 };
+        else
+                return false;
+        out->gene = a;
+        out->coupled = true;
+        out->with = b;
+        out->n_any = 1;
+        for (size_t i = 0; i < s->n_seen; i++) {
+                const struct entry *e = &s->seen[i];
+                if (e->ok || !teaches_constraints(e) || !e->blamed[a])
+                        continue;
+                out->failures++;
+                if (out->n_values < SEARCH_CONSTRAINT_VALUES)
+                        out->values[out->n_values++] = product(e->values[a], e->values[b]);
+                if (!strstr(out->kinds, e->kind) &&
+                    strlen(out->kinds) + strlen(e->kind) + 2 <= sizeof(out->kinds))
+                        snprintf(out->kinds + strlen(out->kinds),
+                                 sizeof(out->kinds) - strlen(out->kinds), "%s%s",
+                                 out->kinds[0] ? "," : "", e->kind);
+        }
+        return true;
+}
+
+/*
+ * A gene whose blamed failures no rule of its own explains may fail with
+ * another: a tile count that is fine with few cores overflows a copy's
+ * alignment with many.  Its failures and every pass are tried against a
+ * bound on its product with each other ordered gene; the first that
+ * explains them all is learnt.
+ */
+static void learn_coupled(struct search *s)
+{
+        for (size_t a = 0; a < s->n_genes && s->n_constraints < SEARCH_CONSTRAINTS_MAX; a++) {
+                if (s->genes[a].scale == GENE_CHOICE || !blamed_on(s, a) || has_constraint(s, a))
+                        continue;
+                for (size_t b = 0; b < s->n_genes; b++) {
+                        if (b == a || s->genes[b].scale == GENE_CHOICE)
+                                continue;
+                        if (coupled_bound(s, a, b, &s->constraints[s->n_constraints])) {
+                                s->n_constraints++;
+                                break;
+                        }
+                }
+        }
+}
+
 /* Learns every gene's constraints again from the failures and the passes. */
 static void relearn(struct search *s)
 {
@@ -322,6 +422,7 @@ static void relearn(struct search *s)
                     s->options.n_facts, s->constraints + s->n_constraints,
                     SEARCH_CONSTRAINTS_MAX - s->n_constraints);
         }
+        learn_coupled(s);
 out:
         free(failures);
         free(passing);
@@ -330,7 +431,8 @@ out:
 bool search_allows(const struct search *s, const int64_t *values)
 {
         for (size_t i = 0; i < s->n_constraints; i++)
-                if (!search_constraint_allows(&s->constraints[i], values[s->constraints[i].gene]))
+                if (!search_constraint_allows(&s->constraints[i],
+                                              constrained(&s->constraints[i], values)))
                         return false;
         return true;
 }
@@ -343,7 +445,7 @@ static bool breaks_a_hypothesis(const struct search *s, const int64_t *values)
                 for (size_t k = 0; k < c->n_any; k++) {
                         struct search_constraint one = { .gene = c->gene, .n_any = 1 };
                         one.any[0] = c->any[k];
-                        if (!search_constraint_allows(&one, values[c->gene]))
+                        if (!search_constraint_allows(&one, constrained(c, values)))
                                 return true;
                 }
         }
@@ -404,7 +506,11 @@ void search_constraint_describe(const struct search *s, const struct search_cons
         const char *name = c->gene < s->n_genes ? s->genes[c->gene].name : "?";
         size_t len;
 
-        snprintf(buf, size, "%s must", name);
+        if (c->coupled)
+                snprintf(buf, size, "%s x %s must", name,
+                         c->with < s->n_genes ? s->genes[c->with].name : "?");
+        else
+                snprintf(buf, size, "%s must", name);
         for (size_t i = 0; i < c->n_any; i++) {
                 char rule[96];
                 describe_rule(&c->any[i], rule, sizeof(rule));
@@ -447,6 +553,11 @@ static json_t *constraint_json(const struct search *s, const struct search_const
                       search_constraint_kind_name(c->any[0].kind), "n", (json_int_t)c->any[0].n,
                       "failures", (json_int_t)c->failures, "values", values, "kinds", c->kinds,
                       "text", text);
+        if (o && c->coupled &&
+            json_object_set_new(o, "times", json_string(s->genes[c->with].name)) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
         if (!o || c->n_any == 1) {
                 json_decref(others);
                 return o;

@@ -177,6 +177,13 @@ struct search_constraint_rule {
 
 struct search_constraint {
         size_t gene;
+        /*
+         * coupled: the rules bound gene's value times gene `with`'s (a
+         * tile count times a core count that a copy's alignment limits),
+         * learnt where the gene's blamed failures had no rule of its own
+         */
+        bool coupled;
+        size_t with;
         struct search_constraint_rule any[SEARCH_CONSTRAINT_ANY]; /* a value keeps one */
         size_t n_any;
         size_t failures; /* blamed failing genomes it explains */
@@ -191,7 +198,7 @@ const char *search_constraint_kind_name(enum search_constraint_kind kind);
 /* The constraints learnt so far (borrowed until the next search_record). */
 size_t search_constraints(const struct search *search, const struct search_constraint **ret);
 
-/* Whether value v of gene c->gene keeps constraint c. */
+/* Whether value v of gene c->gene (times gene c->with's, when coupled) keeps constraint c. */
 bool search_constraint_allows(const struct search_constraint *c, int64_t v);
 
 /* Whether a genome keeps every learnt constraint. */

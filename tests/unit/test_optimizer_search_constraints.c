@@ -429,6 +429,48 @@ static void test_many_genes_fail_less_than_random_genomes(void **state)
         assert_true(stage1_best < bon_best);
 }
 
+/*
+ * Coupled genes, as on cann-ops' moe_soft_max_topk: a copy misaligns
+ * once tiles times cores reach 1024, whichever of the two grows.  No rule
+ * of the tile count's own explains its failures (16 tiles pass with 16
+ * cores), so its product with the cores is bounded; a pass beyond the
+ * bound drops it again.
+ */
+static void test_coupled_genes_bound_their_product(void **state)
+{
+        static const struct gene coupled[2] = {
+                { .name = "set_tileNum", .value = 1, .lo = 1, .hi = 16, .scale = GENE_POW2 },
+                { .name = "blockDim", .value = 32, .lo = 2, .hi = 512, .scale = GENE_POW2 },
+        };
+        struct search_options o = { .seed = 1 };
+        struct search *s = NULL;
+        int64_t v[2];
+
+        (void)state;
+        assert_int_equal(search_new(coupled, 2, &o, &s), 0);
+        search_record(s, (int64_t[]){ 1, 32 }, TECHNIQUE_COUNT, true, 28, NULL);
+        search_record(s, (int64_t[]){ 4, 128 }, TECHNIQUE_SWEEP, true, 29, NULL);
+        search_record(s, (int64_t[]){ 16, 16 }, TECHNIQUE_SWEEP, true, 53, NULL);
+        search_record(s, (int64_t[]){ 8, 128 }, TECHNIQUE_SWEEP, false, 0, "misaligned_copy");
+        assert_false(constraint_text(s, "set_tileNum x blockDim"));
+        search_record(s, (int64_t[]){ 8, 64 }, TECHNIQUE_SWEEP, true, 33, NULL);
+        search_record(s, (int64_t[]){ 16, 64 }, TECHNIQUE_SWEEP, false, 0, "misaligned_copy");
+        assert_true(constraint_text(s, "set_tileNum x blockDim must be at most 1023 (2 failures, "
+                                       "misaligned_copy: 1024, 1024)"));
+        /* the tile count alone is still free: 16 with few cores, 2 with 256 */
+        assert_true(search_allows(s, (int64_t[]){ 16, 32 }));
+        assert_true(search_allows(s, (int64_t[]){ 2, 256 }));
+        assert_false(search_allows(s, (int64_t[]){ 4, 256 }));
+        for (int i = 0; i < 20 && search_propose(s, v, &(enum search_technique){ 0 }) == 0; i++) {
+                assert_true(v[0] * v[1] < 1024);
+                search_record(s, v, TECHNIQUE_SWEEP, true, 40, NULL);
+        }
+        /* an outside proposal beyond the bound answers right: it was not the product */
+        search_record(s, (int64_t[]){ 1, 2048 }, TECHNIQUE_COUNT, true, 60, NULL);
+        assert_false(constraint_text(s, "set_tileNum x blockDim must be at most 1023"));
+        search_free(s);
+}
+
 /* A resumed search learns the same constraints again and keeps proposing within them. */
 static void test_constraints_survive_a_resume(void **state)
 {
@@ -480,6 +522,7 @@ int main(void)
                 cmocka_unit_test(test_constraints_survive_a_resume),
                 cmocka_unit_test(test_a_count_of_fixed_meaning),
                 cmocka_unit_test(test_many_genes_fail_less_than_random_genomes),
+                cmocka_unit_test(test_coupled_genes_bound_their_product),
         };
         return cmocka_run_group_tests_name("optimizer_search_constraints", tests, NULL, NULL);
 }
