@@ -490,6 +490,33 @@ static int64_t other_value(const struct gene *g)
         return v;
 }
 
+/* One line per move and gene: "tile_from_ub at sites 1, 2, 3 leaves TILE_LENGTH nothing to do". */
+static void log_inert_genes(const struct episode *ep)
+{
+        for (size_t i = 0; i < ep->n_inert; i++) {
+                const struct search_inert *x = &ep->inert[i];
+                char sites[128] = "";
+                size_t n = 0;
+                bool told = false;
+                for (size_t k = 0; k < i && !told; k++)
+                        told = ep->inert[k].move == x->move && ep->inert[k].gene == x->gene;
+                if (told)
+                        continue;
+                for (size_t k = i; k < ep->n_inert; k++) {
+                        size_t len = strlen(sites);
+                        if (ep->inert[k].move != x->move || ep->inert[k].gene != x->gene)
+                                continue;
+                        snprintf(sites + len, sizeof(sites) - len, "%s%lld", n++ ? ", " : "",
+                                 (long long)ep->inert[k].site);
+                }
+                log_msg(LOG_INFO, ep->options.log_context,
+                        "%s at site%s %s leaves %s nothing to do: held as written while it is "
+                        "made",
+                        ep->genes[x->move].name + strlen(MOVE_GENE_PREFIX), n > 1 ? "s" : "", sites,
+                        ep->genes[x->gene].name);
+        }
+}
+
 /*
  * Finds, on the operator as written, the genes each move's site leaves
  * nothing to do: the candidate with the move made is the same text
@@ -544,17 +571,13 @@ static int find_inert_genes(struct episode *ep)
                                 ep->inert = grown;
                                 ep->inert[ep->n_inert++] =
                                     (struct search_inert){ .move = m, .site = site, .gene = g };
-                                log_msg(LOG_INFO, ep->options.log_context,
-                                        "%s at site %lld leaves %s nothing to do: held as "
-                                        "written while it is made",
-                                        ep->genes[m].name + strlen(MOVE_GENE_PREFIX),
-                                        (long long)site, ep->genes[g].name);
                         }
                         free(with_move);
                         with_move = NULL;
                 }
         }
         episode_clear_candidate(ep);
+        log_inert_genes(ep);
         return r;
 }
 
