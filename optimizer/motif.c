@@ -16,21 +16,14 @@
 
 /* ================================================================ the table */
 
+/*
+ * Rewind walks this table in order, so where one motif's inverse also
+ * undoes another's, the finer one comes first: double_buffer's inverse
+ * unwinds prefetching loops too (they need the second buffers), and
+ * taken first it would credit a prefetch's gain to double buffering and
+ * leave the bank without a single prefetch_tile entry.
+ */
 static const struct motif motifs[] = {
-        {
-            .name = "double_buffer",
-            .title = "Double-buffer the queues",
-            .description =
-                "Give each TQue two buffers (InitBuffer's buffer count, or the BUFFER_NUM "
-                "constant it uses, 1 -> 2; a tiling constant of the same name follows) so "
-                "that the copy-in of tile i+1 overlaps the compute of tile i.  Needs at "
-                "least two tiles per core and UB room for the second buffers.  The inverse "
-                "changes the kernel only and turns a loop that prefetches tile i+1 back into "
-                "copy-in, compute, copy-out per tile.",
-            .bottleneck = "stall=mte2_v stall=v_mte3 stall=buffer_free v_util=low",
-            .forward = motif_double_buffer_forward,
-            .inverse = motif_double_buffer_inverse,
-        },
         {
             .name = "prefetch_tile",
             .title = "Fetch the next tile before computing this one",
@@ -46,6 +39,20 @@ static const struct motif motifs[] = {
             .bottleneck = "stall=mte2_v stall=scalar_issue scalar=high stall=buffer_free",
             .forward = motif_prefetch_forward,
             .inverse = motif_prefetch_inverse,
+        },
+        {
+            .name = "double_buffer",
+            .title = "Double-buffer the queues",
+            .description =
+                "Give each TQue two buffers (InitBuffer's buffer count, or the BUFFER_NUM "
+                "constant it uses, 1 -> 2; a tiling constant of the same name follows) so "
+                "that the copy-in of tile i+1 overlaps the compute of tile i.  Needs at "
+                "least two tiles per core and UB room for the second buffers.  The inverse "
+                "changes the kernel only and turns a loop that prefetches tile i+1 back into "
+                "copy-in, compute, copy-out per tile.",
+            .bottleneck = "stall=mte2_v stall=v_mte3 stall=buffer_free v_util=low",
+            .forward = motif_double_buffer_forward,
+            .inverse = motif_double_buffer_inverse,
         },
         {
             .name = "barrier_removal",
