@@ -7,6 +7,7 @@
 
 #include "common/common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -160,6 +161,27 @@ static const struct schema limits = {
             },
 };
 
+/* Lab machines under Slurm (docs/fleet.md). */
+static const struct schema fleet = {
+        .kinds = SCHEMA_OBJECT,
+        .fields =
+            (const struct schema_field[]){
+                { "engine",
+                  &(const struct schema){ .kinds = SCHEMA_STRING,
+                                          .choices = (const char *const[]){ "slurm", NULL } },
+                  true },
+                { "partition", &string_name, false },
+                { "gres", &string_name, false },
+                { "account", &string_name, false },
+                { "shared_dir", &string_path, true },
+                { "time_limit_s", &(const struct schema)NUM_RANGE(60, 366 * 86400), false },
+                { "shared_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
+                { "max_jobs", &(const struct schema)INT_RANGE(1, 4096), false },
+                { "device_env", &string_name, false },
+                { NULL, NULL, false },
+            },
+};
+
 static const struct schema config_schema = {
         .kinds = SCHEMA_OBJECT,
         .fields =
@@ -194,6 +216,7 @@ static const struct schema config_schema = {
                 { "publish", &publish, false },
                 { "llm", &llm, false },
                 { "limits", &limits, false },
+                { "fleet", &fleet, false },
                 { NULL, NULL, false },
             },
 };
@@ -457,6 +480,65 @@ static bool prefix_makes_branch_names(const char *prefix)
         return valid;
 }
 
+/* What sbatch takes as one argument: a Slurm name, a GRES or a list of them. */
+static bool slurm_word(const char *s)
+{
+        for (; *s; s++)
+                if (!isalnum((unsigned char)*s) && !strchr("_.:,-", *s))
+                        return false;
+        return true;
+}
+
+static bool env_name(const char *s)
+{
+        if (!isalpha((unsigned char)*s) && *s != '_')
+                return false;
+        for (; *s; s++)
+                if (!isalnum((unsigned char)*s) && *s != '_')
+                        return false;
+        return true;
+}
+
+static int load_fleet(struct config *c, const json_t *obj, char *err, size_t size)
+{
+        static const char *const words[] = { "partition", "gres", "account" };
+        struct config_fleet *f = &c->fleet;
+
+        if (!obj)
+                return 0;
+        f->enabled = true;
+        f->partition = string_or_default(obj, "partition", NULL);
+        f->gres = string_or_default(obj, "gres", "npu:1");
+        f->account = string_or_default(obj, "account", NULL);
+        f->shared_dir = string_or_default(obj, "shared_dir", NULL);
+        f->device_env = string_or_default(obj, "device_env", "ASCENDOPT_DEVICE");
+        /* the episode's own limit, and room to export it and collect its files */
+        f->time_limit_s = number_or(obj, "time_limit_s", c->episode.wall_budget_s + 600);
+        f->shared_max_bytes = (uint64_t)number_or(obj, "shared_max_bytes", 10737418240.0);
+        f->max_jobs = (int)number_or(obj, "max_jobs", 8);
+        if (!f->gres || !f->shared_dir || !f->device_env)
+                return -ENOMEM;
+        for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+                const char *value = i == 0 ? f->partition : i == 1 ? f->gres : f->account;
+                if (value && !slurm_word(value))
+                        return format_error(err, size, -EINVAL,
+                                            "%s: .fleet.%s: \"%s\" is not a Slurm name: use "
+                                            "letters, digits and _.:,- only",
+                                            c->source, words[i], value);
+        }
+        if (f->shared_dir[0] != '/')
+                return format_error(err, size, -EINVAL,
+                                    "%s: .fleet.shared_dir: must be an absolute path that every "
+                                    "node mounts at the same place, got \"%s\"",
+                                    c->source, f->shared_dir);
+        if (!env_name(f->device_env))
+                return format_error(err, size, -EINVAL,
+                                    "%s: .fleet.device_env: \"%s\" is not an environment "
+                                    "variable's name",
+                                    c->source, f->device_env);
+        return 0;
+}
+
 static int load_sections(struct config *c, const json_t *doc, char *err, size_t size)
 {
         const json_t *ep = json_object_get(doc, "episode");
@@ -529,6 +611,9 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->limits.control_connections = (unsigned)number_or(lim, "control_connections", 64);
         c->limits.control_request_s = (unsigned)number_or(lim, "control_request_s", 30);
 
+        r = load_fleet(c, json_object_get(doc, "fleet"), err, size);
+        if (r < 0)
+                return r;
         r = load_repos(c, json_object_get(doc, "repos"), err, size);
         return r;
 }
@@ -730,6 +815,11 @@ struct config *config_free(struct config *c)
         free(c->platform);
         free(c->toolkit);
         free(c->third_lib_path);
+        free(c->fleet.partition);
+        free(c->fleet.gres);
+        free(c->fleet.account);
+        free(c->fleet.shared_dir);
+        free(c->fleet.device_env);
         free(c);
         return NULL;
 }

@@ -80,6 +80,19 @@ struct config_limits {
         unsigned control_request_s;   /* to send a whole request, from connecting */
 };
 
+/* "fleet": episodes run as Slurm jobs on the lab's nodes (docs/fleet.md) */
+struct config_fleet {
+        bool enabled;        /* false when the "fleet" object is absent */
+        char *partition;     /* NULL: Slurm's default partition */
+        char *gres;          /* sbatch --gres, "npu:1" by default */
+        char *account;       /* NULL: none */
+        char *shared_dir;    /* absolute; mounted at the same path on every node */
+        double time_limit_s; /* per job */
+        uint64_t shared_max_bytes;
+        int max_jobs;     /* in flight at once */
+        char *device_env; /* what tells a job its NPU */
+};
+
 struct config {
         char *source; /* the file it came from, for messages */
         char *state_dir;
@@ -107,6 +120,7 @@ struct config {
         struct config_publish publish;
         struct config_llm llm;
         struct config_limits limits;
+        struct config_fleet fleet;
 };
 
 /*

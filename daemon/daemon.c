@@ -1073,6 +1073,14 @@ int daemon_main(int argc, char **argv)
                 goto out;
         }
         apply_log_level(d->config);
+        if (d->config->fleet.enabled) {
+                /* parsed and checked, but nothing submits jobs yet: never run them here instead */
+                log_error("%s: .fleet: running episodes as Slurm jobs is not built yet "
+                          "(docs/fleet.md); remove .fleet to run them on this machine's devices",
+                          d->config->source);
+                ret = EX_CONFIG;
+                goto out;
+        }
         if (check_only) {
                 printf("%s: configuration is valid\n", d->config_path);
                 goto out;

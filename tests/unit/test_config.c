@@ -337,6 +337,45 @@ static void test_cross_field_rules(void **state)
                      "ascendoptd.json: .llm: give api_key_file or api_key_env, not both");
 }
 
+/* A lab's fleet section: the defaults a user leaves out, and what sbatch could not take. */
+static void test_fleet_section(void **state)
+{
+        struct config *c = parse_ok("{}");
+
+        assert_false(c->fleet.enabled);
+        config_free(c);
+        c = parse_ok("{\"episode\": {\"wall_budget_s\": 3600}, \"fleet\": {\"engine\": "
+                     "\"slurm\", \"shared_dir\": \"/srv/fleet\"}}");
+        assert_true(c->fleet.enabled);
+        assert_string_equal(c->fleet.gres, "npu:1");
+        assert_string_equal(c->fleet.device_env, "ASCENDOPT_DEVICE");
+        assert_null(c->fleet.partition);
+        assert_null(c->fleet.account);
+        assert_int_equal(c->fleet.max_jobs, 8);
+        /* the episode's own limit, with ten minutes to export and collect */
+        assert_int_equal((int)c->fleet.time_limit_s, 3600 + 600);
+        config_free(c);
+
+        expect_error("{\"fleet\": {\"engine\": \"slurm\"}}",
+                     "ascendoptd.json: .fleet.shared_dir: missing required field");
+        expect_error("{\"fleet\": {\"engine\": \"pbs\", \"shared_dir\": \"/s\"}}",
+                     "ascendoptd.json: .fleet.engine: expected one of \"slurm\", got \"pbs\"");
+        expect_error("{\"fleet\": {\"engine\": \"slurm\", \"shared_dir\": \"shared\"}}",
+                     "ascendoptd.json: .fleet.shared_dir: must be an absolute path that every "
+                     "node mounts at the same place, got \"shared\"");
+        expect_error("{\"fleet\": {\"engine\": \"slurm\", \"shared_dir\": \"/s\", "
+                     "\"partition\": \"npu --wrap=id\"}}",
+                     "ascendoptd.json: .fleet.partition: \"npu --wrap=id\" is not a Slurm name: "
+                     "use letters, digits and _.:,- only");
+        expect_error("{\"fleet\": {\"engine\": \"slurm\", \"shared_dir\": \"/s\", "
+                     "\"device_env\": \"1DEV\"}}",
+                     "ascendoptd.json: .fleet.device_env: \"1DEV\" is not an environment "
+                     "variable's name");
+        expect_error("{\"fleet\": {\"engine\": \"slurm\", \"shared_dir\": \"/s\", "
+                     "\"max_jobs\": 0}}",
+                     "ascendoptd.json: .fleet.max_jobs: must be at least 1, got 0");
+}
+
 static void test_syntax_errors_give_line_and_column(void **state)
 {
         expect_error("{\n  \"devices\": 2,,\n}",
@@ -431,6 +470,7 @@ int main(void)
                 cmocka_unit_test(test_unknown_keys_are_named),
                 cmocka_unit_test(test_ranges_choices_and_required),
                 cmocka_unit_test(test_cross_field_rules),
+                cmocka_unit_test(test_fleet_section),
                 cmocka_unit_test(test_syntax_errors_give_line_and_column),
                 cmocka_unit_test(test_limits_on_lists),
                 cmocka_unit_test(test_load_file_errors),
