@@ -15,6 +15,7 @@ int cmd_init(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_experience(int argc, char **argv);
+int cmd_memo(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_rewind(int argc, char **argv);

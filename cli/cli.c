@@ -34,6 +34,7 @@ static const struct command commands[] = {
         { "optimize", "run one optimization episode in the foreground", cmd_optimize },
         { "rewind", "build experience entries from expert kernels", cmd_rewind },
         { "experience", "list, export or import the experience bank", cmd_experience },
+        { "memo", "export or merge the measured candidates as JSON lines", cmd_memo },
         { "corpus", "list the operator corpus", cmd_corpus },
         { "status", "show what the daemon is doing", cmd_status },
         { "queue", "show queued episodes", cmd_queue },

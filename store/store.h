@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -140,6 +141,32 @@ int store_candidate_get(struct store *store, const char *identity, json_t **ret_
  * -EINVAL: they say nothing about the candidate and are never cached.
  */
 int store_candidate_put(struct store_batch *batch, const char *identity, const json_t *result);
+
+/* ------------------------------------------------------------ the memo as JSON lines */
+
+/* Limits on a memo file from elsewhere (docs/fleet.md). */
+#define STORE_MEMO_MAX_LINES      100000
+#define STORE_MEMO_MAX_LINE_BYTES (64u << 20)
+
+/*
+ * Writes {"identity": ..., "result": ...} and a newline to out for each of
+ * the n identities the memo holds (every result it holds when identities
+ * is NULL); identities never measured are left out.  -EINVAL for an
+ * identity that is not 64 lowercase hex digits.
+ */
+int store_memo_write(struct store *store, const char *const *identities, size_t n, FILE *out,
+                     size_t *ret_written);
+
+/*
+ * Adds to batch the result of each line of the file at path whose identity
+ * neither the store nor an earlier line holds: the first result wins, so
+ * merging a file twice changes nothing.  Every line is checked; on a bad
+ * one (not such an object, an infra_error, no newline at its end) it fails
+ * with -EINVAL and err names path:line, and the caller drops the batch.
+ * *ret_added counts the results added, *ret_known those already held.
+ */
+int store_memo_merge(struct store_batch *batch, const char *path, size_t *ret_added,
+                     size_t *ret_known, char *err, size_t err_size);
 
 /*
  * Compacts every family, dropping deleted and overwritten values from disk;

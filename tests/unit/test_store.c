@@ -174,6 +174,146 @@ static void test_candidate_memo_refuses_infra_errors(void **state)
  * kills it mid-stream.  Every acknowledged batch must be there in full, and
  * no batch may be there by halves.
  */
+/* ------------------------------------------------------------ the memo as JSON lines */
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static struct store *open_at(const char *name)
+{
+        struct store *s = NULL;
+        char path[128], err[512] = "";
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (store_open(path, &s, err, sizeof(err)) < 0)
+                fail_msg("store_open %s: %s", path, err);
+        return s;
+}
+
+static void put_result(struct store *s, const char *identity, double us)
+{
+        struct store_batch *b = store_batch_new(s);
+        json_t *result = json_pack("{s:s, s:f}", "status", "ok", "latency_us", us);
+
+        assert_int_equal(store_candidate_put(b, identity, result), 0);
+        assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        json_decref(result);
+}
+
+static double latency_of(struct store *s, const char *identity)
+{
+        json_t *result = NULL;
+        double us;
+
+        if (store_candidate_get(s, identity, &result) < 0)
+                return -1;
+        us = json_number_value(json_object_get(result, "latency_us"));
+        json_decref(result);
+        return us;
+}
+
+/* Merges path into s; returns what store_memo_merge returned, committing only on success. */
+static int merge(struct store *s, const char *path, size_t *added, size_t *known, char *err)
+{
+        struct store_batch *b = store_batch_new(s);
+        int r = store_memo_merge(b, path, added, known, err, 512);
+
+        if (r == 0)
+                assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        return r;
+}
+
+static void write_text(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "w");
+
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/*
+ * A job's memo merged into the head's: what the head lacks is added, what
+ * it measured itself keeps its first result, and a second merge of the
+ * same file changes nothing.
+ */
+static void test_memo_lines_merge_first_result_wins(void **state)
+{
+        struct store *job = open_at("job"), *head = open_at("head");
+        const char *const wanted[] = { ID_A, ID_B };
+        char path[128], err[512] = "";
+        size_t written = 0, added = 9, known = 9;
+        FILE *f;
+
+        put_result(job, ID_A, 10.0);
+        put_result(job, ID_B, 20.0);
+        snprintf(path, sizeof(path), "%s/memo.jsonl", dir);
+        f = fopen(path, "w");
+        assert_int_equal(store_memo_write(job, NULL, 0, f, &written), 0);
+        fclose(f);
+        assert_int_equal(written, 2);
+
+        put_result(head, ID_B, 99.0);
+        assert_int_equal(merge(head, path, &added, &known, err), 0);
+        assert_int_equal(added, 1);
+        assert_int_equal(known, 1);
+        assert_true(latency_of(head, ID_A) == 10.0);
+        assert_true(latency_of(head, ID_B) == 99.0); /* measured here first */
+
+        assert_int_equal(merge(head, path, &added, &known, err), 0);
+        assert_int_equal(added, 0);
+        assert_int_equal(known, 2);
+
+        /* only the identities asked for, and those never measured are left out */
+        f = fopen(path, "w");
+        assert_int_equal(store_memo_write(head, wanted, 1, f, &written), 0);
+        fclose(f);
+        assert_int_equal(written, 1);
+        store_close(job);
+        store_close(head);
+}
+
+/* A file from a node is untrusted: one bad line and nothing of it is merged. */
+static void test_memo_lines_bad_file_merges_nothing(void **state)
+{
+        struct store *head = open_at("head");
+        char path[128], link_path[128], err[512] = "";
+        size_t added = 0, known = 0;
+
+        snprintf(path, sizeof(path), "%s/memo.jsonl", dir);
+        write_text(path, "{\"identity\": \"" ID_A "\", \"result\": {\"status\": \"ok\"}}\n"
+                         "{\"identity\": \"" ID_B "\", \"result\": {}}\n");
+        assert_int_equal(merge(head, path, &added, &known, err), -EINVAL);
+        assert_non_null(strstr(err, "memo.jsonl:2: \"result\" needs a \"status\""));
+        assert_true(latency_of(head, ID_A) < 0);
+
+        /* cut short at the end, as by a crash */
+        write_text(path, "{\"identity\": \"" ID_A "\", \"result\": {\"status\": \"ok\"}}");
+        assert_int_equal(merge(head, path, &added, &known, err), -EINVAL);
+        assert_non_null(strstr(err, "memo.jsonl:1: cut short"));
+
+        write_text(path, "{\"identity\": \"../../etc\", \"result\": {\"status\": \"ok\"}}\n");
+        assert_int_equal(merge(head, path, &added, &known, err), -EINVAL);
+        assert_non_null(strstr(err, "memo.jsonl:1: needs \"identity\" (64 lowercase hex digits)"));
+
+        write_text(path,
+                   "{\"identity\": \"" ID_A "\", \"result\": {\"status\": \"infra_error\"}}\n");
+        assert_int_equal(merge(head, path, &added, &known, err), -EINVAL);
+        assert_non_null(strstr(err, "memo.jsonl:1: an infra_error"));
+        assert_true(latency_of(head, ID_A) < 0);
+
+        /* a link planted where the file should be is not followed */
+        write_text(path, "{\"identity\": \"" ID_A "\", \"result\": {\"status\": \"ok\"}}\n");
+        snprintf(link_path, sizeof(link_path), "%s/link.jsonl", dir);
+        assert_int_equal(symlink(path, link_path), 0);
+        assert_int_equal(merge(head, link_path, &added, &known, err), -ELOOP);
+        assert_non_null(strstr(err, "link.jsonl: cannot open"));
+        assert_true(latency_of(head, ID_A) < 0);
+        store_close(head);
+}
+
 static void test_kill_during_batches_loses_nothing_acknowledged(void **state)
 {
         int acks[2];
@@ -315,6 +455,10 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_blobs_are_content_addressed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_candidate_memo_refuses_infra_errors, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_memo_lines_merge_first_result_wins, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_memo_lines_bad_file_merges_nothing, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_kill_during_batches_loses_nothing_acknowledged,
                                                 setup, teardown),
