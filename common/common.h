@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <syslog.h>
@@ -122,6 +123,22 @@ int schema_validate(const json_t *doc, const struct schema *schema, const char *
  */
 int json_parse_text(const char *text, size_t len, const char *source, json_t **ret_doc, char *err,
                     size_t err_size);
+
+/*
+ * JSON lines (common/json-lines.c): one object per line, a newline after
+ * each.  json_lines_read() calls visit for each line of the file at path,
+ * in order, and stops at the first -errno it returns (visit may say why in
+ * why, without the file and line, which the reader adds).  It follows no
+ * link and reads only a regular file; a line that is not an object, one
+ * without its newline (a file cut short), or more than max_lines lines of
+ * more than max_line_bytes fail with -EINVAL or -E2BIG and a message in
+ * err naming path:line.  json_lines_put() writes one compact line.
+ */
+typedef int (*json_line_fn)(json_t *line, size_t lineno, void *userdata, char *why,
+                            size_t why_size);
+int json_lines_read(const char *path, size_t max_lines, size_t max_line_bytes, json_line_fn visit,
+                    void *userdata, char *err, size_t err_size);
+int json_lines_put(FILE *out, const json_t *line);
 
 /* ------------------------------------------------------------------ paths */
 

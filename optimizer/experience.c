@@ -24,27 +24,42 @@
 #define BM25_K1    1.2
 #define BM25_B     0.75
 
+void experience_id(const json_t *entry, char ret_id[SHA256_HEX_SIZE])
+{
+        const char *motif = json_string_value(json_object_get(entry, "motif"));
+        const char *diff = json_string_value(json_object_get(entry, "diff"));
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        struct sha256 s;
+
+        sha256_init(&s);
+        sha256_update(&s, motif ? motif : "", motif ? strlen(motif) + 1 : 1);
+        sha256_update(&s, diff ? diff : "", diff ? strlen(diff) : 0);
+        sha256_final(&s, digest);
+        sha256_hex(digest, ret_id);
+}
+
+int experience_get(struct store *store, const char *id, json_t **ret_entry)
+{
+        char key[SHA256_HEX_SIZE + 16];
+
+        if (snprintf(key, sizeof(key), KEY_PREFIX "%s", id) >= (int)sizeof(key))
+                return -EINVAL;
+        return store_get_json(store, STORE_EXPERIENCE, key, ret_entry);
+}
+
 int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[SHA256_HEX_SIZE])
 {
         static const char *const required[] = { "title", "description", "bottleneck", "diff" };
         static const char *const counters[] = { "uses", "wins" };
         json_t *existing = NULL;
-        const char *motif = json_string_value(json_object_get(entry, "motif"));
-        const char *diff = json_string_value(json_object_get(entry, "diff"));
         char id[SHA256_HEX_SIZE], key[SHA256_HEX_SIZE + 16];
-        uint8_t digest[SHA256_DIGEST_SIZE];
-        struct sha256 s;
         json_t *copy;
         int r;
 
         for (size_t i = 0; i < ARRAY_SIZE(required); i++)
                 if (!json_is_string(json_object_get(entry, required[i])))
                         return -EINVAL;
-        sha256_init(&s);
-        sha256_update(&s, motif ? motif : "", motif ? strlen(motif) + 1 : 1);
-        sha256_update(&s, diff, strlen(diff));
-        sha256_final(&s, digest);
-        sha256_hex(digest, id);
+        experience_id(entry, id);
         copy = json_deep_copy(entry);
         if (!copy)
                 return -ENOMEM;

@@ -39,6 +39,34 @@ struct store_batch;
  */
 int experience_put(struct store_batch *batch, const json_t *entry, char ret_id[SHA256_HEX_SIZE]);
 
+/* The entry with that id; -ENOENT when the bank has none. */
+int experience_get(struct store *store, const char *id, json_t **ret_entry);
+
+/* An entry's id: the SHA-256 of its motif and diff (hex). */
+void experience_id(const json_t *entry, char ret_id[SHA256_HEX_SIZE]);
+
+/* ------------------------------------------------------------ as JSON lines (docs/fleet.md) */
+
+/*
+ * What a run added to the bank, from its entries before and after (both
+ * as experience_list() gives them): every entry that is new, and every
+ * known one whose uses or wins grew, with "uses" and "wins" the increase.
+ * A new array of entries without "id", "score" or "embedding".
+ */
+int experience_delta(const json_t *before, const json_t *after, json_t **ret_lines);
+
+/*
+ * Adds the lines of a file of such entries to the bank in batch: a new
+ * entry as it is, a known one (the same motif and diff) with its uses and
+ * wins added to the bank's and its own texts kept.  Adding is not
+ * idempotent: the caller commits the batch with a mark that the file was
+ * merged.  Every line is checked first (required texts, counts from 0 to
+ * 1e9); on a bad one it fails with -EINVAL and err names path:line, and
+ * the caller drops the batch.  *ret_new and *ret_updated count entries.
+ */
+int experience_merge_lines(struct store_batch *batch, const char *path, size_t *ret_new,
+                           size_t *ret_updated, char *err, size_t err_size);
+
 /* Every entry, in id order (a new array); -errno on a store error. */
 int experience_list(struct store *store, json_t **ret_entries);
 

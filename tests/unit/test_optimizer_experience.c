@@ -146,6 +146,115 @@ static void test_retrieval_ranks_by_signature(void **state)
         store_close(s);
 }
 
+static struct store *open_named(const char *name)
+{
+        char path[128], err[256];
+        struct store *s = NULL;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_int_equal(store_open(path, &s, err, sizeof(err)), 0);
+        return s;
+}
+
+static json_int_t count(struct store *s, const char *id, const char *field)
+{
+        json_t *entry = NULL;
+        json_int_t n;
+
+        assert_int_equal(experience_get(s, id, &entry), 0);
+        n = json_integer_value(json_object_get(entry, field));
+        json_decref(entry);
+        return n;
+}
+
+/* Merges path into s; commits only when the merge succeeded. */
+static int merge_file(struct store *s, const char *path, size_t *added, size_t *updated, char *err)
+{
+        struct store_batch *b = store_batch_new(s);
+        int r = experience_merge_lines(b, path, added, updated, err, 256);
+
+        if (r == 0)
+                assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        return r;
+}
+
+/*
+ * A fleet job's bank (docs/fleet.md): it starts from the head's entries,
+ * credits one and learns one; what it writes is that and nothing else,
+ * and merged into the head, which credited the same entry meanwhile, the
+ * counts add up.
+ */
+static void test_job_delta_merges_into_head(void **state)
+{
+        struct store *head = open_named("head"), *job = open_named("job");
+        char known[SHA256_HEX_SIZE], idle[SHA256_HEX_SIZE], learned[SHA256_HEX_SIZE];
+        char path[128], err[256] = "";
+        json_t *before = NULL, *after = NULL, *lines = NULL, *line;
+        size_t added = 0, updated = 0, i;
+        FILE *f;
+
+        put(head, "double buffer", "stall=buffer_free", "-1\n+2\n", known);
+        put(head, "remove pipe_all", "stall=pipe_all", "-b\n", idle);
+        assert_int_equal(experience_credit(head, known, true), 0);
+        /* the job is given a snapshot of the head's bank */
+        put(job, "double buffer", "stall=buffer_free", "-1\n+2\n", known);
+        put(job, "remove pipe_all", "stall=pipe_all", "-b\n", idle);
+        assert_int_equal(experience_credit(job, known, true), 0);
+        assert_int_equal(experience_list(job, &before), 0);
+
+        assert_int_equal(experience_credit(job, known, false), 0);
+        assert_int_equal(experience_credit(job, known, true), 0);
+        put(job, "prefetch the next tile", "scalar=high", "-c\n+p\n", learned);
+        assert_int_equal(experience_credit(job, learned, true), 0);
+        assert_int_equal(experience_list(job, &after), 0);
+        assert_int_equal(experience_delta(before, after, &lines), 0);
+        assert_int_equal(json_array_size(lines), 2); /* the idle entry is not written */
+        json_array_foreach(lines, i, line)
+        {
+                assert_null(json_object_get(line, "id"));
+                if (strcmp(json_string_value(json_object_get(line, "title")), "double buffer") ==
+                    0) {
+                        assert_int_equal(json_integer_value(json_object_get(line, "uses")), 2);
+                        assert_int_equal(json_integer_value(json_object_get(line, "wins")), 1);
+                }
+        }
+        snprintf(path, sizeof(path), "%s/experience.jsonl", dir);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        json_array_foreach(lines, i, line) assert_int_equal(json_lines_put(f, line), 0);
+        fclose(f);
+
+        /* the head credited the entry once more while the job ran */
+        assert_int_equal(experience_credit(head, known, false), 0);
+        assert_int_equal(merge_file(head, path, &added, &updated, err), 0);
+        assert_int_equal(added, 1);
+        assert_int_equal(updated, 1);
+        assert_int_equal(count(head, known, "uses"), 2 + 2);
+        assert_int_equal(count(head, known, "wins"), 1 + 1);
+        assert_int_equal(count(head, learned, "uses"), 1);
+        assert_int_equal(count(head, learned, "wins"), 1);
+        assert_int_equal(count(head, idle, "uses"), 0);
+
+        /* a bad line, and nothing of the file is merged */
+        write_file("bad.jsonl", "{\"title\": \"t\", \"description\": \"d\", \"bottleneck\": "
+                                "\"b\", \"diff\": \"-x\\n\", \"uses\": 1}\n"
+                                "{\"title\": \"t\", \"description\": \"d\", \"bottleneck\": "
+                                "\"b\", \"diff\": \"-y\\n\", \"uses\": -3}\n");
+        snprintf(path, sizeof(path), "%s/bad.jsonl", dir);
+        assert_int_equal(merge_file(head, path, &added, &updated, err), -EINVAL);
+        assert_non_null(strstr(err, "bad.jsonl:2: \"uses\" and \"wins\" must be whole numbers"));
+        json_decref(lines);
+        assert_int_equal(experience_list(head, &lines), 0);
+        assert_int_equal(json_array_size(lines), 3);
+
+        json_decref(before);
+        json_decref(after);
+        json_decref(lines);
+        store_close(job);
+        store_close(head);
+}
+
 /* With embeddings, the order is the cosine order, whatever BM25 would say. */
 static void test_dense_retrieval_orders_by_cosine(void **state)
 {
@@ -204,6 +313,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_unified_diff, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_retrieval_ranks_by_signature, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_job_delta_merges_into_head, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dense_retrieval_orders_by_cosine, setup,
                                                 teardown),
         };
