@@ -16,6 +16,26 @@ int cmd_eval(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_experience(int argc, char **argv);
 int cmd_memo(int argc, char **argv);
+
+/*
+ * A fleet job's exchange with its head (cli/exchange.c, docs/fleet.md):
+ * exchange_take() imports the head's bank snapshot into the job's new
+ * store (refusing a store whose bank has entries) and merges its memo,
+ * each optional, then notes what the job was given; exchange_leave()
+ * writes dir/experience.jsonl (what the job added to the bank),
+ * dir/memo.jsonl (the results it measured) and, last, dir/result.json
+ * (record).  Both return 0 or -errno with a message in err.
+ */
+struct store;
+struct exchange {
+        json_t *bank_before; /* the bank the job was given, as experience_list() has it */
+        json_t *memo_before; /* the identities it was given */
+};
+int exchange_take(struct store *store, const char *bank, const char *memo, struct exchange *x,
+                  char *err, size_t err_size);
+int exchange_leave(struct store *store, const struct exchange *x, const char *dir,
+                   const json_t *record, char *err, size_t err_size);
+void exchange_release(struct exchange *x);
 int cmd_corpus(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_rewind(int argc, char **argv);

@@ -21,7 +21,12 @@
 
 static void experience_usage(FILE *f)
 {
-        fprintf(f, "Usage: ascendopt experience [list | export FILE | import FILE] [options]\n"
+        fprintf(f, "Usage: ascendopt experience [list | export FILE | import FILE | merge FILE]\n"
+                   "                            [options]\n"
+                   "\n"
+                   "  import reads a bank ({\"entries\": [...]}, as export writes it); merge\n"
+                   "  reads what a fleet job added (JSON lines) and adds its uses and wins to\n"
+                   "  the bank's, so merge a file once (docs/fleet.md)\n"
                    "\n"
                    "  --state-dir DIR   the store (default $ASCENDOPT_STATE_DIR or\n"
                    "                    ~/.local/state/ascendopt)\n"
@@ -43,6 +48,33 @@ static int open_store(const char *flag, struct store **ret)
                 return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
         }
         return 0;
+}
+
+static int merge_file(struct store *store, const char *path)
+{
+        struct store_batch *batch = store_batch_new(store);
+        size_t added = 0, updated = 0;
+        char err[1024];
+        int r = batch ? experience_merge_lines(batch, path, &added, &updated, err, sizeof(err))
+                      : -ENOMEM;
+
+        if (r == 0) {
+                r = store_batch_commit(batch);
+                if (r < 0)
+                        snprintf(err, sizeof(err), "cannot write the store: %s",
+                                 store_last_error(store));
+        } else if (r == -ENOMEM)
+                snprintf(err, sizeof(err), "out of memory");
+        store_batch_free(batch);
+        if (r < 0) {
+                fprintf(stderr, "ascendopt experience: %s\n", err);
+                return r == -EINVAL || r == -E2BIG   ? EX_DATAERR
+                       : r == -ENOENT || r == -ELOOP ? EX_NOINPUT
+                                                     : EX_IOERR;
+        }
+        printf("merged %s: %zu new entr%s, %zu known entr%s with counts added\n", path, added,
+               added == 1 ? "y" : "ies", updated, updated == 1 ? "y" : "ies");
+        return EX_OK;
 }
 
 static int import_file(struct store *store, const char *path)
@@ -101,13 +133,14 @@ int cmd_experience(int argc, char **argv)
                 file = argv[optind++];
         if (optind < argc || (strcmp(action, "list") != 0 && !file) ||
             (strcmp(action, "list") != 0 && strcmp(action, "export") != 0 &&
-             strcmp(action, "import") != 0))
-                return cli_usage_error("experience", "use list, export FILE or import FILE");
+             strcmp(action, "import") != 0 && strcmp(action, "merge") != 0))
+                return cli_usage_error("experience",
+                                       "use list, export FILE, import FILE or merge FILE");
         r = open_store(state, &store);
         if (r)
                 return r;
-        if (strcmp(action, "import") == 0) {
-                r = import_file(store, file);
+        if (strcmp(action, "import") == 0 || strcmp(action, "merge") == 0) {
+                r = action[0] == 'i' ? import_file(store, file) : merge_file(store, file);
                 store_close(store);
                 return r;
         }

@@ -11,14 +11,12 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <unistd.h>
 
 #define MAX_IDENTITY_ARGS 4096
 
@@ -54,29 +52,20 @@ static int open_store(const char *flag, struct store **ret)
 /* Written beside FILE, synced, then renamed over it: a reader never sees half a file. */
 static int export_memo(struct store *store, const char *const *ids, size_t n, const char *file)
 {
-        char tmp[PATH_MAX];
-        size_t written = 0;
-        FILE *f = NULL;
-        int fd, r;
+        char *text = NULL;
+        size_t len = 0, written = 0;
+        FILE *f = open_memstream(&text, &len);
+        int r;
 
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
-                return cli_usage_error("memo", "the file name is too long");
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 || !(f = fdopen(fd, "w"))) {
-                fprintf(stderr, "ascendopt memo: cannot write %s: %s\n", tmp, strerror(errno));
-                if (fd >= 0)
-                        close(fd);
-                return EX_CANTCREAT;
-        }
+        if (!f)
+                return cli_out_of_memory("memo");
         r = store_memo_write(store, n ? ids : NULL, n, f, &written);
-        if (r == 0 && fsync(fileno(f)) < 0)
-                r = -errno;
         if (fclose(f) == EOF && r == 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, file) < 0)
-                r = -errno;
+                r = -ENOMEM;
+        if (r == 0)
+                r = write_file_atomic(file, text, len, 0644);
+        free(text);
         if (r < 0) {
-                unlink(tmp);
                 fprintf(stderr, "ascendopt memo: cannot export to %s: %s\n", file,
                         r == -EINVAL ? "an --identity is not 64 lowercase hex digits"
                                      : strerror(-r));

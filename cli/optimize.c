@@ -71,7 +71,16 @@ static void optimize_usage(FILE *f)
                 "  --llm CONFIG          add the LLM of CONFIG's \"llm\" section (an\n"
                 "                        ascendoptd.json) as Stage I mutation and Stage II\n"
                 "                        refiner; this sends the operator's sources there\n"
-                "  --json                JSON lines while running, one JSON summary at the end\n");
+                "  --json                JSON lines while running, one JSON summary at the end\n"
+                "\n"
+                "As a fleet job (docs/fleet.md), with a new --state-dir:\n"
+                "  --bank FILE           start from this bank (as 'experience export' writes\n"
+                "                        it) instead of the seed bank\n"
+                "  --memo FILE           merge these measured results (as 'memo export'\n"
+                "                        writes them) first: none is measured again\n"
+                "  --exchange DIR        leave DIR/memo.jsonl (the results measured here),\n"
+                "                        DIR/experience.jsonl (what was added to the bank) and,\n"
+                "                        last, DIR/result.json (the episode record)\n");
 }
 
 const char *cli_state_dir(const char *flag, char *buf, size_t size)
@@ -237,6 +246,20 @@ static void print_summary(const struct episode_summary *s)
         }
 }
 
+static int writable_dir(const char *flag, const char *dir)
+{
+        struct stat st;
+        int r = mkdir_p(dir);
+
+        if (r == 0)
+                r = stat(dir, &st) < 0 ? -errno : !S_ISDIR(st.st_mode) ? -ENOTDIR : 0;
+        if (r == 0 && access(dir, W_OK) < 0)
+                r = -errno;
+        if (r < 0)
+                fprintf(stderr, "ascendopt optimize: %s %s: %s\n", flag, dir, strerror(-r));
+        return r;
+}
+
 int cmd_optimize(int argc, char **argv)
 {
         static const struct option options[] = {
@@ -261,6 +284,9 @@ int cmd_optimize(int argc, char **argv)
                 { "device", required_argument, NULL, 'D' },
                 { "toolkit", required_argument, NULL, 'T' },
                 { "third-lib-path", required_argument, NULL, 'E' },
+                { "bank", required_argument, NULL, 'A' },
+                { "memo", required_argument, NULL, 'O' },
+                { "exchange", required_argument, NULL, 'X' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -275,7 +301,8 @@ int cmd_optimize(int argc, char **argv)
         struct store *store = NULL;
         const char *out = NULL, *state_flag = NULL, *platform = NULL, *toolkit = NULL;
         const char *third_lib_path = NULL;
-        const char *llm_config = NULL;
+        const char *llm_config = NULL, *bank = NULL, *memo = NULL, *exchange_dir = NULL;
+        struct exchange exchange = { 0 };
         struct cli_llm llm = { 0 };
         struct device_pool *devices = NULL;
         enum npu_backend backend = NPU_BACKEND_SIM;
@@ -388,6 +415,15 @@ int cmd_optimize(int argc, char **argv)
                 case 'j':
                         run.json = true;
                         break;
+                case 'A':
+                        bank = optarg;
+                        break;
+                case 'O':
+                        memo = optarg;
+                        break;
+                case 'X':
+                        exchange_dir = optarg;
+                        break;
                 case 'h':
                         optimize_usage(stdout);
                         return EX_OK;
@@ -419,19 +455,10 @@ int cmd_optimize(int argc, char **argv)
                 fprintf(stderr, "ascendopt optimize: %s: %s\n", argv[optind], strerror(errno));
                 return EX_NOINPUT;
         }
-        /* an --out that cannot take the files fails now, not after the whole episode */
-        if (out) {
-                struct stat st;
-                r = mkdir_p(out);
-                if (r == 0)
-                        r = stat(out, &st) < 0 ? -errno : !S_ISDIR(st.st_mode) ? -ENOTDIR : 0;
-                if (r == 0 && access(out, W_OK) < 0)
-                        r = -errno;
-                if (r < 0) {
-                        fprintf(stderr, "ascendopt optimize: --out %s: %s\n", out, strerror(-r));
-                        return EX_CANTCREAT;
-                }
-        }
+        /* an --out or --exchange that cannot take the files fails now, not after the episode */
+        if ((out && writable_dir("--out", out) < 0) ||
+            (exchange_dir && writable_dir("--exchange", exchange_dir) < 0))
+                return EX_CANTCREAT;
         if (backend == NPU_BACKEND_ASCEND) {
                 /* the same lease as the daemon's: never measure on a device it uses */
                 r = device_pool_new("ascend", &device, 1, NULL, &devices);
@@ -471,7 +498,7 @@ int cmd_optimize(int argc, char **argv)
                 goto out;
         evaluator = env.evaluator;
         store = env.store;
-        {
+        if (!bank) {
                 /* a new store gets the seed bank, as the daemon's does */
                 struct experience_seeding seeding;
                 if (experience_seed_if_empty(store, &seeding, err, sizeof(err)) < 0)
@@ -481,6 +508,16 @@ int cmd_optimize(int argc, char **argv)
                                 "ascendopt optimize: seeded the new store's experience bank with "
                                 "%zu entries from %s\n",
                                 seeding.added, seeding.path);
+        }
+        if (bank || memo || exchange_dir) {
+                r = exchange_take(store, bank, memo, &exchange, err, sizeof(err));
+                if (r < 0) {
+                        fprintf(stderr, "ascendopt optimize: %s\n", err);
+                        ret = r == -EINVAL || r == -E2BIG || r == -EEXIST ? EX_DATAERR
+                              : r == -ENOENT || r == -ELOOP               ? EX_NOINPUT
+                                                                          : EX_IOERR;
+                        goto out;
+                }
         }
 
         if (llm_config) {
@@ -525,6 +562,11 @@ int cmd_optimize(int argc, char **argv)
                 fprintf(stderr, "ascendopt optimize: --out %s: %s\n", out, err);
                 ret = EX_CANTCREAT;
         }
+        if (exchange_dir &&
+            exchange_leave(store, &exchange, exchange_dir, run.record, err, sizeof(err)) < 0) {
+                fprintf(stderr, "ascendopt optimize: --exchange %s\n", err);
+                ret = EX_CANTCREAT;
+        }
         if (run.json)
                 cli_print_json(run.record);
         else
@@ -532,6 +574,7 @@ int cmd_optimize(int argc, char **argv)
         if (ret == EX_OK && strcmp(summary.state ?: "", "done") != 0)
                 ret = 1;
 out:
+        exchange_release(&exchange);
         episode_summary_release(&summary);
         json_decref(run.record);
         npu_environment_close(&env);

@@ -238,6 +238,11 @@ int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, siz
 int map_untrusted_file(const char *path, size_t max_bytes, const void **ret_data, size_t *ret_len);
 void unmap_file(const void *data, size_t len);
 int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode);
+/*
+ * Writes data to PATH.tmp, syncs it and renames it over path, so that a
+ * reader finds the old file or the whole new one, never a part.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
 /* ---------------------------------------------------------------- SHA-256 */
 

@@ -423,3 +423,36 @@ int write_file_exclusive(const char *path, const void *data, size_t len, mode_t 
                 r = -errno;
         return r;
 }
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+        char tmp[PATH_MAX];
+        size_t done = 0;
+        int fd, r = 0;
+
+        if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+                return -ENAMETOOLONG;
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                return -errno;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0)
+                return -errno;
+        while (r == 0 && done < len) {
+                ssize_t n = write(fd, (const char *)data + done, len - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        r = n < 0 ? -errno : -EIO;
+                else
+                        done += (size_t)n;
+        }
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
+}

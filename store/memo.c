@@ -91,6 +91,32 @@ int store_memo_write(struct store *store, const char *const *identities, size_t 
         return r;
 }
 
+static int identity_visit(const void *key, size_t key_len, const void *value, size_t value_len,
+                          void *userdata)
+{
+        char identity[SHA256_HEX_SIZE];
+
+        (void)value, (void)value_len;
+        if (key_len != SHA256_HEX_SIZE - 1)
+                return 0;
+        memcpy(identity, key, key_len);
+        identity[key_len] = '\0';
+        return json_object_set_new(userdata, identity, json_true()) < 0 ? -ENOMEM : 0;
+}
+
+int store_memo_identities(struct store *store, json_t **ret_set)
+{
+        json_t *set = json_object();
+        int r = set ? store_scan(store, STORE_CANDIDATES, "", 0, identity_visit, set) : -ENOMEM;
+
+        if (r < 0) {
+                json_decref(set);
+                return r;
+        }
+        *ret_set = set;
+        return 0;
+}
+
 struct merge {
         struct store_batch *batch;
         json_t *taken; /* identities this file gave already */

@@ -157,6 +157,9 @@ int store_candidate_put(struct store_batch *batch, const char *identity, const j
 int store_memo_write(struct store *store, const char *const *identities, size_t n, FILE *out,
                      size_t *ret_written);
 
+/* Every identity the memo holds, as the keys of a new object. */
+int store_memo_identities(struct store *store, json_t **ret_set);
+
 /*
  * Adds to batch the result of each line of the file at path whose identity
  * neither the store nor an earlier line holds: the first result wins, so
