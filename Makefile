@@ -39,7 +39,7 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARNINGS) -I. -D_GNU_SOURCE -MMD -MP \
              $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_DIRS  := common config cxx daemon cli watchers queue store optimizer npu publish llm report draft
+LIB_DIRS  := common config cxx daemon cli watchers queue store optimizer npu publish llm report draft fleet
 PROG_SRCS := daemon/main.c cli/main.c common/exec-helper.c
 LIB_SRCS  := $(filter-out $(PROG_SRCS),$(wildcard $(addsuffix /*.c,$(LIB_DIRS)) $(addsuffix /*/*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

@@ -38,6 +38,14 @@ int episode_load(struct store *store, const char *id, json_t **ret_record)
         return store_get_json(store, STORE_EPISODES, key, ret_record);
 }
 
+int episode_record_put(struct store_batch *batch, const char *id, const json_t *record)
+{
+        char key[512];
+
+        episode_key(key, sizeof(key), id);
+        return store_batch_put_json(batch, STORE_EPISODES, key, record);
+}
+
 /* ------------------------------------------------------------ the best pair */
 
 struct op_file *episode_file_named(struct episode *ep, const char *path)
@@ -266,9 +274,9 @@ void episode_report_progress(struct episode *ep, const char *what, int stage, co
                 .what = what,
                 .stage = stage,
                 /* the failure's kind (ub_overflow), as the record counts it, not runtime_error */
-                .status = json_string_value(
-                              json_object_get(json_object_get(result, "error"), "kind"))
-                              ?: json_string_value(json_object_get(result, "status")),
+                .status =
+                    json_string_value(json_object_get(json_object_get(result, "error"), "kind"))
+                        ?: json_string_value(json_object_get(result, "status")),
                 .latency_us = json_number_value(json_object_get(result, "latency_us")),
                 .new_best = new_best,
         };

@@ -198,6 +198,9 @@ void episode_stop(struct episode *episode);
 /* Reads an episode record; -ENOENT when unknown. */
 int episode_load(struct store *store, const char *id, json_t **ret_record);
 
+/* Adds an episode record made elsewhere (a fleet job's) to batch, under id. */
+int episode_record_put(struct store_batch *batch, const char *id, const json_t *record);
+
 /* What episode_prune_store() did; sizes are store_size_bytes() estimates. */
 struct episode_prune {
         uint64_t size_before, size_after;

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A lab fleet on Slurm (docs/fleet.md): the folder of one job under the
+ * shared directory, the script it runs and the sbatch command line that
+ * submits it, and the head's merge of what it left, once.  Library code:
+ * returns 0 or -errno with a message, never logs, never runs a process.
+ */
+#ifndef ASCENDOPT_FLEET_H
+#define ASCENDOPT_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct config_fleet;
+struct store;
+
+/* Most of what a job's argv may hold, and the longest result.json read back. */
+#define FLEET_MAX_ARGS         64
+#define FLEET_MAX_RESULT_BYTES (64u << 20)
+
+/* "ascendopt-<item>-<attempt>": unique, and what the head finds a job by after a restart. */
+int fleet_job_name(uint64_t item_id, unsigned attempt, char *buf, size_t size);
+
+/* shared_dir/jobs/<name> */
+int fleet_job_dir(const struct config_fleet *fleet, const char *name, char *buf, size_t size);
+
+/*
+ * Writes dir/job.sh, which runs argv (argv[0] the ascendopt of the nodes,
+ * each argument single-quoted); with device_env set, it adds
+ * "--device $device_env" and fails, naming the variable, when the job has
+ * none (the site's TaskProlog sets it from the GRES Slurm allocated).
+ */
+int fleet_write_script(const char *dir, const char *const *argv, const char *device_env, char *err,
+                       size_t err_size);
+
+/*
+ * The sbatch command line that submits dir/job.sh as job name and waits
+ * for it to end (--wait: the head's supervised child), its output in
+ * dir/slurm.out.  *ret_argv is a NULL-terminated array of new strings;
+ * free it with fleet_argv_free().
+ */
+int fleet_sbatch_argv(const struct config_fleet *fleet, const char *sbatch, const char *name,
+                      const char *dir, char ***ret_argv);
+void fleet_argv_free(char **argv);
+
+/*
+ * What a merge did: merged_before is true when the job was merged already
+ * (its episode record is in the store), and nothing was added.
+ */
+struct fleet_merged {
+        bool merged_before;
+        size_t results_added;
+        size_t entries_added;
+        size_t entries_updated;
+};
+
+/*
+ * Merges what job name left in dir (docs/fleet.md, "Merging, once") into
+ * store, in one synced batch: the results of dir/memo.jsonl the store
+ * lacks, dir/experience.jsonl with its counts added, and dir/result.json as
+ * the episode record under name, which marks the job merged.  A second
+ * call for the same job adds nothing.  -ENOENT when the job left no
+ * result.json (it did not finish); -EINVAL, with err naming the file and
+ * line, when a file is malformed, and nothing is merged.
+ */
+int fleet_merge(struct store *store, const char *name, const char *dir, struct fleet_merged *ret,
+                char *err, size_t err_size);
+
+#endif
