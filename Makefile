@@ -86,7 +86,7 @@ TEST_ENV = ASCENDOPT_BUILD=$(abspath $(BUILD)) \
            LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all check check-tests check-quick check-quick-tests bench bench-run demo demo-run seed-bank stress install clean lint fuzz fuzzers deps tests \
+.PHONY: all check check-tests check-quick check-quick-tests bench bench-run demo demo-run seed-bank stress install clean lint fuzz fuzzers deps deps-tests tests \
 	calibrate
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -98,9 +98,15 @@ ifeq ($(NO_DEPS),)
 	@scripts/install-deps
 endif
 
+# the tests also need a real Slurm (tests/t0050-fleet-slurm.sh); demo never installs it
+deps-tests:
+ifeq ($(NO_DEPS),)
+	@scripts/install-deps --tests
+endif
+
 # check and demo install what is missing first, then re-enter make so that
 # pkg-config sees the freshly installed packages.
-check: deps
+check: deps-tests
 	@$(MAKE) --no-print-directory NO_DEPS=1 check-tests
 
 tests: all $(UNIT_BINS) $(HELPER_BINS) fuzzers

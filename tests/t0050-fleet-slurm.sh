@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fleet/'s pieces on a real Slurm (#28, docs/fleet.md), before the daemon
+# drives them: a single-node cluster on loopback with 2 NPU GRES, a job
+# folder under the shared directory with the head's bank and memo, job.sh
+# and the sbatch line from fleet/, the job run to its end with
+# 'sbatch --wait', and the head merging what it left, once.  Slurm's own
+# record (sacct) shows the job by its name, completed, on its node.
+# Needs root (the Slurm daemons); otherwise it skips and says so.
+# expensive: a Slurm cluster and two short episodes on the simulator
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/helpers/slurm-cluster.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "1..0 # SKIP the Slurm daemons need root; CI runs this as root"
+	exit 0
+fi
+if tool=$(slurm_missing); then
+	echo "1..0 # SKIP $tool is missing: run scripts/install-deps --tests (make check does)"
+	exit 0
+fi
+plan 9
+cluster=$SCRATCH/slurm
+trap 'slurm_stop "$cluster"' EXIT
+why=$(slurm_start "$cluster" 2); rc=$?
+is "a single-node cluster with 2 NPU GRES starts${why:+ ($why)}" "$rc" 0
+export SLURM_CONF=$cluster/slurm.conf
+
+op=$SRC/examples/ops/level1/relu
+head=$SCRATCH/head
+shared=$SCRATCH/shared
+ao() { "$BUILD/ascendopt" "$@"; }
+field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+
+ao optimize "$op" --strategy stage1 --budget 3 --seed 1 --state-dir "$head" >/dev/null 2>&1
+
+# the head prepares the job: the operator, a snapshot of its bank and its memo
+name=ascendopt-1-1
+job=$shared/jobs/$name
+mkdir -p "$job/out" && cp -r "$op" "$job/op"
+ao experience export "$job/bank.json" --state-dir "$head" >/dev/null
+ao memo export "$job/memo.jsonl" --state-dir "$head" >/dev/null
+"$BUILD/tests/helpers/fleet-job" script "$job" ASCENDOPT_DEVICE \
+	"$BUILD/ascendopt" optimize "$job/op" --budget 6 --stage1-steps 3 --stage2-steps 3 --seed 1 \
+	--state-dir "$job/state" --bank "$job/bank.json" --memo "$job/memo.jsonl" \
+	--exchange "$job/out" --out "$job/best"
+mapfile -t sbatch < <("$BUILD/tests/helpers/fleet-job" sbatch "$shared" "$name" npu:1 600)
+id=$(timeout 300 "${sbatch[@]}"); rc=$?
+is "sbatch --wait returns when the job ends, with its exit status (job.sh stops with 78 when the TaskProlog gave it no NPU)" "$rc" 0
+check "the job id is all sbatch --parsable prints" test -n "$id" -a "$id" -eq "$id"
+is "the job measured none of the head's candidates again" \
+	"$(field "$job/out/result.json" memo_hits)" 3
+check "it left the best operator's files" test -s "$job/best/op_host/relu_custom.cpp"
+
+out=$("$BUILD/tests/helpers/fleet-job" merge "$head" "$name" "$job/out"); rc=$?
+is "the head merges what the job left" "$rc" 0
+contains "its new results and what it learned" "$out" "merged_before 0 results_added $(wc -l <"$job/out/memo.jsonl")"
+out=$("$BUILD/tests/helpers/fleet-job" merge "$head" "$name" "$job/out")
+contains "a second merge of the same job adds nothing" "$out" "merged_before 1 results_added 0"
+acct=$(sacct -c -n -X -P -o JobName,State,NodeList --name="$name" 2>&1)
+is "Slurm's record: one job by that name, completed on its node" "$acct" "$name|COMPLETED|$(hostname -s)"
