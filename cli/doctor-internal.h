@@ -94,4 +94,7 @@ int doctor_user_access(const struct doctor *d, const char *path, int mode, char 
 /* The ascend backend's checks (cli/doctor-ascend.c). */
 void doctor_check_ascend(struct doctor *d);
 
+/* A "fleet" config's checks: Slurm, the partition, the GRES, the shared directory (cli/doctor-fleet.c). */
+void doctor_check_fleet(struct doctor *d);
+
 #endif

@@ -6,7 +6,8 @@
  * The checks every backend has live here: the config, the service user
  * (from the installed systemd unit), the sandbox, the state directory,
  * its store and free space, the inotify limit, and the simulator's
- * compiler; the ascend backend's are in cli/doctor-ascend.c.
+ * compiler; the ascend backend's are in cli/doctor-ascend.c, a fleet's
+ * in cli/doctor-fleet.c.
  */
 #include "cli-internal.h"
 #include "doctor-internal.h"
@@ -666,6 +667,8 @@ int cmd_doctor(int argc, char **argv)
                 doctor_check_ascend(&d);
         else
                 check_sim(&d);
+        if (d.config->fleet.enabled)
+                doctor_check_fleet(&d);
         print_summary(&d);
         ret = d.failures ? 1 : EX_OK;
 out:

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # fleet/'s pieces on a real Slurm (#28, docs/fleet.md), before the daemon
-# drives them: a single-node cluster on loopback with 2 NPU GRES, a job
-# folder under the shared directory with the head's bank and memo, job.sh
-# and the sbatch line from fleet/, the job run to its end with
-# 'sbatch --wait', and the head merging what it left, once.  Slurm's own
-# record (sacct) shows the job by its name, completed, on its node.
+# drives them.  On a single-node cluster on loopback with 2 NPU GRES:
+# doctor's checks of the partition and the GRES; a job folder under the
+# shared directory with the head's bank and memo, job.sh and the sbatch
+# line from fleet/, the job run to its end with 'sbatch --wait'; the head
+# merging what it left, once; and Slurm's own record (sacct) of the job
+# by its name, completed, on its node.
 # Needs root (the Slurm daemons); otherwise it skips and says so.
 # expensive: a Slurm cluster and two short episodes on the simulator
 . "$(dirname "$0")/tap.sh"
@@ -19,12 +20,23 @@ if tool=$(slurm_missing); then
 	echo "1..0 # SKIP $tool is missing: run scripts/install-deps --tests (make check does)"
 	exit 0
 fi
-plan 9
+plan 11
 cluster=$SCRATCH/slurm
 trap 'slurm_stop "$cluster"' EXIT
 why=$(slurm_start "$cluster" 2); rc=$?
 is "a single-node cluster with 2 NPU GRES starts${why:+ ($why)}" "$rc" 0
 export SLURM_CONF=$cluster/slurm.conf
+
+# doctor reads the cluster as the fleet config asks for it
+mkdir -p "$SCRATCH/shared"
+printf '{"fleet": {"engine": "slurm", "shared_dir": "%s", "partition": "npu"}}' "$SCRATCH/shared" >"$SCRATCH/fleet.json"
+out=$("$BUILD/ascendopt" doctor --config "$SCRATCH/fleet.json" 2>&1)
+contains "doctor: the partition is up and a node offers the GRES an episode asks for" "$out" \
+	"slurm gres       npu: a node offers up to 2 npu; an episode asks npu:1"
+printf '{"fleet": {"engine": "slurm", "shared_dir": "%s", "gres": "npu:4"}}' "$SCRATCH/shared" >"$SCRATCH/fleet4.json"
+out=$("$BUILD/ascendopt" doctor --config "$SCRATCH/fleet4.json" 2>&1)
+contains "doctor: a GRES no node offers fails, with the lines to declare it" "$out" \
+	"FAIL  slurm gres       npu: no node offers npu:4 (at most 2) -- fix: declare GresTypes=npu"
 
 op=$SRC/examples/ops/level1/relu
 head=$SCRATCH/head
