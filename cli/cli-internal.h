@@ -52,6 +52,11 @@ size_t cli_find_operators(const char *root, bool (*want)(const char *opdir), cha
  * ~/.local/state/ascendopt.  Writes into buf. */
 const char *cli_state_dir(const char *flag, char *buf, size_t size);
 
+/* Opens the store of --state-dir (flag) or the default; on failure prints
+ * "ascendopt COMMAND: why" and returns the sysexits code, else 0. */
+struct store;
+int cli_open_store(const char *command, const char *flag, struct store **ret);
+
 struct npu_environment;
 struct npu_environment_options;
 /*

@@ -35,21 +35,6 @@ static void experience_usage(FILE *f)
                    "  --json            print JSON\n");
 }
 
-static int open_store(const char *flag, struct store **ret)
-{
-        char state[PATH_MAX], dir[PATH_MAX], err[1024];
-        int r;
-
-        cli_state_dir(flag, state, sizeof(state));
-        state_path(dir, sizeof(dir), state, STATE_STORE);
-        r = store_open(dir, ret, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "ascendopt experience: %s\n", err);
-                return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
-        }
-        return 0;
-}
-
 static int merge_file(struct store *store, const char *path)
 {
         struct store_batch *batch = store_batch_new(store);
@@ -136,7 +121,7 @@ int cmd_experience(int argc, char **argv)
              strcmp(action, "import") != 0 && strcmp(action, "merge") != 0))
                 return cli_usage_error("experience",
                                        "use list, export FILE, import FILE or merge FILE");
-        r = open_store(state, &store);
+        r = cli_open_store("experience", state, &store);
         if (r)
                 return r;
         if (strcmp(action, "import") == 0 || strcmp(action, "merge") == 0) {

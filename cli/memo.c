@@ -34,21 +34,6 @@ static void memo_usage(FILE *f)
                    "                    ~/.local/state/ascendopt)\n");
 }
 
-static int open_store(const char *flag, struct store **ret)
-{
-        char state[PATH_MAX], dir[PATH_MAX], err[1024];
-        int r;
-
-        cli_state_dir(flag, state, sizeof(state));
-        state_path(dir, sizeof(dir), state, STATE_STORE);
-        r = store_open(dir, ret, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "ascendopt memo: %s\n", err);
-                return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
-        }
-        return 0;
-}
-
 /* Written beside FILE, synced, then renamed over it: a reader never sees half a file. */
 static int export_memo(struct store *store, const char *const *ids, size_t n, const char *file)
 {
@@ -155,7 +140,7 @@ int cmd_memo(int argc, char **argv)
                 free(ids);
                 return cli_usage_error("memo", "--identity is for export");
         }
-        r = open_store(state, &store);
+        r = cli_open_store("memo", state, &store);
         if (r == 0)
                 r = strcmp(action, "export") == 0 ? export_memo(store, ids, n_ids, file)
                                                   : import_memo(store, file);

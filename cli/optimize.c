@@ -92,6 +92,21 @@ const char *cli_state_dir(const char *flag, char *buf, size_t size)
         return buf;
 }
 
+int cli_open_store(const char *command, const char *flag, struct store **ret)
+{
+        char state[PATH_MAX], dir[PATH_MAX], err[1024];
+        int r;
+
+        cli_state_dir(flag, state, sizeof(state));
+        state_path(dir, sizeof(dir), state, STATE_STORE);
+        r = store_open(dir, ret, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "ascendopt %s: %s\n", command, err);
+                return r == -EBUSY ? EX_TEMPFAIL : EX_CANTCREAT;
+        }
+        return 0;
+}
+
 static void on_progress(const struct episode_progress *p, void *userdata)
 {
         struct optimize_run *run = userdata;

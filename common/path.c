@@ -398,10 +398,25 @@ void unmap_file(const void *data, size_t len)
                 munmap((void *)data, len);
 }
 
-int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode)
+/* All of data to fd, through short writes and signals. */
+static int write_all(int fd, const void *data, size_t len)
 {
         size_t done = 0;
-        int fd, r = 0;
+
+        while (done < len) {
+                ssize_t n = write(fd, (const char *)data + done, len - done);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EIO;
+                done += (size_t)n;
+        }
+        return 0;
+}
+
+int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode)
+{
+        int fd, r;
 
         /* whatever is there, a link a sandbox planted included, goes first */
         if (unlink(path) < 0 && errno != ENOENT)
@@ -409,16 +424,7 @@ int write_file_exclusive(const char *path, const void *data, size_t len, mode_t 
         fd = open_no_symlinks(path, O_WRONLY | O_CREAT | O_EXCL, mode);
         if (fd < 0)
                 return fd;
-        while (done < len) {
-                ssize_t n = write(fd, (const char *)data + done, len - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0) {
-                        r = n < 0 ? -errno : -EIO;
-                        break;
-                }
-                done += (size_t)n;
-        }
+        r = write_all(fd, data, len);
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
@@ -427,8 +433,7 @@ int write_file_exclusive(const char *path, const void *data, size_t len, mode_t 
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
         char tmp[PATH_MAX];
-        size_t done = 0;
-        int fd, r = 0;
+        int fd, r;
 
         if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
                 return -ENAMETOOLONG;
@@ -437,15 +442,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0)
                 return -errno;
-        while (r == 0 && done < len) {
-                ssize_t n = write(fd, (const char *)data + done, len - done);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        r = n < 0 ? -errno : -EIO;
-                else
-                        done += (size_t)n;
-        }
+        r = write_all(fd, data, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
