@@ -69,4 +69,50 @@ struct fleet_merged {
 int fleet_merge(struct store *store, const char *name, const char *dir, struct fleet_merged *ret,
                 char *err, size_t err_size);
 
+/* ------------------------------------------------------------ Slurm's view (fleet/slurm-view.c) */
+
+enum fleet_slurm_state {
+        FLEET_SLURM_UNKNOWN, /* a state word the head does not know */
+        FLEET_SLURM_QUEUED,  /* PENDING, CONFIGURING, REQUEUED, ... */
+        FLEET_SLURM_RUNNING, /* RUNNING, COMPLETING, SUSPENDED, STOPPED */
+        FLEET_SLURM_COMPLETED,
+        FLEET_SLURM_CANCELLED,
+        FLEET_SLURM_FAILED, /* FAILED, NODE_FAIL, TIMEOUT, OUT_OF_MEMORY, BOOT_FAIL, ... */
+};
+
+struct fleet_slurm_job {
+        char name[64];
+        char id[32];
+        enum fleet_slurm_state state;
+        char state_text[32]; /* Slurm's word */
+        char node[256];      /* "" when none was allocated */
+        int exit_code, signal;
+};
+
+/*
+ * Reads the lines of 'squeue -h -o "%j|%i|%T|%N"' or 'sacct -n -X -P -o
+ * JobName,JobID,State,NodeList,ExitCode' into jobs, one per name (a later
+ * line of the same name wins).  -E2BIG past max names, -EINVAL for a line
+ * without a name or an id.
+ */
+int fleet_slurm_parse(const char *text, struct fleet_slurm_job *jobs, size_t max, size_t *ret_n);
+const struct fleet_slurm_job *fleet_slurm_find(const struct fleet_slurm_job *jobs, size_t n,
+                                               const char *name);
+
+/* What the head does with a job it stored an intent for, after a restart. */
+enum fleet_step {
+        FLEET_ADOPT,   /* queued or running: wait for it again */
+        FLEET_COLLECT, /* completed: merge what it left */
+        FLEET_REQUEUE, /* never seen, forgotten, or cancelled from outside once: submit again */
+        FLEET_FAIL,    /* failed on its node, or cancelled a second time */
+};
+
+/*
+ * The step for job (NULL: Slurm knows no job of that name), given how
+ * many times the item's jobs were cancelled from Slurm before; reason says
+ * why, naming the job and its node.
+ */
+enum fleet_step fleet_reconcile(const struct fleet_slurm_job *job, unsigned cancels, char *reason,
+                                size_t size);
+
 #endif

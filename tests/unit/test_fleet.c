@@ -2,8 +2,9 @@
 /*
  * Tests of fleet/ (docs/fleet.md) without Slurm: the job script run by
  * sh as a node would, with and without the device the TaskProlog sets;
- * the sbatch command line; and the head's merge of what a job left,
- * once, on a real store.
+ * the sbatch command line; the head's merge of what a job left, once, on
+ * a real store; and what the head does after a restart with each job,
+ * from squeue's and sacct's answers recorded from a real Slurm.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +168,67 @@ static void test_merge_once(void **state)
         store_close(s);
 }
 
+/* A recorded answer of Slurm (tests/fixtures/slurm/README.md), as a new string. */
+static char *recorded(const char *name)
+{
+        char rel[128], path[4096], *text = NULL;
+        size_t len = 0;
+
+        snprintf(rel, sizeof(rel), "../../../tests/fixtures/slurm/%s", name);
+        assert_int_equal(program_relative_path(path, sizeof(path), rel), 0);
+        assert_int_equal(read_untrusted_file(path, 1 << 20, &text, &len), 0);
+        return text;
+}
+
+static enum fleet_step step_of(const struct fleet_slurm_job *jobs, size_t n, const char *name,
+                               unsigned cancels, char *reason)
+{
+        return fleet_reconcile(fleet_slurm_find(jobs, n, name), cancels, reason, 256);
+}
+
+/*
+ * After a restart the head asks Slurm for its jobs by name; what it does
+ * with each follows from the answer, here Slurm 22.05's own.
+ */
+static void test_reconcile_on_recorded_answers(void **state)
+{
+        struct fleet_slurm_job queue[8], done[8];
+        size_t n_queue = 0, n_done = 0;
+        char *text, reason[256];
+
+        text = recorded("squeue.txt");
+        assert_int_equal(fleet_slurm_parse(text, queue, 8, &n_queue), 0);
+        free(text);
+        assert_int_equal(n_queue, 3);
+        assert_int_equal(step_of(queue, n_queue, "ascendopt-4-1", 0, reason), FLEET_ADOPT);
+        assert_string_equal(reason, "job 4 is RUNNING on vm");
+        assert_int_equal(step_of(queue, n_queue, "ascendopt-6-1", 0, reason), FLEET_ADOPT);
+        assert_string_equal(reason, "job 6 is PENDING");
+
+        text = recorded("sacct.txt");
+        assert_int_equal(fleet_slurm_parse(text, done, 8, &n_done), 0);
+        free(text);
+        assert_int_equal(n_done, 6);
+        assert_int_equal(step_of(done, n_done, "ascendopt-1-1", 0, reason), FLEET_COLLECT);
+        assert_int_equal(step_of(done, n_done, "ascendopt-2-1", 0, reason), FLEET_FAIL);
+        assert_string_equal(reason, "job 2 ended FAILED on node vm with exit code 3");
+        /* cancelled from outside: once more, then the item fails */
+        assert_int_equal(step_of(done, n_done, "ascendopt-3-1", 0, reason), FLEET_REQUEUE);
+        assert_int_equal(step_of(done, n_done, "ascendopt-3-1", 1, reason), FLEET_FAIL);
+        assert_string_equal(reason, "job 3 was cancelled from Slurm again");
+        /* a job Slurm never saw: the head died between its intent and sbatch */
+        assert_int_equal(step_of(done, n_done, "ascendopt-9-1", 0, reason), FLEET_REQUEUE);
+
+        /* slurmdbd's sacct names who cancelled; more names than room is an error */
+        assert_int_equal(
+            fleet_slurm_parse("ascendopt-5-2|12|CANCELLED by 1000|n3|0:15\n", done, 8, &n_done), 0);
+        assert_int_equal(done[0].state, FLEET_SLURM_CANCELLED);
+        assert_int_equal(done[0].signal, 15);
+        assert_int_equal(fleet_slurm_parse("a|1|RUNNING|n|\nb|2|RUNNING|n|\n", done, 1, &n_done),
+                         -E2BIG);
+        assert_int_equal(fleet_slurm_parse("|1|RUNNING|n|\n", done, 8, &n_done), -EINVAL);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -174,6 +236,7 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_sbatch_command_line, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_merge_once, setup, teardown),
+                cmocka_unit_test(test_reconcile_on_recorded_answers),
         };
 
         return cmocka_run_group_tests_name("fleet", tests, NULL, NULL);
