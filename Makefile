@@ -64,13 +64,14 @@ BENCH_BINS  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/bench_*.c)
 
 # Each fuzzer is compiled by clang from the sources it exercises, so the
 # coverage instrumentation reaches exactly the code under test.
-FUZZERS          := config manifest request schema tokens tree_names
+FUZZERS          := config manifest request schema tokens tree_names job_files
 FUZZ_config_SRCS := config/config.c common/schema.c common/log.c common/path.c common/text.c
 FUZZ_manifest_SRCS := npu/manifest.c npu/compare.c npu/written.c common/schema.c common/log.c common/path.c common/text.c
 FUZZ_request_SRCS := daemon/control-request.c common/path.c
 FUZZ_schema_SRCS := common/schema.c common/log.c
 FUZZ_tokens_SRCS := cxx/tokens.c
 FUZZ_tree_names_SRCS := watchers/gitscan.c store/store.c common/sha256.c common/path.c common/log.c
+FUZZ_job_files_SRCS := store/memo.c store/store.c common/json-lines.c common/path.c common/log.c common/sha256.c common/text.c fleet/slurm-view.c
 FUZZ_BINS        := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZERS))
 FUZZ_CFLAGS       = -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -I. -D_GNU_SOURCE \
                     -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS)
