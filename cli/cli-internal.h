@@ -57,6 +57,9 @@ const char *cli_state_dir(const char *flag, char *buf, size_t size);
 struct store;
 int cli_open_store(const char *command, const char *flag, struct store **ret);
 
+/* The exit code for a file read in failing with r: bad data, no input, or I/O. */
+int cli_exit_for_input(int r);
+
 struct npu_environment;
 struct npu_environment_options;
 /*

@@ -53,9 +53,7 @@ static int merge_file(struct store *store, const char *path)
         store_batch_free(batch);
         if (r < 0) {
                 fprintf(stderr, "ascendopt experience: %s\n", err);
-                return r == -EINVAL || r == -E2BIG   ? EX_DATAERR
-                       : r == -ENOENT || r == -ELOOP ? EX_NOINPUT
-                                                     : EX_IOERR;
+                return cli_exit_for_input(r);
         }
         printf("merged %s: %zu new entr%s, %zu known entr%s with counts added\n", path, added,
                added == 1 ? "y" : "ies", updated, updated == 1 ? "y" : "ies");

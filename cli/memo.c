@@ -79,9 +79,7 @@ static int import_memo(struct store *store, const char *file)
         store_batch_free(batch);
         if (r < 0) {
                 fprintf(stderr, "ascendopt memo: %s\n", err);
-                return r == -EINVAL || r == -E2BIG   ? EX_DATAERR
-                       : r == -ENOENT || r == -ELOOP ? EX_NOINPUT
-                                                     : EX_IOERR;
+                return cli_exit_for_input(r);
         }
         printf("merged %zu new result%s from %s; %zu already known here kept their own\n", added,
                added == 1 ? "" : "s", file, known);

@@ -107,6 +107,13 @@ int cli_open_store(const char *command, const char *flag, struct store **ret)
         return 0;
 }
 
+int cli_exit_for_input(int r)
+{
+        return r == -EINVAL || r == -E2BIG || r == -EEXIST ? EX_DATAERR
+               : r == -ENOENT || r == -ELOOP               ? EX_NOINPUT
+                                                           : EX_IOERR;
+}
+
 static void on_progress(const struct episode_progress *p, void *userdata)
 {
         struct optimize_run *run = userdata;
@@ -528,9 +535,7 @@ int cmd_optimize(int argc, char **argv)
                 r = exchange_take(store, bank, memo, &exchange, err, sizeof(err));
                 if (r < 0) {
                         fprintf(stderr, "ascendopt optimize: %s\n", err);
-                        ret = r == -EINVAL || r == -E2BIG || r == -EEXIST ? EX_DATAERR
-                              : r == -ENOENT || r == -ELOOP               ? EX_NOINPUT
-                                                                          : EX_IOERR;
+                        ret = cli_exit_for_input(r);
                         goto out;
                 }
         }
