@@ -286,4 +286,4 @@ lint:
 clean:
 	rm -rf build build-san $(FUZZ_DIR)
 
--include $(shell find build/obj build-san/obj build/sim/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/sim/obj -name '*.d' 2>/dev/null)
