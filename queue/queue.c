@@ -7,6 +7,9 @@
  *   op/<repo>\0<branch>\0<op_dir>  the id of the newest item of that operator
  *   intent/<id>                    what publishing a running item is about to
  *                                  write (queue_put_intent); gone when it ends
+ * A running item's record may hold "fleet_job", the Slurm job it was
+ * submitted as (queue_set_fleet_job), and "fleet_cancels", how many of its
+ * jobs were cancelled from outside.
  * and meta's queue_next_id.  Ids and sequences share one counter.
  */
 #include "queue.h"
@@ -235,7 +238,9 @@ static int collect_running(const void *key, size_t key_len, const void *value, s
         int r = 0;
 
         (void)key, (void)key_len;
-        if (item && state_of(item, &state) == 0 && state == QUEUE_RUNNING) {
+        /* a fleet item's Slurm job may still run: the daemon reconciles it (docs/fleet.md) */
+        if (item && state_of(item, &state) == 0 && state == QUEUE_RUNNING &&
+            !json_object_get(item, "fleet_job")) {
                 char id[32];
                 snprintf(id, sizeof(id), "%" PRIu64,
                          (uint64_t)json_integer_value(json_object_get(item, "id")));
@@ -493,8 +498,9 @@ out:
         return r;
 }
 
-int queue_finish(struct queue *q, uint64_t id, enum queue_state state, const char *reason,
-                 bool retry)
+/* queue_finish; cancelled_job counts a fleet job cancelled from outside, in the same batch. */
+static int finish(struct queue *q, uint64_t id, enum queue_state state, const char *reason,
+                  bool retry, bool cancelled_job)
 {
         struct store_batch *b = NULL;
         json_t *item = NULL;
@@ -518,6 +524,11 @@ int queue_finish(struct queue *q, uint64_t id, enum queue_state state, const cha
         }
         add_reason(item, reason);
         json_object_del(item, "device");
+        json_object_del(item, "fleet_job");
+        if (cancelled_job)
+                json_object_set_new(
+                    item, "fleet_cancels",
+                    json_integer(json_integer_value(json_object_get(item, "fleet_cancels")) + 1));
         drop_intent(b, id);
         if (state == QUEUE_FAILED && retry &&
             json_integer_value(json_object_get(item, "attempts")) < q->options.max_attempts) {
@@ -540,6 +551,43 @@ out:
         json_decref(item);
         store_batch_free(b);
         return r;
+}
+
+int queue_finish(struct queue *q, uint64_t id, enum queue_state state, const char *reason,
+                 bool retry)
+{
+        return finish(q, id, state, reason, retry, false);
+}
+
+int queue_retry_fleet_job(struct queue *q, uint64_t id, const char *reason, bool cancelled)
+{
+        return finish(q, id, QUEUE_FAILED, reason, true, cancelled);
+}
+
+int queue_set_fleet_job(struct queue *q, uint64_t id, const json_t *job)
+{
+        struct store_batch *b = NULL;
+        json_t *item = NULL;
+        enum queue_state state;
+        int r;
+
+        r = queue_get(q, id, &item);
+        if (r < 0)
+                return r;
+        if (state_of(item, &state) < 0 || state != QUEUE_RUNNING) {
+                r = -EINVAL;
+                goto out;
+        }
+        b = store_batch_new(q->store);
+        r = b && json_object_set(item, "fleet_job", (json_t *)job) == 0 ? 0 : -ENOMEM;
+        if (r == 0)
+                r = put_item(b, item);
+        if (r == 0)
+                r = store_batch_commit(b);
+out:
+        json_decref(item);
+        store_batch_free(b);
+        return r < 0 ? r : 0;
 }
 
 int queue_cancel(struct queue *q, uint64_t id, const char *reason)

@@ -44,7 +44,9 @@ struct queue_options {
 /*
  * Opens the queue on a store (borrowed).  Items left running by a previous
  * process go back to the front of the queue, so their episodes resume;
- * ret_recovered (may be NULL) says how many.
+ * ret_recovered (may be NULL) says how many.  An item running as a fleet
+ * job (queue_set_fleet_job) stays running: its job may still run on a
+ * node, and the daemon asks Slurm what became of it.
  */
 int queue_open(struct store *store, const struct queue_options *options, struct queue **ret_queue,
                unsigned *ret_recovered);
@@ -93,6 +95,20 @@ int queue_claim_next(struct queue *queue, int device, json_t **ret_item);
  */
 int queue_finish(struct queue *queue, uint64_t id, enum queue_state state, const char *reason,
                  bool retry);
+
+/*
+ * A running item is a Slurm job now (docs/fleet.md): job ({name, attempt,
+ * ...}) becomes the item's "fleet_job", in a synced batch, before sbatch
+ * runs.  It goes when the item ends.  -EINVAL when the item is not running.
+ */
+int queue_set_fleet_job(struct queue *queue, uint64_t id, const json_t *job);
+
+/*
+ * Ends a fleet item's job and queues the item again while attempts are
+ * left (else it fails with reason), like queue_finish(FAILED, retry);
+ * cancelled adds one to its "fleet_cancels" in the same batch.
+ */
+int queue_retry_fleet_job(struct queue *queue, uint64_t id, const char *reason, bool cancelled);
 
 /* Cancels a queued or running item (running ones: the caller stops the episode). */
 int queue_cancel(struct queue *queue, uint64_t id, const char *reason);

@@ -204,6 +204,50 @@ static void test_publishing_intent_survives_a_restart_until_the_item_ends(void *
         json_decref(intent);
 }
 
+/* A fleet item's job may outlive the head: it stays running, and its cancels are counted. */
+static void test_fleet_jobs_stay_running_across_a_restart(void **state)
+{
+        unsigned recovered = 9;
+        uint64_t a = enqueue("ops/a", "c1", QUEUE_PRIORITY_MANUAL, NULL);
+        json_t *job = json_pack("{s:s, s:i}", "name", "ascendopt-1-1", "attempt", 1);
+        json_t *item = NULL;
+        char buf[32];
+
+        assert_non_null(job);
+        /* only a running item becomes a job */
+        assert_int_equal(queue_set_fleet_job(queue, a, job), -EINVAL);
+        assert_int_equal(claim(-1), a);
+        assert_int_equal(queue_set_fleet_job(queue, a, job), 0);
+        close_all(); /* the head was killed while the job ran */
+        open_all(0, &recovered);
+        assert_int_equal(recovered, 0);
+        assert_int_equal(queue_depth(queue), 0);
+        assert_string_equal(state_of(a, buf, sizeof(buf)), "running");
+        assert_int_equal(queue_get(queue, a, &item), 0);
+        assert_true(json_equal(json_object_get(item, "fleet_job"), job));
+        json_decref(item);
+
+        /* cancelled from outside: queued again, the job forgotten, the cancel counted */
+        assert_int_equal(queue_retry_fleet_job(queue, a, "job cancelled", true), 0);
+        assert_string_equal(state_of(a, buf, sizeof(buf)), "queued");
+        assert_int_equal(queue_get(queue, a, &item), 0);
+        assert_null(json_object_get(item, "fleet_job"));
+        assert_int_equal(json_integer_value(json_object_get(item, "fleet_cancels")), 1);
+        json_decref(item);
+        /* a second attempt that is not a cancel keeps the count */
+        assert_int_equal(claim(-1), a);
+        assert_int_equal(queue_set_fleet_job(queue, a, job), 0);
+        assert_int_equal(queue_retry_fleet_job(queue, a, "sbatch failed", false), 0);
+        assert_int_equal(queue_get(queue, a, &item), 0);
+        assert_int_equal(json_integer_value(json_object_get(item, "fleet_cancels")), 1);
+        json_decref(item);
+        /* attempts still bound it: the third fails for good */
+        assert_int_equal(claim(-1), a);
+        assert_int_equal(queue_retry_fleet_job(queue, a, "sbatch failed", false), 0);
+        assert_string_equal(state_of(a, buf, sizeof(buf)), "failed");
+        json_decref(job);
+}
+
 static void test_queue_has_a_limit(void **state)
 {
         struct queue_request req = {
@@ -327,6 +371,8 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(
                     test_publishing_intent_survives_a_restart_until_the_item_ends, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fleet_jobs_stay_running_across_a_restart,
+                                                setup, teardown),
                 cmocka_unit_test_setup_teardown(test_queue_has_a_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_an_uncommitted_enqueue_is_not_counted, setup,
                                                 teardown),
