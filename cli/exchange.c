@@ -3,8 +3,9 @@
  * What 'ascendopt optimize' takes in and leaves behind as a fleet job
  * (docs/fleet.md, "One job"): the head's bank snapshot and memo merged
  * into the job's store before the episode, and after it the job's new
- * memo results, what it added to the bank and the episode record, each
- * file written whole (synced, then renamed), result.json last.
+ * memo results, what it added to the bank, the text of the baseline's and
+ * the best's files (files/<sha>) and the episode record, each file
+ * written whole (synced, then renamed), result.json last.
  */
 #include "cli-internal.h"
 
@@ -88,6 +89,46 @@ static int put_lines(const char *dir, const char *name, const json_t *lines, cha
         return r;
 }
 
+/* dir/files/<sha>: the text of each file of the record's baseline and best, for the head. */
+static int put_files(struct store *store, const char *dir, const json_t *record, char *err,
+                     size_t err_size)
+{
+        struct episode_summary sum;
+        char path[PATH_MAX];
+        int r = episode_summary_read(record, &sum);
+        const json_t *maps[2] = { sum.baseline.files, sum.best.files };
+
+        if (r == 0)
+                r = format_path(path, sizeof(path), "%s/files", dir);
+        if (r == 0)
+                r = mkdir_p(path);
+        for (size_t m = 0; r == 0 && m < 2; m++) {
+                const char *file;
+                json_t *sha;
+                json_object_foreach((json_t *)maps[m], file, sha)
+                {
+                        void *data = NULL;
+                        size_t len = 0;
+                        const char *hex = json_string_value(sha);
+                        r = hex ? store_blob_get(store, hex, &data, &len) : -EINVAL;
+                        if (r == 0)
+                                r = format_path(path, sizeof(path), "%s/files/%s", dir, hex);
+                        if (r == 0)
+                                r = write_file_atomic(path, data, len, 0644);
+                        free(data);
+                        if (r < 0) {
+                                snprintf(err, err_size, "%s/files: %s: %s", dir, file,
+                                         strerror(-r));
+                                break;
+                        }
+                }
+        }
+        if (r < 0 && !err[0])
+                snprintf(err, err_size, "%s/files: %s", dir, strerror(-r));
+        episode_summary_release(&sum);
+        return r;
+}
+
 int exchange_leave(struct store *store, const struct exchange *x, const char *dir,
                    const json_t *record, char *err, size_t err_size)
 {
@@ -132,6 +173,10 @@ int exchange_leave(struct store *store, const struct exchange *x, const char *di
                 goto out;
         }
 
+        err[0] = '\0';
+        r = put_files(store, dir, record, err, err_size);
+        if (r < 0)
+                goto out;
         /* last: its presence says the job left everything */
         text = json_dumps(record, JSON_INDENT(2) | JSON_SORT_KEYS);
         r = text ? format_path(path, sizeof(path), "%s/result.json", dir) : -ENOMEM;

@@ -135,8 +135,7 @@ int cmd_experience(int argc, char **argv)
                 return EX_IOERR;
         }
         if (strcmp(action, "export") == 0) {
-                json_t *doc = json_pack("{s:s, s:i, s:O}", "format", "ascendopt-experience",
-                                        "version", 1, "entries", entries);
+                json_t *doc = experience_export_doc(entries);
                 if (!doc) {
                         json_decref(entries);
                         return cli_out_of_memory("experience");

@@ -46,6 +46,22 @@ int fleet_sbatch_argv(const struct config_fleet *fleet, const char *sbatch, cons
                       const char *dir, char ***ret_argv);
 void fleet_argv_free(char **argv);
 
+/* What fleet_write_inputs() gave a job. */
+struct fleet_inputs {
+        size_t bank_entries;
+        size_t memo_results;
+};
+
+/*
+ * Writes what a job starts from into its folder dir: bank.json, the
+ * store's experience bank as 'ascendopt experience export' writes it, and
+ * memo.jsonl, the memo's results for operator op (the OpDef type name
+ * their cases measured; none when op is NULL).  Each file is written
+ * whole (synced, then renamed).
+ */
+int fleet_write_inputs(struct store *store, const char *dir, const char *op,
+                       struct fleet_inputs *ret, char *err, size_t err_size);
+
 /*
  * What a merge did: merged_before is true when the job was merged already
  * (its episode record is in the store), and nothing was added.
@@ -53,6 +69,7 @@ void fleet_argv_free(char **argv);
 struct fleet_merged {
         bool merged_before;
         size_t results_added;
+        size_t results_known; /* the job's results the store held already: measured twice */
         size_t entries_added;
         size_t entries_updated;
 };
@@ -60,8 +77,10 @@ struct fleet_merged {
 /*
  * Merges what job name left in dir (docs/fleet.md, "Merging, once") into
  * store, in one synced batch: the results of dir/memo.jsonl the store
- * lacks, dir/experience.jsonl with its counts added, and dir/result.json as
- * the episode record under name, which marks the job merged.  A second
+ * lacks, dir/experience.jsonl with its counts added, the text of each file
+ * of the record's baseline and best from dir/files/<sha> (checked against
+ * its hash), and dir/result.json as the episode record under name, which
+ * marks the job merged.  A second
  * call for the same job adds nothing.  -ENOENT when the job left no
  * result.json (it did not finish); -EINVAL, with err naming the file and
  * line, when a file is malformed, and nothing is merged.
@@ -86,7 +105,7 @@ struct fleet_slurm_job {
         enum fleet_slurm_state state;
         char state_text[32]; /* Slurm's word */
         char node[256];      /* "" when none was allocated */
-        int exit_code, signal;
+        int exit_code, signal; /* exit_code -1: not given (squeue) */
 };
 
 /*

@@ -59,6 +59,14 @@ int fleet_write_script(const char *dir, const char *const *argv, const char *dev
                               "\texit 78\n"
                               "fi\n",
                               device_env, device_env);
+        /* where it runs, for the head's status: "<job id> <node>" */
+        strbuf_printf(&b, "printf '%%s %%s\\n' \"${SLURM_JOB_ID:-}\" \"$(hostname -s)\" >");
+        put_quoted(&b, dir);
+        strbuf_printf(&b, "/node.tmp && mv -f ");
+        put_quoted(&b, dir);
+        strbuf_printf(&b, "/node.tmp ");
+        put_quoted(&b, dir);
+        strbuf_printf(&b, "/node\n");
         strbuf_printf(&b, "exec");
         for (size_t i = 0; argv[i]; i++) {
                 if (i == FLEET_MAX_ARGS) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The head's merge of one finished job (docs/fleet.md, "Merging, once"):
- * its memo results, what it added to the bank and its episode record, in
- * one synced batch.  The record under the job's name is the mark that the
+ * its memo results, what it added to the bank, the text of its baseline's
+ * and best's files and its episode record, in one synced batch.  The record under the job's name is the mark that the
  * job is merged, so a head that crashed before the batch merges again and
  * one that crashed after it does not add the bank's counts twice.
  */
@@ -48,6 +48,56 @@ static int read_result(const char *dir, json_t **ret, char *err, size_t err_size
         return 0;
 }
 
+/*
+ * The text of each file of the record's baseline and best, from
+ * dir/files/<sha>, into batch: what the head publishes and reports from.
+ * A file whose text does not hash to its name is refused.
+ */
+static int merge_files(struct store_batch *batch, const char *dir, const json_t *record, char *err,
+                       size_t err_size)
+{
+        struct episode_summary sum;
+        int r = episode_summary_read(record, &sum);
+        const json_t *maps[2] = { sum.baseline.files, sum.best.files };
+
+        for (size_t m = 0; r == 0 && m < 2; m++) {
+                const char *file;
+                json_t *sha;
+                json_object_foreach((json_t *)maps[m], file, sha)
+                {
+                        const char *hex = json_string_value(sha);
+                        char path[PATH_MAX], got[SHA256_HEX_SIZE], *data = NULL;
+                        size_t len = 0;
+                        if (!hex || strlen(hex) != SHA256_HEX_SIZE - 1 || strchr(hex, '/')) {
+                                snprintf(err, err_size, "%s/result.json: %s: not a file hash", dir,
+                                         file);
+                                r = -EINVAL;
+                                break;
+                        }
+                        r = format_path(path, sizeof(path), "%s/files/%s", dir, hex);
+                        if (r == 0)
+                                r = read_untrusted_file(path, FLEET_MAX_RESULT_BYTES, &data, &len);
+                        if (r < 0) {
+                                snprintf(err, err_size, "%s/files/%s (%s): %s", dir, hex, file,
+                                         strerror(-r));
+                                break;
+                        }
+                        /* a mismatch fails the merge, and the batch is dropped */
+                        store_blob_put(batch, data, len, got);
+                        free(data);
+                        if (strcmp(got, hex) != 0) {
+                                snprintf(err, err_size,
+                                         "%s/files/%s (%s): its text does not hash to its name",
+                                         dir, hex, file);
+                                r = -EINVAL;
+                                break;
+                        }
+                }
+        }
+        episode_summary_release(&sum);
+        return r;
+}
+
 int fleet_merge(struct store *store, const char *name, const char *dir, struct fleet_merged *ret,
                 char *err, size_t err_size)
 {
@@ -77,12 +127,15 @@ int fleet_merge(struct store *store, const char *name, const char *dir, struct f
         }
         r = format_path(path, sizeof(path), "%s/memo.jsonl", dir);
         if (r == 0)
-                r = store_memo_merge(batch, path, &m.results_added, NULL, err, err_size);
+                r = store_memo_merge(batch, path, &m.results_added, &m.results_known, err,
+                                     err_size);
         if (r == 0)
                 r = format_path(path, sizeof(path), "%s/experience.jsonl", dir);
         if (r == 0)
                 r = experience_merge_lines(batch, path, &m.entries_added, &m.entries_updated, err,
                                            err_size);
+        if (r == 0)
+                r = merge_files(batch, dir, record, err, err_size);
         if (r < 0)
                 goto out;
         json_object_set_new(record, "fleet_job", json_string(name));

@@ -66,7 +66,7 @@ int fleet_slurm_parse(const char *text, struct fleet_slurm_job *jobs, size_t max
                             strcmp(job.node, "None assigned") == 0)
                                 job.node[0] = '\0';
                         /* "3:0": the exit status, then the signal */
-                        job.exit_code = atoi(exit_code);
+                        job.exit_code = exit_code[0] ? atoi(exit_code) : -1; /* squeue has none */
                         if (strchr(exit_code, ':'))
                                 job.signal = atoi(strchr(exit_code, ':') + 1);
                         if (!job.name[0] || !job.id[0])
@@ -121,9 +121,12 @@ enum fleet_step fleet_reconcile(const struct fleet_slurm_job *job, unsigned canc
                 snprintf(reason, size, "job %s was cancelled from Slurm again", job->id);
                 return FLEET_FAIL;
         default:
-                snprintf(reason, size, "job %s ended %s on node %s with exit code %d%s", job->id,
-                         job->state_text, job->node[0] ? job->node : "(none)", job->exit_code,
-                         job->signal ? " after a signal" : "");
+                snprintf(reason, size, "job %s ended %s on node %s", job->id, job->state_text,
+                         job->node[0] ? job->node : "(none)");
+                if (job->exit_code >= 0)
+                        snprintf(reason + strlen(reason), size - strlen(reason),
+                                 " with exit code %d%s", job->exit_code,
+                                 job->signal ? " after a signal" : "");
                 return FLEET_FAIL;
         }
 }

@@ -97,6 +97,12 @@ static int collect(const void *key, size_t key_len, const void *value, size_t va
         return 0;
 }
 
+json_t *experience_export_doc(json_t *entries)
+{
+        return json_pack("{s:s, s:i, s:O}", "format", "ascendopt-experience", "version", 1,
+                         "entries", entries);
+}
+
 int experience_list(struct store *store, json_t **ret_entries)
 {
         json_t *entries = json_array();

@@ -67,6 +67,9 @@ int experience_delta(const json_t *before, const json_t *after, json_t **ret_lin
 int experience_merge_lines(struct store_batch *batch, const char *path, size_t *ret_new,
                            size_t *ret_updated, char *err, size_t err_size);
 
+/* A bank file's document ({"format", "version", "entries"}), taking a reference to entries. */
+json_t *experience_export_doc(json_t *entries);
+
 /* Every entry, in id order (a new array); -errno on a store error. */
 int experience_list(struct store *store, json_t **ret_entries);
 

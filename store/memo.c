@@ -36,6 +36,8 @@ static int write_line(FILE *out, const char *identity, json_t *result)
 struct write_all {
         FILE *out;
         size_t written;
+        bool (*keep)(const json_t *result, void *userdata); /* NULL: all */
+        void *userdata;
 };
 
 static int write_visit(const void *key, size_t key_len, const void *value, size_t value_len,
@@ -53,6 +55,10 @@ static int write_visit(const void *key, size_t key_len, const void *value, size_
         result = json_loadb(value, value_len, 0, NULL);
         if (!result)
                 return -EBADMSG;
+        if (w->keep && !w->keep(result, w->userdata)) {
+                json_decref(result);
+                return 0;
+        }
         r = write_line(w->out, identity, result);
         json_decref(result);
         if (r == 0)
@@ -84,6 +90,19 @@ int store_memo_write(struct store *store, const char *const *identities, size_t 
                 if (r == 0)
                         w.written++;
         }
+        if (r == 0 && fflush(out) == EOF)
+                r = -EIO;
+        if (r == 0 && ret_written)
+                *ret_written = w.written;
+        return r;
+}
+
+int store_memo_write_if(struct store *store, bool (*keep)(const json_t *result, void *userdata),
+                        void *userdata, FILE *out, size_t *ret_written)
+{
+        struct write_all w = { .out = out, .keep = keep, .userdata = userdata };
+        int r = store_scan(store, STORE_CANDIDATES, "", 0, write_visit, &w);
+
         if (r == 0 && fflush(out) == EOF)
                 r = -EIO;
         if (r == 0 && ret_written)

@@ -157,6 +157,10 @@ int store_candidate_put(struct store_batch *batch, const char *identity, const j
 int store_memo_write(struct store *store, const char *const *identities, size_t n, FILE *out,
                      size_t *ret_written);
 
+/* Like store_memo_write for every result keep() says yes to. */
+int store_memo_write_if(struct store *store, bool (*keep)(const json_t *result, void *userdata),
+                        void *userdata, FILE *out, size_t *ret_written);
+
 /* Every identity the memo holds, as the keys of a new object. */
 int store_memo_identities(struct store *store, json_t **ret_set);
 

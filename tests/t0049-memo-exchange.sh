@@ -8,7 +8,7 @@
 # file cut short merges nothing.
 # expensive: a 3-evaluation and a 6-evaluation episode on the simulator
 . "$(dirname "$0")/tap.sh"
-plan 13
+plan 14
 op=$SRC/examples/ops/level1/relu
 ao() { "$BUILD/ascendopt" "$@"; }
 field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
@@ -39,6 +39,14 @@ check "it leaves what it learned and credited, with no bank's ids" python3 -c 'i
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert lines and all("id" not in l and l["uses"] >= 0 for l in lines)' \
 	"$SCRATCH/out/experience.jsonl"
+check "it leaves the text of the baseline's and the best's files, each named by its hash" python3 -c '
+import hashlib, json, os, sys
+record = json.load(open(sys.argv[1] + "/result.json"))
+shas = set(record["baseline"]["files"].values()) | set(record["best"]["files"].values())
+assert shas
+for sha in shas:
+    assert hashlib.sha256(open(os.path.join(sys.argv[1], "files", sha), "rb").read()).hexdigest() == sha' \
+	"$SCRATCH/out"
 
 new=$(wc -l <"$SCRATCH/out/memo.jsonl")
 out=$(ao memo import "$SCRATCH/out/memo.jsonl" --state-dir "$SCRATCH/head")

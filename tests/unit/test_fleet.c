@@ -75,6 +75,10 @@ static void test_job_script_quotes_and_needs_its_device(void **state)
         snprintf(cmd, sizeof(cmd), "ASCENDOPT_DEVICE=3 %s/job.sh 2>&1", dir);
         assert_int_equal(run_sh(cmd, out, sizeof(out)), 0);
         assert_string_equal(out, "[it's][a b][$HOME][--device][3]");
+        /* where it ran, for the head's status */
+        snprintf(cmd, sizeof(cmd), "cat %s/node", dir);
+        assert_int_equal(run_sh(cmd, out, sizeof(out)), 0);
+        assert_true(out[0] == ' ' && out[1] != '\0'); /* no SLURM_JOB_ID here, a host name */
         /* a node whose TaskProlog set no device: the job says so and runs nothing */
         snprintf(cmd, sizeof(cmd), "env -u ASCENDOPT_DEVICE %s/job.sh 2>&1", dir);
         assert_int_equal(run_sh(cmd, out, sizeof(out)), 78);
@@ -123,6 +127,9 @@ static void test_sbatch_command_line(void **state)
         "\"bottleneck\": \"stall=buffer_free\", \"diff\": \"-1\\n+2\\n\", \"uses\": 2, " \
         "\"wins\": 1}\n"
 
+/* sha256 of "int\n" */
+#define SHA_INT "f3f64312ae6c7771851d6d1ab57d134ac193e54640a5ca623e1132e3c400f837"
+
 /* What a job left is merged once: a crash after the merge, and a second one, add nothing. */
 static void test_merge_once(void **state)
 {
@@ -130,7 +137,11 @@ static void test_merge_once(void **state)
         struct store *s = NULL;
         json_t *result = NULL, *entries = NULL, *record = NULL;
         char path[256], err[512] = "";
+        void *blob = NULL;
+        size_t len = 0;
 
+        snprintf(path, sizeof(path), "%s/files", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
         snprintf(path, sizeof(path), "%s/store", dir);
         assert_int_equal(store_open(path, &s, err, sizeof(err)), 0);
         write_text("memo.jsonl",
@@ -159,6 +170,20 @@ static void test_merge_once(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(entries, 0), "uses")),
                          2); /* not 4 */
         json_decref(entries);
+
+        /* the text of the files its record names lands too, when it hashes to its name */
+        write_text("files/" SHA_INT, "int\n");
+        write_text("result.json", "{\"state\": \"done\", \"baseline\": {\"files\": {\"k.cpp\": "
+                                  "\"" SHA_INT "\"}}}");
+        assert_int_equal(fleet_merge(s, "ascendopt-3-1", dir, &m, err, sizeof(err)), 0);
+        assert_int_equal(store_blob_get(s, SHA_INT, &blob, &len), 0);
+        assert_memory_equal(blob, "int\n", 4);
+        free(blob);
+        write_text("files/" SHA_INT, "long\n");
+        assert_int_equal(fleet_merge(s, "ascendopt-4-1", dir, &m, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "(k.cpp): its text does not hash to its name"));
+        assert_int_equal(episode_load(s, "ascendopt-4-1", &record), -ENOENT);
+        write_text("result.json", "{\"state\": \"done\", \"evaluations\": 6}");
 
         /* another job whose experience file is bad: nothing of it lands, its record included */
         write_text("experience.jsonl", "{\"title\": 1}\n");
@@ -218,6 +243,11 @@ static void test_reconcile_on_recorded_answers(void **state)
         assert_string_equal(reason, "job 3 was cancelled from Slurm again");
         /* a job Slurm never saw: the head died between its intent and sbatch */
         assert_int_equal(step_of(done, n_done, "ascendopt-9-1", 0, reason), FLEET_REQUEUE);
+
+        /* squeue gives no exit code: the reason does not make one up */
+        assert_int_equal(fleet_slurm_parse("ascendopt-7-1|7|FAILED|vm\n", done, 8, &n_done), 0);
+        assert_int_equal(step_of(done, n_done, "ascendopt-7-1", 0, reason), FLEET_FAIL);
+        assert_string_equal(reason, "job 7 ended FAILED on node vm");
 
         /* slurmdbd's sacct names who cancelled; more names than room is an error */
         assert_int_equal(
