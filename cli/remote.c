@@ -287,8 +287,18 @@ int cmd_status(int argc, char **argv)
         printf("queue: %lld waiting; %lld commits seen\n",
                (long long)json_integer_value(json_object_get(status, "queue_depth")),
                (long long)json_integer_value(json_object_get(status, "commits_seen")));
-        printf("devices:\n");
-        json_array_foreach(json_object_get(status, "devices"), i, v)
+        if (json_object_get(status, "fleet")) {
+                const json_t *f = json_object_get(status, "fleet");
+                printf("fleet: %lld of %lld Slurm jobs in flight (gres %s%s%s)\n",
+                       (long long)json_integer_value(json_object_get(f, "jobs_in_flight")),
+                       (long long)json_integer_value(json_object_get(f, "max_jobs")),
+                       shown(f, "gres") ?: "?", shown(f, "partition") ? ", partition " : "",
+                       shown(f, "partition") ?: "");
+        } else {
+                printf("devices:\n");
+        }
+        json_array_foreach(
+            json_object_get(status, "fleet") ? NULL : json_object_get(status, "devices"), i, v)
         {
                 const char *reason = shown(v, "reason");
                 const json_t *next = json_object_get(v, "next_probe_s");
@@ -301,10 +311,23 @@ int cmd_status(int argc, char **argv)
                 printf("\n");
         }
         json_array_foreach(json_object_get(status, "running"), i, v)
-            printf("  running item %lld on device %lld: %s (%lld s)\n",
-                   (long long)json_integer_value(json_object_get(v, "item")),
-                   (long long)json_integer_value(json_object_get(v, "device")), shown(v, "op_dir"),
-                   (long long)json_integer_value(json_object_get(v, "running_s")));
+        {
+                const json_t *job = json_object_get(v, "job");
+                const char *id = shown(job, "id"), *node = shown(job, "node");
+                printf("  running item %lld ",
+                       (long long)json_integer_value(json_object_get(v, "item")));
+                if (job) /* a Slurm job of the fleet (docs/fleet.md) */
+                        printf("as Slurm job %s%s%s%s, %s", shown(job, "name") ?: "?",
+                               id && *id ? " (id " : "", id && *id ? id : "", id && *id ? ")" : "",
+                               shown(job, "state") ?: "?");
+                else
+                        printf("on device %lld",
+                               (long long)json_integer_value(json_object_get(v, "device")));
+                if (node && *node)
+                        printf(" on %s", node);
+                printf(": %s (%lld s)\n", shown(v, "op_dir"),
+                       (long long)json_integer_value(json_object_get(v, "running_s")));
+        }
         if (!json_is_true(json_object_get(status, "can_run_episodes")))
                 printf("  (no episode can run: see the daemon's log)\n");
         printf("episodes: %lld done, %lld failed\n",

@@ -176,7 +176,8 @@ static const struct schema fleet = {
                 { "shared_dir", &string_path, true },
                 { "time_limit_s", &(const struct schema)NUM_RANGE(60, 366 * 86400), false },
                 { "shared_max_bytes", &(const struct schema)INT_RANGE(1 << 20, 1e15), false },
-                { "max_jobs", &(const struct schema)INT_RANGE(1, 4096), false },
+                /* the scheduler's slots (daemon/scheduler-slots.h) */
+                { "max_jobs", &(const struct schema)INT_RANGE(1, 64), false },
                 { "device_env", &string_name, false },
                 { NULL, NULL, false },
             },

@@ -389,11 +389,14 @@ static int reload(char *err, size_t err_size, void *userdata)
             strcmp(fresh->toolkit ? fresh->toolkit : "",
                    d->config->toolkit ? d->config->toolkit : "") != 0 ||
             strcmp(fresh->third_lib_path ? fresh->third_lib_path : "",
-                   d->config->third_lib_path ? d->config->third_lib_path : "") != 0) {
+                   d->config->third_lib_path ? d->config->third_lib_path : "") != 0 ||
+            fresh->fleet.enabled != d->config->fleet.enabled ||
+            (fresh->fleet.enabled &&
+             strcmp(fresh->fleet.shared_dir, d->config->fleet.shared_dir) != 0)) {
                 snprintf(err, err_size,
-                         "%s: state_dir, socket, backend, devices, toolkit and "
-                         "ascend.third_lib_path take effect only on a restart; restart "
-                         "ascendoptd to change them",
+                         "%s: state_dir, socket, backend, devices, toolkit, "
+                         "ascend.third_lib_path, and .fleet or its shared_dir take effect only on "
+                         "a restart; restart ascendoptd to change them",
                          d->config_path);
                 config_free(fresh);
                 return -EINVAL;
@@ -1073,14 +1076,6 @@ int daemon_main(int argc, char **argv)
                 goto out;
         }
         apply_log_level(d->config);
-        if (d->config->fleet.enabled) {
-                /* parsed and checked, but nothing submits jobs yet: never run them here instead */
-                log_error("%s: .fleet: running episodes as Slurm jobs is not built yet "
-                          "(docs/fleet.md); remove .fleet to run them on this machine's devices",
-                          d->config->source);
-                ret = EX_CONFIG;
-                goto out;
-        }
         if (check_only) {
                 printf("%s: configuration is valid\n", d->config_path);
                 goto out;

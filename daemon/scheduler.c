@@ -7,9 +7,10 @@
  * state is struct scheduler; it reaches the daemon only through struct
  * scheduler_ops (scheduler-internal.h).
  */
-#include "scheduler-internal.h"
+#include "scheduler-slots.h"
 
 #include "common/common.h"
+#include "fleet/fleet.h"
 #include "llm/llm.h"
 #include "npu/npu.h"
 #include "optimizer/optimizer.h"
@@ -27,66 +28,14 @@
 #include <event2/event.h>
 #include <systemd/sd-daemon.h>
 
-/* An episode running on a device slot. */
-struct running {
-        bool busy;
-        uint64_t item_id;
-        size_t slot;
-        struct episode *episode;
-        char dir[4096]; /* the exported operator, removed when the episode ends */
-        char op_dir[1024];
-        char repo[1024];
-        char branch[256];
-        char commit[64];
-        time_t started;
-        struct scheduler *scheduler;
-        struct child *probe; /* the device's health probe, after a run timed out */
-        /* kept from the record while its publication runs on a worker */
-        bool run_timed_out;
-        double base_us, best_us;
-        char stop_reason[256];
-};
-
-/*
- * A quarantined device is probed again later, with a pause that doubles
- * after each failure (DEVICE_RECHECK_FIRST_S, at most DEVICE_RECHECK_MAX_S):
- * a device that wedged once comes back without a restart.
- */
-#define DEVICE_RECHECK_FIRST_S 60
-#define DEVICE_RECHECK_MAX_S   3600
-
-struct device_recheck {
-        struct scheduler *scheduler;
-        struct event *timer;
-        struct child *probe;
-        unsigned failures; /* re-probes failed since the quarantine */
-        time_t next_at;    /* when the timer fires; 0 while none is set */
-        char dir[4096];    /* the probe's scratch directory */
-};
-
-struct scheduler {
-        struct scheduler_deps deps;
-        struct scheduler_ops ops;
-        void *userdata;
-        struct running running[64];
-        struct device_recheck rechecks[64]; /* by device slot */
-        bool paused;
-        bool stopping;
-        uint64_t episodes_done;
-        uint64_t episodes_failed;
-        time_t last_progress; /* an evaluation finished or an episode started */
-        /* while work waits on a device another process holds: retry leasing it */
-        struct event *device_retry;
-        /* the state dir's file system is short of limits.min_free_bytes: wait for space */
-        bool space_paused;
-        uint64_t space_free;   /* bytes free when last looked */
-        unsigned space_checks; /* looks since the pause, for the backoff */
-        struct event *space_check;
-};
+const struct config *scheduler_config(const struct scheduler *s)
+{
+        return s->ops.config(s->userdata);
+}
 
 static const struct config *config(const struct scheduler *s)
 {
-        return s->ops.config(s->userdata);
+        return scheduler_config(s);
 }
 
 static void notify_status(struct scheduler *s)
@@ -95,9 +44,14 @@ static void notify_status(struct scheduler *s)
 
         for (size_t i = 0; i < ARRAY_SIZE(s->running); i++)
                 busy += s->running[i].busy;
-        sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %zu devices busy%s",
-                   queue_depth(s->deps.queue), busy, device_pool_size(s->deps.devices),
-                   s->paused ? ", paused" : "");
+        if (s->fleet)
+                sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %u Slurm jobs in flight%s",
+                           queue_depth(s->deps.queue), busy, config(s)->fleet.max_jobs,
+                           s->paused ? ", paused" : "");
+        else
+                sd_notifyf(0, "STATUS=%" PRIu64 " queued, %zu of %zu devices busy%s",
+                           queue_depth(s->deps.queue), busy, device_pool_size(s->deps.devices),
+                           s->paused ? ", paused" : "");
 }
 
 static void release(struct running *run)
@@ -106,8 +60,25 @@ static void release(struct running *run)
 
         if (run->dir[0])
                 rm_rf(run->dir);
-        device_pool_release(s->deps.devices, run->slot);
+        if (!s->fleet)
+                device_pool_release(s->deps.devices, run->slot);
+        fleet_run_free(run->fleet);
         memset(run, 0, sizeof(*run));
+}
+
+void slot_let_go(struct running *run, bool keep_dir)
+{
+        struct scheduler *s = run->scheduler;
+
+        if (keep_dir)
+                run->dir[0] = '\0';
+        release(run);
+        if (s->stopping) {
+                s->ops.episode_ended(s->userdata);
+        } else {
+                scheduler_kick(s);
+                s->ops.trim_memory(s->userdata);
+        }
 }
 
 /* The health probe: a trivial sandboxed job within 10 s, or $ASCENDOPT_DEVICE_PROBE. */
@@ -296,7 +267,7 @@ static void on_progress(const struct episode_progress *p, void *userdata)
 }
 
 /* Records how an episode ended, then probes or frees its device. */
-static void end_episode(struct running *run, enum queue_state end, const char *reason, bool retry)
+void slot_end(struct running *run, enum queue_state end, const char *reason, bool retry)
 {
         struct scheduler *s = run->scheduler;
         char context[64];
@@ -315,15 +286,9 @@ static void end_episode(struct running *run, enum queue_state end, const char *r
         run->episode = NULL;
         s->ops.housekeeping(s->userdata); /* what the episode added to the cache and the store */
         /* the device stays leased until its probe says whether it is healthy */
-        if (run->run_timed_out && !s->stopping && probe_device(run))
+        if (run->run_timed_out && !s->fleet && !s->stopping && probe_device(run))
                 return;
-        release(run);
-        if (s->stopping) {
-                s->ops.episode_ended(s->userdata);
-        } else {
-                scheduler_kick(s);
-                s->ops.trim_memory(s->userdata);
-        }
+        slot_let_go(run, false);
 }
 
 /* The "done: ..." line of a finished episode, with what publishing said. */
@@ -355,15 +320,15 @@ static void on_published(int r, const char *summary, void *userdata)
         else if (r < 0)
                 log_msg(LOG_ERR, context, "%s: %s", run->op_dir, summary);
         done_reason(run, summary, reason, sizeof(reason));
-        end_episode(run, QUEUE_DONE, reason, false);
+        slot_end(run, QUEUE_DONE, reason, false);
 }
 
 /*
- * Publishes a finished episode; the device is let go when the git work,
+ * Publishes a finished episode; the slot is let go when the git work,
  * done on a worker, is back.  resume is the intent an interrupted attempt
  * left in the queue, or NULL.  Takes the record.
  */
-static void publish_finished(struct running *run, json_t *record, const json_t *resume)
+void slot_publish(struct running *run, json_t *record, const json_t *resume)
 {
         struct scheduler *s = run->scheduler;
         const struct published_episode ep = {
@@ -394,7 +359,7 @@ static void publish_finished(struct running *run, json_t *record, const json_t *
         if (r < 0)
                 log_msg(LOG_ERR, context, "%s: %s", run->op_dir, published);
         done_reason(run, published, reason, sizeof(reason));
-        end_episode(run, QUEUE_DONE, reason, false);
+        slot_end(run, QUEUE_DONE, reason, false);
 }
 
 static void on_episode_done(json_t *record, void *userdata)
@@ -423,11 +388,11 @@ static void on_episode_done(json_t *record, void *userdata)
                 log_msg(LOG_NOTICE, context, "%s: search finished; publishing", run->op_dir);
                 daemon_crash_point("episode-done");
                 s->episodes_done++;
-                publish_finished(run, record, NULL);
+                slot_publish(run, record, NULL);
         } else if (state && strcmp(state, "cancelled") == 0) {
                 episode_summary_release(&sum);
                 json_decref(record);
-                end_episode(run, QUEUE_CANCELLED, "cancelled", false);
+                slot_end(run, QUEUE_CANCELLED, "cancelled", false);
         } else {
                 /* infrastructure trouble may pass; a broken operator will not */
                 bool retry = sum.error_kind && strcmp(sum.error_kind, "infra_error") == 0;
@@ -435,7 +400,7 @@ static void on_episode_done(json_t *record, void *userdata)
                 s->episodes_failed++;
                 episode_summary_release(&sum);
                 json_decref(record);
-                end_episode(run, QUEUE_FAILED, reason, retry);
+                slot_end(run, QUEUE_FAILED, reason, retry);
         }
 }
 
@@ -470,6 +435,10 @@ static void start_episode(struct running *run)
         char context[64], id[64], err[2048], opdir[4200];
         int r;
 
+        if (s->fleet) {
+                fleet_start(run);
+                return;
+        }
         snprintf(context, sizeof(context), "episode %" PRIu64, run->item_id);
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
         r = format_path(opdir, sizeof(opdir), "%s/repo/%s", run->dir, run->op_dir);
@@ -586,7 +555,7 @@ static bool publish_without_search(struct running *run)
                 "%s: its search finished before the restart; publishing what it found%s",
                 run->op_dir, intent ? ", as the interrupted publication meant to" : "");
         s->episodes_done++;
-        publish_finished(run, record, intent);
+        slot_publish(run, record, intent);
         json_decref(intent);
         return true;
 }
@@ -610,7 +579,16 @@ static void start_item(struct scheduler *s, struct running *run, json_t *item)
         snprintf(run->branch, sizeof(run->branch), "%s", branch ? branch : "?");
         snprintf(run->commit, sizeof(run->commit), "%s", commit ? commit : "?");
         snprintf(id, sizeof(id), "q%" PRIu64, run->item_id);
-        r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", config(s)->state_dir, id);
+        if (s->fleet) {
+                /* the job's folder under the shared directory: "ascendopt-<item>-<attempt>" */
+                unsigned attempt = (unsigned)json_integer_value(json_object_get(item, "attempts"));
+                r = fleet_job_name(run->item_id, attempt, id, sizeof(id));
+                if (r == 0)
+                        r = fleet_job_dir(&config(s)->fleet, id, run->dir, sizeof(run->dir));
+        } else {
+                r = format_path(run->dir, sizeof(run->dir), "%s/episodes/%s", config(s)->state_dir,
+                                id);
+        }
         if (r < 0) {
                 run->dir[0] = '\0';
                 fail_start(run, "state_dir is too long");
@@ -728,15 +706,25 @@ void scheduler_kick(struct scheduler *s)
 
                 if (!run)
                         break;
-                r = device_pool_acquire(s->deps.devices, &slot);
-                if (r < 0) {
-                        if (r == -EAGAIN && queue_depth(s->deps.queue) > 0)
-                                retry_devices_later(s);
-                        break;
+                if (s->fleet) {
+                        /* job slots, not devices: Slurm picks the node and the NPU */
+                        if (scheduler_running(s) >= (size_t)config(s)->fleet.max_jobs ||
+                            queue_depth(s->deps.queue) == 0 || !fleet_room_to_start(s))
+                                break;
+                        slot = 0;
+                } else {
+                        r = device_pool_acquire(s->deps.devices, &slot);
+                        if (r < 0) {
+                                if (r == -EAGAIN && queue_depth(s->deps.queue) > 0)
+                                        retry_devices_later(s);
+                                break;
+                        }
                 }
-                r = queue_claim_next(s->deps.queue, device_pool_id(s->deps.devices, slot), &item);
+                r = queue_claim_next(s->deps.queue,
+                                     s->fleet ? -1 : device_pool_id(s->deps.devices, slot), &item);
                 if (r < 0) {
-                        device_pool_release(s->deps.devices, slot);
+                        if (!s->fleet)
+                                device_pool_release(s->deps.devices, slot);
                         if (r != -ENOENT)
                                 log_error("cannot claim the next queue item: %s", strerror(-r));
                         break;
@@ -752,6 +740,10 @@ void scheduler_kick(struct scheduler *s)
 bool scheduler_cancel(struct scheduler *s, uint64_t item_id)
 {
         for (size_t i = 0; i < ARRAY_SIZE(s->running); i++) {
+                if (s->running[i].busy && s->running[i].item_id == item_id && s->running[i].fleet) {
+                        fleet_cancel_run(&s->running[i]);
+                        return true;
+                }
                 if (s->running[i].busy && s->running[i].item_id == item_id &&
                     s->running[i].episode) {
                         episode_cancel(s->running[i].episode);
@@ -772,6 +764,7 @@ int scheduler_new(const struct scheduler_deps *deps, const struct scheduler_ops 
         s->deps = *deps;
         s->ops = *ops;
         s->userdata = userdata;
+        s->fleet = ops->config(userdata)->fleet.enabled;
         s->last_progress = time(NULL);
         *ret = s;
         return 0;
@@ -793,6 +786,7 @@ struct scheduler *scheduler_free(struct scheduler *s)
 void scheduler_start(struct scheduler *s)
 {
         s->last_progress = time(NULL);
+        fleet_adopt_all(s);
         scheduler_kick(s);
 }
 
@@ -801,6 +795,8 @@ void scheduler_stop(struct scheduler *s)
         s->stopping = true;
         /* records are written after every evaluation: stopped episodes resume on restart */
         for (size_t i = 0; i < ARRAY_SIZE(s->running); i++) {
+                if (s->running[i].busy && s->running[i].fleet)
+                        fleet_stop_run(&s->running[i]);
                 if (s->running[i].busy && s->running[i].episode)
                         episode_stop(s->running[i].episode);
                 child_cancel(s->running[i].probe);
@@ -863,17 +859,26 @@ static int annotate_devices(const struct scheduler *s, json_t *devices)
 static json_t *running_status(const struct scheduler *s)
 {
         json_t *list = json_array();
+        int r;
 
         for (size_t i = 0; list && i < ARRAY_SIZE(s->running); i++) {
                 const struct running *run = &s->running[i];
+                json_t *entry;
                 if (!run->busy)
                         continue;
-                if (json_array_append_new(
-                        list,
-                        json_pack("{s:I, s:i, s:s, s:s, s:I}", "item", (json_int_t)run->item_id,
-                                  "device", device_pool_id(s->deps.devices, run->slot), "op_dir",
-                                  run->op_dir, "repo", run->repo, "running_s",
-                                  (json_int_t)(time(NULL) - run->started))) < 0) {
+                entry = json_pack("{s:I, s:s, s:s, s:I}", "item", (json_int_t)run->item_id,
+                                  "op_dir", run->op_dir, "repo", run->repo, "running_s",
+                                  (json_int_t)(time(NULL) - run->started));
+                r = entry ? 0 : -ENOMEM;
+                if (r == 0 && s->fleet)
+                        r = fleet_run_status(run, entry);
+                else if (r == 0)
+                        r = json_object_set_new(
+                            entry, "device",
+                            json_integer(device_pool_id(s->deps.devices, run->slot)));
+                if (r < 0 || json_array_append_new(list, entry) < 0) {
+                        if (r < 0)
+                                json_decref(entry);
                         json_decref(list);
                         return NULL;
                 }
@@ -891,6 +896,14 @@ int scheduler_status(const struct scheduler *s, json_t *status)
             json_object_set_new(status, "episodes_failed",
                                 json_integer((json_int_t)s->episodes_failed)) < 0 ||
             json_object_set_new(status, "running", running_status(s)) < 0)
+                return -ENOMEM;
+        if (s->fleet &&
+            json_object_set_new(status, "fleet",
+                                json_pack("{s:s, s:I, s:I, s:s, s:s?, s:s}", "engine", "slurm",
+                                          "jobs_in_flight", (json_int_t)scheduler_running(s),
+                                          "max_jobs", (json_int_t)c->fleet.max_jobs, "gres",
+                                          c->fleet.gres, "partition", c->fleet.partition,
+                                          "shared_dir", c->fleet.shared_dir)) < 0)
                 return -ENOMEM;
         if (s->space_paused &&
             json_object_set_new(status, "waiting_for_space",

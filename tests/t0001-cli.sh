@@ -4,7 +4,7 @@
 # commands, commands not yet built, config validation and 'ascendopt
 # optimize' given bad input, with exit codes.
 . "$(dirname "$0")/tap.sh"
-plan 21
+plan 22
 
 out=$("$BUILD/ascendopt" --help); rc=$?
 is "ascendopt --help exits 0" "$rc" 0
@@ -28,12 +28,14 @@ err=$("$BUILD/ascendoptd" --config "$SCRATCH/bad.json" --check-config 2>&1); rc=
 is "a bad config exits EX_CONFIG (78)" "$rc" 78
 contains "the error names file and field" "$err" "bad.json: .repos[1].path: expected a string"
 
-# a fleet section is checked, but no daemon runs episodes as Slurm jobs yet: it says so
+# a fleet section is checked field by field (docs/fleet.md)
 printf '{"fleet": {"engine": "slurm", "shared_dir": "/srv/fleet"}}' >"$SCRATCH/fleet.json"
 err=$("$BUILD/ascendoptd" --config "$SCRATCH/fleet.json" --check-config 2>&1); rc=$?
-is "a fleet config is refused with EX_CONFIG (78), not run locally" "$rc" 78
-contains "the refusal names the field and what to do" "$err" \
-	".fleet: running episodes as Slurm jobs is not built yet (docs/fleet.md); remove .fleet"
+is "a fleet config is valid" "$rc" 0
+printf '{"fleet": {"engine": "slurm", "shared_dir": "/srv/fleet", "max_jobs": 65}}' >"$SCRATCH/fleet.json"
+err=$("$BUILD/ascendoptd" --config "$SCRATCH/fleet.json" --check-config 2>&1); rc=$?
+is "more jobs in flight than the scheduler has slots is refused with EX_CONFIG (78)" "$rc" 78
+contains "the refusal names the field and the bound" "$err" ".fleet.max_jobs: must be at most 64"
 
 err=$("$BUILD/ascendoptd" --config "$SCRATCH/missing.json" 2>&1); rc=$?
 contains "a missing config is named" "$err" "missing.json: cannot open: No such file or directory"
