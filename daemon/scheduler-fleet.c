@@ -129,6 +129,19 @@ static void ask_squeue(struct fleet_run *fr);
 static void decide(struct fleet_run *fr, const struct fleet_slurm_job *job);
 static void fleet_node(const char *dir, char *id, size_t id_size, char *node, size_t node_size);
 
+/*
+ * A Slurm command of the slot ended: true when the daemon's stop cut it
+ * short, and the slot was let go (the job runs on: the next start adopts it).
+ */
+static bool cut_short(struct fleet_run *fr, const struct child_result *result)
+{
+        fr->child = NULL;
+        if (!result->cancelled)
+                return false;
+        slot_let_go(fr->run, true);
+        return true;
+}
+
 static void on_poll(evutil_socket_t fd, short what, void *userdata)
 {
         struct fleet_run *fr = userdata;
@@ -313,11 +326,8 @@ static void on_sacct(const struct child_result *result, void *userdata)
         };
         char name_arg[96];
 
-        fr->child = NULL;
-        if (result->cancelled) {
-                slot_let_go(fr->run, true);
+        if (cut_short(fr, result))
                 return;
-        }
         if (answer(fr, result, &job)) {
                 decide(fr, &job);
                 return;
@@ -350,12 +360,9 @@ static void on_squeue(const struct child_result *result, void *userdata)
         struct fleet_slurm_job job;
         char what[128];
 
-        fr->child = NULL;
-        fr->wait = FLEET_WAIT_NONE;
-        if (result->cancelled) {
-                slot_let_go(fr->run, true);
+        if (cut_short(fr, result))
                 return;
-        }
+        fr->wait = FLEET_WAIT_NONE;
         if (result->exit_code != 0) {
                 /* slurmctld down or unreachable: the job may run on; ask later */
                 job_log(fr, LOG_WARNING, "squeue failed (%s): %.300s; asked again in %d s",
@@ -391,13 +398,9 @@ static void on_sbatch(const struct child_result *result, void *userdata)
         struct fleet_run *fr = userdata;
         char what[128], reason[1024];
 
-        fr->child = NULL;
-        fr->wait = FLEET_WAIT_NONE;
-        if (result->cancelled) {
-                /* the daemon stops: the job runs on, and the next start adopts it */
-                slot_let_go(fr->run, true);
+        if (cut_short(fr, result))
                 return;
-        }
+        fr->wait = FLEET_WAIT_NONE;
         if (result->out.data && result->out.data[0]) {
                 /* --parsable: "<id>" or "<id>;<cluster>" */
                 snprintf(fr->job_id, sizeof(fr->job_id), "%.*s",
@@ -679,12 +682,9 @@ static void on_scancel(const struct child_result *result, void *userdata)
         struct fleet_run *fr = userdata;
         char what[128];
 
-        fr->child = NULL;
-        fr->wait = FLEET_WAIT_NONE;
-        if (result->cancelled) {
-                slot_let_go(fr->run, true);
+        if (cut_short(fr, result))
                 return;
-        }
+        fr->wait = FLEET_WAIT_NONE;
         if (result->exit_code != 0)
                 job_log(fr, LOG_WARNING, "scancel failed (%s): %.300s",
                         child_result_describe(result, what, sizeof(what)), result->err.data ?: "");

@@ -498,25 +498,34 @@ out:
         return r;
 }
 
+/* The record of a running item; -EINVAL when it is not running. */
+static int get_running(struct queue *q, uint64_t id, json_t **ret_item)
+{
+        enum queue_state state;
+        int r = queue_get(q, id, ret_item);
+
+        if (r == 0 && (state_of(*ret_item, &state) < 0 || state != QUEUE_RUNNING)) {
+                json_decref(*ret_item);
+                *ret_item = NULL;
+                r = -EINVAL;
+        }
+        return r;
+}
+
 /* queue_finish; cancelled_job counts a fleet job cancelled from outside, in the same batch. */
 static int finish(struct queue *q, uint64_t id, enum queue_state state, const char *reason,
                   bool retry, bool cancelled_job)
 {
         struct store_batch *b = NULL;
         json_t *item = NULL;
-        enum queue_state current;
         bool requeued = false;
         int r;
 
         if (state != QUEUE_DONE && state != QUEUE_FAILED && state != QUEUE_CANCELLED)
                 return -EINVAL;
-        r = queue_get(q, id, &item);
+        r = get_running(q, id, &item);
         if (r < 0)
                 return r;
-        if (state_of(item, &current) < 0 || current != QUEUE_RUNNING) {
-                r = -EINVAL;
-                goto out;
-        }
         b = store_batch_new(q->store);
         if (!b) {
                 r = -ENOMEM;
@@ -568,23 +577,17 @@ int queue_set_fleet_job(struct queue *q, uint64_t id, const json_t *job)
 {
         struct store_batch *b = NULL;
         json_t *item = NULL;
-        enum queue_state state;
         int r;
 
-        r = queue_get(q, id, &item);
+        r = get_running(q, id, &item);
         if (r < 0)
                 return r;
-        if (state_of(item, &state) < 0 || state != QUEUE_RUNNING) {
-                r = -EINVAL;
-                goto out;
-        }
         b = store_batch_new(q->store);
         r = b && json_object_set(item, "fleet_job", (json_t *)job) == 0 ? 0 : -ENOMEM;
         if (r == 0)
                 r = put_item(b, item);
         if (r == 0)
                 r = store_batch_commit(b);
-out:
         json_decref(item);
         store_batch_free(b);
         return r < 0 ? r : 0;

@@ -13,14 +13,7 @@
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/helpers/slurm-cluster.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "1..0 # SKIP the Slurm daemons need root; CI runs this as root"
-	exit 0
-fi
-if tool=$(slurm_missing); then
-	echo "1..0 # SKIP $tool is missing: run scripts/install-deps --tests (make check does)"
-	exit 0
-fi
+slurm_skip_unless_able
 plan 18
 began=$(date +%s)
 cluster=$SCRATCH/slurm

@@ -6,8 +6,22 @@
 # ASCENDOPT_DEVICE.  Debian's slurmctld, slurmd and munge (installed by
 # 'scripts/install-deps --tests', their system services left disabled).
 #
+#   slurm_skip_unless_able  skip the test (exit 0) without root or Slurm
 #   slurm_start DIR N    start it; SLURM_CONF is exported; fails with a reason
 #   slurm_stop DIR       stop what slurm_start started (also on a failed start)
+
+# slurm_skip_unless_able: a test that needs the cluster skips, saying why, without root or Slurm
+slurm_skip_unless_able() {
+	local tool
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "1..0 # SKIP the Slurm daemons need root; CI runs this as root"
+		exit 0
+	fi
+	if tool=$(slurm_missing); then
+		echo "1..0 # SKIP $tool is missing: run scripts/install-deps --tests (make check does)"
+		exit 0
+	fi
+}
 
 slurm_missing() {
 	local t
