@@ -247,6 +247,7 @@ install: all
 	@# The ascend backend's device permissions: an example drop-in, not active by default.
 	install -d $(DESTDIR)$(DATADIR)/systemd
 	install -m 0644 systemd/ascendoptd-ascend.conf $(DESTDIR)$(DATADIR)/systemd/ascendoptd-ascend.conf
+	install -m 0644 systemd/ascendoptd-fleet.conf $(DESTDIR)$(DATADIR)/systemd/ascendoptd-fleet.conf
 	@# The system unit's user; systemd-sysusers (or the next boot) creates it.
 	install -d $(DESTDIR)$(PREFIX)/lib/sysusers.d
 	install -m 0644 systemd/ascendopt.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/ascendopt.conf

@@ -4,7 +4,7 @@
 # STATUS lines, WATCHDOG pings from a timer while healthy, STOPPING on
 # SIGTERM; and the installed unit passes systemd-analyze verify.
 . "$(dirname "$0")/tap.sh"
-plan 6
+plan 7
 
 sock=$SCRATCH/notify.sock
 cfg=$SCRATCH/ascendoptd.json
@@ -46,7 +46,11 @@ unit=$SCRATCH/ascendoptd.service
 sed -e "s|@BINDIR@|$BUILD|g" -e "s|@SYSCONFDIR@|$SRC/etc|g" "$SRC/systemd/ascendoptd.service.in" >"$unit"
 if command -v systemd-analyze >/dev/null 2>&1; then
 	check "the system unit passes systemd-analyze verify" systemd-analyze verify "$unit"
+	fleet=$SCRATCH/fleet/ascendoptd.service
+	mkdir -p "$SCRATCH/fleet" && cat "$unit" "$SRC/systemd/ascendoptd-fleet.conf" >"$fleet"
+	check "... and so does it with the fleet head's drop-in" systemd-analyze verify "$fleet"
 else
+	skip "systemd-analyze is not installed"
 	skip "systemd-analyze is not installed"
 fi
 check "the unit asks for notify and a watchdog" grep -q "^WatchdogSec=" "$unit"

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/helpers/slurm-cluster.sh"
 
 slurm_skip_unless_able
-plan 18
+plan 20
 began=$(date +%s)
 cluster=$SCRATCH/slurm
 pid=
@@ -102,6 +102,15 @@ for _ in $(seq 300); do [ "$(item_state "$mul")" = failed ] && break; sleep 0.2;
 is "a job cancelled from Slurm twice fails its item" "$(item_state "$mul")" failed
 contains "the item says why" "$(cli show "$mul")" "was cancelled from Slurm again"
 
+# 'ascendopt cancel' of an item whose job is in flight cancels the job too
+again=$(cli enqueue "$SCRATCH/b" ops/add --json | grep -o '"id":[0-9]*' | cut -d: -f2)
+for _ in $(seq 300); do known_to_slurm "ascendopt-$again-1" && break; sleep 0.2; done
+cli cancel "$again" >/dev/null
+slurm_state() { squeue -h -t all -o %T --name="$1" 2>/dev/null; }
+for _ in $(seq 100); do [ "$(slurm_state "ascendopt-$again-1")" = CANCELLED ] && break; sleep 0.2; done
+is "ascendopt cancel runs scancel: Slurm cancelled the item's job" \
+	"$(item_state "$again") $(slurm_state "ascendopt-$again-1")" "cancelled CANCELLED"
+
 # every item ends
 for _ in $(seq 1200); do
 	left=$(cli queue --json | grep -c '"state":"\(queued\|running\)"')
@@ -109,6 +118,8 @@ for _ in $(seq 1200); do
 	sleep 0.2
 done
 is "every item ended" "$left" 0
+check "the folders of ended jobs are removed from the shared directory" \
+	test -z "$(ls "$SCRATCH/shared/jobs")"
 contains "a job that fails on its node is reported with the node's name" "$(cli show "$broken")" \
 	"FAILED on node $host"
 
