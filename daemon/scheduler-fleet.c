@@ -677,21 +677,6 @@ void fleet_adopt_all(struct scheduler *s)
         json_decref(items);
 }
 
-static void on_scancel(const struct child_result *result, void *userdata)
-{
-        struct fleet_run *fr = userdata;
-        char what[128];
-
-        if (cut_short(fr, result))
-                return;
-        fr->wait = FLEET_WAIT_NONE;
-        if (result->exit_code != 0)
-                job_log(fr, LOG_WARNING, "scancel failed (%s): %.300s",
-                        child_result_describe(result, what, sizeof(what)), result->err.data ?: "");
-        /* nothing else waits on the job: its item is cancelled, so the slot ends */
-        decide(fr, NULL);
-}
-
 static void on_scancel_sent(const struct child_result *result, void *userdata)
 {
         char what[128];
@@ -708,25 +693,21 @@ void fleet_cancel_run(struct running *run)
         struct fleet_run *fr = run->fleet;
         char name_arg[96];
         const char *argv[] = { "scancel", name_arg, NULL };
+        struct child_spec spec = { .argv = argv, .timeout_s = 60, .output_cap = 4096 };
 
         if (fr->cancel_asked)
                 return;
         fr->cancel_asked = true;
         snprintf(name_arg, sizeof(name_arg), "--name=%s", fr->name);
         job_log(fr, LOG_NOTICE, "cancelled by request: scancel");
-        if (fr->wait == FLEET_WAIT_SBATCH) {
-                /* sbatch --wait ends when the job does: that is the slot's end */
-                struct child_spec spec = { .argv = argv, .timeout_s = 60, .output_cap = 4096 };
-                if (child_start(sched(fr)->deps.runner, &spec, on_scancel_sent, NULL, NULL) < 0)
-                        job_log(fr, LOG_WARNING, "cannot run scancel");
-                return;
-        }
+        if (child_start(sched(fr)->deps.runner, &spec, on_scancel_sent, NULL, NULL) < 0)
+                job_log(fr, LOG_WARNING, "cannot run scancel: the job runs to its end");
         if (fr->wait == FLEET_WAIT_POLL) {
+                /* nothing else waits on the job: the item is cancelled, so the slot ends */
                 event_del(fr->poll);
-                if (slurm_child(fr, argv, FLEET_WAIT_NONE, on_scancel) < 0)
-                        decide(fr, NULL);
+                decide(fr, NULL);
         }
-        /* squeue or sacct in flight: their answer sees the item cancelled */
+        /* sbatch --wait ends with the job, squeue and sacct with an answer: each sees the item cancelled */
 }
 
 void fleet_stop_run(struct running *run)

@@ -93,7 +93,10 @@ bool scheduler_paused(const struct scheduler *s);
 /* How many slots are busy (an episode, its export, publication or probe); 0 for NULL. */
 size_t scheduler_running(const struct scheduler *s);
 
-/* When an evaluation last finished or an episode last started (the watchdog's measure). */
+/*
+ * When an evaluation last finished or an episode last started (the
+ * watchdog's measure); now, with the fleet, whose jobs Slurm bounds.
+ */
 time_t scheduler_last_progress(const struct scheduler *s);
 
 /*

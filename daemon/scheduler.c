@@ -825,7 +825,12 @@ size_t scheduler_running(const struct scheduler *s)
 
 time_t scheduler_last_progress(const struct scheduler *s)
 {
-        return s->last_progress;
+        /*
+         * A fleet's head evaluates nothing itself: it waits on Slurm, whose
+         * time limit bounds each job, so a job running for hours is no sign
+         * of a wedged head.
+         */
+        return s->fleet ? time(NULL) : s->last_progress;
 }
 
 /* Adds "next_probe_s" to each quarantined device of a device_pool_status() list. */
