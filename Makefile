@@ -114,7 +114,11 @@ tests: all $(UNIT_BINS) $(HELPER_BINS) fuzzers
 
 # T='t0019 queue' keeps the tests whose file names contain one of its words
 # (make check T=t0019); without T, every test.
-ALL_TESTS      := $(UNIT_BINS) $(SHELL_TESTS)
+# The expensive ones (marked below) start first: prove -j runs the list in
+# order, and a long test started last would run alone at the end.
+EXPENSIVE      := $(shell grep -l -E '^(\# | \* )expensive:' $(SHELL_TESTS) $(wildcard tests/unit/test_*.c) 2>/dev/null)
+EXPENSIVE_RUNS := $(filter $(EXPENSIVE),$(SHELL_TESTS)) $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(filter tests/unit/%,$(EXPENSIVE)))
+ALL_TESTS      := $(EXPENSIVE_RUNS) $(filter-out $(EXPENSIVE_RUNS),$(UNIT_BINS) $(SHELL_TESTS))
 SELECTED_TESTS := $(if $(T),$(foreach t,$(ALL_TESTS),$(if $(strip $(foreach w,$(T),$(findstring $(w),$(notdir $(t))))),$(t))),$(ALL_TESTS))
 
 check-tests: tests
@@ -124,8 +128,7 @@ check-tests: tests
 # The edit loop: every test but those marked expensive, by a line
 # "# expensive: WHY" in a shell test or " * expensive: WHY" in a unit
 # test's top comment (tests/README.md); make check and CI still run them.
-EXPENSIVE   := $(shell grep -l -E '^(\# | \* )expensive:' $(SHELL_TESTS) $(wildcard tests/unit/test_*.c) 2>/dev/null)
-QUICK_TESTS := $(filter-out $(EXPENSIVE) $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(EXPENSIVE)),$(ALL_TESTS))
+QUICK_TESTS := $(filter-out $(EXPENSIVE_RUNS),$(ALL_TESTS))
 
 check-quick: deps
 	@$(MAKE) --no-print-directory NO_DEPS=1 check-quick-tests

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Crash safety under load: queue 10 episodes, kill -9 the daemon at random
+# Crash safety under load: queue 10 episodes (STRESS_OPS), kill -9 the daemon at random
 # moments while they run, restart it, and repeat; then kill it at each step
 # of a publication (ASCENDOPT_CRASH_AT: the search done, the intent
 # recorded, the ref moved) until every episode has ended.  Then count:
@@ -10,7 +10,9 @@
 #
 # Usage: scripts/stress.sh [ROUNDS]   (default 100; 'make stress')
 # Environment: BUILD (default build), STRESS_DIR (default $BUILD/stress),
-# STRESS_KILLS (kills per round, default 5), STRESS_SEED (default 1).
+# STRESS_KILLS (kills per round, default 5), STRESS_SEED (default 1),
+# STRESS_OPS (the corpus operators queued, default ten of level 1),
+# STRESS_BUDGET (evaluations per episode, default 6; 2 of them Stage II).
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +22,8 @@ STRESS_DIR=${STRESS_DIR:-$BUILD/stress}
 KILLS=${STRESS_KILLS:-5}
 RANDOM=${STRESS_SEED:-1}
 export ASCENDOPT_EXEC_HELPER=${ASCENDOPT_EXEC_HELPER:-$BUILD/ascendopt-exec}
-OPS="abs add axpy exp leaky_relu mul relu rsqrt sigmoid silu"
+OPS=${STRESS_OPS:-abs add axpy exp leaky_relu mul relu rsqrt sigmoid silu}
+BUDGET=${STRESS_BUDGET:-6}
 
 cli() { "$BUILD/ascendopt" "$@"; }
 pid=
@@ -61,7 +64,7 @@ for round in $(seq "$ROUNDS"); do
 	git -C "$repo" -c user.name=Stress -c user.email=s@example.com commit -qm ops
 	cat >"$cfg" <<JSON
 {"state_dir": "$dir/state", "socket": "$ASCENDOPT_SOCKET", "backend": "sim", "devices": 2,
- "episode": {"budget": 6, "rounds": 1, "stage1_steps": 4, "stage2_steps": 2},
+ "episode": {"budget": $BUDGET, "rounds": 1, "stage1_steps": $((BUDGET - 2)), "stage2_steps": 2},
  "repos": [{"path": "$repo", "branches": ["main"]}]}
 JSON
 	start_daemon || { echo "round $round: the daemon did not start" >&2; cat "$log" >&2; exit 1; }
