@@ -103,8 +103,8 @@ struct fleet_slurm_job {
         char name[64];
         char id[32];
         enum fleet_slurm_state state;
-        char state_text[32]; /* Slurm's word */
-        char node[256];      /* "" when none was allocated */
+        char state_text[32];   /* Slurm's word */
+        char node[256];        /* "" when none was allocated */
         int exit_code, signal; /* exit_code -1: not given (squeue) */
 };
 
