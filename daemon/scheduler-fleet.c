@@ -410,6 +410,10 @@ static void on_sbatch(const struct child_result *result, void *userdata)
                 snprintf(reason, sizeof(reason), "sbatch refused the job (%s): %.600s",
                          child_result_describe(result, what, sizeof(what)), result->err.data ?: "");
                 reason[strcspn(reason, "\n")] = '\0';
+                snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+                         "; check .fleet's partition, gres and account in %s ('ascendopt "
+                         "doctor --config %s' checks them against the cluster)",
+                         scheduler_config(sched(fr))->source, scheduler_config(sched(fr))->source);
                 if (item_running(fr))
                         requeue(fr, reason, false);
                 else
@@ -590,7 +594,7 @@ void fleet_start(struct running *run)
                 requeue(fr, err, false);
                 return;
         }
-        job_log(fr, LOG_NOTICE, "submitted (gres %s%s%s)", fleet_config(fr)->gres,
+        job_log(fr, LOG_NOTICE, "sbatch started (gres %s%s%s)", fleet_config(fr)->gres,
                 fleet_config(fr)->partition ? ", partition " : "",
                 fleet_config(fr)->partition ?: "");
 }
