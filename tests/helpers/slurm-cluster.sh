@@ -6,21 +6,27 @@
 # ASCENDOPT_DEVICE.  Debian's slurmctld, slurmd and munge (installed by
 # 'scripts/install-deps --tests', their system services left disabled).
 #
-#   slurm_skip_unless_able  skip the test (exit 0) without root or Slurm
+#   slurm_skip_unless_able  skip the test (exit 0) without root or Slurm,
+#                        or fail it under ASCENDOPT_REQUIRE_SLURM=1
 #   slurm_start DIR N    start it; SLURM_CONF is exported; fails with a reason
 #   slurm_stop DIR       stop what slurm_start started (also on a failed start)
 
 # slurm_skip_unless_able: a test that needs the cluster skips, saying why, without root or Slurm
+# (with ASCENDOPT_REQUIRE_SLURM=1, as .ci/run sets, it fails instead: CI must run it)
 slurm_skip_unless_able() {
-	local tool
+	local tool why=
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "1..0 # SKIP the Slurm daemons need root; CI runs this as root"
-		exit 0
+		why="the Slurm daemons need root; CI runs this as root"
+	elif tool=$(slurm_missing); then
+		why="$tool is missing: run scripts/install-deps --tests (make check does)"
 	fi
-	if tool=$(slurm_missing); then
-		echo "1..0 # SKIP $tool is missing: run scripts/install-deps --tests (make check does)"
-		exit 0
+	[ -z "$why" ] && return 0
+	if [ "${ASCENDOPT_REQUIRE_SLURM:-}" = 1 ]; then
+		printf '1..1\nnot ok 1 - ASCENDOPT_REQUIRE_SLURM=1, yet %s\n' "$why"
+		exit 1
 	fi
+	echo "1..0 # SKIP $why"
+	exit 0
 }
 
 slurm_missing() {
