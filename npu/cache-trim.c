@@ -50,16 +50,23 @@ static bool read_entry(const char *dir, const char *name, time_t now, struct obj
                 return false;
         memset(o, 0, sizeof(*o));
         if (S_ISDIR(st.st_mode) && strncmp(name, "pch-", 4) == 0) {
-                /* a precompiled prelude counts as its header, which a use touches */
-                char gch[PATH_MAX];
-                struct stat g;
-                if (format_path(gch, sizeof(gch), "%s/ascendsim/host_prelude.h.gch", path) == 0 &&
-                    stat(gch, &g) == 0) {
-                        st = g;
-                        o->in_use = difftime(now, st.st_mtime) < PRELUDE_IN_USE_S;
-                } else {
-                        st.st_size = 0; /* a build interrupted: oldest first */
+                /* precompiled preludes count as their headers, which a use touches */
+                static const char *const gchs[] = { "host_prelude.h.gch", "kernel_std.h.gch" };
+                off_t size = 0;
+                time_t used = 0;
+                for (size_t i = 0; i < sizeof(gchs) / sizeof(gchs[0]); i++) {
+                        char gch[PATH_MAX];
+                        struct stat g;
+                        if (format_path(gch, sizeof(gch), "%s/ascendsim/%s", path, gchs[i]) == 0 &&
+                            stat(gch, &g) == 0) {
+                                size += g.st_size;
+                                used = g.st_mtime > used ? g.st_mtime : used;
+                        }
                 }
+                /* none there: a build interrupted, oldest first */
+                st.st_size = size;
+                st.st_mtime = used;
+                o->in_use = used && difftime(now, used) < PRELUDE_IN_USE_S;
         } else if (!S_ISREG(st.st_mode)) {
                 return false;
         }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Building an operator for one simulator run (npu/sim-run.c): the host
- * prelude's precompiled header, once per cache; every op_host unit and a
+ * Building an operator for one simulator run (npu/sim-run.c): the
+ * preludes' precompiled headers, once per cache; every op_host unit and a
  * generated glue unit that includes the kernel, compiled against the
  * clean-room AscendC headers or served from the object cache by content;
  * then the link with the simulator runtime.  Each compile and the link is
@@ -27,8 +27,13 @@
 #define ERROR_LINES_KEPT 20
 #define OBJECT_MAX_BYTES (512u << 20) /* a compiled unit, as read back from a sandbox */
 
-/* Forced into every op_host unit; precompiled once per cache (STEP_PRECOMPILE). */
-#define HOST_PRELUDE "ascendsim/host_prelude.h"
+/* Forced first into every op_host unit, and into every kernel unit;
+ * each precompiled once per cache (STEP_PRECOMPILE). */
+#define HOST_PRELUDE   "ascendsim/host_prelude.h"
+#define KERNEL_PRELUDE "ascendsim/kernel_std.h"
+
+/* What CANN's CPU debug build defines: kernels leave their <<<>>> launch stubs out. */
+static const char *const kernel_defines[] = { "-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1" };
 
 /* ------------------------------------------------------------ helpers */
 
@@ -303,6 +308,12 @@ static bool hash_arg_without(struct sha256 *s, const char *arg, const char *plac
         return true;
 }
 
+/* A precompiled prelude compiles as its header does: no part of a unit's key. */
+static bool is_pch_include(const struct npu_sim_run *e, const char *arg)
+{
+        return e->pch_dir[0] && strncmp(arg, "-I", 2) == 0 && strcmp(arg + 2, e->pch_dir) == 0;
+}
+
 /*
  * The cache key of one unit: the salt, its arguments with the operator's,
  * the repository's and the work directory's paths taken out, and the
@@ -322,7 +333,7 @@ static void unit_key(struct npu_sim_run *e, const char *const *argv, size_t slot
         sha256_update(&s, e->options.cache_salt ? e->options.cache_salt : "",
                       1 + (e->options.cache_salt ? strlen(e->options.cache_salt) : 0));
         for (const char *const *a = argv; *a; a++)
-                if (!hash_arg_without(&s, *a, e->manifest->dir, "@OP@") &&
+                if (!is_pch_include(e, *a) && !hash_arg_without(&s, *a, e->manifest->dir, "@OP@") &&
                     !hash_arg_without(&s, *a, e->work_dir, "@WORK@") &&
                     !hash_arg_without(&s, *a, l->repo_root, "@REPO@"))
                         sha256_update(&s, *a, strlen(*a) + 1);
@@ -475,8 +486,9 @@ static int start_compile_host(struct npu_sim_run *e, size_t index)
 
         if (!args)
                 return -ENOMEM;
-        /* the precompiled prelude is found first, ahead of the header itself */
-        if (e->pch_dir[0])
+        /* the precompiled prelude is found first, ahead of the header itself
+         * (an instrumented unit's flags differ from those it was built with) */
+        if (e->pch_dir[0] && !e->options.host_coverage)
                 snprintf(args->pch_include, sizeof(args->pch_include), "-I%s", e->pch_dir);
         add_common_compile_args(e, args, npu_sim_host_compile_flags, false, argv, &n);
         argv[n++] = "-include";
@@ -677,7 +689,12 @@ static int start_compile_kernel(struct npu_sim_run *e)
         args = calloc(1, sizeof(*args));
         if (!args)
                 return -ENOMEM;
+        if (e->pch_dir[0])
+                snprintf(args->pch_include, sizeof(args->pch_include), "-I%s", e->pch_dir);
         add_common_compile_args(e, args, npu_sim_compile_flags, true, argv, &n);
+        /* the standard headers ours use, precompiled, ahead of the operator's */
+        argv[n++] = "-include";
+        argv[n++] = KERNEL_PRELUDE;
         /* The real build generates the tiling structs the kernel sees; we
          * force-include the operator's tiling headers and a prelude instead. */
         for (size_t i = 0; i < e->layout->n_tiling_headers; i++) {
@@ -689,9 +706,8 @@ static int start_compile_kernel(struct npu_sim_run *e)
         }
         argv[n++] = "-include";
         argv[n++] = "ascendsim/kernel_prelude.h";
-        /* what CANN's CPU debug build defines: kernels leave their <<<>>> launch stubs out */
-        argv[n++] = "-DASCENDC_CPU_DEBUG=1";
-        argv[n++] = "-D__CCE_KT_TEST__=1";
+        for (size_t i = 0; i < ARRAY_SIZE(kernel_defines); i++)
+                argv[n++] = kernel_defines[i];
         /* GET_TILING_DATA takes the class registered under the operator's own type */
         snprintf(op_type, sizeof(op_type), "-DASCENDSIM_OP_TYPE=%s", e->manifest->name);
         argv[n++] = op_type;
@@ -867,96 +883,154 @@ int sim_compiles_start(struct npu_sim_run *e)
 }
 
 /*
- * The host prelude's precompiled header lives in the object cache, keyed
- * by the evaluator's context (compiler, flags, the simulator's headers):
- * pch-KEY/ascendsim/host_prelude.h.gch.  The first evaluation asked to
- * (build_prelude) builds it (about 2 s) in its work directory and
- * installs it with a rename, so that concurrent builders agree; a build
- * the compiler refuses leaves pch-KEY.failed with its message, and units
- * compile from the header.  Returns 1 when a build started (STEP_PRECOMPILE), else 0 with
- * pch_dir set when there is one to use.
+ * The preludes precompiled once per cache, one per kind of unit: each is
+ * its unit's first forced include, compiled with exactly its unit's flags.
+ * Both live in one directory of the object cache, keyed by the evaluator's
+ * context (compiler, flags, the simulator's headers):
+ * pch-KEY/ascendsim/NAME.gch, found ahead of the headers themselves.  The
+ * first evaluation asked to (build_prelude) builds both at once (about 2 s)
+ * in its work directory and installs the directory with a rename, so that
+ * concurrent builders agree; a build the compiler refuses leaves
+ * pch-KEY.failed with its message, and units compile from the headers.
  */
+static const struct prelude {
+        const char *header;
+        bool kernel;
+        size_t slot; /* the child slot its build takes */
+} preludes[] = {
+        { HOST_PRELUDE, false, 0 },
+        { KERNEL_PRELUDE, true, MAX_HOST_SOURCES },
+};
+
+/* The command that precompiles p into out; include and header hold its strings. */
+static int prelude_argv(struct npu_sim_run *e, const struct prelude *p, const char *out,
+                        char include[PATH_MAX + 2], char header[PATH_MAX], const char **argv)
+{
+        const char *const *flags = p->kernel ? npu_sim_compile_flags : npu_sim_host_compile_flags;
+        size_t n = 0;
+
+        if (format_path(header, PATH_MAX, "%s/%s", e->paths->include_dir, p->header) < 0)
+                return -ENAMETOOLONG;
+        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
+                argv[n++] = flags[i];
+        snprintf(include, PATH_MAX + 2, "-I%s", e->paths->include_dir);
+        argv[n++] = include;
+        if (p->kernel) {
+                for (size_t i = 0; i < ARRAY_SIZE(kernel_defines); i++)
+                        argv[n++] = kernel_defines[i];
+                argv[n++] = npu_sim_kernel_flag;
+        }
+        argv[n++] = "-x";
+        argv[n++] = "c++-header";
+        argv[n++] = header;
+        argv[n++] = "-o";
+        argv[n++] = out;
+        argv[n] = NULL;
+        return 0;
+}
+
+/* Returns 1 when a build started (STEP_PRECOMPILE), else 0 with pch_dir set when there is one. */
 int sim_precompile_start(struct npu_sim_run *e)
 {
-        char key[SHA256_HEX_SIZE], gch[PATH_MAX], header[PATH_MAX], failed[PATH_MAX];
-        char include[PATH_MAX + 2];
-        const char *argv[NPU_SIM_COMPILE_FLAGS + 8];
+        char key[SHA256_HEX_SIZE], path[PATH_MAX], failed[PATH_MAX];
         uint8_t digest[SHA256_DIGEST_SIZE];
         struct sha256 s;
-        size_t n = 0;
-        int r;
 
-        if (!e->options.cache_dir || e->n_host_sources == 0 || e->options.host_coverage)
+        if (!e->options.cache_dir)
                 return 0;
         sha256_init(&s);
-        sha256_update(&s, "host-prelude-pch", 17);
-        /* the salt (the evaluator's context) covers the compiler, its host flags and the headers */
+        sha256_update(&s, "prelude-pchs", 13);
+        /* the salt (the evaluator's context) covers the compiler, its flags and the headers */
         sha256_update(&s, e->options.cache_salt ? e->options.cache_salt : "",
                       1 + (e->options.cache_salt ? strlen(e->options.cache_salt) : 0));
         sha256_final(&s, digest);
         sha256_hex(digest, key);
         if (format_path(e->pch_target, sizeof(e->pch_target), "%s/pch-%.24s", e->options.cache_dir,
                         key) < 0 ||
-            format_path(gch, sizeof(gch), "%s/" HOST_PRELUDE ".gch", e->pch_target) < 0 ||
             format_path(failed, sizeof(failed), "%s.failed", e->pch_target) < 0)
                 return 0;
-        if (access(gch, R_OK) == 0) {
-                /* the mtime says "last used", as for objects: 'ascendopt gc' evicts by it */
-                utimensat(AT_FDCWD, gch, NULL, 0);
+        if (access(e->pch_target, F_OK) == 0) {
+                /* the mtimes say "last used", as for objects: 'ascendopt gc' evicts by them */
+                for (size_t i = 0; i < ARRAY_SIZE(preludes); i++)
+                        if (format_path(path, sizeof(path), "%s/%s.gch", e->pch_target,
+                                        preludes[i].header) == 0)
+                                utimensat(AT_FDCWD, path, NULL, 0);
                 snprintf(e->pch_dir, sizeof(e->pch_dir), "%s", e->pch_target);
                 return 0;
         }
-        if (!e->options.build_prelude || access(failed, F_OK) == 0)
+        /* an instrumented host build has flags of its own: it never builds them */
+        if (!e->options.build_prelude || e->options.host_coverage || access(failed, F_OK) == 0 ||
+            format_path(path, sizeof(path), "%s/pch/ascendsim", e->work_dir) < 0 ||
+            mkdir_p(path) < 0)
                 return 0;
-        if (format_path(header, sizeof(header), "%s/" HOST_PRELUDE, e->paths->include_dir) < 0 ||
-            format_path(gch, sizeof(gch), "%s/pch/ascendsim", e->work_dir) < 0 ||
-            mkdir_p(gch) < 0 ||
-            format_path(gch, sizeof(gch), "%s/pch/" HOST_PRELUDE ".gch", e->work_dir) < 0)
-                return 0;
-        for (size_t i = 0; i < NPU_SIM_COMPILE_FLAGS; i++)
-                argv[n++] = npu_sim_host_compile_flags[i];
-        snprintf(include, sizeof(include), "-I%s", e->paths->include_dir);
-        argv[n++] = include;
-        argv[n++] = "-x";
-        argv[n++] = "c++-header";
-        argv[n++] = header;
-        argv[n++] = "-o";
-        argv[n++] = gch;
-        argv[n] = NULL;
         e->step = STEP_PRECOMPILE;
-        r = sim_run_start_child(e, argv, e->options.sandbox, 0);
-        return r < 0 ? 0 : 1; /* a build that cannot start: compile from the header */
+        e->pch_failed = false;
+        e->compiles_pending = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(preludes); i++) {
+                char out[PATH_MAX], include[PATH_MAX + 2], header[PATH_MAX];
+                const char *argv[NPU_SIM_COMPILE_FLAGS + 16];
+
+                if (format_path(out, sizeof(out), "%s/pch/%s.gch", e->work_dir,
+                                preludes[i].header) < 0 ||
+                    prelude_argv(e, &preludes[i], out, include, header, argv) < 0 ||
+                    sim_run_start_child(e, argv, e->options.sandbox, preludes[i].slot) < 0)
+                        break;
+                e->compiles_pending++;
+        }
+        if (e->compiles_pending == ARRAY_SIZE(preludes))
+                return 1;
+        /* a build that cannot start: compile from the headers once those started are done */
+        e->pch_failed = true;
+        if (e->compiles_pending > 0)
+                return 1;
+        e->step = STEP_COMPILE;
+        return 0;
 }
 
-void sim_precompile_done(struct npu_sim_run *e, const struct child_result *r)
+/* Installs the preludes this evaluation built, both or neither. */
+static void install_preludes(struct npu_sim_run *e)
 {
-        char built[PATH_MAX], staging[PATH_MAX], staged[PATH_MAX], failed[PATH_MAX];
+        char staging[PATH_MAX], built[PATH_MAX], staged[PATH_MAX];
         static unsigned counter;
 
+        if (format_path(staging, sizeof(staging), "%s.%d.%u.tmp", e->pch_target, (int)getpid(),
+                        counter++) < 0 ||
+            format_path(staged, sizeof(staged), "%s/ascendsim", staging) < 0 || mkdir_p(staged) < 0)
+                goto fail;
+        for (size_t i = 0; i < ARRAY_SIZE(preludes); i++)
+                if (format_path(built, sizeof(built), "%s/pch/%s.gch", e->work_dir,
+                                preludes[i].header) < 0 ||
+                    format_path(staged, sizeof(staged), "%s/%s.gch", staging, preludes[i].header) <
+                        0 ||
+                    copy_from_sandbox(built, staged) < 0)
+                        goto fail;
+        /* another evaluation may have installed it first: either copy serves */
+        if (rename(staging, e->pch_target) == 0)
+                return;
+fail:
+        rm_rf(staging);
+}
+
+void sim_precompile_done(struct npu_sim_run *e, const struct child_result *r, size_t slot)
+{
         if (r->timed_out || r->exit_code != 0) {
-                char what[128];
-                log_warning("the host prelude does not precompile (%s); host units compile from "
-                            "the header: %.512s",
-                            child_result_describe(r, what, sizeof(what)),
+                const char *header = slot == MAX_HOST_SOURCES ? KERNEL_PRELUDE : HOST_PRELUDE;
+                char what[128], failed[PATH_MAX];
+
+                log_warning("%s does not precompile (%s); units compile from the header: %.512s",
+                            header, child_result_describe(r, what, sizeof(what)),
                             r->err.data ? r->err.data : "");
                 /* the compiler refused it: no later evaluation tries again (a timeout
                  * or a signal under load may pass next time) */
                 if (!r->timed_out && !r->signal &&
                     format_path(failed, sizeof(failed), "%s.failed", e->pch_target) == 0)
                         write_text(failed, r->err.data ? r->err.data : "failed\n");
-                sim_run_advance(e);
+                e->pch_failed = true;
+        }
+        if (--e->compiles_pending > 0)
                 return;
-        }
-        if (format_path(built, sizeof(built), "%s/pch/" HOST_PRELUDE ".gch", e->work_dir) == 0 &&
-            format_path(staging, sizeof(staging), "%s.%d.%u.tmp", e->pch_target, (int)getpid(),
-                        counter++) == 0) {
-                /* another evaluation may have installed it first: either copy serves */
-                if (format_path(staged, sizeof(staged), "%s/ascendsim", staging) < 0 ||
-                    mkdir_p(staged) < 0 ||
-                    format_path(staged, sizeof(staged), "%s/" HOST_PRELUDE ".gch", staging) < 0 ||
-                    copy_from_sandbox(built, staged) < 0 || rename(staging, e->pch_target) < 0)
-                        rm_rf(staging);
-        }
+        if (!e->pch_failed)
+                install_preludes(e);
         if (access(e->pch_target, F_OK) == 0)
                 snprintf(e->pch_dir, sizeof(e->pch_dir), "%s", e->pch_target);
         sim_run_advance(e);

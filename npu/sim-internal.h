@@ -23,7 +23,7 @@
 #define MAX_HOST_SOURCES 32
 
 enum eval_step {
-        STEP_PRECOMPILE, /* the host prelude's precompiled header, once per cache */
+        STEP_PRECOMPILE, /* the preludes' precompiled headers, once per cache */
         STEP_COMPILE,    /* every op_host unit and the kernel unit, in parallel */
         STEP_LINK,
         STEP_RUN,
@@ -46,10 +46,11 @@ struct npu_sim_run {
         const struct npu_op_layout *layout; /* the options', else own_layout */
         struct npu_op_layout *own_layout;
         size_t n_host_sources;
-        size_t compiles_pending;
+        size_t compiles_pending; /* children of STEP_COMPILE, or of STEP_PRECOMPILE */
         char unit_keys[MAX_HOST_SOURCES + 1][SHA256_HEX_SIZE];
-        char pch_dir[PATH_MAX];    /* holds ascendsim/host_prelude.h.gch; "" for none */
-        char pch_target[PATH_MAX]; /* where this evaluation is building it */
+        char pch_dir[PATH_MAX];    /* holds the preludes' ascendsim/NAME.gch; "" for none */
+        char pch_target[PATH_MAX]; /* where this evaluation is building them */
+        bool pch_failed;           /* one of them did not build */
         unsigned cache_hits;
         bool compile_failed;   /* a unit failed to compile */
         json_t *compile_error; /* the first failing unit's diagnostics */
@@ -81,11 +82,11 @@ int sim_run_start_child(struct npu_sim_run *e, const char *const *argv, bool san
 /* ---- sim-compile.c */
 
 /*
- * Uses the host prelude's precompiled header, or starts building it:
+ * Uses the preludes' precompiled headers, or starts building them:
  * 1 when a build started (STEP_PRECOMPILE), else 0.
  */
 int sim_precompile_start(struct npu_sim_run *e);
-void sim_precompile_done(struct npu_sim_run *e, const struct child_result *r);
+void sim_precompile_done(struct npu_sim_run *e, const struct child_result *r, size_t slot);
 /* Compiles (or fetches from the cache) every unit, then links (STEP_COMPILE). */
 int sim_compiles_start(struct npu_sim_run *e);
 void sim_compile_done(struct npu_sim_run *e, const struct child_result *r, size_t slot);

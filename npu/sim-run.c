@@ -663,7 +663,8 @@ static void on_step_done(const struct child_result *r, void *userdata)
         size_t slot = forget_child(e, r->child);
 
         if (e->cancelled) {
-                if (e->step == STEP_COMPILE && --e->compiles_pending > 0)
+                if ((e->step == STEP_COMPILE || e->step == STEP_PRECOMPILE) &&
+                    --e->compiles_pending > 0)
                         return;
                 sim_run_fail(e, "infra_error",
                              json_pack("{s:s, s:s+}", "kind", "infra_error", "message",
@@ -676,7 +677,7 @@ static void on_step_done(const struct child_result *r, void *userdata)
         }
         switch (e->step) {
         case STEP_PRECOMPILE:
-                sim_precompile_done(e, r);
+                sim_precompile_done(e, r, slot);
                 return;
         case STEP_COMPILE:
                 sim_compile_done(e, r, slot);

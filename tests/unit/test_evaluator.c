@@ -212,8 +212,8 @@ static void test_memo_reference_and_verdicts(void **state)
         free(bad_kernel);
 }
 
-/* The path of the one precompiled host prelude in the cache, or "" when there is none. */
-static void find_prelude(char *path, size_t size)
+/* The path of the one precompiled prelude name in the cache, or "" when there is none. */
+static void find_prelude(const char *name, char *path, size_t size)
 {
         char dir[256];
         struct dirent *e;
@@ -226,7 +226,7 @@ static void find_prelude(char *path, size_t size)
         assert_non_null(d);
         while ((e = readdir(d)))
                 if (strncmp(e->d_name, "pch-", 4) == 0) {
-                        snprintf(path, size, "%s/%s/ascendsim/host_prelude.h.gch", dir, e->d_name);
+                        snprintf(path, size, "%s/%s/ascendsim/%s.gch", dir, e->d_name, name);
                         found++;
                 }
         closedir(d);
@@ -246,35 +246,73 @@ static json_t *host_variant(const char *text, int n, const json_t *baseline)
         return result;
 }
 
+/* A new kernel: the kernel file with a comment numbered n appended. */
+static json_t *kernel_variant(const char *text, int n, const json_t *baseline)
+{
+        char *variant = malloc(strlen(text) + 64);
+        struct npu_override o = { "op_kernel/add_custom.cpp", variant };
+        json_t *result;
+
+        sprintf(variant, "%s\n// kernel candidate %d\n", text, n);
+        result = evaluate(&o, 1, baseline, false, NULL);
+        free(variant);
+        return result;
+}
+
 /*
- * The host prelude is precompiled into the object cache once an evaluator
- * has evaluated enough candidates to pay for it, and serves every later
- * host unit; one that is corrupt (a disk error, a compiler changed under
- * it) costs speed, not results.
+ * The preludes are precompiled into the object cache once an evaluator
+ * has evaluated enough candidates to pay for them, and serve every later
+ * host and kernel unit, which measure as those compiled from the headers;
+ * one that is corrupt (a disk error, a compiler changed under it) costs
+ * speed, not results.
  */
 static void test_precompiled_prelude(void **state)
 {
-        char path[512], gch[700], *text;
+        char path[512], gch[700], kernel_gch[700], *text, *kernel_text;
         json_t *baseline, *result;
         struct stat st;
         FILE *f;
 
         snprintf(path, sizeof(path), "%s/op_host/add_custom.cpp", fx->manifest->dir);
         text = slurp(path);
+        snprintf(path, sizeof(path), "%s/op_kernel/add_custom.cpp", fx->manifest->dir);
+        kernel_text = slurp(path);
         baseline = evaluate(NULL, 0, NULL, true, NULL);
         assert_string_equal(status_of(baseline), "ok");
         /* a quick look at one operator does not pay for it */
-        find_prelude(gch, sizeof(gch));
+        find_prelude("host_prelude.h", gch, sizeof(gch));
         assert_string_equal(gch, "");
         for (int n = 1; n <= 4; n++) {
                 result = host_variant(text, n, baseline);
                 assert_string_equal(status_of(result), "ok");
                 json_decref(result);
         }
-        find_prelude(gch, sizeof(gch));
+        find_prelude("host_prelude.h", gch, sizeof(gch));
         if (!gch[0] || stat(gch, &st) < 0)
                 fail_msg("no precompiled host prelude in the cache after five evaluations");
         assert_true(st.st_size > 1000000);
+        find_prelude("kernel_std.h", kernel_gch, sizeof(kernel_gch));
+        if (!kernel_gch[0] || stat(kernel_gch, &st) < 0)
+                fail_msg("no precompiled kernel prelude beside the host one");
+        assert_true(st.st_size > 1000000);
+
+        /* a new kernel compiles against it and measures as the baseline,
+         * whose kernel was compiled from the headers */
+        result = kernel_variant(kernel_text, 1, baseline);
+        assert_string_equal(status_of(result), "ok");
+        assert_int_equal(json_integer_value(json_object_get(result, "compile_cache_hits")), 1);
+        assert_true(json_number_value(json_object_get(result, "latency_us")) ==
+                    json_number_value(json_object_get(baseline, "latency_us")));
+        json_decref(result);
+        f = fopen(kernel_gch, "w");
+        assert_non_null(f);
+        fputs("not a precompiled header", f);
+        fclose(f);
+        result = kernel_variant(kernel_text, 2, baseline);
+        assert_string_equal(status_of(result), "ok");
+        assert_true(json_number_value(json_object_get(result, "latency_us")) ==
+                    json_number_value(json_object_get(baseline, "latency_us")));
+        json_decref(result);
 
         /* a new tiling program compiles its host unit against it and still answers right */
         result = host_variant(text, 5, baseline);
@@ -295,6 +333,7 @@ static void test_precompiled_prelude(void **state)
         rm_rf(json_string_value(json_object_get(baseline, "scratch_dir")));
         json_decref(baseline);
         free(text);
+        free(kernel_text);
 }
 
 /*
