@@ -233,11 +233,21 @@ static void find_prelude(const char *name, char *path, size_t size)
         assert_true(found <= 1);
 }
 
-/* A new tiling program: the host file with a comment numbered n appended. */
-static json_t *host_variant(const char *text, int n, const json_t *baseline)
+/* Overwrites a precompiled header with something that is none. */
+static void corrupt(const char *gch)
+{
+        FILE *f = fopen(gch, "w");
+
+        assert_non_null(f);
+        fputs("not a precompiled header", f);
+        fclose(f);
+}
+
+/* A new candidate: file (under the operator) with a comment numbered n appended to text. */
+static json_t *variant_of(const char *file, const char *text, int n, const json_t *baseline)
 {
         char *variant = malloc(strlen(text) + 64);
-        struct npu_override o = { "op_host/add_custom.cpp", variant };
+        struct npu_override o = { file, variant };
         json_t *result;
 
         sprintf(variant, "%s\n// candidate %d\n", text, n);
@@ -246,17 +256,16 @@ static json_t *host_variant(const char *text, int n, const json_t *baseline)
         return result;
 }
 
-/* A new kernel: the kernel file with a comment numbered n appended. */
+/* A new tiling program: the host file changed. */
+static json_t *host_variant(const char *text, int n, const json_t *baseline)
+{
+        return variant_of("op_host/add_custom.cpp", text, n, baseline);
+}
+
+/* A new kernel: the kernel file changed. */
 static json_t *kernel_variant(const char *text, int n, const json_t *baseline)
 {
-        char *variant = malloc(strlen(text) + 64);
-        struct npu_override o = { "op_kernel/add_custom.cpp", variant };
-        json_t *result;
-
-        sprintf(variant, "%s\n// kernel candidate %d\n", text, n);
-        result = evaluate(&o, 1, baseline, false, NULL);
-        free(variant);
-        return result;
+        return variant_of("op_kernel/add_custom.cpp", text, n, baseline);
 }
 
 /*
@@ -271,7 +280,6 @@ static void test_precompiled_prelude(void **state)
         char path[512], gch[700], kernel_gch[700], *text, *kernel_text;
         json_t *baseline, *result;
         struct stat st;
-        FILE *f;
 
         snprintf(path, sizeof(path), "%s/op_host/add_custom.cpp", fx->manifest->dir);
         text = slurp(path);
@@ -304,10 +312,7 @@ static void test_precompiled_prelude(void **state)
         assert_true(json_number_value(json_object_get(result, "latency_us")) ==
                     json_number_value(json_object_get(baseline, "latency_us")));
         json_decref(result);
-        f = fopen(kernel_gch, "w");
-        assert_non_null(f);
-        fputs("not a precompiled header", f);
-        fclose(f);
+        corrupt(kernel_gch);
         result = kernel_variant(kernel_text, 2, baseline);
         assert_string_equal(status_of(result), "ok");
         assert_true(json_number_value(json_object_get(result, "latency_us")) ==
@@ -322,10 +327,7 @@ static void test_precompiled_prelude(void **state)
         json_decref(result);
 
         /* a corrupt one: the compiler falls back on the header */
-        f = fopen(gch, "w");
-        assert_non_null(f);
-        fputs("not a precompiled header", f);
-        fclose(f);
+        corrupt(gch);
         result = host_variant(text, 6, baseline);
         assert_string_equal(status_of(result), "ok");
         json_decref(result);
