@@ -610,6 +610,11 @@ pid_t child_pid(const struct child *c)
         return c ? c->pid : 0;
 }
 
+const char *child_stdout_so_far(const struct child *c)
+{
+        return c && c->out.output && c->out.output->data ? c->out.output->data : "";
+}
+
 static void unlink_waiting(struct child *c)
 {
         struct child_runner *runner = c->runner;

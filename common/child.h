@@ -179,6 +179,13 @@ void child_cancel(struct child *child);
 pid_t child_pid(const struct child *child);
 
 /*
+ * What a running child has written to its standard output so far, up to
+ * its spec's output_cap; "" for none or NULL.  Valid until the event loop
+ * runs again.
+ */
+const char *child_stdout_so_far(const struct child *child);
+
+/*
  * Where the exec helper lives: $ASCENDOPT_EXEC_HELPER, else next to the
  * running program, else the installed libexec path.  Returns a static or
  * environment string, or NULL when none exists.

@@ -765,6 +765,13 @@ int fleet_run_status(const struct running *run, json_t *entry)
         fleet_node(fr->dir, id, sizeof(id), node, sizeof(node));
         if (!id[0])
                 snprintf(id, sizeof(id), "%s", fr->job_id);
+        /* sbatch --parsable --wait prints the id at submission, long before it exits */
+        if (!id[0] && fr->wait == FLEET_WAIT_SBATCH) {
+                const char *out = child_stdout_so_far(fr->child);
+                size_t n = strspn(out, "0123456789");
+                if (n > 0 && n < sizeof(id))
+                        snprintf(id, sizeof(id), "%.*s", (int)n, out);
+        }
         state = fr->wait == FLEET_WAIT_SQUEUE || fr->wait == FLEET_WAIT_SACCT ||
                         fr->wait == FLEET_WAIT_SACCT_COMPLETIONS
                     ? "asking slurm"

@@ -354,6 +354,34 @@ static void test_cancel_reports_cancelled(void **state)
         assert_false(f.last.timed_out);
 }
 
+/*
+ * What a child printed is there before it exits (sbatch --parsable --wait
+ * prints the job's id at once and exits when the job ends, hours later).
+ */
+static void test_output_so_far_while_running(void **state)
+{
+        struct fixture *fx = *state;
+        const char *argv[] = { "sh", "-c", "echo 4242; exec sleep 60", NULL };
+        struct child_spec spec = { .argv = argv };
+        struct finished f = { 0 };
+        struct child *c = NULL;
+        struct timeval limit = { 10, 0 };
+        bool expired = false;
+        struct event *guard = evtimer_new(fx->base, on_guard, &expired);
+
+        assert_string_equal(child_stdout_so_far(NULL), "");
+        assert_int_equal(child_start(fx->runner, &spec, on_done, &f, &c), 0);
+        evtimer_add(guard, &limit);
+        while (!expired && strcmp(child_stdout_so_far(c), "4242\n") != 0)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        event_free(guard);
+        assert_string_equal(child_stdout_so_far(c), "4242\n");
+        assert_int_equal(f.count, 0);
+        child_cancel(c);
+        run_until(fx->base, &f.count, 1, 10);
+        assert_string_equal(f.out, "4242\n");
+}
+
 static void test_bad_requests_are_refused(void **state)
 {
         struct fixture *fx = *state;
@@ -507,6 +535,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_loop_keeps_running_while_child_sleeps, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_cancel_reports_cancelled, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_output_so_far_while_running, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_requests_are_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_max_children_is_a_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_nice_is_applied, setup, teardown),
