@@ -69,7 +69,11 @@ static bool is_pow2(int64_t v)
  * (TILE_NUM = 64) is not a size: 32-element steps would never reach the 8
  * tiles that may be the best.  A power-of-two count stays a power of two,
  * so that it cuts a power-of-two share into aligned tiles; another is
- * searched at every integer.  Other values are searched at every integer
+ * searched at every integer, down to 1: the best tile is usually the
+ * largest the UB holds, and a count written for small tiles (TILE_NUM =
+ * 700 for tiles of 6 KB) may be 30 or 60 times too many, far below a
+ * sixteenth.  Not so a count of cores: below a quarter of those written
+ * most of the chip idles.  Other values are searched at every integer
  * from a quarter to four times.
  */
 static void infer_range(struct gene *g, bool count)
@@ -89,6 +93,8 @@ static void infer_range(struct gene *g, bool count)
                 g->lo = v >= 4 ? v / 4 : 1;
                 g->hi = v <= VALUE_CAP / 4 ? v * 4 : VALUE_CAP;
         }
+        if (count && g->scale == GENE_STEP && !strstr(g->name, "CORE"))
+                g->lo = 1;
 }
 
 /* "@tune lo..hi [step|pow2|align32]" in a comment; false when absent or malformed. */

@@ -113,17 +113,21 @@ static void test_a_large_count_is_not_a_size(void **state)
         const char *text = "const uint32_t TILE_NUM = 64;\n"
                            "const uint32_t TILE_ELEMS = 64;\n"
                            "const uint32_t TILE_COUNT = 96;\n"
-                           "const uint32_t CORE_NUM = 32;\n";
+                           "const uint32_t CORE_NUM = 32;\n"
+                           "constexpr uint32_t TILE_NUM_SMALL = 700;\n";
         struct gene *g;
         size_t n;
 
         find(text, &g, &n);
-        assert_int_equal(n, 4);
+        assert_int_equal(n, 5);
         /* 8 tiles of a core's share may be the best; 32-element steps never reach it */
         expect_gene(&g[0], "TILE_NUM", 64, GENE_POW2, 4, 1024);
         expect_gene(&g[1], "TILE_ELEMS", 64, GENE_ALIGN32, 32, 1024);
-        expect_gene(&g[2], "TILE_COUNT", 96, GENE_STEP, 6, 1536);
+        /* a count searched at every integer goes down to one: the corpus's
+         * cast writes 700 tiles where the UB holds 30 times larger ones */
+        expect_gene(&g[2], "TILE_COUNT", 96, GENE_STEP, 1, 1536);
         expect_gene(&g[3], "CORE_NUM", 32, GENE_POW2, 2, 512);
+        expect_gene(&g[4], "TILE_NUM_SMALL", 700, GENE_STEP, 1, 2800);
         free(g);
 }
 
