@@ -397,8 +397,10 @@ int cmd_eval(int argc, char **argv)
                 golden_options.work_dir = eval_options.work_dir;
                 r = npu_golden_new(env.runner, session.runs[0].manifest, &golden_options, &golden);
                 if (r < 0) {
-                        fprintf(stderr, "ascendopt eval: cannot prepare the goldens: %s\n",
-                                strerror(-r));
+                        fprintf(stderr,
+                                "ascendopt eval: cannot prepare the goldens in the work "
+                                "directory %s: %s\n",
+                                golden_options.work_dir, strerror(-r));
                         ret = EX_OSERR;
                         goto out;
                 }

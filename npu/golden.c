@@ -322,7 +322,9 @@ int npu_golden_new(struct child_runner *runner, const struct npu_manifest *manif
                 npu_golden_free(g);
                 return -ENOMEM;
         }
-        if (!realpath(options->work_dir, g->work_dir))
+        /* the evaluator makes a --work-dir that does not exist yet; so does this */
+        r = mkdir_p(options->work_dir);
+        if (r == 0 && !realpath(options->work_dir, g->work_dir))
                 r = -errno;
         else if (format_path(dir, sizeof(dir), "%s/golden", g->work_dir) < 0)
                 r = -ENAMETOOLONG;

@@ -15,7 +15,7 @@ py() { python3 -c "import json, sys
 m = json.load(open(sys.argv[1]))
 $1" "$2"; }
 
-plan 65
+plan 66
 
 # bare OPDIR NAME: a copy of OPDIR's sources, without its manifest
 bare() {
@@ -42,6 +42,9 @@ is "eval runs the example's inputs and matches its golden.bin" \
 	"$(echo "$out" | python3 -c 'import json, sys; g = json.load(sys.stdin)["golden"]; print(g["verdict"], g["cases"][0]["outputs"][0]["elements"])')" \
 	"match 4800"
 is "and exits 0" "$code" 0
+out=$(cd "$SCRATCH" && cli eval --quick --json "$ex" --work-dir not-yet/work 2>&1)
+is "a --work-dir that does not exist yet, relative to another directory, is made for the golden too" \
+	"$(echo "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["golden"]["verdict"])' 2>&1)" match
 out=$(ASCENDOPT_TEST_GOLDEN_SCALE=2 cli eval --quick --json "$ex")
 is "a golden.bin the outputs do not match is a mismatch, and eval exits 1" \
 	"$?:$(echo "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["golden"]["verdict"])')" \
