@@ -312,9 +312,23 @@ static bool has_constraint(const struct search *s, size_t g)
         return false;
 }
 
+/* Whether gene g of a genome is held as written because a move takes its place there. */
+static bool inert_in(const struct search *s, const int64_t *values, size_t g)
+{
+        for (size_t i = 0; i < s->n_inert; i++)
+                if (s->inert[i].gene == g && s->inert[i].move < s->n_genes &&
+                    values[s->inert[i].move] == s->inert[i].site)
+                        return true;
+        return false;
+}
+
 /*
  * A bound on gene a times gene b that explains every failure blamed on a
- * (at least two) and that no pass breaks; false when there is none.
+ * (at least two) and that no pass breaks; false when there is none.  A
+ * genome where a move holds either gene as written says nothing of the
+ * product: with the core count read from the platform, the 8 cores it
+ * still spells are 48, and 8 times a small tile count would pass for a
+ * product that overflows the UB without the move.
  */
 static bool coupled_bound(const struct search *s, size_t a, size_t b, struct search_constraint *out)
 {
@@ -326,6 +340,8 @@ static bool coupled_bound(const struct search *s, size_t a, size_t b, struct sea
         for (size_t i = 0; i < s->n_seen; i++) {
                 const struct entry *e = &s->seen[i];
                 int64_t p = product(e->values[a], e->values[b]);
+                if (inert_in(s, e->values, a) || inert_in(s, e->values, b))
+                        continue;
                 varies |= e->values[b] != s->genes[b].value;
                 if (e->ok) {
                         most_pass = p > most_pass ? p : most_pass;
@@ -352,7 +368,8 @@ static bool coupled_bound(const struct search *s, size_t a, size_t b, struct sea
         out->n_any = 1;
         for (size_t i = 0; i < s->n_seen; i++) {
                 const struct entry *e = &s->seen[i];
-                if (e->ok || !teaches_constraints(e) || !e->blamed[a])
+                if (e->ok || !teaches_constraints(e) || !e->blamed[a] ||
+                    inert_in(s, e->values, a) || inert_in(s, e->values, b))
                         continue;
                 out->failures++;
                 if (out->n_values < SEARCH_CONSTRAINT_VALUES)
@@ -428,10 +445,17 @@ out:
         free(passing);
 }
 
+/* Whether constraint c speaks of the genome: a product, not where a move holds one of its genes. */
+static bool binds(const struct search *s, const struct search_constraint *c, const int64_t *values)
+{
+        return !c->coupled || (!inert_in(s, values, c->gene) && !inert_in(s, values, c->with));
+}
+
 bool search_allows(const struct search *s, const int64_t *values)
 {
         for (size_t i = 0; i < s->n_constraints; i++)
-                if (!search_constraint_allows(&s->constraints[i],
+                if (binds(s, &s->constraints[i], values) &&
+                    !search_constraint_allows(&s->constraints[i],
                                               constrained(&s->constraints[i], values)))
                         return false;
         return true;
@@ -442,7 +466,7 @@ static bool breaks_a_hypothesis(const struct search *s, const int64_t *values)
 {
         for (size_t i = 0; i < s->n_constraints; i++) {
                 const struct search_constraint *c = &s->constraints[i];
-                for (size_t k = 0; k < c->n_any; k++) {
+                for (size_t k = 0; binds(s, c, values) && k < c->n_any; k++) {
                         struct search_constraint one = { .gene = c->gene, .n_any = 1 };
                         one.any[0] = c->any[k];
                         if (!search_constraint_allows(&one, constrained(c, values)))

@@ -471,6 +471,61 @@ static void test_coupled_genes_bound_their_product(void **state)
         search_free(s);
 }
 
+/*
+ * As on the corpus's relu: the tile is the input over BLOCK_DIM times
+ * TILE_NUM, so the UB overflows below a product of 2048, and the move
+ * cores_from_platform holds BLOCK_DIM as written (8) while the kernel runs
+ * on the platform's 48 cores.  Such a genome passing with 8 x 64 says
+ * nothing of the product: the bound is learnt from the others.
+ */
+static void test_a_gene_a_move_holds_says_nothing_of_a_product(void **state)
+{
+        enum { MOVE_CORES, BLOCK_DIM, TILE_NUM };
+        static const struct gene relu[3] = {
+                [MOVE_CORES] = { .name = "move:cores_from_platform",
+                                 .value = 0,
+                                 .lo = 0,
+                                 .hi = 1,
+                                 .scale = GENE_CHOICE },
+                [BLOCK_DIM] = { .name = "BLOCK_DIM",
+                                .value = 8,
+                                .lo = 1,
+                                .hi = 128,
+                                .scale = GENE_POW2 },
+                [TILE_NUM] = { .name = "TILE_NUM",
+                               .value = 256,
+                               .lo = 16,
+                               .hi = 4096,
+                               .scale = GENE_POW2 },
+        };
+        static const struct search_inert held[] = {
+                { .move = MOVE_CORES, .site = 1, .gene = BLOCK_DIM }
+        };
+        struct search_options o = { .seed = 1 };
+        struct search *s = NULL;
+        int64_t v[3];
+
+        (void)state;
+        assert_int_equal(search_new(relu, 3, &o, &s), 0);
+        search_set_inert(s, held, 1);
+        search_record(s, (int64_t[]){ 0, 8, 256 }, TECHNIQUE_COUNT, true, 157, NULL);
+        search_record(s, (int64_t[]){ 1, 8, 64 }, TECHNIQUE_RANDOM, true, 127, NULL);
+        search_record(s, (int64_t[]){ 0, 32, 64 }, TECHNIQUE_SWEEP, true, 68, NULL);
+        search_record(s, (int64_t[]){ 0, 16, 128 }, TECHNIQUE_SWEEP, true, 76, NULL);
+        search_record(s, (int64_t[]){ 0, 16, 64 }, TECHNIQUE_SWEEP, false, 0, "ub_overflow");
+        search_record(s, (int64_t[]){ 0, 4, 64 }, TECHNIQUE_SWEEP, false, 0, "ub_overflow");
+        assert_true(constraint_text(s, "BLOCK_DIM x TILE_NUM must be at least 1025 (2 failures, "
+                                       "ub_overflow: 1024, 256)"));
+        /* with the move, BLOCK_DIM is not the core count: 8 x 64 stays allowed */
+        assert_true(search_allows(s, (int64_t[]){ 1, 8, 64 }));
+        assert_false(search_allows(s, (int64_t[]){ 0, 8, 128 }));
+        for (int i = 0; i < 20 && search_propose(s, v, &(enum search_technique){ 0 }) == 0; i++) {
+                assert_true(v[MOVE_CORES] == 1 || v[BLOCK_DIM] * v[TILE_NUM] > 1024);
+                search_record(s, v, TECHNIQUE_SWEEP, true, 90, NULL);
+        }
+        search_free(s);
+}
+
 /* A resumed search learns the same constraints again and keeps proposing within them. */
 static void test_constraints_survive_a_resume(void **state)
 {
@@ -523,6 +578,7 @@ int main(void)
                 cmocka_unit_test(test_a_count_of_fixed_meaning),
                 cmocka_unit_test(test_many_genes_fail_less_than_random_genomes),
                 cmocka_unit_test(test_coupled_genes_bound_their_product),
+                cmocka_unit_test(test_a_gene_a_move_holds_says_nothing_of_a_product),
         };
         return cmocka_run_group_tests_name("optimizer_search_constraints", tests, NULL, NULL);
 }
