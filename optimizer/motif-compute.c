@@ -22,17 +22,6 @@ static bool same_tok(const struct cxx_file *f, size_t a, size_t b)
                memcmp(cxx_tok_text(f, a), cxx_tok_text(f, b), cxx_tok_len(f, a)) == 0;
 }
 
-/* The LocalTensor element type of identifier i (a new string), or NULL. */
-static char *tensor_type(const struct cxx_file *f, const struct cxx_func *func, size_t i)
-{
-        struct motif_decl d;
-
-        if (i == CXX_NONE || !decl_of(f, func, i, &d) || !decl_is(f, &d, "LocalTensor") ||
-            cxx_tok_next(f, d.lt) >= d.gt)
-                return NULL;
-        return cxx_range_dup(f, cxx_tok_next(f, d.lt), cxx_tok_prev(f, d.gt));
-}
-
 /* "for (T v = 0; v < N; v++)" as in motif-copy.c, kept local. */
 static bool counted_loop(const struct cxx_file *f, size_t s, size_t *ret_var, size_t *ret_n1,
                          size_t *ret_n2, size_t *ret_close)
@@ -167,9 +156,9 @@ static int vectorize_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
         } else {
                 return 0;
         }
-        tz = tensor_type(f, func, z);
-        tx = tensor_type(f, func, x);
-        ty = y != CXX_NONE ? tensor_type(f, func, y) : strdup("");
+        tz = local_tensor_type(f, func, z);
+        tx = local_tensor_type(f, func, x);
+        ty = y != CXX_NONE ? local_tensor_type(f, func, y) : strdup("");
         if (!tz || !tx || !ty || strcmp(tz, tx) != 0 || (y != CXX_NONE && strcmp(tz, ty) != 0) ||
             strcmp(tz, "bfloat16_t") == 0)
                 goto out;
@@ -234,9 +223,9 @@ static int vectorize_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
         x = cxx_arg_ident(f, &c.args[1]);
         if (!scalar)
                 y = cxx_arg_ident(f, &c.args[2]);
-        tz = tensor_type(f, func, z);
-        tx = tensor_type(f, func, x);
-        ty = scalar ? strdup("") : tensor_type(f, func, y);
+        tz = local_tensor_type(f, func, z);
+        tx = local_tensor_type(f, func, x);
+        ty = scalar ? strdup("") : local_tensor_type(f, func, y);
         if (!tz || !tx || !ty || strcmp(tz, tx) != 0 || (!scalar && strcmp(tz, ty) != 0) ||
             strcmp(tz, "bfloat16_t") == 0)
                 goto out;
@@ -514,8 +503,8 @@ static int axpy_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
                 return 0;
         if (!dead_after(f, func, t, cxx_stmt_last(f, add)))
                 return 0;
-        td = tensor_type(f, func, d);
-        tx = tensor_type(f, func, x);
+        td = local_tensor_type(f, func, d);
+        tx = local_tensor_type(f, func, x);
         if (!td || !tx || !axpy_types(td, tx))
                 goto out;
         ds = cxx_range_dup(f, d, d);
@@ -565,8 +554,8 @@ static int axpy_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
         if (d == CXX_NONE || x == CXX_NONE || same_tok(f, d, x) ||
             !dead_after(f, func, x, st->last))
                 return 0;
-        td = tensor_type(f, func, d);
-        tx = tensor_type(f, func, x);
+        td = local_tensor_type(f, func, d);
+        tx = local_tensor_type(f, func, x);
         if (!td || !tx || !axpy_types(td, tx))
                 goto out;
         ds = cxx_range_dup(f, d, d);
@@ -681,8 +670,8 @@ static int inplace_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
                 }
                 return 0;
         }
-        tt = tensor_type(f, func, tmp);
-        tx = tensor_type(f, func, x);
+        tt = local_tensor_type(f, func, tmp);
+        tx = local_tensor_type(f, func, x);
         xs = cxx_range_dup(f, x, x);
         if (!tt || !tx || !xs || strcmp(tt, tx) != 0)
                 goto out;
@@ -789,7 +778,7 @@ static int inplace_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
                 return 0;
         cxx_fresh_name(f, "motifTmpBuf", buf, sizeof(buf));
         cxx_fresh_name(f, "motifTmp", tmp, sizeof(tmp));
-        tx = tensor_type(f, func, x);
+        tx = local_tensor_type(f, func, x);
         size = cxx_range_dup(f, ic.args[2].first, ic.args[2].last);
         pipe = cxx_range_dup(f, ic.obj, cxx_tok_prev(f, ic.name));
         pos = strdup("QuePosition::VECCALC");

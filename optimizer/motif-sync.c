@@ -1212,20 +1212,6 @@ static int tbuf_forward(struct motif_scan *scan, struct cxx_file *f, struct cxx_
         return r;
 }
 
-/* The innermost '{' enclosing token i. */
-static size_t enclosing_block(const struct cxx_file *f, size_t i)
-{
-        int depth = 0;
-
-        for (size_t j = cxx_tok_prev(f, i); j != CXX_NONE; j = cxx_tok_prev(f, j)) {
-                if (cxx_tok_eq(f, j, "}"))
-                        depth++;
-                else if (cxx_tok_eq(f, j, "{") && depth-- == 0)
-                        return j;
-        }
-        return CXX_NONE;
-}
-
 static int tbuf_inverse(struct motif_scan *scan, struct cxx_file *f, struct cxx_func *funcs,
                         size_t n_funcs, const struct motif_decl *d)
 {
@@ -1276,7 +1262,7 @@ static int tbuf_inverse(struct motif_scan *scan, struct cxx_file *f, struct cxx_
                 if (stmt == CXX_NONE || !cxx_tok_eq(f, stmt, "LocalTensor") ||
                     !starts_statement(f, stmt, &last))
                         return 0;
-                block = enclosing_block(f, stmt);
+                block = block_enclosing(f, stmt);
                 if (block == CXX_NONE)
                         return 0;
                 bclose = token_match(&f->tokens, block);
@@ -1317,7 +1303,7 @@ static int tbuf_inverse(struct motif_scan *scan, struct cxx_file *f, struct cxx_
                 }
                 site_replace(scan, f, cxx_tok_next(f, nx), cxx_tok_next(f, nx), "AllocTensor");
                 var = cxx_tok_prev(f, p);
-                block = enclosing_block(f, i);
+                block = block_enclosing(f, i);
                 bclose = token_match(&f->tokens, block);
                 indent = cxx_indent_at(f, f->tokens.tokens[var].start);
                 ls = cxx_line_start(f, f->tokens.tokens[bclose].start);

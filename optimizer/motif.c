@@ -101,6 +101,21 @@ static const struct motif motifs[] = {
             .inverse = motif_vectorize_inverse,
         },
         {
+            .name = "vector_accumulator",
+            .title = "Add per-tile reductions in a vector, read the sum once",
+            .description =
+                "In a loop 'ReduceSum(part, ...); acc += part.GetValue(0);' with a local float "
+                "acc the loop reads nowhere else, add part into element 0 of a 32-byte UB "
+                "accumulator on the vector unit instead ('Add(accVec, accVec, part, 1)'; "
+                "zeroed before the loop) and read it once after the loop.  The scalar read "
+                "made the scalar unit wait for every tile's reduction, which held the next "
+                "copy-in back: the motif pays with double-buffered input queues.  The "
+                "inverse reads each tile's reduction back again.",
+            .bottleneck = "stall=scalar_issue scalar=high stall=mte2_v stall=other_flag",
+            .forward = motif_accumulate_forward,
+            .inverse = motif_accumulate_inverse,
+        },
+        {
             .name = "hoist_duplicate",
             .title = "Hoist a loop-invariant Duplicate out of the loop",
             .description = "A Duplicate whose value, count and destination do not change inside "
@@ -383,6 +398,31 @@ bool decl_of(const struct cxx_file *f, const struct cxx_func *func, size_t ident
 bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *kind)
 {
         return cxx_tok_eq(f, d->kind, kind);
+}
+
+/* The LocalTensor element type of identifier i (a new string), or NULL. */
+char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, size_t i)
+{
+        struct motif_decl d;
+
+        if (i == CXX_NONE || !decl_of(f, func, i, &d) || !decl_is(f, &d, "LocalTensor") ||
+            cxx_tok_next(f, d.lt) >= d.gt)
+                return NULL;
+        return cxx_range_dup(f, cxx_tok_next(f, d.lt), cxx_tok_prev(f, d.gt));
+}
+
+/* The innermost '{' enclosing token i. */
+size_t block_enclosing(const struct cxx_file *f, size_t i)
+{
+        int depth = 0;
+
+        for (size_t j = cxx_tok_prev(f, i); j != CXX_NONE; j = cxx_tok_prev(f, j)) {
+                if (cxx_tok_eq(f, j, "}"))
+                        depth++;
+                else if (cxx_tok_eq(f, j, "{") && depth-- == 0)
+                        return j;
+        }
+        return CXX_NONE;
 }
 
 /* ================================================================ sites */

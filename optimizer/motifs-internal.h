@@ -32,6 +32,10 @@ bool decl_find(const struct cxx_file *f, size_t a, size_t b, const char *name, s
 bool decl_of(const struct cxx_file *f, const struct cxx_func *func, size_t ident,
              struct motif_decl *ret);
 bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *kind);
+/* The element type of the LocalTensor named by token i ("float"; a new string), or NULL. */
+char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, size_t i);
+/* The innermost '{' enclosing token i, or CXX_NONE. */
+size_t block_enclosing(const struct cxx_file *f, size_t i);
 
 /* ---- the motifs' scanners */
 int motif_double_buffer_forward(struct motif_scan *scan);
@@ -62,5 +66,7 @@ int motif_axpy_forward(struct motif_scan *scan);
 int motif_axpy_inverse(struct motif_scan *scan);
 int motif_inplace_forward(struct motif_scan *scan);
 int motif_inplace_inverse(struct motif_scan *scan);
+int motif_accumulate_forward(struct motif_scan *scan);
+int motif_accumulate_inverse(struct motif_scan *scan);
 
 #endif
