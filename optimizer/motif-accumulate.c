@@ -316,15 +316,16 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 decl = dup == CXX_NONE ? CXX_NONE : cxx_stmt_before(f, dup, outer);
                 set = cxx_stmt_after(f, loop_last, outer);
                 wait = set == CXX_NONE ? CXX_NONE : cxx_stmt_after(f, cxx_stmt_last(f, set), outer);
-                read = wait == CXX_NONE ? CXX_NONE
-                                        : cxx_stmt_after(f, cxx_stmt_last(f, wait), outer);
+                read =
+                    wait == CXX_NONE ? CXX_NONE : cxx_stmt_after(f, cxx_stmt_last(f, wait), outer);
         }
         vname = decl == CXX_NONE ? CXX_NONE : spelled(f, decl, "<", "float", ">", NULL);
         vname = vname == CXX_NONE ? CXX_NONE : cxx_tok_next(f, vname);
         if (read == CXX_NONE || !cxx_tok_eq(f, decl, "LocalTensor") || !same_tok(f, vname, v) ||
             !cxx_stmt_call(f, dup, cxx_stmt_last(f, dup), &c) || !cxx_call_is(f, &c, "Duplicate") ||
             !same_tok(f, cxx_arg_ident(f, &c.args[0]), v) ||
-            !sync_stmt(f, set, cxx_stmt_last(f, set)) || !sync_stmt(f, wait, cxx_stmt_last(f, wait)) ||
+            !sync_stmt(f, set, cxx_stmt_last(f, set)) ||
+            !sync_stmt(f, wait, cxx_stmt_last(f, wait)) ||
             !scalar_add_of_reduction(f, read, cxx_stmt_last(f, read), &acc, &buf) ||
             !same_tok(f, buf, v))
                 return 0;
@@ -347,7 +348,8 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                         continue;
                 last = cxx_stmt_last(f, cxx_stmt_first(f, i));
                 if (cxx_stmt_call(f, cxx_stmt_first(f, i), last, &c) &&
-                    cxx_call_is(f, &c, "InitBuffer") && same_tok(f, cxx_arg_ident(f, &c.args[0]), buf))
+                    cxx_call_is(f, &c, "InitBuffer") &&
+                    same_tok(f, cxx_arg_ident(f, &c.args[0]), buf))
                         site_delete_stmt(scan, f, cxx_stmt_first(f, i), last);
                 else
                         site_fail(scan);
@@ -359,9 +361,9 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 site_delete_stmt(scan, f, barrier, cxx_stmt_last(f, barrier));
         indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
         {
-                char *c3 = str_printf("%.*s += %.*s.GetValue(0);", (int)cxx_tok_len(f, acc),
-                                      cxx_tok_text(f, acc), (int)cxx_tok_len(f, t),
-                                      cxx_tok_text(f, t));
+                char *c3 =
+                    str_printf("%.*s += %.*s.GetValue(0);", (int)cxx_tok_len(f, acc),
+                               cxx_tok_text(f, acc), (int)cxx_tok_len(f, t), cxx_tok_text(f, t));
                 if (c3 && indent && !scan->auto_sync)
                         text = lines(indent, "SetFlag<HardEvent::V_S>(EVENT_ID0);",
                                      "WaitFlag<HardEvent::V_S>(EVENT_ID0);", c3);

@@ -1120,8 +1120,8 @@ static char *template_position(const struct cxx_file *f, const struct motif_decl
         return a < d->gt ? cxx_range_dup(f, a, b) : strdup("QuePosition::VECCALC");
 }
 
-static void redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
-                      const char *type)
+void site_redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
+                    const char *type)
 {
         char *text;
 
@@ -1184,7 +1184,7 @@ static int tbuf_forward(struct motif_scan *scan, struct cxx_file *f, struct cxx_
         if (!type)
                 site_fail(scan);
         else
-                redeclare(scan, f, d, type);
+                site_redeclare(scan, f, d, type);
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t nx, p, last;
                 struct cxx_arg args[4];
@@ -1287,7 +1287,7 @@ static int tbuf_inverse(struct motif_scan *scan, struct cxx_file *f, struct cxx_
         if (!type)
                 site_fail(scan);
         else
-                redeclare(scan, f, d, type);
+                site_redeclare(scan, f, d, type);
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t nx, p, var, block, bclose, ls;
                 char *indent, *text;

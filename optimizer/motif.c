@@ -41,6 +41,22 @@ static const struct motif motifs[] = {
             .inverse = motif_prefetch_inverse,
         },
         {
+            .name = "tbuf_queues",
+            .title = "Move tiles through queues instead of PIPE_ALL barriers",
+            .description =
+                "A tile loop 'copy-in to a TBuf tensor; PipeBarrier<PIPE_ALL>(); compute; "
+                "PipeBarrier<PIPE_ALL>(); copy-out; PipeBarrier<PIPE_ALL>();' drains every pipe "
+                "three times a tile.  The input TBuf becomes a depth-2 VECIN queue and the output "
+                "one a depth-2 VECOUT queue (a new one when the loop computes in place: its last "
+                "write goes there), with AllocTensor, EnQue, DeQue and FreeTensor in place of the "
+                "barriers, so the next tile's copy-in runs under this tile's compute.  Needs UB "
+                "room for the second buffers.  The inverse turns such queues back into TBufs and "
+                "barriers.",
+            .bottleneck = "stall=pipe_all stall=mte2_v stall=v_mte3 v_util=low",
+            .forward = motif_queues_forward,
+            .inverse = motif_queues_inverse,
+        },
+        {
             .name = "double_buffer",
             .title = "Double-buffer the queues",
             .description =

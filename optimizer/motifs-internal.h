@@ -34,6 +34,13 @@ bool decl_of(const struct cxx_file *f, const struct cxx_func *func, size_t ident
 bool decl_is(const struct cxx_file *f, const struct motif_decl *d, const char *kind);
 /* The element type of the LocalTensor named by token i ("float"; a new string), or NULL. */
 char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, size_t i);
+/*
+ * Gives the declaration d the type text ("TQue<QuePosition::VECIN, 2>"):
+ * in place when it declares d alone, else as a line of its own after the
+ * list it leaves.
+ */
+void site_redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
+                    const char *type);
 /* The innermost '{' enclosing token i, or CXX_NONE. */
 size_t block_enclosing(const struct cxx_file *f, size_t i);
 
@@ -68,5 +75,7 @@ int motif_inplace_forward(struct motif_scan *scan);
 int motif_inplace_inverse(struct motif_scan *scan);
 int motif_accumulate_forward(struct motif_scan *scan);
 int motif_accumulate_inverse(struct motif_scan *scan);
+int motif_queues_forward(struct motif_scan *scan);
+int motif_queues_inverse(struct motif_scan *scan);
 
 #endif

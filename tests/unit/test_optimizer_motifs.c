@@ -155,6 +155,12 @@ static const struct trip trips[] = {
         { "vector_accumulator", "examples/ops/level2/sum_squares/op_kernel/sum_squares.cpp",
           MOTIF_FORWARD, true, "examples/ops/level2/sum_squares/expert/op_kernel/sum_squares.cpp",
           false },
+        /* in place: the last write goes to a new output queue, and comes back */
+        { "tbuf_queues", "examples/ops/level1/exp/op_kernel/exp_custom.cpp", MOTIF_FORWARD, true,
+          "examples/ops/level1/exp/expert/op_kernel/exp_custom.cpp", false },
+        /* reduce_max writes its output tile on the scalar unit: no queue may carry it */
+        { "tbuf_queues", "examples/ops/level2/log_softmax/op_kernel/log_softmax.cpp", MOTIF_FORWARD,
+          false, "examples/ops/level2/reduce_max/op_kernel/reduce_max.cpp", false },
         /* the corpus experts written for the motifs the seed bank lacked */
         { "hoist_duplicate",
           "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
@@ -442,7 +448,8 @@ static void test_vector_accumulator(void **state)
                           "            WaitFlag<HardEvent::V_S>(EVENT_ID0);\n"
                           "            mean += meanVec.GetValue(0);\n"
                           "            Store(r, mean);") ||
-            !strstr(once, "peak += part.GetValue(0);") || !strstr(once, "count += part.GetValue(0);"))
+            !strstr(once, "peak += part.GetValue(0);") ||
+            !strstr(once, "count += part.GetValue(0);"))
                 fail_msg("not accumulated as expected:\n%s", once);
         assert_int_equal(sites("vector_accumulator", MOTIF_FORWARD, once), 0);
         /* back, but with auto_sync (no manifest says otherwise) the read needs no flags */
@@ -596,6 +603,9 @@ static const struct sim_case sim_cases[] = {
         /* two per-tile reductions read back (12% off the bench case alone) */
         { "examples/ops/level3/group_norm_silu", "examples/ops/level3/group_norm_silu",
           "vector_accumulator", MOTIF_FORWARD, true },
+        /* a TBuf worked in place under PIPE_ALL (23% off the bench case) */
+        { "examples/ops/level1/exp", "examples/ops/level1/exp", "tbuf_queues", MOTIF_FORWARD,
+          true },
         /* and the baseline's row copies merge into strided ones, faster */
         { "examples/ops/level2/narrow", "examples/ops/level2/narrow", "strided_copy", MOTIF_FORWARD,
           true },
