@@ -60,6 +60,46 @@ static bool is_copy(const struct cxx_file *f, size_t first, size_t last, struct 
                c->obj == CXX_NONE && c->n_args >= 3;
 }
 
+/* A branch of an if that is one copy, braced or not: *end is its last token. */
+static bool branch_copy(const struct cxx_file *f, size_t start, struct cxx_call *c, size_t *end)
+{
+        size_t inner, last;
+
+        if (cxx_tok_eq(f, start, "{")) {
+                *end = token_match(&f->tokens, start);
+                inner = cxx_tok_next(f, start);
+                last = cxx_stmt_last(f, inner);
+                return last != CXX_NONE && cxx_tok_next(f, last) == *end &&
+                       is_copy(f, inner, last, c);
+        }
+        *end = cxx_stmt_last(f, start);
+        return *end != CXX_NONE && is_copy(f, start, *end, c);
+}
+
+/*
+ * A copy statement: one DataCopy or DataCopyPad, or "if (...) copy else
+ * copy" with both between the same tensors (datacopy_aligned's form).
+ * How many copies it holds (the first in *c), 0 when it is none.
+ */
+static int copy_stmt(const struct cxx_file *f, size_t first, size_t last, struct cxx_call *c)
+{
+        struct cxx_call other;
+        size_t open = cxx_tok_next(f, first), end, e;
+
+        if (is_copy(f, first, last, c))
+                return 1;
+        if (!cxx_tok_eq(f, first, "if") || !cxx_tok_eq(f, open, "(") ||
+            !branch_copy(f, cxx_tok_next(f, token_match(&f->tokens, open)), c, &end))
+                return 0;
+        e = cxx_tok_next(f, end);
+        if (!cxx_tok_eq(f, e, "else") || !branch_copy(f, cxx_tok_next(f, e), &other, &end) ||
+            end != last ||
+            !same_tok(f, cxx_arg_base(f, &c->args[0]), cxx_arg_base(f, &other.args[0])) ||
+            !same_tok(f, cxx_arg_base(f, &c->args[1]), cxx_arg_base(f, &other.args[1])))
+                return 0;
+        return 2;
+}
+
 /* The statements directly in the block opened at open: first tokens into s, how many. */
 static size_t body_statements(const struct cxx_file *f, size_t open, size_t *s, size_t max)
 {
@@ -196,11 +236,38 @@ static void replace_lines(struct motif_scan *scan, struct cxx_file *f, size_t fi
         free(c);
 }
 
+#define NONE ((size_t)-1)
+
+/* The lines in place of barrier statement s[barrier], or after the statement at prev without one. */
+static void put_lines(struct motif_scan *scan, struct cxx_file *f, size_t barrier, size_t prev,
+                      const size_t *s, char *a, char *b, char *c)
+{
+        char *indent, *text;
+
+        if (barrier != NONE) {
+                replace_lines(scan, f, s[barrier], cxx_stmt_last(f, s[barrier]), a, b, c);
+                return;
+        }
+        indent = cxx_indent_at(f, f->tokens.tokens[prev].start);
+        text = indent && a && (b || !c) ? joined(indent, a, b, c) : NULL;
+        if (text)
+                site_insert_after(scan, f, prev, cxx_stmt_last(f, prev), text);
+        else
+                site_fail(scan);
+        free(indent);
+        free(text);
+        free(a);
+        free(b);
+        free(c);
+}
+
 static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
                         const struct cxx_stmt *st, void *userdata)
 {
         const struct cxx_func *func = &funcs[st->func];
-        size_t s[MAX_BODY], n, open, close, i_in, i_b2, k, writer = CXX_NONE, loop_last;
+        size_t s[MAX_BODY], n, open, close, i_in, i_out, c0, c1, b1, b2, b3, k;
+        size_t writer = CXX_NONE, loop_last;
+        int n_in = 0, n_out = 0;
         struct tbuf_tensor in = { 0 }, out = { 0 };
         struct cxx_call cin, cout, c;
         bool in_place;
@@ -217,21 +284,28 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         close = token_match(&f->tokens, open);
         loop_last = close;
         n = body_statements(f, open, s, MAX_BODY);
-        /* copy-in, PIPE_ALL, compute..., PIPE_ALL, copy-out, PIPE_ALL at the end */
-        for (i_in = 0; i_in + 5 < n; i_in++)
-                if (is_copy(f, s[i_in], cxx_stmt_last(f, s[i_in]), &cin) &&
-                    pipe_all(f, s[i_in + 1], cxx_stmt_last(f, s[i_in + 1])))
+        /*
+         * copy-in, PIPE_ALL, compute..., PIPE_ALL, copy-out, PIPE_ALL at the
+         * end; each barrier may be gone already (barrier_removal on a kernel
+         * synchronised automatically), and then the queue calls are added
+         */
+        for (i_in = 0; i_in < n; i_in++)
+                if ((n_in = copy_stmt(f, s[i_in], cxx_stmt_last(f, s[i_in]), &cin)) > 0)
                         break;
-        if (i_in + 5 >= n)
+        if (i_in + 2 >= n)
                 return 0;
-        for (i_b2 = i_in + 3; i_b2 + 2 < n; i_b2++)
-                if (pipe_all(f, s[i_b2], cxx_stmt_last(f, s[i_b2])))
-                        break;
-        if (i_b2 + 3 != n || !is_copy(f, s[i_b2 + 1], cxx_stmt_last(f, s[i_b2 + 1]), &cout) ||
-            !pipe_all(f, s[n - 1], cxx_stmt_last(f, s[n - 1])))
+        b1 = pipe_all(f, s[i_in + 1], cxx_stmt_last(f, s[i_in + 1])) ? i_in + 1 : NONE;
+        c0 = b1 == NONE ? i_in + 1 : b1 + 1;
+        b3 = pipe_all(f, s[n - 1], cxx_stmt_last(f, s[n - 1])) ? n - 1 : NONE;
+        i_out = b3 == NONE ? n - 1 : n - 2;
+        if (i_out <= c0 || (n_out = copy_stmt(f, s[i_out], cxx_stmt_last(f, s[i_out]), &cout)) == 0)
                 return 0;
-        for (k = i_in + 2; k < i_b2; k++)
-                if (is_copy(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
+        b2 = pipe_all(f, s[i_out - 1], cxx_stmt_last(f, s[i_out - 1])) ? i_out - 1 : NONE;
+        c1 = b2 == NONE ? i_out - 1 : b2 - 1;
+        if (c1 < c0 || c1 == NONE)
+                return 0;
+        for (k = c0; k <= c1; k++)
+                if (copy_stmt(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
                     pipe_all(f, s[k], cxx_stmt_last(f, s[k])))
                         return 0;
         if (!tbuf_tensor_of(f, func, cxx_arg_ident(f, &cin.args[0]), st->first, &in) ||
@@ -245,15 +319,15 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 count_in(f, st->first, loop_last, out.name) + 1 ||
             scalar_access(f, st->first, loop_last, in.name) ||
             scalar_access(f, st->first, loop_last, out.name) ||
-            count_in(f, s[i_in], cxx_stmt_last(f, s[i_in]), in.name) != 1 ||
-            count_in(f, s[i_b2 + 1], cxx_stmt_last(f, s[i_b2 + 1]), out.name) != 1)
+            count_in(f, s[i_in], cxx_stmt_last(f, s[i_in]), in.name) != (size_t)n_in ||
+            count_in(f, s[i_out], cxx_stmt_last(f, s[i_out]), out.name) != (size_t)n_out)
                 goto out;
         if (in_place) {
                 /* the last compute statement naming it writes it: that write goes to the new queue */
-                for (k = i_b2; k-- > i_in + 2;)
+                for (k = c1 + 1; k-- > c0;)
                         if (count_in(f, s[k], cxx_stmt_last(f, s[k]), in.name))
                                 break;
-                if (k <= i_in + 1 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
+                if (k == NONE || k < c0 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
                     c.obj != CXX_NONE || !is_vector_api(f, c.name) ||
                     !same_tok(f, cxx_arg_ident(f, &c.args[0]), in.name))
                         goto out;
@@ -268,10 +342,10 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 ob = out_buf;
         } else {
                 /* the output's first use in the compute writes it and reads nothing of it */
-                for (k = i_in + 2; k < i_b2; k++)
+                for (k = c0; k <= c1; k++)
                         if (count_in(f, s[k], cxx_stmt_last(f, s[k]), out.name))
                                 break;
-                if (k == i_b2 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
+                if (k > c1 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
                     c.obj != CXX_NONE || !is_vector_api(f, c.name) ||
                     !same_tok(f, cxx_arg_ident(f, &c.args[0]), out.name) ||
                     read_by(f, &c, out.name) || same_tok(f, in.buf, out.buf))
@@ -312,7 +386,10 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                         free(decl);
                         free(init);
                         site_replace(scan, f, writer, writer, on);
-                        site_replace(scan, f, cout.args[1].first, cout.args[1].last, on);
+                        for (size_t i = s[i_out]; i <= cxx_stmt_last(f, s[i_out]);
+                             i = cxx_tok_next(f, i))
+                                if (same_tok(f, i, in.name))
+                                        site_replace(scan, f, i, i, on);
                 } else {
                         site_redeclare(scan, f, &out.buf_decl, "TQue<QuePosition::VECOUT, 2>");
                         site_edit(scan, f, f->tokens.tokens[out.init_call.args[1].first].start, 0,
@@ -328,17 +405,15 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                                 site_fail(scan);
                         free(alloc);
                 }
-                replace_lines(
-                    scan, f, s[i_in + 1], cxx_stmt_last(f, s[i_in + 1]),
-                    str_printf("%.*s.EnQue(%.*s);", ibl, ib, inl, iname),
-                    str_printf("%.*s = %.*s.DeQue<%s>();", inl, iname, ibl, ib, in.type),
-                    str_printf("LocalTensor<%s> %s = %s.AllocTensor<%s>();", ot, on, ob, ot));
-                replace_lines(scan, f, s[i_b2], cxx_stmt_last(f, s[i_b2]),
-                              str_printf("%s.EnQue(%s);", ob, on),
-                              str_printf("%.*s.FreeTensor(%.*s);", ibl, ib, inl, iname),
-                              str_printf("%s = %s.DeQue<%s>();", on, ob, ot));
-                replace_lines(scan, f, s[n - 1], cxx_stmt_last(f, s[n - 1]),
-                              str_printf("%s.FreeTensor(%s);", ob, on), NULL, NULL);
+                put_lines(scan, f, b1, s[i_in], s,
+                          str_printf("%.*s.EnQue(%.*s);", ibl, ib, inl, iname),
+                          str_printf("%.*s = %.*s.DeQue<%s>();", inl, iname, ibl, ib, in.type),
+                          str_printf("LocalTensor<%s> %s = %s.AllocTensor<%s>();", ot, on, ob, ot));
+                put_lines(scan, f, b2, s[c1], s, str_printf("%s.EnQue(%s);", ob, on),
+                          str_printf("%.*s.FreeTensor(%.*s);", ibl, ib, inl, iname),
+                          str_printf("%s = %s.DeQue<%s>();", on, ob, ot));
+                put_lines(scan, f, b3, s[i_out], s, str_printf("%s.FreeTensor(%s);", ob, on), NULL,
+                          NULL);
                 free(pipe);
                 free(size);
         }
@@ -434,7 +509,7 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         /* LocalTensor<T> IN = Q.AllocTensor<T>(); copy-in; Q.EnQue(IN); IN = Q.DeQue<T>(); ... */
         for (a = 0; a + 10 <= n; a++) {
                 if (!cxx_tok_eq(f, s[a], "LocalTensor") ||
-                    !is_copy(f, s[a + 1], cxx_stmt_last(f, s[a + 1]), &c))
+                    !copy_stmt(f, s[a + 1], cxx_stmt_last(f, s[a + 1]), &c))
                         continue;
                 in = cxx_arg_ident(f, &c.args[0]);
                 q = queue_call(f, s[a], cxx_stmt_last(f, s[a]), "AllocTensor", in);
@@ -459,7 +534,7 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
             !same_tok(f, queue_call(f, s[b + 1], cxx_stmt_last(f, s[b + 1]), "FreeTensor", in),
                       q) ||
             !same_tok(f, queue_call(f, s[b + 2], cxx_stmt_last(f, s[b + 2]), "DeQue", out), q2) ||
-            !is_copy(f, s[b + 3], cxx_stmt_last(f, s[b + 3]), &c) ||
+            !copy_stmt(f, s[b + 3], cxx_stmt_last(f, s[b + 3]), &c) ||
             !same_tok(f, cxx_arg_ident(f, &c.args[1]), out) ||
             !same_tok(f, queue_call(f, s[b + 4], cxx_stmt_last(f, s[b + 4]), "FreeTensor", out),
                       q2) ||

@@ -463,6 +463,43 @@ static void test_vector_accumulator(void **state)
         free(back);
 }
 
+/*
+ * exp's loop after barrier_removal and datacopy_aligned, as Stage II
+ * meets it once those have won: no barriers left to replace, and each
+ * copy an if/else of DataCopy and DataCopyPad.  The queues still come,
+ * both branches of the copy-out read the new output tensor, and the
+ * inverse puts the loop back under barriers.
+ */
+static void test_tbuf_queues_after_other_motifs(void **state)
+{
+        char *text = slurp("examples/ops/level1/exp/op_kernel/exp_custom.cpp"), *once, *back;
+
+        (void)state;
+        for (const char *m = "barrier_removal"; m;
+             m = strcmp(m, "barrier_removal") == 0 ? "datacopy_aligned" : NULL) {
+                char *next = apply(m, MOTIF_FORWARD, text, MOTIF_ALL_SITES);
+                free(text);
+                text = next;
+        }
+        assert_null(strstr(text, "PipeBarrier<PIPE_ALL>();"));
+        assert_int_equal(sites("tbuf_queues", MOTIF_FORWARD, text), 1);
+        once = apply("tbuf_queues", MOTIF_FORWARD, text, 0);
+        if (!strstr(once, "Exp(localOut, local, count);") ||
+            !strstr(once, "DataCopy(yGm[offset], localOut, count);") ||
+            !strstr(once, "DataCopyPad(yGm[offset], localOut, params);") ||
+            !strstr(once, "calcBufOut.FreeTensor(localOut);") ||
+            !strstr(once, "TQue<QuePosition::VECIN, 2> calcBuf;"))
+                fail_msg("not queued as expected:\n%s", once);
+        assert_int_equal(sites("tbuf_queues", MOTIF_INVERSE, once), 1);
+        back = apply("tbuf_queues", MOTIF_INVERSE, once, 0);
+        if (!strstr(back, "Exp(local, local, count);\n\t\t\tPipeBarrier<PIPE_ALL>();") ||
+            strstr(back, "calcBufOut") || strstr(back, "TQue"))
+                fail_msg("not unwound:\n%s", back);
+        free(text);
+        free(once);
+        free(back);
+}
+
 /* A prefetch in a form the inverse does not know: it declines rather than break the kernel. */
 static void test_double_buffer_declines(void **state)
 {
@@ -676,6 +713,7 @@ int main(void)
                 cmocka_unit_test(test_double_buffer_declines),
                 cmocka_unit_test(test_prefetch_tile),
                 cmocka_unit_test(test_vector_accumulator),
+                cmocka_unit_test(test_tbuf_queues_after_other_motifs),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
