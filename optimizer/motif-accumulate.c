@@ -10,7 +10,6 @@
 #include "motifs-internal.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,26 +22,14 @@ static struct cxx_file *kernel_of(struct motif_scan *scan)
         return &scan->files[scan->kernel];
 }
 
-static bool same_tok(const struct cxx_file *f, size_t a, size_t b)
+/* Token i, then the tokens spelled by words (NULL-terminated), each the next one: the last. */
+static size_t spelled(const struct cxx_file *f, size_t i, const char *const *words)
 {
-        return a != CXX_NONE && b != CXX_NONE && cxx_range_same(f, a, a, b, b);
-}
-
-/* Token i, then the tokens spelled by the NULL-terminated list, each the next one; the last. */
-static size_t spelled(const struct cxx_file *f, size_t i, ...)
-{
-        va_list ap;
-        const char *s;
-
-        va_start(ap, i);
-        while ((s = va_arg(ap, const char *)) != NULL) {
+        for (; *words; words++) {
                 i = cxx_tok_next(f, i);
-                if (i >= f->tokens.n || !cxx_tok_eq(f, i, s)) {
-                        i = CXX_NONE;
-                        break;
-                }
+                if (i >= f->tokens.n || !cxx_tok_eq(f, i, *words))
+                        return CXX_NONE;
         }
-        va_end(ap);
         return i;
 }
 
@@ -53,10 +40,12 @@ static bool scalar_add_of_reduction(const struct cxx_file *f, size_t first, size
         size_t t = cxx_tok_next(f, cxx_tok_next(f, first)), zero;
 
         if (!cxx_tok_is_ident(f, first) || !cxx_tok_eq(f, cxx_tok_next(f, first), "+=") ||
-            !cxx_tok_is_ident(f, t) || spelled(f, t, ".", "GetValue", "(", NULL) == CXX_NONE)
+            !cxx_tok_is_ident(f, t) ||
+            spelled(f, t, (const char *const[]){ ".", "GetValue", "(", NULL }) == CXX_NONE)
                 return false;
-        zero = cxx_tok_next(f, spelled(f, t, ".", "GetValue", "(", NULL));
-        if (!cxx_tok_is_number(f, zero, "0") || spelled(f, zero, ")", ";", NULL) != last)
+        zero = cxx_tok_next(f, spelled(f, t, (const char *const[]){ ".", "GetValue", "(", NULL }));
+        if (!cxx_tok_is_number(f, zero, "0") ||
+            spelled(f, zero, (const char *const[]){ ")", ";", NULL }) != last)
                 return false;
         *acc = first;
         *tensor = t;
@@ -82,7 +71,7 @@ static bool float_local(const struct cxx_file *f, const struct cxx_func *func, s
 {
         for (size_t i = cxx_tok_next(f, func->open); i < loop; i = cxx_tok_next(f, i)) {
                 size_t nx = cxx_tok_next(f, i), b;
-                if (!same_tok(f, i, acc) ||
+                if (!tok_same(f, i, acc) ||
                     !(cxx_tok_eq(f, nx, "=") || cxx_tok_eq(f, nx, ",") || cxx_tok_eq(f, nx, ";")) ||
                     !cxx_tok_eq(f, cxx_stmt_first(f, i), "float"))
                         continue;
@@ -91,17 +80,6 @@ static bool float_local(const struct cxx_file *f, const struct cxx_func *func, s
                         return true;
         }
         return false;
-}
-
-/* How often the identifier at name occurs in [a, b]. */
-static size_t count_in(const struct cxx_file *f, size_t a, size_t b, size_t name)
-{
-        size_t n = 0;
-
-        for (size_t i = a; i <= b && i < f->tokens.n; i = cxx_tok_next(f, i))
-                if (same_tok(f, i, name))
-                        n++;
-        return n;
 }
 
 /*
@@ -203,13 +181,13 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 ;
         if (prev == CXX_NONE || !cxx_stmt_call(f, prev, cxx_stmt_last(f, prev), &reduce) ||
             !cxx_call_is(f, &reduce, "ReduceSum") || reduce.n_args < 3 ||
-            !same_tok(f, cxx_arg_ident(f, &reduce.args[0]), t))
+            !tok_same(f, cxx_arg_ident(f, &reduce.args[0]), t))
                 return 0;
         type = local_tensor_type(f, func, t);
         loop_last = cxx_stmt_last(f, st->loop);
         p = cxx_tok_prev(f, st->loop);
         if (!type || strcmp(type, "float") != 0 || !float_local(f, func, acc, st->loop) ||
-            count_in(f, st->loop, loop_last, acc) != 1 || p == CXX_NONE ||
+            ident_count(f, st->loop, loop_last, acc) != 1 || p == CXX_NONE ||
             !(cxx_tok_eq(f, p, ";") || cxx_tok_eq(f, p, "{") || cxx_tok_eq(f, p, "}")) ||
             !buffer_place(f, funcs, n_funcs, func, &place))
                 goto out;
@@ -306,7 +284,7 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 return 0;
         v = cxx_arg_ident(f, &add.args[0]);
         t = cxx_arg_ident(f, &add.args[2]);
-        if (v == CXX_NONE || t == CXX_NONE || !same_tok(f, v, cxx_arg_ident(f, &add.args[1])) ||
+        if (v == CXX_NONE || t == CXX_NONE || !tok_same(f, v, cxx_arg_ident(f, &add.args[1])) ||
             block_enclosing(f, st->loop) == CXX_NONE)
                 return 0;
         {
@@ -319,21 +297,23 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 read =
                     wait == CXX_NONE ? CXX_NONE : cxx_stmt_after(f, cxx_stmt_last(f, wait), outer);
         }
-        vname = decl == CXX_NONE ? CXX_NONE : spelled(f, decl, "<", "float", ">", NULL);
+        vname = decl == CXX_NONE
+                    ? CXX_NONE
+                    : spelled(f, decl, (const char *const[]){ "<", "float", ">", NULL });
         vname = vname == CXX_NONE ? CXX_NONE : cxx_tok_next(f, vname);
-        if (read == CXX_NONE || !cxx_tok_eq(f, decl, "LocalTensor") || !same_tok(f, vname, v) ||
+        if (read == CXX_NONE || !cxx_tok_eq(f, decl, "LocalTensor") || !tok_same(f, vname, v) ||
             !cxx_stmt_call(f, dup, cxx_stmt_last(f, dup), &c) || !cxx_call_is(f, &c, "Duplicate") ||
-            !same_tok(f, cxx_arg_ident(f, &c.args[0]), v) ||
+            !tok_same(f, cxx_arg_ident(f, &c.args[0]), v) ||
             !sync_stmt(f, set, cxx_stmt_last(f, set)) ||
             !sync_stmt(f, wait, cxx_stmt_last(f, wait)) ||
             !scalar_add_of_reduction(f, read, cxx_stmt_last(f, read), &acc, &buf) ||
-            !same_tok(f, buf, v))
+            !tok_same(f, buf, v))
                 return 0;
         /* "V = B.Get<float>();" with B a TBuf declared alone */
         get = cxx_tok_next(f, cxx_tok_next(f, vname));
         if (!cxx_tok_eq(f, cxx_tok_next(f, vname), "=") || !cxx_tok_is_ident(f, get) ||
-            spelled(f, get, ".", "Get", NULL) == CXX_NONE || !decl_of(f, NULL, get, &d) ||
-            !decl_is(f, &d, "TBuf") || d.n_declarators != 1)
+            spelled(f, get, (const char *const[]){ ".", "Get", NULL }) == CXX_NONE ||
+            !decl_of(f, NULL, get, &d) || !decl_is(f, &d, "TBuf") || d.n_declarators != 1)
                 return 0;
         buf = get;
         barrier = cxx_stmt_before(f, st->first, st->block);
@@ -344,12 +324,12 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         site_delete_stmt(scan, f, d.first, d.last);
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t last;
-                if (!same_tok(f, i, buf) || i == d.name || i == get)
+                if (!tok_same(f, i, buf) || i == d.name || i == get)
                         continue;
                 last = cxx_stmt_last(f, cxx_stmt_first(f, i));
                 if (cxx_stmt_call(f, cxx_stmt_first(f, i), last, &c) &&
                     cxx_call_is(f, &c, "InitBuffer") &&
-                    same_tok(f, cxx_arg_ident(f, &c.args[0]), buf))
+                    tok_same(f, cxx_arg_ident(f, &c.args[0]), buf))
                         site_delete_stmt(scan, f, cxx_stmt_first(f, i), last);
                 else
                         site_fail(scan);

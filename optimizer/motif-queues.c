@@ -22,22 +22,6 @@ static struct cxx_file *kernel_of(struct motif_scan *scan)
         return &scan->files[scan->kernel];
 }
 
-static bool same_tok(const struct cxx_file *f, size_t a, size_t b)
-{
-        return a != CXX_NONE && b != CXX_NONE && cxx_range_same(f, a, a, b, b);
-}
-
-/* How often the identifier at name occurs in [a, b]. */
-static size_t count_in(const struct cxx_file *f, size_t a, size_t b, size_t name)
-{
-        size_t n = 0;
-
-        for (size_t i = a; i <= b && i < f->tokens.n; i = cxx_tok_next(f, i))
-                if (same_tok(f, i, name))
-                        n++;
-        return n;
-}
-
 static bool is_call(const struct cxx_file *f, size_t first, size_t last, const char *name,
                     struct cxx_call *c)
 {
@@ -58,6 +42,17 @@ static bool is_copy(const struct cxx_file *f, size_t first, size_t last, struct 
         return (is_call(f, first, last, "DataCopy", c) ||
                 is_call(f, first, last, "DataCopyPad", c)) &&
                c->obj == CXX_NONE && c->n_args >= 3;
+}
+
+/* The '{' of the body of the for or while loop at first, else CXX_NONE. */
+static size_t loop_body(const struct cxx_file *f, size_t first)
+{
+        size_t open;
+
+        if (!(cxx_tok_eq(f, first, "for") || cxx_tok_eq(f, first, "while")))
+                return CXX_NONE;
+        open = cxx_tok_next(f, token_match(&f->tokens, cxx_tok_next(f, first)));
+        return cxx_tok_eq(f, open, "{") ? open : CXX_NONE;
 }
 
 /* A branch of an if that is one copy, braced or not: *end is its last token. */
@@ -94,8 +89,8 @@ static int copy_stmt(const struct cxx_file *f, size_t first, size_t last, struct
         e = cxx_tok_next(f, end);
         if (!cxx_tok_eq(f, e, "else") || !branch_copy(f, cxx_tok_next(f, e), &other, &end) ||
             end != last ||
-            !same_tok(f, cxx_arg_base(f, &c->args[0]), cxx_arg_base(f, &other.args[0])) ||
-            !same_tok(f, cxx_arg_base(f, &c->args[1]), cxx_arg_base(f, &other.args[1])))
+            !tok_same(f, cxx_arg_base(f, &c->args[0]), cxx_arg_base(f, &other.args[0])) ||
+            !tok_same(f, cxx_arg_base(f, &c->args[1]), cxx_arg_base(f, &other.args[1])))
                 return 0;
         return 2;
 }
@@ -136,16 +131,18 @@ static void tbuf_tensor_release(struct tbuf_tensor *t)
         t->type = NULL;
 }
 
-static size_t init_of(const struct cxx_file *f, size_t buf, struct cxx_call *c, size_t *ret_last)
+/* The InitBuffer call of buf with n_args arguments: its statement (*c, *ret_last), else CXX_NONE. */
+static size_t init_of(const struct cxx_file *f, size_t buf, size_t n_args, struct cxx_call *c,
+                      size_t *ret_last)
 {
         for (size_t i = 0; i < f->tokens.n; i++) {
                 size_t s, last;
-                if (!same_tok(f, i, buf) || !cxx_tok_eq(f, cxx_tok_prev(f, i), "("))
+                if (!tok_same(f, i, buf) || !cxx_tok_eq(f, cxx_tok_prev(f, i), "("))
                         continue;
                 s = cxx_stmt_first(f, i);
                 last = cxx_stmt_last(f, s);
-                if (is_call(f, s, last, "InitBuffer", c) && c->obj != CXX_NONE && c->n_args == 2 &&
-                    same_tok(f, cxx_arg_ident(f, &c->args[0]), buf)) {
+                if (is_call(f, s, last, "InitBuffer", c) && c->obj != CXX_NONE &&
+                    c->n_args == n_args && tok_same(f, cxx_arg_ident(f, &c->args[0]), buf)) {
                         *ret_last = last;
                         return s;
                 }
@@ -173,9 +170,9 @@ static bool tbuf_tensor_of(const struct cxx_file *f, const struct cxx_func *func
         block = block_enclosing(f, d.first);
         if (block == CXX_NONE || token_match(&f->tokens, block) < loop ||
             !decl_of(f, NULL, b, &ret->buf_decl) || !decl_is(f, &ret->buf_decl, "TBuf") ||
-            count_in(f, 0, f->tokens.n - 1, b) != 3)
+            ident_count(f, 0, f->tokens.n - 1, b) != 3)
                 return false;
-        ret->init = init_of(f, b, &ret->init_call, &ret->init_last);
+        ret->init = init_of(f, b, 2, &ret->init_call, &ret->init_last);
         if (ret->init == CXX_NONE)
                 return false;
         ret->name = d.name;
@@ -191,7 +188,7 @@ static bool scalar_access(const struct cxx_file *f, size_t a, size_t b, size_t n
 {
         for (size_t i = a; i <= b && i < f->tokens.n; i = cxx_tok_next(f, i)) {
                 size_t nx = cxx_tok_next(f, i);
-                if (!same_tok(f, i, name) || !cxx_tok_eq(f, nx, "."))
+                if (!tok_same(f, i, name) || !cxx_tok_eq(f, nx, "."))
                         continue;
                 if (cxx_tok_eq(f, cxx_tok_next(f, nx), "GetValue") ||
                     cxx_tok_eq(f, cxx_tok_next(f, nx), "SetValue"))
@@ -205,7 +202,7 @@ static bool read_by(const struct cxx_file *f, const struct cxx_call *c, size_t n
 {
         for (size_t k = 1; k < c->n_args; k++)
                 if (c->args[k].first != CXX_NONE &&
-                    count_in(f, c->args[k].first, c->args[k].last, name) > 0)
+                    ident_count(f, c->args[k].first, c->args[k].last, name) > 0)
                         return true;
         return false;
 }
@@ -219,16 +216,24 @@ static char *joined(const char *indent, const char *a, const char *b, const char
         return strdup(a);
 }
 
-static void replace_lines(struct motif_scan *scan, struct cxx_file *f, size_t first, size_t last,
-                          char *a, char *b, char *c)
+#define NONE ((size_t)-1)
+
+/*
+ * Lines a, b and c (each may be NULL after the first; all freed here)
+ * indented like statement at: in place of it when replace, else after it.
+ */
+static void lines_at(struct motif_scan *scan, struct cxx_file *f, size_t at, bool replace, char *a,
+                     char *b, char *c)
 {
-        char *indent = cxx_indent_at(f, f->tokens.tokens[first].start);
+        char *indent = cxx_indent_at(f, f->tokens.tokens[at].start);
         char *text = indent && a && (b || !c) ? joined(indent, a, b, c) : NULL;
 
-        if (text)
-                site_replace(scan, f, first, last, text);
-        else
+        if (!text)
                 site_fail(scan);
+        else if (replace)
+                site_replace(scan, f, at, cxx_stmt_last(f, at), text);
+        else
+                site_insert_after(scan, f, at, cxx_stmt_last(f, at), text);
         free(indent);
         free(text);
         free(a);
@@ -236,29 +241,14 @@ static void replace_lines(struct motif_scan *scan, struct cxx_file *f, size_t fi
         free(c);
 }
 
-#define NONE ((size_t)-1)
-
 /* The lines in place of barrier statement s[barrier], or after the statement at prev without one. */
 static void put_lines(struct motif_scan *scan, struct cxx_file *f, size_t barrier, size_t prev,
                       const size_t *s, char *a, char *b, char *c)
 {
-        char *indent, *text;
-
-        if (barrier != NONE) {
-                replace_lines(scan, f, s[barrier], cxx_stmt_last(f, s[barrier]), a, b, c);
-                return;
-        }
-        indent = cxx_indent_at(f, f->tokens.tokens[prev].start);
-        text = indent && a && (b || !c) ? joined(indent, a, b, c) : NULL;
-        if (text)
-                site_insert_after(scan, f, prev, cxx_stmt_last(f, prev), text);
+        if (barrier != NONE)
+                lines_at(scan, f, s[barrier], true, a, b, c);
         else
-                site_fail(scan);
-        free(indent);
-        free(text);
-        free(a);
-        free(b);
-        free(c);
+                lines_at(scan, f, prev, false, a, b, c);
 }
 
 static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
@@ -276,10 +266,8 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         int r = 0;
 
         (void)userdata;
-        if (!(cxx_tok_eq(f, st->first, "for") || cxx_tok_eq(f, st->first, "while")))
-                return 0;
-        open = cxx_tok_next(f, token_match(&f->tokens, cxx_tok_next(f, st->first)));
-        if (!cxx_tok_eq(f, open, "{"))
+        open = loop_body(f, st->first);
+        if (open == CXX_NONE)
                 return 0;
         close = token_match(&f->tokens, open);
         loop_last = close;
@@ -311,25 +299,25 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         if (!tbuf_tensor_of(f, func, cxx_arg_ident(f, &cin.args[0]), st->first, &in) ||
             !tbuf_tensor_of(f, func, cxx_arg_ident(f, &cout.args[1]), st->first, &out))
                 goto out;
-        in_place = same_tok(f, in.name, out.name);
+        in_place = tok_same(f, in.name, out.name);
         /* the tensors live in the loop alone, and only the vector unit touches them */
-        if (count_in(f, func->open, func->close, in.name) !=
-                count_in(f, st->first, loop_last, in.name) + 1 ||
-            count_in(f, func->open, func->close, out.name) !=
-                count_in(f, st->first, loop_last, out.name) + 1 ||
+        if (ident_count(f, func->open, func->close, in.name) !=
+                ident_count(f, st->first, loop_last, in.name) + 1 ||
+            ident_count(f, func->open, func->close, out.name) !=
+                ident_count(f, st->first, loop_last, out.name) + 1 ||
             scalar_access(f, st->first, loop_last, in.name) ||
             scalar_access(f, st->first, loop_last, out.name) ||
-            count_in(f, s[i_in], cxx_stmt_last(f, s[i_in]), in.name) != (size_t)n_in ||
-            count_in(f, s[i_out], cxx_stmt_last(f, s[i_out]), out.name) != (size_t)n_out)
+            ident_count(f, s[i_in], cxx_stmt_last(f, s[i_in]), in.name) != (size_t)n_in ||
+            ident_count(f, s[i_out], cxx_stmt_last(f, s[i_out]), out.name) != (size_t)n_out)
                 goto out;
         if (in_place) {
                 /* the last compute statement naming it writes it: that write goes to the new queue */
                 for (k = c1 + 1; k-- > c0;)
-                        if (count_in(f, s[k], cxx_stmt_last(f, s[k]), in.name))
+                        if (ident_count(f, s[k], cxx_stmt_last(f, s[k]), in.name))
                                 break;
                 if (k == NONE || k < c0 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
                     c.obj != CXX_NONE || !is_vector_api(f, c.name) ||
-                    !same_tok(f, cxx_arg_ident(f, &c.args[0]), in.name))
+                    !tok_same(f, cxx_arg_ident(f, &c.args[0]), in.name))
                         goto out;
                 writer = c.args[0].first;
                 snprintf(base, sizeof(base), "%.*sOut", (int)cxx_tok_len(f, in.name),
@@ -343,12 +331,12 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         } else {
                 /* the output's first use in the compute writes it and reads nothing of it */
                 for (k = c0; k <= c1; k++)
-                        if (count_in(f, s[k], cxx_stmt_last(f, s[k]), out.name))
+                        if (ident_count(f, s[k], cxx_stmt_last(f, s[k]), out.name))
                                 break;
                 if (k > c1 || !cxx_stmt_call(f, s[k], cxx_stmt_last(f, s[k]), &c) ||
                     c.obj != CXX_NONE || !is_vector_api(f, c.name) ||
-                    !same_tok(f, cxx_arg_ident(f, &c.args[0]), out.name) ||
-                    read_by(f, &c, out.name) || same_tok(f, in.buf, out.buf))
+                    !tok_same(f, cxx_arg_ident(f, &c.args[0]), out.name) ||
+                    read_by(f, &c, out.name) || tok_same(f, in.buf, out.buf))
                         goto out;
                 snprintf(out_name, sizeof(out_name), "%.*s", (int)cxx_tok_len(f, out.name),
                          cxx_tok_text(f, out.name));
@@ -388,7 +376,7 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                         site_replace(scan, f, writer, writer, on);
                         for (size_t i = s[i_out]; i <= cxx_stmt_last(f, s[i_out]);
                              i = cxx_tok_next(f, i))
-                                if (same_tok(f, i, in.name))
+                                if (tok_same(f, i, in.name))
                                         site_replace(scan, f, i, i, on);
                 } else {
                         site_redeclare(scan, f, &out.buf_decl, "TQue<QuePosition::VECOUT, 2>");
@@ -433,14 +421,14 @@ static size_t queue_call(const struct cxx_file *f, size_t first, size_t last, co
 
         if (cxx_stmt_call(f, first, last, &c)) {
                 if (!cxx_call_is(f, &c, method) || c.obj == CXX_NONE || c.n_args != 1 ||
-                    !same_tok(f, cxx_arg_ident(f, &c.args[0]), x) ||
+                    !tok_same(f, cxx_arg_ident(f, &c.args[0]), x) ||
                     cxx_tok_next(f, cxx_tok_next(f, c.obj)) != c.name)
                         return CXX_NONE;
                 return c.obj;
         }
         for (eq = first; eq < last && !cxx_tok_eq(f, eq, "="); eq = cxx_tok_next(f, eq))
                 ;
-        if (eq >= last || !same_tok(f, cxx_tok_prev(f, eq), x) ||
+        if (eq >= last || !tok_same(f, cxx_tok_prev(f, eq), x) ||
             !cxx_tok_is_ident(f, cxx_tok_next(f, eq)) ||
             !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, eq)), ".") ||
             !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, cxx_tok_next(f, eq))), method))
@@ -448,26 +436,6 @@ static size_t queue_call(const struct cxx_file *f, size_t first, size_t last, co
         if (cxx_tok_prev(f, eq) != first && !cxx_tok_eq(f, first, "LocalTensor"))
                 return CXX_NONE;
         return cxx_tok_next(f, eq);
-}
-
-/* The InitBuffer of queue q with 3 arguments, its count "2": the statement, else CXX_NONE. */
-static size_t queue_init(const struct cxx_file *f, size_t q, struct cxx_call *c, size_t *ret_last)
-{
-        for (size_t i = 0; i < f->tokens.n; i++) {
-                size_t s, last;
-                if (!same_tok(f, i, q) || !cxx_tok_eq(f, cxx_tok_prev(f, i), "("))
-                        continue;
-                s = cxx_stmt_first(f, i);
-                last = cxx_stmt_last(f, s);
-                if (is_call(f, s, last, "InitBuffer", c) && c->n_args == 3 &&
-                    same_tok(f, cxx_arg_ident(f, &c->args[0]), q) &&
-                    cxx_tok_is_number(f, c->args[1].first, "2") &&
-                    c->args[1].first == c->args[1].last) {
-                        *ret_last = last;
-                        return s;
-                }
-        }
-        return CXX_NONE;
 }
 
 /* "InitBuffer(Q, 2, size)" back to "InitBuffer(Q, size)". */
@@ -500,10 +468,8 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
 
         (void)funcs;
         (void)userdata;
-        if (!(cxx_tok_eq(f, st->first, "for") || cxx_tok_eq(f, st->first, "while")))
-                return 0;
-        open = cxx_tok_next(f, token_match(&f->tokens, cxx_tok_next(f, st->first)));
-        if (!cxx_tok_eq(f, open, "{"))
+        open = loop_body(f, st->first);
+        if (open == CXX_NONE)
                 return 0;
         n = body_statements(f, open, s, MAX_BODY);
         /* LocalTensor<T> IN = Q.AllocTensor<T>(); copy-in; Q.EnQue(IN); IN = Q.DeQue<T>(); ... */
@@ -520,9 +486,9 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 return 0;
         lt = cxx_tok_next(f, s[a]);
         gt = cxx_angle_match(f, lt);
-        if (gt == CXX_NONE || !same_tok(f, cxx_tok_next(f, gt), in) ||
-            !same_tok(f, queue_call(f, s[a + 2], cxx_stmt_last(f, s[a + 2]), "EnQue", in), q) ||
-            !same_tok(f, queue_call(f, s[a + 3], cxx_stmt_last(f, s[a + 3]), "DeQue", in), q) ||
+        if (gt == CXX_NONE || !tok_same(f, cxx_tok_next(f, gt), in) ||
+            !tok_same(f, queue_call(f, s[a + 2], cxx_stmt_last(f, s[a + 2]), "EnQue", in), q) ||
+            !tok_same(f, queue_call(f, s[a + 3], cxx_stmt_last(f, s[a + 3]), "DeQue", in), q) ||
             !cxx_tok_eq(f, s[a + 4], "LocalTensor"))
                 return 0;
         out = cxx_angle_match(f, cxx_tok_next(f, s[a + 4]));
@@ -530,22 +496,24 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         q2 = queue_call(f, s[a + 4], cxx_stmt_last(f, s[a + 4]), "AllocTensor", out);
         b = n - 5;
         if (q2 == CXX_NONE || b < a + 5 ||
-            !same_tok(f, queue_call(f, s[b], cxx_stmt_last(f, s[b]), "EnQue", out), q2) ||
-            !same_tok(f, queue_call(f, s[b + 1], cxx_stmt_last(f, s[b + 1]), "FreeTensor", in),
+            !tok_same(f, queue_call(f, s[b], cxx_stmt_last(f, s[b]), "EnQue", out), q2) ||
+            !tok_same(f, queue_call(f, s[b + 1], cxx_stmt_last(f, s[b + 1]), "FreeTensor", in),
                       q) ||
-            !same_tok(f, queue_call(f, s[b + 2], cxx_stmt_last(f, s[b + 2]), "DeQue", out), q2) ||
+            !tok_same(f, queue_call(f, s[b + 2], cxx_stmt_last(f, s[b + 2]), "DeQue", out), q2) ||
             !copy_stmt(f, s[b + 3], cxx_stmt_last(f, s[b + 3]), &c) ||
-            !same_tok(f, cxx_arg_ident(f, &c.args[1]), out) ||
-            !same_tok(f, queue_call(f, s[b + 4], cxx_stmt_last(f, s[b + 4]), "FreeTensor", out),
+            !tok_same(f, cxx_arg_ident(f, &c.args[1]), out) ||
+            !tok_same(f, queue_call(f, s[b + 4], cxx_stmt_last(f, s[b + 4]), "FreeTensor", out),
                       q2) ||
             !decl_of(f, NULL, q, &dq) || !decl_is(f, &dq, "TQue") || !decl_of(f, NULL, q2, &dq2) ||
             !decl_is(f, &dq2, "TQue") || dq.n_declarators != 1 || dq2.n_declarators != 1)
                 return 0;
-        qi = queue_init(f, q, &ci, &qi_last);
-        q2i = queue_init(f, q2, &c2i, &q2i_last);
+        qi = init_of(f, q, 3, &ci, &qi_last);
+        q2i = init_of(f, q2, 3, &c2i, &q2i_last);
         in_place = named_out_of(f, in, out) && named_out_of(f, q, q2);
-        if (qi == CXX_NONE || q2i == CXX_NONE ||
-            (in_place && count_in(f, 0, f->tokens.n - 1, q2) != 6))
+        if (qi == CXX_NONE || q2i == CXX_NONE || ci.args[1].first != ci.args[1].last ||
+            !cxx_tok_is_number(f, ci.args[1].first, "2") || c2i.args[1].first != c2i.args[1].last ||
+            !cxx_tok_is_number(f, c2i.args[1].first, "2") ||
+            (in_place && ident_count(f, 0, f->tokens.n - 1, q2) != 6))
                 return 0;
         type = cxx_range_dup(f, cxx_tok_next(f, lt), cxx_tok_prev(f, gt));
 
@@ -597,7 +565,7 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                         if (k >= b && k < b + 3)
                                 continue;
                         for (size_t i = s[k]; i <= cxx_stmt_last(f, s[k]); i = cxx_tok_next(f, i))
-                                if (same_tok(f, i, out))
+                                if (tok_same(f, i, out))
                                         site_replace(scan, f, i, i, name);
                 }
                 if (!name)

@@ -427,6 +427,23 @@ char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, s
         return cxx_range_dup(f, cxx_tok_next(f, d.lt), cxx_tok_prev(f, d.gt));
 }
 
+/* Whether tokens a and b are spelled alike (false when either is CXX_NONE). */
+bool tok_same(const struct cxx_file *f, size_t a, size_t b)
+{
+        return a != CXX_NONE && b != CXX_NONE && cxx_range_same(f, a, a, b, b);
+}
+
+/* How often the identifier spelled like token name occurs in [a, b]. */
+size_t ident_count(const struct cxx_file *f, size_t a, size_t b, size_t name)
+{
+        size_t n = 0;
+
+        for (size_t i = a; i <= b && i < f->tokens.n; i = cxx_tok_next(f, i))
+                if (tok_same(f, i, name))
+                        n++;
+        return n;
+}
+
 /* The innermost '{' enclosing token i. */
 size_t block_enclosing(const struct cxx_file *f, size_t i)
 {

@@ -41,6 +41,10 @@ char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, s
  */
 void site_redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
                     const char *type);
+/* Whether tokens a and b are spelled alike (false when either is CXX_NONE). */
+bool tok_same(const struct cxx_file *f, size_t a, size_t b);
+/* How often the identifier spelled like token name occurs in [a, b]. */
+size_t ident_count(const struct cxx_file *f, size_t a, size_t b, size_t name);
 /* The innermost '{' enclosing token i, or CXX_NONE. */
 size_t block_enclosing(const struct cxx_file *f, size_t i);
 
