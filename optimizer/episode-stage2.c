@@ -122,7 +122,8 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
  * it) retried with the tiling fitted to the new kernel in the same
  * candidate: the tiling moves made again on it (tile_from_ub counts its
  * live buffers), and every gene whose growth overflowed in Stage I
- * (search_overflow_direction) moved 2^shrink times back.  The motif must
+ * (search_overflow_direction) moved 2^shrink times back; when Stage I saw
+ * no overflow at all, the genes named as a tile's size are shrunk.  The motif must
  * leave the gene files alone (the tiling is the genome's).  -ERANGE when
  * nothing in the tiling can change, -EXDEV when the motif changes a gene
  * file.
@@ -131,13 +132,19 @@ static int propose_overflow_repair(struct episode *ep, const json_t *action, int
 {
         struct motif_file set[MAX_OP_FILES], *changed = NULL;
         size_t n_changed = 0, n = episode_best_file_set(ep, set);
-        bool moved = false, moves_made = false;
+        bool moved = false, moves_made = false, known = false;
         int r;
 
         memcpy(ep->pending, ep->best_values, ep->n_genes * sizeof(*ep->pending));
+        for (size_t g = 0; g < ep->n_genes; g++)
+                known |= !ep->lost[g] && search_overflow_direction(ep->search, g) != 0;
         for (size_t g = 0; g < ep->n_genes; g++) {
                 int direction = ep->lost[g] ? 0 : search_overflow_direction(ep->search, g);
                 int64_t v = ep->best_values[g];
+                /* Stage I never overflowed: a gene named as a tile's size is the one to shrink */
+                if (!known && !ep->lost[g] && !episode_is_move_gene(&ep->genes[g]) &&
+                    gene_name_is_tile_size(ep->genes[g].name))
+                        direction = 1;
                 moves_made |= episode_is_move_gene(&ep->genes[g]) && v > 0;
                 if (direction == 0 || v <= 0 || v > (INT64_MAX >> shrink))
                         continue;

@@ -491,3 +491,20 @@ void gene_infer_range(struct gene *g, bool count)
 {
         infer_range(g, count);
 }
+
+bool gene_name_is_tile_size(const char *name)
+{
+        static const char *const sizes[] = { "tilelen", "tilesize", "tilebytes", "tileelem", NULL };
+        const char *last = strrchr(name, ':');
+        char flat[128];
+        size_t n = 0;
+
+        for (const char *p = last ? last + 1 : name; *p && n + 1 < sizeof(flat); p++)
+                if (*p != '_')
+                        flat[n++] = (char)tolower((unsigned char)*p);
+        flat[n] = '\0';
+        for (size_t i = 0; sizes[i]; i++)
+                if (strstr(flat, sizes[i]))
+                        return true;
+        return false;
+}

@@ -124,6 +124,13 @@ int genes_find_in_text(const char *file, const char *text, size_t len, struct ge
 int64_t gene_snap(const struct gene *gene, int64_t value);
 
 /*
+ * Whether a gene's name (its last part, case and underscores aside) says
+ * it is the size of a tile: TILE_LENGTH, tileLen, TILE_BYTES, TileSize,
+ * TILE_ELEMS.  A bigger tile takes more UB.
+ */
+bool gene_name_is_tile_size(const char *name);
+
+/*
  * Rewrites the text of one file with the genes that belong to it (those
  * whose file equals file) set to values[i]; others are ignored.  *ret is a
  * new string.  -EINVAL if a gene's bytes no longer hold its literal.

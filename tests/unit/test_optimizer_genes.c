@@ -187,6 +187,22 @@ static void test_snap(void **state)
         assert_int_equal(gene_snap(&step, 40), 12);
 }
 
+/*
+ * The names a Stage II repair shrinks when Stage I never overflowed the UB:
+ * a tile's size in any spelling, never a count of tiles or cores.
+ */
+static void test_tile_size_names(void **state)
+{
+        (void)state;
+        assert_true(gene_name_is_tile_size("op_host/exp_custom.cpp:12:TILE_BYTES"));
+        assert_true(gene_name_is_tile_size("op_host/a.cpp:7:set_tileLength"));
+        assert_true(gene_name_is_tile_size("TileSize"));
+        assert_true(gene_name_is_tile_size("k.cpp:3:TILE_ELEMS"));
+        assert_false(gene_name_is_tile_size("op_host/add.cpp:9:TILE_NUM"));
+        assert_false(gene_name_is_tile_size("op_host/add.cpp:8:BLOCK_DIM"));
+        assert_false(gene_name_is_tile_size("move:tile_from_ub"));
+}
+
 static void test_apply_rewrites_only_the_genes(void **state)
 {
         struct gene *g;
@@ -225,6 +241,7 @@ int main(void)
                 cmocka_unit_test(test_a_clamp_bound_is_no_gene),
                 cmocka_unit_test(test_markers_take_over),
                 cmocka_unit_test(test_snap),
+                cmocka_unit_test(test_tile_size_names),
                 cmocka_unit_test(test_apply_rewrites_only_the_genes),
         };
         return cmocka_run_group_tests_name("optimizer_genes", tests, NULL, NULL);
