@@ -759,10 +759,29 @@ static int scan_run(const struct motif *motif, enum motif_direction direction,
 
         if (!fn)
                 return -EINVAL;
-        r = fn(scan);
-        if (scan->open)
-                site_end(scan);
-        return r;
+        if (motif->whole_operator) {
+                r = fn(scan);
+                if (scan->open)
+                        site_end(scan);
+                return r;
+        }
+        /*
+         * Real kernels keep their bodies in headers beside the entry file
+         * (op_kernel/foo.cpp dispatching to op_kernel/foo_impl.h): every
+         * op_kernel/ source is scanned in turn, in the set's order, so the
+         * first file's sites keep the indices they had alone.
+         */
+        for (size_t i = 0; i < scan->n_files; i++) {
+                if (!scan_is_kernel(&scan->files[i]))
+                        continue;
+                scan->kernel = i;
+                r = fn(scan);
+                if (scan->open)
+                        site_end(scan);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 int motif_detect(const struct motif *motif, enum motif_direction direction,

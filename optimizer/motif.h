@@ -67,6 +67,8 @@ struct motif {
         /* scanners: find the sites of one direction and the edits of each */
         int (*forward)(struct motif_scan *scan);
         int (*inverse)(struct motif_scan *scan);
+        /* the scanner reads every file itself (a tiling move): run once, not once per kernel file */
+        bool whole_operator;
 };
 
 /* The motif table: motif_at(i) for i < motif_count(); NULL past the end. */
@@ -78,8 +80,9 @@ const struct motif *motif_find(const char *name);
 /*
  * Detects where motif applies in direction: *ret_sites (malloc'd, free()
  * it; NULL when none) in a deterministic order, so that a site index
- * stays valid for motif_apply on the same files.  The set must hold one
- * op_kernel/ file.  -EINVAL when there is none or a file cannot be
+ * stays valid for motif_apply on the same files.  Every op_kernel/
+ * source of the set is scanned, the first file's sites first; the set
+ * must hold at least one.  -EINVAL when there is none or a file cannot be
  * tokenized; 0 sites is not an error.
  */
 int motif_detect(const struct motif *motif, enum motif_direction direction,

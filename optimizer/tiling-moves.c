@@ -877,7 +877,8 @@ static struct motif as_motif(const struct tiling_move *move)
                                .title = move->description,
                                .description = move->description,
                                .bottleneck = "",
-                               .forward = move->scan };
+                               .forward = move->scan,
+                               .whole_operator = true };
 }
 
 int tiling_move_detect(const struct tiling_move *move, const struct motif_file *files,

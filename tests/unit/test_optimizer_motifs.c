@@ -593,6 +593,57 @@ static void test_file_sets(void **state)
         op_release(&op);
 }
 
+/*
+ * Real kernels keep their bodies in a header beside the entry file
+ * (cann-ops: op_kernel/foo.cpp includes op_kernel/foo_impl.h).  abs split
+ * that way: the entry sorts first and holds no queue, yet double_buffer
+ * finds the header's and rewrites the header alone.
+ */
+static void test_kernel_in_a_header(void **state)
+{
+        struct op_files op;
+        struct motif_file files[8], *changed = NULL;
+        struct motif_site *found = NULL;
+        const char *kernel;
+        char *entry, *impl;
+        size_t n = 0, nf = 0;
+
+        op_load("examples/ops/level1/abs", &op);
+        kernel = op_kernel_text(&op);
+        assert_non_null(kernel);
+        const char *cut = strstr(kernel, "template <typename T>\n__global__");
+        assert_non_null(cut);
+        impl = strndup(kernel, (size_t)(cut - kernel));
+        assert_non_null(impl);
+        assert_true(asprintf(&entry, "#include \"abs_custom_impl.h\"\n%s", cut) > 0);
+        for (size_t i = 0; i < op.n && nf < 6; i++)
+                if (strncmp(op.files[i].path, "op_kernel/", 10) != 0)
+                        files[nf++] = op.files[i];
+        files[nf++] = (struct motif_file){ "op_kernel/abs_custom.cpp", entry };
+        files[nf++] = (struct motif_file){ "op_kernel/abs_custom_impl.h", impl };
+
+        assert_int_equal(
+            motif_detect(motif_find("double_buffer"), MOTIF_FORWARD, files, nf, &found, &n), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(found[0].file, "op_kernel/abs_custom_impl.h");
+        free(found);
+        assert_int_equal(
+            motif_apply(motif_find("double_buffer"), MOTIF_FORWARD, files, nf, 0, &changed, &n), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(changed[0].path, "op_kernel/abs_custom_impl.h");
+        assert_non_null(strstr(changed[0].text, "BUFFER_NUM = 2"));
+        motif_files_free(changed, n);
+        /* aiv_only still finds the entry, in the other file */
+        assert_int_equal(motif_detect(motif_find("aiv_only"), MOTIF_FORWARD, files, nf, &found, &n),
+                         0);
+        assert_int_equal(n, 1);
+        assert_string_equal(found[0].file, "op_kernel/abs_custom.cpp");
+        free(found);
+        free(entry);
+        free(impl);
+        op_release(&op);
+}
+
 /* ------------------------------------------------------------------ on the simulator */
 
 struct sim_case {
@@ -716,6 +767,7 @@ int main(void)
                 cmocka_unit_test(test_tbuf_queues_after_other_motifs),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
+                cmocka_unit_test(test_kernel_in_a_header),
                 cmocka_unit_test_setup_teardown(test_on_the_simulator, sim_setup, sim_teardown),
         };
         return cmocka_run_group_tests_name("optimizer_motifs", tests, NULL, NULL);
