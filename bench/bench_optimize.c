@@ -323,6 +323,37 @@ static const char *run_group(const json_t *run, char *buf, size_t size)
         return buf;
 }
 
+/*
+ * The episode's course, for reading why one strategy beat another: the
+ * stage of each counted evaluation in order ("1122..."), and each new best
+ * as [evaluation, stage, speedup].  NULL when out of memory.
+ */
+static json_t *run_course(const struct episode_summary *s)
+{
+        char *stages = calloc(s->n_rows + 1, 1);
+        json_t *wins = json_array(), *course = NULL;
+        size_t n = 0;
+
+        if (!stages || !wins)
+                goto out;
+        for (size_t i = 0; i < s->n_rows; i++) {
+                const struct episode_row *row = &s->rows[i];
+                if (row->memo_hit)
+                        continue;
+                stages[n++] = row->stage == 2 ? '2' : '1';
+                if (row->new_best && row->latency_us > 0 && s->baseline.latency_us > 0 &&
+                    json_array_append_new(
+                        wins, json_pack("[I, i, f]", (json_int_t)row->evaluation, row->stage,
+                                        s->baseline.latency_us / row->latency_us)) < 0)
+                        goto out;
+        }
+        course = json_pack("{s:s, s:O}", "stages", stages, "wins", wins);
+out:
+        free(stages);
+        json_decref(wins);
+        return course;
+}
+
 /* One episode's facts for the table. */
 static json_t *run_facts(const struct arm *a, const char *op, int level, int seed, double speedup,
                          double seconds)
@@ -331,6 +362,7 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
         int failures = measured_failures(&a->s);
         size_t frozen = 0, checked = 0;
         char group[64];
+        json_t *facts;
 
         /* from the evaluated candidates' texts in the store, not the search's genomes;
          * -1: the record lists no literals to check against */
@@ -338,7 +370,7 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
             (!a->record || episode_frozen_changes(a->store, a->record, op, &frozen, &checked) < 0))
                 frozen = checked = (size_t)-1;
         op_group(op, level, group, sizeof(group));
-        return packed(json_pack(
+        facts = packed(json_pack(
             "{s:s, s:s, s:i, s:s, s:i, s:f, s:f, s:f, s:i, s:b, s:I, s:i, s:f, s:I, s:I}", "arm",
             a->name, "operator", op, "level", level, "group", group, "seed", seed, "speedup",
             speedup, "roofline_before", roof > 0 && base > 0 ? roof / base : 0.0, "roofline_after",
@@ -346,6 +378,10 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
             evals_to_95(&a->s, speedup), "nothing_to_search", a->nothing_to_search, "evaluations",
             (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds,
             "frozen_changed", (json_int_t)frozen, "frozen_checked", (json_int_t)checked));
+        if (facts && !a->nothing_to_search &&
+            json_object_set_new(facts, "course", packed(run_course(&a->s))) < 0)
+                packing_failed = true;
+        return facts;
 }
 
 static const double fast_p[] = { 1.0, 1.2, 1.4, 2.0 };
