@@ -48,6 +48,8 @@ static void optimize_usage(FILE *f)
                 "  --rounds R            alternation rounds (default: as the budget holds)\n"
                 "  --stage1-steps U      Stage I evaluations per round (default 10)\n"
                 "  --stage2-steps S      Stage II evaluations per round (default 10)\n"
+                "  --turn-patience P     a stage's turn also ends after P evaluations in a\n"
+                "                        row that found no new best (default 0: never)\n"
                 "  --top-k K             experience entries retrieved per diagnosis (default 5)\n"
                 "  --frozen-bank         leave the bank's statistics and entries as they are\n"
                 "  --slow-factor K       stop a candidate past K times the best (default 3)\n"
@@ -296,6 +298,7 @@ int cmd_optimize(int argc, char **argv)
                 { "rounds", required_argument, NULL, 'R' },
                 { "stage1-steps", required_argument, NULL, 'U' },
                 { "stage2-steps", required_argument, NULL, 'V' },
+                { "turn-patience", required_argument, NULL, 'P' },
                 { "top-k", required_argument, NULL, 'k' },
                 { "frozen-bank", no_argument, NULL, 'F' },
                 { "jitter", required_argument, NULL, 'J' },
@@ -355,18 +358,22 @@ int cmd_optimize(int argc, char **argv)
                 case 'R':
                 case 'U':
                 case 'V':
+                case 'P':
                 case 'k':
                         if (cli_parse_u64(optarg, &number) < 0 || number > 10000 ||
-                            (opt != 'R' && number == 0))
+                            (opt != 'R' && opt != 'P' && number == 0))
                                 return cli_usage_error("optimize",
-                                                       "--rounds, --stage1-steps, --stage2-steps "
-                                                       "and --top-k want a small number");
+                                                       "--rounds, --stage1-steps, --stage2-steps, "
+                                                       "--turn-patience and --top-k want a small "
+                                                       "number");
                         if (opt == 'R')
                                 episode_options.rounds = (int)number;
                         else if (opt == 'U')
                                 episode_options.stage1_steps = (int)number;
                         else if (opt == 'V')
                                 episode_options.stage2_steps = (int)number;
+                        else if (opt == 'P')
+                                episode_options.turn_patience = (int)number;
                         else
                                 episode_options.top_k = (int)number;
                         break;

@@ -493,6 +493,10 @@ static int job_argv(const struct fleet_run *fr, const char *opdir, char words[][
         WORD("%d", c->episode.stage1_steps);
         WORD("--stage2-steps");
         WORD("%d", c->episode.stage2_steps);
+        if (c->episode.turn_patience > 0) {
+                WORD("--turn-patience");
+                WORD("%d", c->episode.turn_patience);
+        }
         WORD("--state-dir");
         WORD("%s/state", fr->dir);
         WORD("--bank");

@@ -450,6 +450,7 @@ static void start_episode(struct running *run)
                 options.rounds = c->episode.rounds;
                 options.stage1_steps = c->episode.stage1_steps;
                 options.stage2_steps = c->episode.stage2_steps;
+                options.turn_patience = c->episode.turn_patience;
                 options.log_context = context;
                 options.wall_budget_s = c->episode.wall_budget_s;
                 options.base = s->deps.base;

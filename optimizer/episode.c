@@ -168,23 +168,30 @@ static void switch_stage(struct episode *ep)
 
         json_object_set_new(s, "stage", json_integer(next));
         json_object_set_new(s, "left", json_integer(steps_of(ep, next)));
+        json_object_set_new(s, "dry", json_integer(0));
         if (next == 1)
                 json_object_set_new(
                     s, "round", json_integer(json_integer_value(json_object_get(s, "round")) + 1));
 }
 
-/* A counted evaluation of the alternation: one step of the stage's turn. */
-static void schedule_step(struct episode *ep)
+/*
+ * A counted evaluation of the alternation: one step of the stage's turn.
+ * With turn_patience, "dry" counts the turn's evaluations since its last
+ * new best, and the turn also ends when that reaches the patience.
+ */
+static void schedule_step(struct episode *ep, bool new_best)
 {
         json_t *s;
-        json_int_t left;
+        json_int_t left, dry;
 
         if (ep->options.strategy != EPISODE_FULL)
                 return;
         s = schedule(ep);
         left = json_integer_value(json_object_get(s, "left")) - 1;
+        dry = new_best ? 0 : json_integer_value(json_object_get(s, "dry")) + 1;
         json_object_set_new(s, "left", json_integer(left));
-        if (left <= 0)
+        json_object_set_new(s, "dry", json_integer(dry));
+        if (left <= 0 || (ep->options.turn_patience > 0 && dry >= ep->options.turn_patience))
                 switch_stage(ep);
 }
 
@@ -436,7 +443,7 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 episode_bump(ep, "memo_hits");
         } else {
                 episode_bump(ep, "evaluations");
-                schedule_step(ep);
+                schedule_step(ep, new_best);
         }
         episode_bump_in(ep, "stages", ep->pending_stage == 1 ? "stage1" : "stage2",
                         memo_hit ? "memo_hits" : "evaluations");
@@ -929,10 +936,11 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                     "failures", json_object(), "trajectory", json_array(), "started",
                     (json_int_t)time(NULL));
                 if (ep->record && ep->options.strategy == EPISODE_FULL &&
-                    json_object_set_new(ep->record, "alternation",
-                                        json_pack("{s:i, s:i, s:i}", "rounds", ep->options.rounds,
-                                                  "stage1_steps", steps_of(ep, 1), "stage2_steps",
-                                                  steps_of(ep, 2))) < 0) {
+                    json_object_set_new(
+                        ep->record, "alternation",
+                        json_pack("{s:i, s:i, s:i, s:i}", "rounds", ep->options.rounds,
+                                  "stage1_steps", steps_of(ep, 1), "stage2_steps", steps_of(ep, 2),
+                                  "turn_patience", ep->options.turn_patience)) < 0) {
                         json_decref(ep->record);
                         ep->record = NULL; /* -ENOMEM below */
                 }

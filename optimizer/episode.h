@@ -110,6 +110,9 @@ struct episode_options {
         int rounds;
         int stage1_steps;
         int stage2_steps;
+        /* a turn also ends after this many of its evaluations in a row
+         * found no new best; 0: turns run their steps */
+        int turn_patience;
         int top_k;                     /* experience entries kept per diagnosis; 0: 5 */
         bool frozen_bank;              /* neither credit entries nor add new ones (benchmarks) */
         bool leave_one_out;            /* ignore entries whose "operator" is this operator */

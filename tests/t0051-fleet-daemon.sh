@@ -54,7 +54,7 @@ for r in a b c; do git -C "$SCRATCH/$r" add -A && git -C "$SCRATCH/$r" commit -q
 mkdir -p "$SCRATCH/shared"
 cat >"$SCRATCH/config.json" <<JSON
 {"state_dir": "$state", "socket": "$ASCENDOPT_SOCKET", "devices": 1,
- "episode": {"budget": 3, "stage1_steps": 1, "stage2_steps": 1},
+ "episode": {"budget": 3, "stage1_steps": 1, "stage2_steps": 1, "turn_patience": 1},
  "repos": [{"path": "$SCRATCH/a"}, {"path": "$SCRATCH/b"}, {"path": "$SCRATCH/c"}],
  "fleet": {"engine": "slurm", "partition": "npu", "gres": "npu:1",
            "shared_dir": "$SCRATCH/shared", "max_jobs": 8}}

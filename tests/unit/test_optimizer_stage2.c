@@ -468,6 +468,67 @@ static void test_full_alternates_resumes_and_adds_stage2_gains(void **state)
         arm_close(&full);
 }
 
+/*
+ * The longest run of counted evaluations of one stage, in a row, that found
+ * no new best; and how often the stage changed.
+ */
+static int longest_dry_run(const json_t *record, int *switches)
+{
+        int longest = 0, dry = 0, last_stage = 0;
+        const json_t *s;
+        size_t i;
+
+        *switches = 0;
+        json_array_foreach(json_object_get(record, "trajectory"), i, s)
+        {
+                int stage = (int)json_integer_value(json_object_get(s, "stage"));
+                if (json_is_true(json_object_get(s, "memo_hit")))
+                        continue;
+                if (stage != last_stage) {
+                        *switches += last_stage != 0;
+                        dry = 0;
+                }
+                last_stage = stage;
+                dry = json_is_true(json_object_get(s, "new_best")) ? 0 : dry + 1;
+                if (dry > longest)
+                        longest = dry;
+        }
+        return longest;
+}
+
+/*
+ * With turn_patience, a stage that stops finding better candidates hands
+ * its turn over early; without it, the same episode's turns of ten run
+ * long past their last new best.
+ */
+static void test_turn_patience_ends_a_dry_turn(void **state)
+{
+        struct episode_options o = { .id = "patient",
+                                     .seed = 5,
+                                     .budget = 16,
+                                     .strategy = EPISODE_FULL,
+                                     .stage1_steps = 10,
+                                     .stage2_steps = 10,
+                                     .turn_patience = 2 };
+        struct arm a;
+        int switches;
+
+        arm_open(&a, "patience");
+        assert_string_equal(run(&a, fx->mul, &o), "done");
+        assert_int_equal(json_integer_value(json_object_get(a.record, "evaluations")), 16);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(a.record, "alternation"), "turn_patience")),
+                         2);
+        assert_true(longest_dry_run(a.record, &switches) <= 2);
+        assert_true(switches >= 3); /* 16 evaluations in turns of ten would switch once */
+
+        o.id = "fixed";
+        o.turn_patience = 0;
+        assert_string_equal(run(&a, fx->mul, &o), "done");
+        assert_true(longest_dry_run(a.record, &switches) > 2);
+        arm_close(&a);
+}
+
 /* Copies the corpus operator examples/ops/<rel> into the fixture; its path into dir. */
 static void copy_corpus_op(const char *rel, char *dir, size_t size)
 {
@@ -591,6 +652,7 @@ int main(void)
                 cmocka_unit_test(test_bank_entry_leads_and_is_credited),
                 cmocka_unit_test(test_broken_rewrite_rejected),
                 cmocka_unit_test(test_full_alternates_resumes_and_adds_stage2_gains),
+                cmocka_unit_test(test_turn_patience_ends_a_dry_turn),
                 cmocka_unit_test(test_overflowing_motif_is_repaired_with_a_smaller_tile),
                 cmocka_unit_test(test_overflowing_motif_is_tried_again_on_a_new_best),
         };
