@@ -60,6 +60,8 @@ struct arm {
         bool nothing_to_search;   /* no episode: the baseline stays (s borrows another arm's) */
         double log_speedup_sum;
         int runs, evaluations, failures;
+        int repeats; /* evaluations that measured the best's latency again (-1 in a run: not known) */
+        int repeats_of; /* the evaluations of the runs that know it */
         double seconds;
 };
 
@@ -172,6 +174,27 @@ static int measured_failures(const struct episode_summary *s)
         return failures;
 }
 
+/*
+ * Counted evaluations that came out correct at exactly the latency of the
+ * best so far: the same program as the best, or a change the cost model
+ * sees no effect of.  Either way the evaluation bought nothing.
+ */
+static int measured_repeats(const struct episode_summary *s)
+{
+        double best = s->baseline.latency_us;
+        int repeats = 0;
+
+        for (size_t i = 0; i < s->n_rows; i++) {
+                const struct episode_row *row = &s->rows[i];
+                bool ok = row->status && strcmp(row->status, "ok") == 0;
+                if (!row->memo_hit && ok && !row->new_best && best > 0 && row->latency_us == best)
+                        repeats++;
+                if (row->new_best && row->latency_us > 0)
+                        best = row->latency_us;
+        }
+        return repeats;
+}
+
 /* Adds an episode's outcome to its arm; returns its speedup (1 when none). */
 static double account(struct arm *a, double seconds)
 {
@@ -182,6 +205,8 @@ static double account(struct arm *a, double seconds)
         a->runs++;
         a->evaluations += (int)a->s.evaluations;
         a->failures += measured_failures(&a->s);
+        a->repeats += measured_repeats(&a->s);
+        a->repeats_of += (int)a->s.evaluations;
         a->seconds += seconds;
         return speedup;
 }
@@ -195,6 +220,10 @@ static double account_reused(struct arm *a, const json_t *run)
         a->runs++;
         a->evaluations += (int)json_integer_value(json_object_get(run, "evaluations"));
         a->failures += (int)json_integer_value(json_object_get(run, "failures"));
+        if (json_object_get(run, "repeats_best")) { /* tables before 2026-11-28 lack it */
+                a->repeats += (int)json_integer_value(json_object_get(run, "repeats_best"));
+                a->repeats_of += (int)json_integer_value(json_object_get(run, "evaluations"));
+        }
         a->seconds += json_number_value(json_object_get(run, "seconds"));
         return speedup > 0 ? speedup : 1.0;
 }
@@ -379,7 +408,8 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
             (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds,
             "frozen_changed", (json_int_t)frozen, "frozen_checked", (json_int_t)checked));
         if (facts && !a->nothing_to_search &&
-            json_object_set_new(facts, "course", packed(run_course(&a->s))) < 0)
+            (json_object_set_new(facts, "course", packed(run_course(&a->s))) < 0 ||
+             json_object_set_new(facts, "repeats_best", json_integer(measured_repeats(&a->s))) < 0))
                 packing_failed = true;
         return facts;
 }
@@ -1095,21 +1125,22 @@ int main(void)
                         frozen += f;
                         checked += json_integer_value(json_object_get(run, "frozen_checked"));
                 }
-                printf("  %-14s geo-mean speedup %.3fx over %d episodes; failures %.1f%% of %d "
-                       "evaluations; %.2f s per evaluation; %lld of %lld evaluated candidates "
-                       "changed a frozen constant%s\n",
-                       x->name, gm, x->runs,
-                       x->evaluations ? 100.0 * x->failures / x->evaluations : 0, x->evaluations,
-                       x->evaluations ? x->seconds / x->evaluations : 0, (long long)frozen,
-                       (long long)checked, unknown ? " (some episodes list no literals)" : "");
+                printf(
+                    "  %-14s geo-mean speedup %.3fx over %d episodes; failures %.1f%% of %d "
+                    "evaluations; %.1f%% measured the best's latency again; %.2f s per "
+                    "evaluation; %lld of %lld evaluated candidates changed a frozen constant%s\n",
+                    x->name, gm, x->runs, x->evaluations ? 100.0 * x->failures / x->evaluations : 0,
+                    x->evaluations, x->repeats_of ? 100.0 * x->repeats / x->repeats_of : 0,
+                    x->evaluations ? x->seconds / x->evaluations : 0, (long long)frozen,
+                    (long long)checked, unknown ? " (some episodes list no literals)" : "");
                 json_object_set_new(
                     arms_json, x->name,
-                    packed(json_pack("{s:f, s:i, s:i, s:f, s:I, s:I, s:I}", "geomean_speedup", gm,
-                                     "episodes", x->runs, "evaluations", x->evaluations,
-                                     "failure_rate",
-                                     x->evaluations ? (double)x->failures / x->evaluations : 0.0,
-                                     "frozen_changed", frozen, "frozen_checked", checked,
-                                     "frozen_unknown", unknown)));
+                    packed(json_pack(
+                        "{s:f, s:i, s:i, s:f, s:f, s:I, s:I, s:I}", "geomean_speedup", gm,
+                        "episodes", x->runs, "evaluations", x->evaluations, "failure_rate",
+                        x->evaluations ? (double)x->failures / x->evaluations : 0.0, "repeat_rate",
+                        x->repeats_of ? (double)x->repeats / x->repeats_of : 0.0, "frozen_changed",
+                        frozen, "frozen_checked", checked, "frozen_unknown", unknown)));
         }
         snprintf(out_path, sizeof(out_path), "%s.md", out);
         md = fopen(out_path, "we");
