@@ -47,14 +47,19 @@
 
 #include <event2/event.h>
 
-#define MAX_OPS 64
+#define MAX_OPS   64
+#define MAX_SEEDS 16
 
 struct arm {
         const char *name;
         enum episode_strategy strategy;
         bool leave_one_out;
+        /* the seed's in use: each seed has its own store, so that no episode is
+         * served what another seed's episode measured (seeds stay independent) */
         struct store *store;
         struct npu_evaluator *evaluator;
+        struct store *stores[MAX_SEEDS];
+        struct npu_evaluator *evaluators[MAX_SEEDS];
         json_t *record;           /* the episode's, once it is done */
         struct episode_summary s; /* read from it */
         bool nothing_to_search;   /* no episode: the baseline stays (s borrows another arm's) */
@@ -135,21 +140,40 @@ static size_t list_ops(char ops[][PATH_MAX])
         return n;
 }
 
-static int setup_arm(struct arm *a, const char *root, struct event_base *base,
-                     struct child_runner *runner, const struct npu_sim_paths *paths)
+static int load_bank(struct arm *a, const json_t *entries);
+
+/*
+ * Points the arm at the store and evaluator of its k-th seed, made (with
+ * the bank, when there is one) on first use.  The object cache is shared:
+ * compiled units cost no evaluation.
+ */
+static int arm_use_seed(struct arm *a, size_t k, const char *root, struct event_base *base,
+                        struct child_runner *runner, const struct npu_sim_paths *paths,
+                        const json_t *bank)
 {
         struct npu_evaluator_options options = { .base = base, .timeout_s = 300 };
         char dir[PATH_MAX], scratch[PATH_MAX], cache[PATH_MAX], err[1024];
 
-        snprintf(dir, sizeof(dir), "%s/%s/store", root, a->name);
-        snprintf(scratch, sizeof(scratch), "%s/%s/scratch", root, a->name);
+        if (a->stores[k]) {
+                a->store = a->stores[k];
+                a->evaluator = a->evaluators[k];
+                return 0;
+        }
+        snprintf(dir, sizeof(dir), "%s/%s/seed%zu/store", root, a->name, k);
+        snprintf(scratch, sizeof(scratch), "%s/%s/seed%zu/scratch", root, a->name, k);
         snprintf(cache, sizeof(cache), "%s/cache", root);
         options.scratch_dir = scratch;
         options.cache_dir = cache;
-        if (store_open(dir, &a->store, err, sizeof(err)) < 0 ||
-            npu_evaluator_new(runner, paths, a->store, &options, &a->evaluator, err, sizeof(err)) <
-                0) {
+        if (store_open(dir, &a->stores[k], err, sizeof(err)) < 0 ||
+            npu_evaluator_new(runner, paths, a->stores[k], &options, &a->evaluators[k], err,
+                              sizeof(err)) < 0) {
                 fprintf(stderr, "bench_optimize: %s\n", err);
+                return -1;
+        }
+        a->store = a->stores[k];
+        a->evaluator = a->evaluators[k];
+        if (bank && load_bank(a, bank) < 0) {
+                fprintf(stderr, "bench_optimize: cannot load the bank\n");
                 return -1;
         }
         return 0;
@@ -976,14 +1000,13 @@ int main(void)
                 fprintf(stderr, "bench_optimize: no operators or strategies\n");
                 return 1;
         }
-        for (size_t a = 0; a < n_arms; a++) {
-                if (setup_arm(&arms[a], root, base, runner, &paths) < 0)
-                        return 1;
-                if (bank && load_bank(&arms[a], bank) < 0) {
-                        fprintf(stderr, "bench_optimize: cannot load the bank\n");
-                        return 1;
-                }
+        if (seeds < 1 || seeds > MAX_SEEDS) {
+                fprintf(stderr, "bench_optimize: BENCH_SEEDS must be 1 to %d\n", MAX_SEEDS);
+                return 1;
         }
+        for (size_t a = 0; a < n_arms; a++)
+                if (arm_use_seed(&arms[a], 0, root, base, runner, &paths, bank) < 0)
+                        return 1;
         printf("Strategies side by side, budget %d, %d seed%s, bank: %zu entries, speedup over "
                "the baseline\n",
                budget, seeds, seeds == 1 ? "" : "s", bank ? json_array_size(bank) : 0);
@@ -1002,6 +1025,10 @@ int main(void)
                         const struct episode_point *baseline = NULL;
                         const json_t *reuse[MAX_ARMS] = { NULL };
                         size_t n_started = 0;
+                        for (size_t a = 0; a < n_arms; a++)
+                                if (arm_use_seed(&arms[a], (size_t)(seed - first_seed), root, base,
+                                                 runner, &paths, bank) < 0)
+                                        return 1;
                         for (size_t a = 0; a < n_arms; a++) {
                                 struct episode_options o = { .id = ids[a],
                                                              .seed = (uint64_t)seed,
@@ -1180,10 +1207,11 @@ int main(void)
         json_decref(summary);
         json_decref(reused);
         json_decref(bank);
-        for (size_t a = 0; a < n_arms; a++) {
-                npu_evaluator_free(arms[a].evaluator);
-                store_close(arms[a].store);
-        }
+        for (size_t a = 0; a < n_arms; a++)
+                for (size_t k = 0; k < MAX_SEEDS; k++) {
+                        npu_evaluator_free(arms[a].evaluators[k]);
+                        store_close(arms[a].stores[k]);
+                }
         child_runner_free(runner);
         npu_sim_paths_release(&paths);
         event_base_free(base);
