@@ -65,8 +65,8 @@ struct arm {
         bool nothing_to_search;   /* no episode: the baseline stays (s borrows another arm's) */
         double log_speedup_sum;
         int runs, evaluations, failures;
-        int repeats; /* evaluations that measured the best's latency again (-1 in a run: not known) */
-        int repeats_of; /* the evaluations of the runs that know it */
+        int repeats;    /* evaluations that measured the best's latency again */
+        int repeats_of; /* the evaluations of its runs that count them (older tables do not) */
         double seconds;
 };
 
