@@ -433,7 +433,11 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
             "frozen_changed", (json_int_t)frozen, "frozen_checked", (json_int_t)checked));
         if (facts && !a->nothing_to_search &&
             (json_object_set_new(facts, "course", packed(run_course(&a->s))) < 0 ||
-             json_object_set_new(facts, "repeats_best", json_integer(measured_repeats(&a->s))) < 0))
+             json_object_set_new(facts, "repeats_best", json_integer(measured_repeats(&a->s))) <
+                 0 ||
+             /* candidates served free: the same files, or the same kernel on a launch measured
+              * before (docs/design.md, "The launch memo") */
+             json_object_set_new(facts, "memo_hits", json_integer(a->s.memo_hits)) < 0))
                 packing_failed = true;
         return facts;
 }

@@ -86,6 +86,11 @@ struct npu_job {
         struct npu_example_wait *wait; /* the wait for the example inputs, or NULL */
         json_t *input_files;           /* the copies of the example inputs the backend reads */
         char why[1024];                /* the reason of a failure delivered from the loop */
+        char work_dir[PATH_MAX];       /* the backend's, below dir */
+        /* the launch memo's base (sim only; "" otherwise), and whether run is its probe */
+        char launch_base[SHA256_HEX_SIZE];
+        bool probing;
+        json_t *probe_inputs; /* the probe's copies of the example inputs */
 };
 
 int npu_evaluator_new(struct child_runner *runner, const struct npu_sim_paths *paths,
@@ -590,6 +595,7 @@ static void evaluation_free(struct npu_job *ev)
                 free(ev->pending);
         }
         json_decref(ev->input_files);
+        json_decref(ev->probe_inputs);
         if (!ev->keep_outputs && ev->dir[0])
                 rm_rf(ev->dir);
         npu_op_layout_free(ev->layout);
@@ -741,6 +747,8 @@ int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manife
         return 0;
 }
 
+static void launch_remember(struct store_batch *b, const struct npu_job *ev, const json_t *result);
+
 static void on_backend_done(json_t *result, void *userdata)
 {
         struct npu_job *ev = userdata;
@@ -769,8 +777,10 @@ static void on_backend_done(json_t *result, void *userdata)
         if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench && !ev->build_only) {
                 struct store_batch *b = store_batch_new(e->store);
                 json_t *stored = storable(result);
-                if (b && stored && store_candidate_put(b, ev->identity, stored) == 0)
+                if (b && stored && store_candidate_put(b, ev->identity, stored) == 0) {
+                        launch_remember(b, ev, result);
                         store_batch_commit(b);
+                }
                 json_decref(stored);
                 store_batch_free(b);
         }
@@ -823,6 +833,257 @@ static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
         return true;
 }
 
+/* ------------------------------------------------------------ the launch memo */
+
+/*
+ * Whether f is one of the operator's op_host translation units, which reach
+ * the kernel only through its launch.  The compile cache assumes the same:
+ * the kernel unit's key hashes op_host's headers, never its units.
+ */
+static bool is_host_unit(const struct candidate_file *f)
+{
+        static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc" };
+        size_t len = strlen(f->path);
+
+        if (f->shared || strncmp(f->path, "op_host/", 8) != 0)
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
+                size_t n = strlen(headers[i]);
+                if (len > n && strcmp(f->path + len - n, headers[i]) == 0)
+                        return false;
+        }
+        return true;
+}
+
+/*
+ * The launch memo's base: the candidate's identity without its op_host
+ * units.  Two candidates with the same base build the same kernel object
+ * from the same manifest; with the same launches too, they measure alike.
+ */
+static void launch_base(const struct npu_evaluator *e, const struct candidate *c,
+                        const char *origin, char hex[SHA256_HEX_SIZE])
+{
+        struct sha256 s;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        char length[32];
+
+        sha256_init(&s);
+        sha256_update(&s, "ascendopt launch base 1", 24);
+        sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
+        if (origin)
+                sha256_update(&s, origin, strlen(origin) + 1);
+        for (size_t i = 0; i < c->n; i++) {
+                if (is_host_unit(&c->files[i]))
+                        continue;
+                snprintf(length, sizeof(length), "%zu", c->files[i].len);
+                if (c->files[i].shared)
+                        sha256_update(&s, "@repo/", 6);
+                sha256_update(&s, c->files[i].path, strlen(c->files[i].path) + 1);
+                sha256_update(&s, length, strlen(length) + 1);
+                sha256_update(&s, c->files[i].text, c->files[i].len);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+}
+
+/*
+ * The store key of a launch: "launch/" and the digest of the base and of
+ * every case's launch (its name and launch_sha256, in the manifest's
+ * order).  -ENOENT when a case did not run as far as its launch.
+ */
+static int launch_key(const char *base, const struct npu_manifest *m, const json_t *result,
+                      char key[7 + SHA256_HEX_SIZE])
+{
+        const json_t *cases = json_object_get(result, "cases");
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        char hex[SHA256_HEX_SIZE];
+        struct sha256 s;
+
+        if (!base[0] || json_array_size(cases) != m->n_cases || m->n_cases == 0)
+                return -ENOENT;
+        sha256_init(&s);
+        sha256_update(&s, base, SHA256_HEX_SIZE - 1);
+        for (size_t i = 0; i < m->n_cases; i++) {
+                const json_t *c = json_array_get(cases, i);
+                const char *name = json_string_value(json_object_get(c, "case"));
+                const char *launch = json_string_value(json_object_get(c, "launch_sha256"));
+                if (!name || strcmp(name, m->cases[i].name) != 0 || !launch ||
+                    strlen(launch) != SHA256_HEX_SIZE - 1)
+                        return -ENOENT;
+                sha256_update(&s, name, strlen(name) + 1);
+                sha256_update(&s, launch, SHA256_HEX_SIZE - 1);
+        }
+        sha256_final(&s, digest);
+        sha256_hex(digest, hex);
+        snprintf(key, 7 + SHA256_HEX_SIZE, "launch/%s", hex);
+        return 0;
+}
+
+/* The key that says some measured candidate had this base. */
+static void launch_base_key(const char *base, char key[11 + SHA256_HEX_SIZE])
+{
+        snprintf(key, 11 + SHA256_HEX_SIZE, "launchbase/%s", base);
+}
+
+/*
+ * Files a measured result under its launch, so that a later candidate
+ * with the same base and launches is served it (written in batch b).
+ */
+static void launch_remember(struct store_batch *b, const struct npu_job *ev, const json_t *result)
+{
+        char key[7 + SHA256_HEX_SIZE], marker[11 + SHA256_HEX_SIZE];
+        json_t *value;
+
+        if (launch_key(ev->launch_base, ev->manifest, result, key) < 0)
+                return;
+        value = json_pack("{s:s}", "identity", ev->identity);
+        launch_base_key(ev->launch_base, marker);
+        /* the marker holds the same: any value says the base was measured */
+        if (!value || store_batch_put_json(b, STORE_CANDIDATES, key, value) < 0 ||
+            store_batch_put_json(b, STORE_CANDIDATES, marker, value) < 0)
+                log_warning("%s: cannot remember the candidate's launch (out of memory)",
+                            ev->manifest->name);
+        json_decref(value);
+}
+
+/*
+ * The result measured for the probe's launches, made this candidate's
+ * (its identity and files, "launch_of" the measured one's), or NULL when
+ * none was measured or it answers only for a stricter slow limit.
+ */
+static json_t *launch_served(struct npu_job *ev, const json_t *probe)
+{
+        struct npu_evaluator *e = ev->evaluator;
+        char key[7 + SHA256_HEX_SIZE];
+        const char *measured;
+        json_t *pointer = NULL, *memo = NULL;
+
+        if (launch_key(ev->launch_base, ev->manifest, probe, key) < 0 ||
+            store_get_json(e->store, STORE_CANDIDATES, key, &pointer) < 0)
+                return NULL;
+        measured = json_string_value(json_object_get(pointer, "identity"));
+        if (!measured || store_candidate_get(e->store, measured, &memo) < 0 ||
+            slow_memo_too_strict(&memo, ev->slow_after_us)) {
+                json_decref(pointer);
+                return NULL;
+        }
+        json_object_set_new(memo, "launch_of", json_string(measured));
+        json_object_set_new(memo, "identity", json_string(ev->identity));
+        json_object_set(memo, "files", ev->files);
+        json_decref(pointer);
+        return memo;
+}
+
+static int start_backend(struct npu_job *ev);
+static void deliver_failure(evutil_socket_t fd, short what, void *arg);
+
+/* The probe ended: its launches were measured before (a memo hit), or the candidate runs. */
+static void on_probe_done(json_t *probe, void *userdata)
+{
+        struct npu_job *ev = userdata;
+        struct npu_evaluator *e = ev->evaluator;
+        const char *status = json_string_value(json_object_get(probe, "status"));
+        bool cancelled = false;
+        json_t *served = NULL;
+        int r;
+
+        ev->run = NULL;
+        ev->probing = false;
+        if (status && strcmp(status, "ok") == 0)
+                served = launch_served(ev, probe);
+        else if (status && strcmp(status, "infra_error") == 0)
+                cancelled = true; /* cancelled, or out of space: the run would fail alike */
+        if (served) {
+                struct store_batch *b = store_batch_new(e->store);
+                json_t *stored = storable(served);
+                /* under its own identity too: a report reads a best's result by it */
+                if (b && stored && store_candidate_put(b, ev->identity, stored) == 0)
+                        store_batch_commit(b);
+                json_decref(stored);
+                store_batch_free(b);
+                json_decref(probe);
+                ev->done(served, true, ev->userdata);
+                evaluation_free(ev);
+                return;
+        }
+        if (cancelled) {
+                const char *why =
+                    json_string_value(json_object_get(json_object_get(probe, "error"), "message"));
+                snprintf(ev->why, sizeof(ev->why), "%s", why ? why : "cancelled");
+                json_decref(probe);
+                deliver_failure(-1, 0, ev);
+                return;
+        }
+        /* a probe that fails (a tiling error, a compile error) says nothing the run won't */
+        json_decref(probe);
+        r = start_backend(ev);
+        if (r < 0) {
+                format_error(ev->why, sizeof(ev->why), r, "cannot start the %s backend: %s",
+                             npu_backend_get(e->options.backend)->name, strerror(-r));
+                log_error("%s: %s", ev->request.manifest->dir, ev->why);
+                deliver_failure(-1, 0, ev);
+        }
+}
+
+/*
+ * Starts the probe when the request asks for the launch memo and a
+ * measured candidate had this one's base: 1 when started, 0 when the
+ * candidate should just run, -errno.
+ */
+static int launch_probe_start(struct npu_job *ev, const struct npu_example_set *set)
+{
+        struct npu_evaluator *e = ev->evaluator;
+        const struct npu_request *req = &ev->request;
+        struct npu_sim_run_options options = {
+                .platform = e->options.platform,
+                .seed = req->seed,
+                .only_case = -1,
+                .timeout_s = e->options.timeout_s,
+                .limits = e->options.limits,
+                .keep_work_dir = true,
+                .sandbox = e->options.sandbox,
+                .permissive = e->options.permissive,
+                .cache_dir = e->cache_dir,
+                .cache_salt = e->context,
+                .layout = ev->layout,
+                .tiling_only = true,
+        };
+        char marker[11 + SHA256_HEX_SIZE], probe_dir[PATH_MAX], inputs[PATH_MAX], err[1024];
+        json_t *seen = NULL;
+        int r;
+
+        if (!req->launch_memo || !ev->launch_base[0] || req->bypass_memo || req->skip_bench ||
+            req->build_only)
+                return 0;
+        launch_base_key(ev->launch_base, marker);
+        if (store_get_json(e->store, STORE_CANDIDATES, marker, &seen) < 0)
+                return 0;
+        json_decref(seen);
+        r = format_path(probe_dir, sizeof(probe_dir), "%s/probe", ev->dir);
+        if (r == 0)
+                r = format_path(inputs, sizeof(inputs), "%s/example_inputs", probe_dir);
+        if (r < 0)
+                return r;
+        /* copies of its own: a sandboxed run reads only below its work directory */
+        if (set) {
+                r = npu_example_set_copy(set, ev->manifest, inputs, &ev->probe_inputs, err,
+                                         sizeof(err));
+                if (r < 0) {
+                        log_warning("%s: the candidate runs without a launch probe: %s",
+                                    ev->manifest->name, err);
+                        return 0;
+                }
+        }
+        options.work_dir = probe_dir;
+        options.input_files = json_object_size(ev->probe_inputs) ? ev->probe_inputs : NULL;
+        r = npu_sim_run_start(e->runner, e->paths, ev->manifest, &options, on_probe_done, ev,
+                              (struct npu_sim_run **)&ev->run);
+        if (r < 0)
+                return r;
+        ev->probing = true;
+        return 1;
+}
+
 /*
  * The evaluation from its identity on: served from the memo, or
  * materialised, given the example inputs (set; NULL when its cases have
@@ -839,6 +1100,8 @@ static int evaluation_start(struct npu_job *ev, const struct candidate *c,
         int r;
 
         candidate_digest(e, c, set ? npu_example_set_origin(set) : NULL, ev->identity);
+        if (e->options.backend == NPU_BACKEND_SIM && e->paths)
+                launch_base(e, c, set ? npu_example_set_origin(set) : NULL, ev->launch_base);
         if (!req->bypass_memo && !req->skip_bench && !req->build_only &&
             store_candidate_get(e->store, ev->identity, &ev->memo) == 0 &&
             !slow_memo_too_strict(&ev->memo, req->slow_after_us)) {
@@ -887,28 +1150,39 @@ static int evaluation_start(struct npu_job *ev, const struct candidate *c,
                 if (r < 0)
                         return r;
         }
-        {
-                const struct npu_backend_candidate candidate = {
-                        .runner = e->runner,
-                        .paths = e->paths,
-                        .options = &e->options,
-                        .context = e->context,
-                        .runs = ++e->runs,
-                        .identity = ev->identity,
-                        .request = req,
-                        .manifest = ev->manifest,
-                        .layout = ev->layout,
-                        .dir = ev->dir,
-                        .work_dir = work_dir,
-                        .input_files = json_object_size(ev->input_files) ? ev->input_files : NULL,
-                };
-                r = npu_backend_get(e->options.backend)
-                        ->start(&candidate, on_backend_done, ev, &ev->run);
-        }
+        snprintf(ev->work_dir, sizeof(ev->work_dir), "%s", work_dir);
+        r = launch_probe_start(ev, set);
+        if (r > 0)
+                return 0;
+        if (r == 0)
+                r = start_backend(ev);
         if (r < 0)
                 return format_error(err, err_size, r, "cannot start the %s backend: %s",
                                     npu_backend_get(e->options.backend)->name, strerror(-r));
         return 0;
+}
+
+/* Hands the materialised candidate to the evaluator's backend. */
+static int start_backend(struct npu_job *ev)
+{
+        struct npu_evaluator *e = ev->evaluator;
+        const struct npu_backend_candidate candidate = {
+                .runner = e->runner,
+                .paths = e->paths,
+                .options = &e->options,
+                .context = e->context,
+                .runs = ++e->runs,
+                .identity = ev->identity,
+                .request = &ev->request,
+                .manifest = ev->manifest,
+                .layout = ev->layout,
+                .dir = ev->dir,
+                .work_dir = ev->work_dir,
+                .input_files = json_object_size(ev->input_files) ? ev->input_files : NULL,
+        };
+
+        return npu_backend_get(e->options.backend)
+            ->start(&candidate, on_backend_done, ev, &ev->run);
 }
 
 /* Ends an evaluation that failed after npu_evaluate returned, from the loop. */
@@ -988,6 +1262,8 @@ void npu_job_cancel(struct npu_job *ev)
         }
         if (ev->run && ev->coverage)
                 npu_sim_coverage_cancel(ev->run);
+        else if (ev->run && ev->probing)
+                npu_sim_run_cancel(ev->run);
         else if (ev->run)
                 npu_backend_get(ev->evaluator->options.backend)->cancel(ev->run);
 }

@@ -167,6 +167,16 @@ struct npu_request {
         double slow_after_us;
         /* only build it (does it compile?): costs no device time, never memoized */
         bool build_only;
+        /*
+         * The launch memo (sim only): when a measured candidate had the same
+         * kernel-side files, probe this one's host code first (each case up
+         * to its tiling function, no kernel) and, when every case's launch
+         * comes out as that candidate's did, serve its result as a memo hit:
+         * the same kernel object on the same launch measures the same.  The
+         * served result names the measured one as "launch_of".  See
+         * docs/design.md, "The launch memo".
+         */
+        bool launch_memo;
         int device; /* the slot's logic id the caller leased (ascend); the sim ignores it */
 };
 

@@ -774,7 +774,7 @@ int sim_link_start(struct npu_sim_run *e)
         }
         if (e->options.host_coverage) {
                 argv[n++] = "--coverage"; /* the host alone, and gcov's runtime */
-        } else {
+        } else if (!e->options.tiling_only) {
                 r = format_path(objects[e->n_host_sources], PATH_MAX, "%s/kernel.o", e->work_dir);
                 if (r < 0)
                         return r;
@@ -859,7 +859,7 @@ int sim_compiles_start(struct npu_sim_run *e)
                 r = start_compile_host(e, i);
                 e->compiles_pending += r == 0; /* 1: served from the cache */
         }
-        if (r >= 0 && !e->options.host_coverage) {
+        if (r >= 0 && !e->options.host_coverage && !e->options.tiling_only) {
                 r = start_compile_kernel(e);
                 e->compiles_pending += r == 0;
         }

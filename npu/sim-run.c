@@ -423,9 +423,9 @@ static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
         if (e->options.slow_after_us > 0 && m->cases[e->next_case].bench)
                 json_object_set_new(spec, "slow_after_us", json_real(e->options.slow_after_us));
         json_object_set_new(spec, "max_gm_bytes", json_integer((json_int_t)NPU_MAX_CASE_BYTES));
-        if (e->options.host_coverage)
+        if (e->options.host_coverage || e->options.tiling_only)
                 json_object_set_new(spec, "tiling_only", json_true());
-        if (e->options.host_coverage || e->options.no_input_dump)
+        if (e->options.host_coverage || e->options.tiling_only || e->options.no_input_dump)
                 json_object_set_new(spec, "dump_inputs", json_false());
         if (e->options.max_instructions || m->max_instructions)
                 json_object_set_new(spec, "max_instructions",
@@ -525,6 +525,16 @@ static json_t *read_case_result(struct npu_sim_run *e)
                         if (k == 0 && file_sha256(file, hex) == 0)
                                 json_object_set_new(o, "sha256", json_string(hex));
                 }
+        }
+        /* what the launch got from the host code, as a digest (the launch memo's) */
+        {
+                const char *f = json_string_value(json_object_get(r, "launch_file"));
+                if (f && strcmp(f, "launch.bin") == 0 &&
+                    format_path(file, sizeof(file), "%s/case_%zu/%s", e->work_dir, e->next_case,
+                                f) == 0 &&
+                    file_sha256(file, hex) == 0)
+                        json_object_set_new(r, "launch_sha256", json_string(hex));
+                json_object_del(r, "launch_file");
         }
         return r;
 }

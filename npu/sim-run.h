@@ -92,6 +92,14 @@ struct npu_sim_run_options {
          * unit's counts land beside its object, work_dir/host_N.gcda.
          */
         bool host_coverage;
+        /*
+         * A launch probe instead of a measurement: the kernel is neither
+         * built nor linked, and each case (bench ones too) runs only up to
+         * its tiling function.  Each case of the result then holds
+         * "launch_sha256", the digest of what its launch would get from the
+         * host code (the runtime's launch.bin), and no timing.
+         */
+        bool tiling_only;
         /* where the sources are (borrowed); NULL: read from the manifest's folder */
         const struct npu_op_layout *layout;
         /*

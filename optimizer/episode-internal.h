@@ -111,7 +111,14 @@ struct episode {
         struct llm_call *llm_call; /* in flight */
         bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
         double exhausted_said[3];  /* the best's latency when a stage last logged it is spent */
-        bool pending_llm;          /* the candidate in flight is an LLM's answer */
+        /*
+         * a stage's candidates in a row served from the memo since its last
+         * counted evaluation or the last new best: at EPISODE_MEMO_HITS_IN_ROW
+         * the stage is spent, as its search would only find launches
+         * measured before (an operator whose genes change nothing it runs)
+         */
+        int memo_hits_in_row[3];
+        bool pending_llm; /* the candidate in flight is an LLM's answer */
         /*
          * the candidate in flight rewrites the best pair's texts (an LLM's
          * answer or a structural tiling move): when it wins it is adopted

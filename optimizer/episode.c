@@ -241,6 +241,8 @@ int episode_evaluate(struct episode *ep, uint64_t seed, const json_t *reference,
                 .bypass_memo = bypass_memo,
                 .device = ep->options.device,
                 .slow_after_us = ep->phase == PHASE_SEARCH ? slow_limit(ep) : 0,
+                /* a search candidate whose launch was measured before costs nothing */
+                .launch_memo = ep->phase == PHASE_SEARCH && !bypass_memo && with_overrides,
         };
 
         return npu_evaluate(ep->evaluator, &req, episode_on_evaluated, ep, &ep->in_flight);
@@ -333,14 +335,21 @@ void episode_next_candidate(struct episode *ep)
                 stage = choose_stage(ep);
                 if (exhausted[stage])
                         stage = stage == 1 ? 2 : 1;
-                if (stage == 2 && !exhausted[2] && episode_embed_wanted(ep) &&
-                    episode_embed_start(ep, false) == 0)
-                        return;
-                if (!exhausted[stage] && episode_llm_wanted(ep, stage) &&
-                    episode_llm_propose(ep, stage) == 0)
-                        return;
-                ep->llm_skip_once = false;
-                r = stage == 2 ? episode_propose_stage2(ep) : episode_propose_stage1(ep);
+                /* a stage that only finds what was measured before is spent for now */
+                bool repeating = !ep->replay_rows && !exhausted[stage] &&
+                                 ep->memo_hits_in_row[stage] >= EPISODE_MEMO_HITS_IN_ROW;
+                if (repeating) {
+                        r = -ENOSPC;
+                } else {
+                        if (stage == 2 && !exhausted[2] && episode_embed_wanted(ep) &&
+                            episode_embed_start(ep, false) == 0)
+                                return;
+                        if (!exhausted[stage] && episode_llm_wanted(ep, stage) &&
+                            episode_llm_propose(ep, stage) == 0)
+                                return;
+                        ep->llm_skip_once = false;
+                        r = stage == 2 ? episode_propose_stage2(ep) : episode_propose_stage1(ep);
+                }
                 if (r != -ENOSPC)
                         break;
                 exhausted[stage] = true;
@@ -351,7 +360,13 @@ void episode_next_candidate(struct episode *ep)
                         char why[1024] = "Stage I has nothing left to try (the tiling space is "
                                          "exhausted)";
                         ep->exhausted_said[stage] = best_us;
-                        if (stage == 2)
+                        if (repeating)
+                                snprintf(why, sizeof(why),
+                                         "Stage %s is spent for now: its last %d candidates "
+                                         "were served from the memo (the same kernel on a "
+                                         "launch measured before)",
+                                         stage == 1 ? "I" : "II", ep->memo_hits_in_row[stage]);
+                        else if (stage == 2)
                                 episode_stage2_spent(ep, why, sizeof(why));
                         log_msg(LOG_INFO, ep->options.log_context, "%s after %d evaluations", why,
                                 episode_counter(ep, "evaluations"));
@@ -441,10 +456,16 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 json_counter_add(failures, kind, 1);
         if (memo_hit) {
                 episode_bump(ep, "memo_hits");
+                if (json_object_get(result, "launch_of"))
+                        episode_bump(ep, "launch_memo_hits");
+                ep->memo_hits_in_row[ep->pending_stage == 2 ? 2 : 1]++;
         } else {
                 episode_bump(ep, "evaluations");
                 schedule_step(ep, new_best);
+                ep->memo_hits_in_row[ep->pending_stage == 2 ? 2 : 1] = 0;
         }
+        if (new_best)
+                memset(ep->memo_hits_in_row, 0, sizeof(ep->memo_hits_in_row));
         episode_bump_in(ep, "stages", ep->pending_stage == 1 ? "stage1" : "stage2",
                         memo_hit ? "memo_hits" : "evaluations");
         if (new_best)
@@ -490,6 +511,8 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
         }
         if (ep->pending_llm)
                 episode_llm_recorded(ep, step, ok, new_best);
+        if (json_object_get(result, "launch_of"))
+                json_object_set(step, "launch_of", json_object_get(result, "launch_of"));
         if (json_object_get(result, "remeasured_us"))
                 json_object_set(step, "remeasured_us", json_object_get(result, "remeasured_us"));
         if (json_object_get(result, "dtype_regression"))
@@ -677,8 +700,10 @@ void episode_on_evaluated(json_t *result, bool memo_hit, void *userdata)
                 return;
         case PHASE_SEARCH:
                 search_best(ep->search, &best);
-                /* a new best made here must hold on a second seed before it counts */
-                if (!memo_hit && status && strcmp(status, "ok") == 0 &&
+                /* a new best made here must hold on a second seed before it counts; one
+                 * served for its launch too (the measured twin may have failed its own) */
+                if ((!memo_hit || json_object_get(result, "launch_of")) && status &&
+                    strcmp(status, "ok") == 0 &&
                     json_number_value(json_object_get(result, "latency_us")) < best) {
                         ep->pending_result = result;
                         if (!ep->confirm_baseline) {

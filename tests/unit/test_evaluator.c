@@ -4,8 +4,9 @@
  * operator of tests/ops: a baseline kept as reference, a memo hit that
  * compiles nothing, a correct variant judged against the reference, a wrong
  * kernel caught, a compile error remembered, an output never written caught
- * although its bytes match (tests/ops/ok/threshold_mask), and identities
- * that change with the platform.
+ * although its bytes match (tests/ops/ok/threshold_mask), a tiling program
+ * served for the launch a measured one had, and identities that change
+ * with the platform.
  *
  * expensive: evaluates operators on the simulator
  */
@@ -445,6 +446,111 @@ static void test_unwritten_output_is_wrong(void **state)
         npu_manifest_free(mask);
 }
 
+/* Evaluates one candidate with the launch memo asked for. */
+static json_t *evaluate_launch(const struct npu_override *o, const json_t *reference,
+                               bool *ret_memo_hit)
+{
+        struct npu_request req = { .manifest = fx->manifest,
+                                   .overrides = o,
+                                   .n_overrides = o ? 1 : 0,
+                                   .seed = 5,
+                                   .reference = reference,
+                                   .launch_memo = true };
+        struct outcome out = { 0 };
+
+        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &out, NULL), 0);
+        while (!out.done)
+                event_base_loop(fx->base, EVLOOP_ONCE);
+        *ret_memo_hit = out.memo_hit;
+        return out.result;
+}
+
+/*
+ * The launch memo: a tiling program that launches the same kernel exactly
+ * as a measured one did is served that one's result, under its own
+ * identity and files; one whose tiling data differ, or a new kernel, is
+ * measured.
+ */
+static void test_launch_memo(void **state)
+{
+        char path[512], *host, *buffers;
+        json_t *baseline, *same, *again, *other, *kernel;
+        bool memo_hit = false;
+        const char *from;
+
+        snprintf(path, sizeof(path), "%s/op_host/add_custom.cpp", fx->manifest->dir);
+        host = slurp(path);
+        baseline = evaluate(NULL, 0, NULL, true, &memo_hit);
+        assert_string_equal(status_of(baseline), "ok");
+        assert_false(memo_hit);
+        /* every case says what its launch got */
+        for (size_t i = 0; i < 2; i++)
+                assert_int_equal(
+                    strlen(json_string_value(json_object_get(
+                        json_array_get(json_object_get(baseline, "cases"), i), "launch_sha256"))),
+                    64);
+
+        /* the host unit changed, its launches did not */
+        {
+                char *text = malloc(strlen(host) + 64);
+                struct npu_override o = { "op_host/add_custom.cpp", text };
+                sprintf(text, "%s\n// the same tiling, written again\n", host);
+                same = evaluate_launch(&o, baseline, &memo_hit);
+                assert_true(memo_hit);
+                assert_string_equal(status_of(same), "ok");
+                assert_string_equal(json_string_value(json_object_get(same, "launch_of")),
+                                    json_string_value(json_object_get(baseline, "identity")));
+                assert_string_not_equal(json_string_value(json_object_get(same, "identity")),
+                                        json_string_value(json_object_get(baseline, "identity")));
+                assert_true(json_number_value(json_object_get(same, "latency_us")) ==
+                            json_number_value(json_object_get(baseline, "latency_us")));
+                assert_false(
+                    json_equal(json_object_get(same, "files"), json_object_get(baseline, "files")));
+                /* kept under its own identity: asked again without the probe, still a hit */
+                again = evaluate(&o, 1, baseline, false, &memo_hit);
+                assert_true(memo_hit);
+                assert_string_equal(json_string_value(json_object_get(again, "identity")),
+                                    json_string_value(json_object_get(same, "identity")));
+                free(text);
+        }
+
+        /* four buffers instead of two: other tiling data, so it is measured */
+        from = "BUFFER_NUM = 2;";
+        buffers = strdup(host);
+        assert_non_null(strstr(buffers, from));
+        strstr(buffers, from)[strlen("BUFFER_NUM = ")] = '4';
+        {
+                struct npu_override o = { "op_host/add_custom.cpp", buffers };
+                other = evaluate_launch(&o, baseline, &memo_hit);
+                assert_false(memo_hit);
+                assert_string_equal(status_of(other), "ok");
+                assert_null(json_object_get(other, "launch_of"));
+        }
+
+        /* a new kernel is measured, with no probe: no kernel like it was measured */
+        {
+                char *text = kernel_with("Add(zLocal", "Add(zLocal");
+                struct npu_override o = { "op_kernel/add_custom.cpp", NULL };
+                char *variant = malloc(strlen(text) + 32);
+                sprintf(variant, "%s\n// a new kernel\n", text);
+                o.text = variant;
+                kernel = evaluate_launch(&o, baseline, &memo_hit);
+                assert_false(memo_hit);
+                assert_string_equal(status_of(kernel), "ok");
+                free(variant);
+                free(text);
+        }
+
+        rm_rf(json_string_value(json_object_get(baseline, "scratch_dir")));
+        json_decref(baseline);
+        json_decref(same);
+        json_decref(again);
+        json_decref(other);
+        json_decref(kernel);
+        free(buffers);
+        free(host);
+}
+
 static void test_identity_depends_on_files_and_platform(void **state)
 {
         struct npu_request req = { .manifest = fx->manifest };
@@ -482,6 +588,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_slow_memo_answers_only_its_limit, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_unwritten_output_is_wrong, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_launch_memo, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_identity_depends_on_files_and_platform, setup,
                                                 teardown),
         };

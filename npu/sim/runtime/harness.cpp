@@ -11,7 +11,9 @@
 // function, writing an ok result with its block_dim and tiling_key: a
 // program linked without a kernel (its host code built with gcov
 // instrumentation) says which host lines the case runs, and it exits
-// through exit() so that the instrumentation writes its counts.
+// through exit() so that the instrumentation writes its counts.  Either
+// way, once the tiling ran, OUTDIR/launch.bin holds what the launch gets
+// from the host code (write_launch) and the result names it "launch_file".
 // An input the spec leaves out is absent (OPTIONAL ones only): a null kernel
 // argument and no instance.  An output with "ref": true is the input of its
 // name: no allocation, its argument is that input's buffer (if the OpDef
@@ -130,6 +132,7 @@ struct result_state {
 	bool outputs_dumped = false;
 	bool writing = false;
 	bool op_only_tiled = false; /* tiling_only: no kernel ran, so no timing */
+	bool launch_written = false; /* launch.bin is in out_dir (write_launch) */
 };
 
 result_state R;
@@ -179,6 +182,8 @@ void write_result(const char *status, const char *kind, const char *file, int li
 	json_object_set_new(o, "block_dim", R.tiled ? json_integer(R.block_dim) : json_null());
 	json_object_set_new(o, "tiling_key", R.tiled ? json_integer((json_int_t)R.tiling_key) : json_null());
 	json_object_set_new(o, "workspace_bytes", R.tiled ? json_integer((json_int_t)R.workspace) : json_null());
+	if (R.launch_written)
+		json_object_set_new(o, "launch_file", json_string("launch.bin"));
 	json_object_set_new(o, "instructions", json_integer((json_int_t)g_run.instructions));
 	json_object_set_new(o, "auto_sync", json_boolean(g_run.auto_sync));
 	json_object_set_new(o, "attrs", R.attrs ? json_incref(R.attrs) : json_object());
@@ -570,6 +575,42 @@ void dump_file(const std::string &path, const void *data, uint64_t bytes)
 	FILE *f = std::fopen(path.c_str(), "wb");
 	if (!f || (bytes && std::fwrite(data, 1, bytes, f) != bytes) || std::fclose(f) != 0)
 		finish_error("infra_error", "infra_error", "", 0, "cannot write " + path + ": " + std::strerror(errno));
+}
+
+// What the host code hands the kernel's launch, written to OUTDIR/launch.bin
+// for the evaluator's launch memo (npu/evaluator.c): the block dim, tiling
+// key, schedule mode, atomic flag, workspace sizes, which parameters are
+// bound (and a list's length), which outputs the framework initialises, and
+// the tiling buffer up to its last non-zero byte (the rest of the buffer is
+// the zeroed GM it started as).  Two candidates whose kernel objects are the
+// same and whose cases write the same launch.bin run the same kernel on the
+// same arguments.  The result names it as "launch_file".
+static void write_launch(const gert::TilingContext &tctx, const uint8_t *tiling, uint64_t capacity,
+			 const std::vector<io_param> &pin, const std::vector<io_param> &pout,
+			 const ops::OpDef *def)
+{
+	std::string text = strprintf("ascendsim launch 1\nblock_dim %u\ntiling_key %llu\nschedule_mode %u\n"
+				     "need_atomic %d\nworkspace",
+				     tctx.block_dim_, (unsigned long long)tctx.tiling_key_, tctx.schedule_mode_,
+				     tctx.need_atomic_ ? 1 : 0);
+	for (size_t s : tctx.workspace_)
+		text += strprintf(" %zu", s);
+	text += "\n";
+	for (const auto *params : {&pin, &pout})
+		for (const auto &p : *params)
+			text += strprintf("param %s %d %d %zu\n", p.name.c_str(), p.present ? 1 : 0, p.list ? 1 : 0,
+					  p.inst.size());
+	if (def)
+		for (const auto &d : def->outputs_)
+			if (d.init_value_)
+				text += "init " + d.name_ + "\n";
+	uint64_t used = capacity;
+	while (used > 0 && tiling[used - 1] == 0)
+		used--;
+	text += strprintf("tiling %llu\n", (unsigned long long)used);
+	text.append(reinterpret_cast<const char *>(tiling), used);
+	dump_file(R.out_dir + "/launch.bin", text.data(), text.size());
+	R.launch_written = true;
 }
 
 // ---- spec parsing ------------------------------------------------------------------
@@ -1415,6 +1456,7 @@ int harness_main(int argc, char **argv)
 	uint64_t ws = 0;
 	for (size_t s : tctx.workspace_)
 		ws += s;
+	write_launch(tctx, tiling_gm, tiling_capacity, pin, pout, def);
 	R.tiled = true;
 	R.block_dim = tctx.block_dim_;
 	R.tiling_key = tctx.tiling_key_;
