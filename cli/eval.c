@@ -227,7 +227,7 @@ int cmd_eval(int argc, char **argv)
         char state[PATH_MAX], context[SHA256_HEX_SIZE];
         bool json_out = false, use_cache = true, use_golden = true, golden_done = false;
         struct npu_golden *golden = NULL;
-        char golden_work[PATH_MAX] = "";
+        char golden_work[PATH_MAX] = "", compared_work[PATH_MAX] = "";
         char err[2048], trace_path[PATH_MAX];
         int opt, ret = EX_OK, r;
 
@@ -445,8 +445,14 @@ int cmd_eval(int argc, char **argv)
                 while (!golden_done)
                         event_base_loop(base, EVLOOP_ONCE);
         }
-        if (compare || golden_work[0])
-                json_object_del(session.runs[0].result, "work_dir"); /* removed below */
+        if (compare || golden_work[0]) {
+                /* not shown: it is removed below */
+                const char *dir =
+                    json_string_value(json_object_get(session.runs[0].result, "work_dir"));
+                if (compare && dir)
+                        snprintf(compared_work, sizeof(compared_work), "%s", dir);
+                json_object_del(session.runs[0].result, "work_dir");
+        }
         if (json_out)
                 cli_print_json(session.runs[0].result);
         else
@@ -464,6 +470,8 @@ out:
         npu_golden_free(golden);
         if (golden_work[0])
                 rm_rf(golden_work);
+        if (compared_work[0])
+                rm_rf(compared_work);
         for (size_t i = 0; i < ARRAY_SIZE(session.runs); i++) {
                 const char *dir =
                     json_string_value(json_object_get(session.runs[i].result, "work_dir"));

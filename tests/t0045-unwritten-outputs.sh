@@ -11,7 +11,7 @@
 # written.
 . "$(dirname "$0")/tap.sh"
 
-plan 17
+plan 18
 orig=$SRC/tests/ops/ok/threshold_mask
 host=op_host/threshold_mask.cpp
 eval_json() { "$BUILD/ascendopt" eval "$@" --json 2>"$SCRATCH/eval.err"; }
@@ -30,9 +30,11 @@ esac
 cp -r "$orig" "$SCRATCH/nokey"
 sed -i -e 's/TILING_KEY_ONE_TILE = 1;/TILING_KEY_ONE_TILE = 8;/' \
 	-e 's/TILING_KEY_TILED = 2;/TILING_KEY_TILED = 9;/' "$SCRATCH/nokey/$host"
-json=$(eval_json "$SCRATCH/nokey" --case ragged --compare "$orig")
+mkdir "$SCRATCH/tmp"
+json=$(TMPDIR=$SCRATCH/tmp eval_json "$SCRATCH/nokey" --case ragged --compare "$orig")
 rc=$?
 is "no branch dispatched: eval --compare exits 1" "$rc" 1
+is "eval --compare leaves no work directory behind" "$(ls -A "$SCRATCH/tmp")" ""
 is "no branch dispatched: wrong_answer" "$(echo "$json" | field 'r["status"]')" wrong_answer
 is "no branch dispatched: yet every byte matches" \
 	"$(echo "$json" | field 'r["correctness"][0]["mismatch_fraction"]')" 0.0
