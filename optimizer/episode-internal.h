@@ -112,12 +112,13 @@ struct episode {
         bool llm_skip_once;        /* the last LLM step failed: rules propose this one */
         double exhausted_said[3];  /* the best's latency when a stage last logged it is spent */
         /*
-         * a stage's candidates in a row served from the memo since its last
-         * counted evaluation or the last new best: at EPISODE_MEMO_HITS_IN_ROW
-         * the stage is spent, as its search would only find launches
-         * measured before (an operator whose genes change nothing it runs)
+         * a stage's candidates in a row served for a launch measured before
+         * (the launch memo), since its last counted evaluation or the last
+         * new best: at EPISODE_LAUNCH_HITS_IN_ROW the stage is spent, as its
+         * search only finds what was measured (an operator whose genes
+         * change nothing it runs), and each probe costs a build
          */
-        int memo_hits_in_row[3];
+        int launch_hits_in_row[3];
         bool pending_llm; /* the candidate in flight is an LLM's answer */
         /*
          * the candidate in flight rewrites the best pair's texts (an LLM's

@@ -337,7 +337,7 @@ void episode_next_candidate(struct episode *ep)
                         stage = stage == 1 ? 2 : 1;
                 /* a stage that only finds what was measured before is spent for now */
                 bool repeating = !ep->replay_rows && !exhausted[stage] &&
-                                 ep->memo_hits_in_row[stage] >= EPISODE_MEMO_HITS_IN_ROW;
+                                 ep->launch_hits_in_row[stage] >= EPISODE_LAUNCH_HITS_IN_ROW;
                 if (repeating) {
                         r = -ENOSPC;
                 } else {
@@ -365,7 +365,7 @@ void episode_next_candidate(struct episode *ep)
                                          "Stage %s is spent for now: its last %d candidates "
                                          "were served from the memo (the same kernel on a "
                                          "launch measured before)",
-                                         stage == 1 ? "I" : "II", ep->memo_hits_in_row[stage]);
+                                         stage == 1 ? "I" : "II", ep->launch_hits_in_row[stage]);
                         else if (stage == 2)
                                 episode_stage2_spent(ep, why, sizeof(why));
                         log_msg(LOG_INFO, ep->options.log_context, "%s after %d evaluations", why,
@@ -456,16 +456,19 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 json_counter_add(failures, kind, 1);
         if (memo_hit) {
                 episode_bump(ep, "memo_hits");
-                if (json_object_get(result, "launch_of"))
+                /* a candidate measured before as it is (an earlier episode's) costs no
+                 * probe and does not count here; one its launch gave away does */
+                if (json_object_get(result, "launch_of")) {
                         episode_bump(ep, "launch_memo_hits");
-                ep->memo_hits_in_row[ep->pending_stage == 2 ? 2 : 1]++;
+                        ep->launch_hits_in_row[ep->pending_stage == 2 ? 2 : 1]++;
+                }
         } else {
                 episode_bump(ep, "evaluations");
                 schedule_step(ep, new_best);
-                ep->memo_hits_in_row[ep->pending_stage == 2 ? 2 : 1] = 0;
+                ep->launch_hits_in_row[ep->pending_stage == 2 ? 2 : 1] = 0;
         }
         if (new_best)
-                memset(ep->memo_hits_in_row, 0, sizeof(ep->memo_hits_in_row));
+                memset(ep->launch_hits_in_row, 0, sizeof(ep->launch_hits_in_row));
         episode_bump_in(ep, "stages", ep->pending_stage == 1 ? "stage1" : "stage2",
                         memo_hit ? "memo_hits" : "evaluations");
         if (new_best)

@@ -82,8 +82,8 @@ const char *episode_strategy_name(enum episode_strategy strategy);
 #define EPISODE_SLOW_FACTOR      3.0
 #define EPISODE_SLOW_FLOOR_US    10.0 /* tiny kernels: never stop within this of the best */
 #define EPISODE_NOISE_MARGIN_PCT 2.0
-/* a stage whose last this many candidates in a row were memo hits is spent for now */
-#define EPISODE_MEMO_HITS_IN_ROW 16
+/* a stage whose last this many candidates in a row were served for their launch is spent for now */
+#define EPISODE_LAUNCH_HITS_IN_ROW 16
 
 /*
  * The latency a new best counts with: a first measurement that beats
