@@ -436,8 +436,11 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
              json_object_set_new(facts, "repeats_best", json_integer(measured_repeats(&a->s))) <
                  0 ||
              /* candidates served free: the same files, or the same kernel on a launch measured
-              * before (docs/design.md, "The launch memo") */
-             json_object_set_new(facts, "memo_hits", json_integer(a->s.memo_hits)) < 0))
+              * before (docs/design.md, "The launch memo"), which launch_memo_hits counts apart */
+             json_object_set_new(facts, "memo_hits", json_integer(a->s.memo_hits)) < 0 ||
+             json_object_set_new(facts, "launch_memo_hits",
+                                 json_integer(json_integer_value(
+                                     json_object_get(a->record, "launch_memo_hits")))) < 0))
                 packing_failed = true;
         return facts;
 }
