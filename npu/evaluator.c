@@ -441,24 +441,51 @@ static int candidate_load(const struct npu_request *req, const struct npu_op_lay
 }
 
 /*
- * The identity: the context, every file, and, for an operator whose cases
- * come from examples, where each example case's inputs came from (origin),
- * so that a result on seeded inputs is never served for one on the
- * example's, nor the other way round.  Results from before example inputs
- * ran in the evaluator had no origin, so none of them is served either.
+ * Whether f is one of the operator's op_host translation units, which reach
+ * the kernel only through its launch.  The compile cache assumes the same:
+ * the kernel unit's key hashes op_host's headers, never its units.
  */
-static void candidate_digest(const struct npu_evaluator *e, const struct candidate *c,
-                             const char *origin, char hex[SHA256_HEX_SIZE])
+static bool is_host_unit(const struct candidate_file *f)
+{
+        static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc" };
+        size_t len = strlen(f->path);
+
+        if (f->shared || strncmp(f->path, "op_host/", 8) != 0)
+                return false;
+        for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
+                size_t n = strlen(headers[i]);
+                if (len > n && strcmp(f->path + len - n, headers[i]) == 0)
+                        return false;
+        }
+        return true;
+}
+
+/*
+ * The digest of the context, every file (each op_host unit left out when
+ * without_host_units) and, for an operator whose cases come from examples,
+ * where each example case's inputs came from (origin), so that a result on
+ * seeded inputs is never served for one on the example's, nor the other
+ * way round.  Results from before example inputs ran in the evaluator had
+ * no origin, so none of them is served either.  tag, when not NULL, comes
+ * first and keeps one kind of digest apart from another.
+ */
+static void files_digest(const struct npu_evaluator *e, const struct candidate *c,
+                         const char *origin, const char *tag, bool without_host_units,
+                         char hex[SHA256_HEX_SIZE])
 {
         struct sha256 s;
         uint8_t digest[SHA256_DIGEST_SIZE];
         char length[32];
 
         sha256_init(&s);
+        if (tag)
+                sha256_update(&s, tag, strlen(tag) + 1);
         sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
         if (origin)
                 sha256_update(&s, origin, strlen(origin) + 1);
         for (size_t i = 0; i < c->n; i++) {
+                if (without_host_units && is_host_unit(&c->files[i]))
+                        continue;
                 snprintf(length, sizeof(length), "%zu", c->files[i].len);
                 /* a repository file is named apart from any of the operator's */
                 if (c->files[i].shared)
@@ -469,6 +496,13 @@ static void candidate_digest(const struct npu_evaluator *e, const struct candida
         }
         sha256_final(&s, digest);
         sha256_hex(digest, hex);
+}
+
+/* The identity: every file. */
+static void candidate_digest(const struct npu_evaluator *e, const struct candidate *c,
+                             const char *origin, char hex[SHA256_HEX_SIZE])
+{
+        files_digest(e, c, origin, NULL, false, hex);
 }
 
 /*
@@ -836,26 +870,6 @@ static bool slow_memo_too_strict(json_t **memo, double slow_after_us)
 /* ------------------------------------------------------------ the launch memo */
 
 /*
- * Whether f is one of the operator's op_host translation units, which reach
- * the kernel only through its launch.  The compile cache assumes the same:
- * the kernel unit's key hashes op_host's headers, never its units.
- */
-static bool is_host_unit(const struct candidate_file *f)
-{
-        static const char *const headers[] = { ".h", ".hpp", ".hh", ".inc" };
-        size_t len = strlen(f->path);
-
-        if (f->shared || strncmp(f->path, "op_host/", 8) != 0)
-                return false;
-        for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
-                size_t n = strlen(headers[i]);
-                if (len > n && strcmp(f->path + len - n, headers[i]) == 0)
-                        return false;
-        }
-        return true;
-}
-
-/*
  * The launch memo's base: the candidate's identity without its op_host
  * units.  Two candidates with the same base build the same kernel object
  * from the same manifest; with the same launches too, they measure alike.
@@ -863,27 +877,7 @@ static bool is_host_unit(const struct candidate_file *f)
 static void launch_base(const struct npu_evaluator *e, const struct candidate *c,
                         const char *origin, char hex[SHA256_HEX_SIZE])
 {
-        struct sha256 s;
-        uint8_t digest[SHA256_DIGEST_SIZE];
-        char length[32];
-
-        sha256_init(&s);
-        sha256_update(&s, "ascendopt launch base 1", 24);
-        sha256_update(&s, e->context, SHA256_HEX_SIZE - 1);
-        if (origin)
-                sha256_update(&s, origin, strlen(origin) + 1);
-        for (size_t i = 0; i < c->n; i++) {
-                if (is_host_unit(&c->files[i]))
-                        continue;
-                snprintf(length, sizeof(length), "%zu", c->files[i].len);
-                if (c->files[i].shared)
-                        sha256_update(&s, "@repo/", 6);
-                sha256_update(&s, c->files[i].path, strlen(c->files[i].path) + 1);
-                sha256_update(&s, length, strlen(length) + 1);
-                sha256_update(&s, c->files[i].text, c->files[i].len);
-        }
-        sha256_final(&s, digest);
-        sha256_hex(digest, hex);
+        files_digest(e, c, origin, "ascendopt launch base 1", true, hex);
 }
 
 /*
