@@ -243,6 +243,15 @@ static void print_summary(const struct episode_summary *s)
         printf("  evaluations %lld of %lld, memo hits %lld, confirmations %lld\n",
                (long long)s->evaluations, (long long)s->budget, (long long)s->memo_hits,
                (long long)s->confirmations);
+        {
+                /* docs/design.md, "The launch memo" */
+                json_int_t launch =
+                    json_integer_value(json_object_get(s->record, "launch_memo_hits"));
+                if (launch > 0)
+                        printf("  of the memo hits, %lld launched the kernel as a measured "
+                               "candidate had\n",
+                               (long long)launch);
+        }
         if (s->has_slow_or_remeasured)
                 printf("  stopped early as slow %lld, close new bests re-measured %lld\n",
                        (long long)s->slow, (long long)s->remeasured);
