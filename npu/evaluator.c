@@ -996,6 +996,8 @@ static void on_probe_done(json_t *probe, void *userdata)
                 json_decref(stored);
                 store_batch_free(b);
                 json_decref(probe);
+                /* served by this probe, not stored: a later exact hit on it costs no probe */
+                json_object_set_new(served, "launch_probe", json_true());
                 ev->done(served, true, ev->userdata);
                 evaluation_free(ev);
                 return;

@@ -173,7 +173,9 @@ struct npu_request {
          * to its tiling function, no kernel) and, when every case's launch
          * comes out as that candidate's did, serve its result as a memo hit:
          * the same kernel object on the same launch measures the same.  The
-         * served result names the measured one as "launch_of".  See
+         * served result names the measured one as "launch_of", and when
+         * this probe served it (not a later exact hit on it) it also has
+         * "launch_probe": true.  See
          * docs/design.md, "The launch memo".
          */
         bool launch_memo;

@@ -458,7 +458,7 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 episode_bump(ep, "memo_hits");
                 /* a candidate measured before as it is (an earlier episode's) costs no
                  * probe and does not count here; one its launch gave away does */
-                if (json_object_get(result, "launch_of")) {
+                if (json_is_true(json_object_get(result, "launch_probe"))) {
                         episode_bump(ep, "launch_memo_hits");
                         ep->launch_hits_in_row[ep->pending_stage == 2 ? 2 : 1]++;
                 }

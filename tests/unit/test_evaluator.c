@@ -506,9 +506,11 @@ static void test_launch_memo(void **state)
                             json_number_value(json_object_get(baseline, "latency_us")));
                 assert_false(
                     json_equal(json_object_get(same, "files"), json_object_get(baseline, "files")));
+                assert_true(json_is_true(json_object_get(same, "launch_probe")));
                 /* kept under its own identity: asked again without the probe, still a hit */
                 again = evaluate(&o, 1, baseline, false, &memo_hit);
                 assert_true(memo_hit);
+                assert_null(json_object_get(again, "launch_probe"));
                 assert_string_equal(json_string_value(json_object_get(again, "identity")),
                                     json_string_value(json_object_get(same, "identity")));
                 free(text);
