@@ -15,7 +15,7 @@
 slurm_skip_unless_able
 plan 11
 cluster=$SCRATCH/slurm
-trap 'slurm_stop "$cluster"' EXIT
+at_exit 'slurm_stop "$cluster"'
 why=$(slurm_start "$cluster" 2); rc=$?
 is "a single-node cluster with 2 NPU GRES starts${why:+ ($why)}" "$rc" 0
 export SLURM_CONF=$cluster/slurm.conf

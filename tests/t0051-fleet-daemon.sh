@@ -23,7 +23,7 @@ stop_all() {
 	scancel --name=ascendopt 2>/dev/null
 	slurm_stop "$cluster"
 }
-trap 'stop_all' EXIT
+at_exit stop_all
 why=$(slurm_start "$cluster" 2); rc=$?
 is "a single-node cluster with 2 NPU GRES starts${why:+ ($why)}" "$rc" 0
 export SLURM_CONF=$cluster/slurm.conf

@@ -7,7 +7,11 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${ASCENDOPT_BUILD:-$SRC/build}
 export ASCENDOPT_EXEC_HELPER=${ASCENDOPT_EXEC_HELPER:-$BUILD/ascendopt-exec}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ascendopt-test.XXXXXX")
-trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
+# at_exit COMMAND: run COMMAND on exit, before the scratch directory goes
+# (a test's own `trap ... EXIT` would replace the removal and leak it)
+tap_at_exit=
+at_exit() { tap_at_exit=$1; }
+trap 'eval "$tap_at_exit"; [ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
 # commands that default to the user's state directory (eval's object cache,
 # optimize's store) keep to the scratch directory instead
 export ASCENDOPT_STATE_DIR=${ASCENDOPT_STATE_DIR:-$SCRATCH/state}
