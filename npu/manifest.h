@@ -214,6 +214,13 @@ struct npu_op_layout {
         char *
             *shared_files; /* relative to repo_root, sorted: files outside op_dir the build reads */
         size_t n_shared_files;
+        /* relative to repo_root: shared headers the kernel includes by a bare
+         * name, which a copy in op_kernel/ would stand in for (all of them
+         * together, as they include each other the same way); an episode
+         * copies them there to rewrite them.  Empty when copies would not
+         * build as the originals do. */
+        char **kernel_headers;
+        size_t n_kernel_headers;
 };
 
 /*

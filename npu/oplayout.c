@@ -750,6 +750,46 @@ static bool resolve_include(const struct scan *s, const char *from, const char *
         return false;
 }
 
+/*
+ * The next #include line of the text at *pos, which moves past it: the
+ * name between its quotes or angle brackets, and which of the two.
+ */
+static bool next_include(const char **pos, char *name, size_t size, bool *ret_quoted)
+{
+        while (**pos) {
+                const char *line = *pos, *end = strchr(line, '\n');
+                size_t n = 0;
+                char close;
+                *pos = end ? end + 1 : line + strlen(line);
+                while (*line == ' ' || *line == '\t')
+                        line++;
+                if (*line != '#')
+                        continue;
+                line++;
+                while (*line == ' ' || *line == '\t')
+                        line++;
+                if (strncmp(line, "include", 7) != 0)
+                        continue;
+                line += 7;
+                while (*line == ' ' || *line == '\t')
+                        line++;
+                if (*line != '"' && *line != '<')
+                        continue;
+                close = *line == '"' ? '"' : '>';
+                line++;
+                while (line[n] && line[n] != close && line[n] != '\n' && n + 1 < size) {
+                        name[n] = line[n];
+                        n++;
+                }
+                name[n] = '\0';
+                if (line[n] != close)
+                        continue;
+                *ret_quoted = close == '"';
+                return true;
+        }
+        return false;
+}
+
 static int scan_file(struct scan *s, const char *path, const char *const *dirs, size_t n_dirs)
 {
         char *text = NULL;
@@ -773,36 +813,10 @@ static int scan_file(struct scan *s, const char *path, const char *const *dirs, 
                         r = list_add(&s->tiling, path);
         }
         for (const char *p = text; r == 0 && *p;) {
-                const char *line = p, *end = strchr(p, '\n');
                 char name[PATH_MAX], found[PATH_MAX];
-                size_t n = 0;
-                char close;
-                p = end ? end + 1 : p + strlen(p);
-                while (*line == ' ' || *line == '\t')
-                        line++;
-                if (*line != '#')
-                        continue;
-                line++;
-                while (*line == ' ' || *line == '\t')
-                        line++;
-                if (strncmp(line, "include", 7) != 0)
-                        continue;
-                line += 7;
-                while (*line == ' ' || *line == '\t')
-                        line++;
-                if (*line != '"' && *line != '<')
-                        continue;
-                close = *line == '"' ? '"' : '>';
-                line++;
-                while (line[n] && line[n] != close && line[n] != '\n' && n + 1 < sizeof(name)) {
-                        name[n] = line[n];
-                        n++;
-                }
-                name[n] = '\0';
-                if (line[n] != close)
-                        continue;
-                if (resolve_include(s, path, name, close == '"', dirs, n_dirs, found,
-                                    sizeof(found)))
+                bool quoted;
+                if (next_include(&p, name, sizeof(name), &quoted) &&
+                    resolve_include(s, path, name, quoted, dirs, n_dirs, found, sizeof(found)))
                         r = scan_file(s, found, dirs, n_dirs);
         }
         free(text);
@@ -840,16 +854,126 @@ static int scan_kernel_dir(struct scan *s, const char *dir, const char *const *d
         return r;
 }
 
+/* ------------------------------------------------------------ headers an episode may copy */
+
+#define MAX_LOCAL_HEADERS 16
+
+struct localize {
+        const struct scan *s;
+        const char *const *dirs;
+        size_t n_dirs;
+        struct list headers; /* absolute: the shared headers to copy, as found */
+        bool blocked;
+};
+
+static const char *base_name(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+
+        return slash ? slash + 1 : path;
+}
+
+/* Whether name, included from the file at from, was found beside it. */
+static bool found_beside(const char *from, const char *name, const char *found)
+{
+        char here[PATH_MAX], candidate[PATH_MAX], real[PATH_MAX];
+
+        snprintf(here, sizeof(here), "%s", from);
+        if (strrchr(here, '/'))
+                *strrchr(here, '/') = '\0';
+        return format_path(candidate, sizeof(candidate), "%s/%s", here, name) == 0 &&
+               realpath(candidate, real) && strcmp(real, found) == 0;
+}
+
+/* Follows the quoted #include lines of path (in op_kernel/ or a header to copy). */
+static int localize_file(struct localize *z, const char *path)
+{
+        bool shared = !path_within(path, z->s->op_dir);
+        char *text = NULL;
+        size_t len;
+        int r;
+
+        r = read_text_file(path, SOURCE_MAX_BYTES, &text, &len);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        for (const char *p = text; r == 0 && !z->blocked && *p;) {
+                char name[PATH_MAX], found[PATH_MAX], own[PATH_MAX];
+                bool quoted;
+                if (!next_include(&p, name, sizeof(name), &quoted) || !quoted ||
+                    !resolve_include(z->s, path, name, true, z->dirs, z->n_dirs, found,
+                                     sizeof(found)))
+                        continue;
+                if (strchr(name, '/')) {
+                        /* a copy in op_kernel/ would no longer find this neighbour */
+                        z->blocked = shared && found_beside(path, name, found);
+                        continue;
+                }
+                if (path_within(found, z->s->op_dir) || list_has(&z->headers, found))
+                        continue;
+                /* one name, one header: op_kernel/NAME must be free */
+                if (format_path(own, sizeof(own), "%s/op_kernel/%s", z->s->op_dir, name) < 0 ||
+                    is_file(own) || z->headers.n == MAX_LOCAL_HEADERS) {
+                        z->blocked = true;
+                        continue;
+                }
+                for (size_t i = 0; i < z->headers.n; i++)
+                        z->blocked |= strcmp(base_name(z->headers.items[i]), name) == 0;
+                if (z->blocked)
+                        continue;
+                r = list_add(&z->headers, found);
+                if (r == 0)
+                        r = localize_file(z, found);
+        }
+        free(text);
+        return r;
+}
+
+/*
+ * The shared headers an episode may copy into op_kernel/ to rewrite them:
+ * those the kernel reaches through quoted #include lines naming a bare
+ * file ("x.h"), found outside the operator.  The compiler looks beside the
+ * including file before any -I folder, so once all of them lie in
+ * op_kernel/, every one of those lines finds the copy: a line left in a
+ * shared header would find its own neighbour, so they go together or not
+ * at all.  None when a header to copy includes a neighbour by a path with
+ * a folder (its copy would not find it), when two share a name, when
+ * op_kernel/ already has one of the names, or past MAX_LOCAL_HEADERS.
+ */
+static int find_local_headers(const struct scan *s, const struct list *kernel_dirs,
+                              struct list *out)
+{
+        struct localize z = { .s = s,
+                              .dirs = (const char *const *)kernel_dirs->items,
+                              .n_dirs = kernel_dirs->n,
+                              .headers.max = MAX_LOCAL_HEADERS };
+        char kernel_dir[PATH_MAX];
+        int r;
+
+        r = format_path(kernel_dir, sizeof(kernel_dir), "%s/op_kernel", s->op_dir);
+        for (size_t i = 0; r == 0 && !z.blocked && i < s->seen.n; i++)
+                if (path_within(s->seen.items[i], kernel_dir))
+                        r = localize_file(&z, s->seen.items[i]);
+        for (size_t i = 0; r == 0 && !z.blocked && i < z.headers.n; i++)
+                r = list_add(out,
+                             z.headers.items[i] + strlen(s->root) + (strcmp(s->root, "/") != 0));
+        if (z.blocked)
+                list_release(out);
+        list_release(&z.headers);
+        return r;
+}
+
 /* ------------------------------------------------------------ the layout */
 
 struct npu_op_layout *npu_op_layout_free(struct npu_op_layout *l)
 {
         char **lists[] = { l ? l->host_units : NULL,      l ? l->host_includes : NULL,
                            l ? l->kernel_includes : NULL, l ? l->kernel_defines : NULL,
-                           l ? l->tiling_headers : NULL,  l ? l->shared_files : NULL };
+                           l ? l->tiling_headers : NULL,  l ? l->shared_files : NULL,
+                           l ? l->kernel_headers : NULL };
         size_t counts[] = { l ? l->n_host_units : 0,      l ? l->n_host_includes : 0,
                             l ? l->n_kernel_includes : 0, l ? l->n_kernel_defines : 0,
-                            l ? l->n_tiling_headers : 0,  l ? l->n_shared_files : 0 };
+                            l ? l->n_tiling_headers : 0,  l ? l->n_shared_files : 0,
+                            l ? l->n_kernel_headers : 0 };
 
         if (!l)
                 return NULL;
@@ -1017,7 +1141,17 @@ int npu_op_layout_read(const char *op_dir, const char *repo_root, struct npu_op_
         list_take(&cm.kernel_defines, &l->kernel_defines, &l->n_kernel_defines);
         list_sort(&s.shared);
         list_take(&s.shared, &l->shared_files, &l->n_shared_files);
-        r = 0;
+        {
+                struct list local = { .max = MAX_LOCAL_HEADERS };
+                r = find_local_headers(&s, &kernel_dirs, &local);
+                list_take(&local, &l->kernel_headers, &l->n_kernel_headers);
+                if (r < 0) {
+                        r = format_error(err, err_size, r,
+                                         "%s: following its kernel's #include lines: %s", real_op,
+                                         strerror(-r));
+                        goto out;
+                }
+        }
 out:
         list_release(&host_dirs);
         list_release(&kernel_dirs);
@@ -1098,6 +1232,7 @@ int npu_op_layout_rebase(const struct npu_op_layout *l, const char *new_root,
         /* definitions and repository-relative names carry over unchanged */
         REBASE(kernel_defines)
         REBASE(shared_files)
+        REBASE(kernel_headers)
 #undef REBASE
         if (r < 0) {
                 npu_op_layout_free(c);

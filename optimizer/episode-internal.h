@@ -54,6 +54,10 @@ struct op_file {
         char *gene_base; /* the text the located genes lie in; NULL: holds no genes */
         char *cand;      /* the candidate in flight's text; NULL: as best */
         bool is_source;  /* op_kernel/ or op_host/: candidates may change it */
+        /* a shared header copied into op_kernel/ (npu_op_layout.kernel_headers),
+         * relative to the repository; such copies reach a candidate all
+         * together, once one of them changed; NULL: the operator's own */
+        char *copied_from;
 };
 
 struct dtype_gate;

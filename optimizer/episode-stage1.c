@@ -58,7 +58,8 @@ out:
         return r;
 }
 
-static int add_file(struct episode *ep, const char *rel, bool is_source)
+/* Adds the file at path (the operator's own at rel when NULL) as rel. */
+static int add_file_from(struct episode *ep, const char *rel, const char *from, bool is_source)
 {
         struct op_file *f;
         char path[PATH_MAX];
@@ -70,7 +71,8 @@ static int add_file(struct episode *ep, const char *rel, bool is_source)
                           ep->manifest->dir, MAX_OP_FILES - 1);
                 return -E2BIG;
         }
-        if (format_path(path, sizeof(path), "%s/%s", ep->manifest->dir, rel) < 0)
+        if (from ? format_path(path, sizeof(path), "%s", from) < 0
+                 : format_path(path, sizeof(path), "%s/%s", ep->manifest->dir, rel) < 0)
                 return -ENAMETOOLONG;
         f = &ep->files[ep->n_files];
         memset(f, 0, sizeof(*f));
@@ -93,6 +95,67 @@ static int add_file(struct episode *ep, const char *rel, bool is_source)
         f->is_source = is_source;
         ep->n_files++;
         return 0;
+}
+
+static int add_file(struct episode *ep, const char *rel, bool is_source)
+{
+        return add_file_from(ep, rel, NULL, is_source);
+}
+
+/*
+ * The shared headers the kernel includes by a bare name, as copies in
+ * op_kernel/, so that Stage II can rewrite a kernel whose body lives in
+ * the repository's common headers (cann-ops' foreach operators keep all
+ * of theirs there).  Nothing changes until a rewrite touches one: then
+ * all the copies go into the candidate together (episode_build_overrides).
+ * An operator whose layout cannot be read keeps its own files only.
+ */
+static int add_kernel_headers(struct episode *ep)
+{
+        struct npu_op_layout *layout = NULL;
+        char err[512] = "";
+        size_t added = 0;
+        int r;
+
+        r = npu_op_layout_read(ep->manifest->dir, NULL, &layout, err, sizeof(err));
+        if (r < 0) {
+                log_msg(LOG_INFO, ep->options.log_context,
+                        "the kernel's shared headers stay out of Stage II's reach: %s",
+                        err[0] ? err : strerror(-r));
+                return 0;
+        }
+        /* room for every copy and ascendopt.json, and no copy past the size limit */
+        if (ep->n_files + layout->n_kernel_headers >= MAX_OP_FILES)
+                goto out;
+        for (size_t i = 0; i < layout->n_kernel_headers; i++) {
+                char from[PATH_MAX];
+                struct stat st;
+                if (format_path(from, sizeof(from), "%s/%s", layout->repo_root,
+                                layout->kernel_headers[i]) < 0 ||
+                    stat(from, &st) < 0 || st.st_size > (off_t)MAX_FILE_BYTES)
+                        goto out;
+        }
+        for (size_t i = 0; r == 0 && i < layout->n_kernel_headers; i++) {
+                const char *shared = layout->kernel_headers[i], *name = strrchr(shared, '/');
+                char rel[PATH_MAX], from[PATH_MAX];
+                r = format_path(rel, sizeof(rel), "op_kernel/%s", name ? name + 1 : shared);
+                if (r == 0)
+                        r = format_path(from, sizeof(from), "%s/%s", layout->repo_root, shared);
+                if (r == 0)
+                        r = add_file_from(ep, rel, from, true);
+                if (r == 0 && !(ep->files[ep->n_files - 1].copied_from = strdup(shared)))
+                        r = -ENOMEM;
+                added += r == 0;
+        }
+        if (r == 0 && added)
+                log_msg(LOG_INFO, ep->options.log_context,
+                        "the kernel includes %zu shared header%s (%s%s): Stage II may rewrite "
+                        "%s in op_kernel/",
+                        added, added == 1 ? "" : "s", layout->kernel_headers[0],
+                        added > 1 ? ", ..." : "", added == 1 ? "a copy of it" : "copies of them");
+out:
+        npu_op_layout_free(layout);
+        return r;
 }
 
 static bool is_regular_file(const char *path)
@@ -154,6 +217,8 @@ int episode_load_files(struct episode *ep)
                         free(names[i]);
                 }
         }
+        if (r == 0)
+                r = add_kernel_headers(ep);
         if (r == 0)
                 r = add_file(ep, "ascendopt.json", false);
         for (size_t g = 0; g < ep->n_genes && r == 0; g++) {
@@ -393,11 +458,18 @@ static int apply_move_genes(struct episode *ep, const int64_t *values)
 /* Overrides for the candidate: every source whose text is not the disk's (and gene files). */
 void episode_build_overrides(struct episode *ep)
 {
+        bool copies = false; /* a copied shared header changed: all copies go */
+
+        for (size_t i = 0; i < ep->n_files && !copies; i++) {
+                const struct op_file *f = &ep->files[i];
+                copies = f->copied_from && strcmp(f->cand ? f->cand : f->best, f->disk) != 0;
+        }
         ep->n_overrides = 0;
         for (size_t i = 0; i < ep->n_files; i++) {
                 const struct op_file *f = &ep->files[i];
                 const char *text = f->cand ? f->cand : f->best;
-                if (!f->is_source || (!f->gene_base && strcmp(text, f->disk) == 0))
+                if (!f->is_source ||
+                    (!f->gene_base && !(copies && f->copied_from) && strcmp(text, f->disk) == 0))
                         continue;
                 ep->overrides[ep->n_overrides].path = f->path;
                 ep->overrides[ep->n_overrides].text = text;

@@ -81,6 +81,7 @@ void episode_free(struct episode *ep)
                 free(ep->files[i].disk);
                 free(ep->files[i].best);
                 free(ep->files[i].gene_base);
+                free(ep->files[i].copied_from);
         }
         if (ep->baseline)
                 rm_rf(json_string_value(json_object_get(ep->baseline, "scratch_dir")));

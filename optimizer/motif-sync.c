@@ -911,7 +911,9 @@ static int l2_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
         if ((use.written && use.read) || use.n_contexts > 1 || use.many)
                 return 0;
         obj = cxx_range_dup(f, c.obj, cxx_tok_prev(f, c.name));
-        text = obj ? str_printf("%sSetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);", obj) : NULL;
+        /* qualified, as CANN's own example writes it: a kernel need not be using namespace AscendC */
+        text = obj ? str_printf("%sSetL2CacheHint(AscendC::CacheMode::CACHE_MODE_DISABLE);", obj)
+                   : NULL;
         site_begin(scan, f, st->first, "%.*s is streamed once: bypass L2",
                    (int)cxx_tok_len(f, base), cxx_tok_text(f, base));
         if (text)

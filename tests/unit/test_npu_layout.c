@@ -183,6 +183,50 @@ static void test_only_wrappers_is_an_error(void **state)
         assert_null(l);
 }
 
+/*
+ * Shared headers the kernel includes by a bare name are offered for copying
+ * into op_kernel/, all together; never when a copy would find another
+ * file than the original does.
+ */
+static void test_kernel_headers_to_copy(void **state)
+{
+        struct npu_op_layout *l = NULL;
+        char op[PATH_MAX], err[512] = "";
+
+        (void)state;
+        put("src/common/inc/util.h", "// shared by the host\n");
+        put("src/common/inc/body.h", "#include \"base.h\"\n#include \"kernel_operator.h\"\n");
+        put("src/common/inc/base.h", "// the loop\n");
+        put("src/common/inc/outer.h", "#include \"parts/inner.h\"\n");
+        put("src/common/inc/parts/inner.h", "// beside outer.h, in a folder\n");
+        put("src/math/five/op_host/five.cpp", "#include \"util.h\"\n");
+        put("src/math/five/op_kernel/five.cpp", "#include \"body.h\"\n");
+        snprintf(op, sizeof(op), "%s/src/math/five", root);
+        assert_int_equal(npu_op_layout_read(op, NULL, &l, err, sizeof(err)), 0);
+        assert_int_equal(l->n_kernel_headers, 2);
+        assert_string_equal(l->kernel_headers[0], "src/common/inc/body.h");
+        assert_string_equal(l->kernel_headers[1], "src/common/inc/base.h");
+        npu_op_layout_free(l);
+
+        /* outer.h's copy in op_kernel/ would not find parts/inner.h */
+        put("src/math/six/op_host/six.cpp", "// host\n");
+        put("src/math/six/op_kernel/six.cpp", "#include \"body.h\"\n#include \"outer.h\"\n");
+        snprintf(op, sizeof(op), "%s/src/math/six", root);
+        assert_int_equal(npu_op_layout_read(op, NULL, &l, err, sizeof(err)), 0);
+        assert_int_equal(l->n_kernel_headers, 0);
+        assert_true(has(l->shared_files, l->n_shared_files, "src/common/inc/parts/inner.h", false));
+        npu_op_layout_free(l);
+
+        /* body.h's copy would find the operator's own base.h, not the shared one */
+        put("src/math/seven/op_host/seven.cpp", "// host\n");
+        put("src/math/seven/op_kernel/seven.cpp", "#include \"body.h\"\n");
+        put("src/math/seven/op_kernel/base.h", "// another base\n");
+        snprintf(op, sizeof(op), "%s/src/math/seven", root);
+        assert_int_equal(npu_op_layout_read(op, NULL, &l, err, sizeof(err)), 0);
+        assert_int_equal(l->n_kernel_headers, 0);
+        npu_op_layout_free(l);
+}
+
 static void test_rebase(void **state)
 {
         struct npu_op_layout *l = NULL, *r = NULL, *alone = NULL;
@@ -225,6 +269,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_cmake_declares_the_build, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_folder_layout_without_cmake, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_only_wrappers_is_an_error, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_kernel_headers_to_copy, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_rebase, setup, teardown),
         };
 
