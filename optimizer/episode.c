@@ -979,6 +979,17 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 goto fail;
         }
         episode_record_literals(ep);
+        {
+                /* where the copies of shared kernel headers came from, for the report */
+                json_t *copies = json_object();
+                for (size_t i = 0; copies && i < ep->n_files; i++)
+                        if (ep->files[i].copied_from)
+                                json_object_set_new(copies, ep->files[i].path,
+                                                    json_string(ep->files[i].copied_from));
+                if (copies && json_object_size(copies))
+                        json_object_set(ep->record, "shared_copies", copies);
+                json_decref(copies);
+        }
         json_object_set_new(ep->record, "context", json_string(npu_evaluator_context(evaluator)));
         if (ep->llm.client) {
                 /* a resumed episode has spent part of its tokens already */

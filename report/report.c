@@ -841,6 +841,35 @@ static void md_llm(struct strbuf *sb, const struct report_facts *f)
         strbuf_puts(sb, "\n");
 }
 
+/* The copies of shared kernel headers the best carries, and where each came from. */
+static void md_shared_copies(struct strbuf *sb, const struct report_facts *f)
+{
+        const json_t *copies = json_object_get(f->s.record, "shared_copies");
+        const char *path;
+        json_t *from;
+        bool any = false;
+
+        json_object_foreach((json_t *)copies, path, from)
+        {
+                if (!json_object_get(f->s.best.files, path))
+                        continue;
+                if (!any)
+                        strbuf_puts(sb, "The kernel's body lives in headers the repository shares "
+                                        "with other operators. This operator now carries its own "
+                                        "copies of them in op\\_kernel/, which its build finds "
+                                        "before the shared ones; the other operators keep the "
+                                        "originals:\n\n");
+                any = true;
+                strbuf_puts(sb, "- ");
+                sbuf_put_md(sb, path);
+                strbuf_puts(sb, ", a copy of ");
+                sbuf_put_md(sb, json_string_value(from));
+                strbuf_puts(sb, "\n");
+        }
+        if (any)
+                strbuf_puts(sb, "\n");
+}
+
 static void md_changes(struct strbuf *sb, const struct report_facts *f)
 {
         const struct episode_counts *stage1 = episode_summary_stage(&f->s, 1);
@@ -857,6 +886,7 @@ static void md_changes(struct strbuf *sb, const struct report_facts *f)
                 strbuf_printf(sb, "%" PRId64 " evaluations, %" PRId64 " new bests.\n\n",
                               stage2->evaluations, stage2->wins);
         md_stage_gain(sb, f, 2);
+        md_shared_copies(sb, f);
         if (!f->n_motifs) {
                 strbuf_puts(sb, "No kernel rewrite produced a new best.\n\n");
                 md_llm(sb, f);

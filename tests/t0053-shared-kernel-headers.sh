@@ -9,7 +9,7 @@
 # expensive: runs an episode inside a whole repository
 . "$(dirname "$0")/tap.sh"
 
-plan 7
+plan 8
 
 repo=$SCRATCH/repo
 op=$repo/src/math/scale_shared
@@ -37,6 +37,13 @@ is "both copies travel with the best, the unchanged one too" \
 	"$(cmp -s "$SCRATCH/out/op_kernel/scale_util.h" "$repo/src/common/inc/scale_kernel/scale_util.h" && echo same)" same
 is "the repository keeps its shared headers; only the drafted manifest is new" \
 	"$(git -C "$repo" status --porcelain | tr '\n' ' ')" "?? src/math/scale_shared/ascendopt.json "
+
+tail -n 1 "$SCRATCH/run.jsonl" >"$SCRATCH/record.json"
+mkdir -p "$SCRATCH/report"
+"$BUILD/tests/helpers/report-render" "$SCRATCH/record.json" "$SCRATCH/report" \
+	--op-path src/math/scale_shared 2>"$SCRATCH/render.err"
+contains "the report says where each copy came from" "$(cat "$SCRATCH/report/ascendopt-report.md")" \
+	'- op\_kernel/scale\_util.h, a copy of src/common/inc/scale\_kernel/scale\_util.h'
 
 # the files written out, in the operator's folder, are what the build compiles
 cp "$SCRATCH/out/op_kernel/"* "$op/op_kernel/"
