@@ -508,3 +508,57 @@ bool gene_name_is_tile_size(const char *name)
                         return true;
         return false;
 }
+
+/* Sets partners for every two genes of file that names[] holds (a statement's genes). */
+static void pair_up(const size_t *named, size_t k, size_t n, bool *partners)
+{
+        for (size_t i = 0; i < k; i++)
+                for (size_t j = 0; j < k; j++)
+                        if (named[i] != named[j])
+                                partners[named[i] * n + named[j]] = true;
+}
+
+int genes_partners(const struct gene *genes, size_t n, const char *file, const char *text,
+                   bool *partners)
+{
+        struct token_list list = { 0 };
+        size_t *named = NULL, k = 0;
+        bool directive = false;
+        int r;
+
+        r = tokenize(text, strlen(text), &list, NULL);
+        if (r < 0)
+                return r;
+        named = calloc(n ? n : 1, sizeof(*named));
+        if (!named) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i <= list.n; i++) {
+                const struct token *t = i < list.n ? &list.tokens[i] : NULL;
+                bool ends =
+                    !t || t->kind == TOKEN_DIRECTIVE || t->in_directive != directive ||
+                    (t->kind == TOKEN_PUNCT && t->len == 1 && strchr(";{}", list.text[t->start]));
+                if (ends) {
+                        pair_up(named, k, n, partners);
+                        k = 0;
+                        directive = t && (t->kind == TOKEN_DIRECTIVE || t->in_directive);
+                }
+                if (!t || t->kind != TOKEN_IDENTIFIER)
+                        continue;
+                for (size_t g = 0; g < n && k < n; g++) {
+                        bool seen = false;
+                        if (strcmp(genes[g].file, file) != 0 || strlen(genes[g].name) != t->len ||
+                            memcmp(genes[g].name, list.text + t->start, t->len) != 0)
+                                continue;
+                        for (size_t j = 0; j < k && !seen; j++)
+                                seen = named[j] == g;
+                        if (!seen)
+                                named[k++] = g;
+                }
+        }
+out:
+        free(named);
+        token_list_release(&list);
+        return r;
+}
