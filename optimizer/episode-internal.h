@@ -85,7 +85,6 @@ struct episode {
         struct search_inert *inert; /* genes a move's site leaves nothing to do */
         size_t n_inert;
         bool inert_known; /* inert found, on the operator as written */
-        bool *partners;   /* n_genes^2: genes one statement uses together (genes_partners) */
 
         struct op_file files[MAX_OP_FILES];
         size_t n_files;

@@ -653,25 +653,6 @@ static int find_inert_genes(struct episode *ep)
         return r;
 }
 
-/* Which genes the operator's tiling uses together, read from its files as written. */
-static int find_partners(struct episode *ep)
-{
-        int r = 0;
-
-        ep->partners = calloc(ep->n_genes * ep->n_genes, sizeof(*ep->partners));
-        if (!ep->partners)
-                return -ENOMEM;
-        for (size_t i = 0; i < ep->n_files && r == 0; i++) {
-                bool has_genes = false;
-                for (size_t g = 0; g < ep->n_genes && !has_genes; g++)
-                        has_genes = strcmp(ep->genes[g].file, ep->files[i].path) == 0;
-                if (has_genes)
-                        r = genes_partners(ep->genes, ep->n_genes, ep->files[i].path,
-                                           ep->files[i].disk, ep->partners);
-        }
-        return r;
-}
-
 static int propose_genome(struct episode *ep)
 {
         int r;
@@ -683,14 +664,8 @@ static int propose_genome(struct episode *ep)
                 if (r < 0)
                         return r;
         }
-        if (!ep->partners) {
-                r = find_partners(ep);
-                if (r < 0)
-                        return r;
-        }
         search_set_frozen(ep->search, ep->lost);
         search_set_inert(ep->search, ep->inert, ep->n_inert);
-        search_set_partners(ep->search, ep->partners);
         r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         if (r == -ENOSPC && episode_counter(ep, "kernel_changes_unsearched") > 0) {
                 /*
@@ -714,7 +689,6 @@ static int propose_genome(struct episode *ep)
                 search_record(ep->search, ep->best_values, TECHNIQUE_COUNT, true, best, NULL);
                 search_set_frozen(ep->search, ep->lost);
                 search_set_inert(ep->search, ep->inert, ep->n_inert);
-                search_set_partners(ep->search, ep->partners);
                 r = search_propose(ep->search, ep->pending, &ep->pending_technique);
         }
         if (r < 0)

@@ -97,7 +97,6 @@ void episode_free(struct episode *ep)
         free(ep->located);
         free(ep->lost);
         free(ep->inert);
-        free(ep->partners);
         free(ep->apply_genes);
         free(ep->apply_values);
         npu_manifest_free(ep->manifest);

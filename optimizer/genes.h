@@ -114,17 +114,6 @@ int genes_scan(const char *opdir, struct gene **ret_genes, size_t *ret_n,
                struct gene_literals *literals, char *err, size_t err_size);
 
 /*
- * Which genes a tiling uses together: partners[a * n + b] (and [b * n + a])
- * is set when one statement of text, the file named file, names genes a
- * and b of that file, as `tileBlockNum = ubSize / BLOCK_SIZE / BUFFER_NUM
- * / ubDataNumber` names three.  Comments are left out, and a
- * preprocessor line is a statement of its own.  partners holds n * n
- * flags; it is only added to.  0, or -ENOMEM.
- */
-int genes_partners(const struct gene *genes, size_t n, const char *file, const char *text,
-                   bool *partners);
-
-/*
  * Parses one file's text (named file in the result) for genes; appends to
  * *genes.  Fixed meanings are judged from this text alone.
  */

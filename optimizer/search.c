@@ -53,7 +53,6 @@ struct search {
         uint64_t uses[TECHNIQUE_COUNT];
         const bool *frozen;               /* borrowed: genes a rewrite took away, or NULL */
         const struct search_inert *inert; /* borrowed: genes a move leaves nothing to do */
-        const bool *partners;             /* borrowed: n_genes^2, genes used together */
         size_t n_inert;
         struct search_constraint constraints[SEARCH_CONSTRAINTS_MAX];
         size_t n_constraints;
@@ -763,34 +762,6 @@ static void hold_frozen(struct search *s, int64_t *values)
                         values[g] = best[g];
 }
 
-/*
- * Half of the time, when gene g moved and the tiling uses it with others,
- * one of those partners moves by a factor of two as well, the same way as
- * g or the other way at random.  False when none did.
- */
-static bool move_partner(struct search *s, size_t g, const int64_t *parent, int64_t *values)
-{
-        size_t live = 0, k;
-        bool up;
-
-        if (!s->partners)
-                return false;
-        for (size_t p = 0; p < s->n_genes; p++)
-                live += s->partners[g * s->n_genes + p] && !is_frozen(s, p) &&
-                        s->genes[p].scale != GENE_CHOICE;
-        if (live == 0 || random_unit(s) >= 0.5)
-                return false;
-        k = (size_t)random_between(s, 0, (int64_t)live - 1);
-        up = (values[g] > parent[g]) == (random_unit(s) < 0.5);
-        for (size_t p = 0; p < s->n_genes; p++)
-                if (s->partners[g * s->n_genes + p] && !is_frozen(s, p) &&
-                    s->genes[p].scale != GENE_CHOICE && k-- == 0) {
-                        values[p] = gene_snap(&s->genes[p], up ? parent[p] * 2 : parent[p] / 2);
-                        return true;
-                }
-        return false;
-}
-
 static void apply_technique(struct search *s, enum search_technique t, int64_t *values)
 {
         int64_t fallback[GENES_MAX];
@@ -837,8 +808,6 @@ static void apply_technique(struct search *s, enum search_technique t, int64_t *
         if (first == (size_t)-1)
                 return;
         mutate_gene(s, t, &s->genes[first], &values[first]);
-        if (values[first] != parent[first] && move_partner(s, first, parent, values))
-                return;
         if (s->n_genes > 1 && random_unit(s) < 1.0 / 3) {
                 size_t second = pick_gene(s, t);
                 mutate_gene(s, t, &s->genes[second], &values[second]);
@@ -909,11 +878,6 @@ static bool allowed(struct search *s, const int64_t *values)
                 return true;
         s->rejections++;
         return false;
-}
-
-void search_set_partners(struct search *s, const bool *partners)
-{
-        s->partners = partners;
 }
 
 void search_set_inert(struct search *s, const struct search_inert *inert, size_t n)

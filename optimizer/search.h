@@ -107,15 +107,6 @@ struct search_inert {
 void search_set_inert(struct search *search, const struct search_inert *inert, size_t n);
 
 /*
- * Genes the tiling uses together (genes_partners: n_genes * n_genes flags,
- * borrowed, read at each proposal; NULL: none).  A mutation of such a
- * gene moves one of its partners with it half of the time, by a factor of
- * two the same way or the other: a tile length and its buffer count, or
- * a block size and the count it divides, pay often only together.
- */
-void search_set_partners(struct search *search, const bool *partners);
-
-/*
  * Proposes the next genome into values (n_genes entries), never one already
  * recorded, and says which technique made it.  -ENOSPC when no new genome
  * could be found (the space is exhausted).

@@ -232,58 +232,6 @@ static void test_apply_rewrites_only_the_genes(void **state)
         free(g);
 }
 
-/* Genes one statement names together are partners; a comment or another statement is not. */
-static void test_partners(void **state)
-{
-        static const char *text =
-            "#define TILE_NUM 8\n"
-            "#define BUFFER_NUM 2\n"
-            "constexpr uint32_t BLOCK_SIZE = 256;\n"
-            "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"
-            "{\n"
-            "    uint32_t CORE_NUM = 40;\n"
-            "    uint64_t ub = 196608;\n"
-            "    // TILE_NUM and CORE_NUM are named together only here, in a comment\n"
-            "    uint32_t blocks = ub / BLOCK_SIZE / BUFFER_NUM;\n"
-            "    uint32_t tile = total / CORE_NUM / TILE_NUM;\n"
-            "    context->SetBlockDim(CORE_NUM);\n"
-            "    return ge::GRAPH_SUCCESS;\n"
-            "}\n";
-        struct gene *genes = NULL;
-        size_t n = 0;
-        bool *partners;
-        size_t block = 0, buffers = 0, tiles = 0, cores = 0;
-
-        (void)state;
-        find(text, &genes, &n);
-        for (size_t g = 0; g < n; g++) {
-                if (strcmp(genes[g].name, "BLOCK_SIZE") == 0)
-                        block = g;
-                else if (strcmp(genes[g].name, "BUFFER_NUM") == 0)
-                        buffers = g;
-                else if (strcmp(genes[g].name, "TILE_NUM") == 0)
-                        tiles = g;
-                else if (strcmp(genes[g].name, "CORE_NUM") == 0)
-                        cores = g;
-        }
-        assert_true(block != buffers && tiles != cores && block != tiles);
-        partners = calloc(n * n, sizeof(*partners));
-        assert_non_null(partners);
-        assert_int_equal(genes_partners(genes, n, "op_host/add_custom.cpp", text, partners), 0);
-        assert_true(partners[block * n + buffers] && partners[buffers * n + block]);
-        assert_true(partners[tiles * n + cores] && partners[cores * n + tiles]);
-        /* the two #define lines are statements of their own */
-        assert_false(partners[tiles * n + buffers]);
-        assert_false(partners[block * n + cores]);
-        /* another file's text pairs none of them */
-        memset(partners, 0, n * n * sizeof(*partners));
-        assert_int_equal(genes_partners(genes, n, "op_host/other.cpp", text, partners), 0);
-        for (size_t i = 0; i < n * n; i++)
-                assert_false(partners[i]);
-        free(partners);
-        free(genes);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -295,7 +243,6 @@ int main(void)
                 cmocka_unit_test(test_snap),
                 cmocka_unit_test(test_tile_size_names),
                 cmocka_unit_test(test_apply_rewrites_only_the_genes),
-                cmocka_unit_test(test_partners),
         };
         return cmocka_run_group_tests_name("optimizer_genes", tests, NULL, NULL);
 }

@@ -451,66 +451,9 @@ static void test_choices_are_unordered(void **state)
         search_free(s);
 }
 
-/*
- * A valley only two genes cross together: each alone is slower, both
- * doubled are fastest.  Told that the tiling uses them together, the
- * search crosses it in more of its seeds than without.
- */
-static double valley(const int64_t *v)
-{
-        if (v[0] == 512 && v[1] == 32)
-                return 50;
-        return v[0] == 256 && v[1] == 16 ? 100 : 150 + (double)v[2];
-}
-
-static int valley_crossings(const bool *partners, int budget)
-{
-        static const struct gene pair[3] = {
-                { .name = "BLOCK_SIZE", .value = 256, .lo = 64, .hi = 4096, .scale = GENE_POW2 },
-                { .name = "ubDataNumber", .value = 16, .lo = 1, .hi = 256, .scale = GENE_POW2 },
-                { .name = "coreNum", .value = 8, .lo = 2, .hi = 40, .scale = GENE_STEP },
-        };
-        int crossed = 0;
-
-        for (uint64_t seed = 1; seed <= 20; seed++) {
-                struct search_options options = { .seed = seed };
-                struct search *s = NULL;
-                int64_t v[3] = { 256, 16, 8 };
-                double best = 0;
-
-                assert_int_equal(search_new(pair, 3, &options, &s), 0);
-                search_set_partners(s, partners);
-                search_record(s, v, TECHNIQUE_COUNT, true, valley(v), NULL);
-                for (int i = 0; i < budget; i++) {
-                        enum search_technique t;
-                        if (search_propose(s, v, &t) < 0)
-                                break;
-                        search_record(s, v, t, true, valley(v), NULL);
-                }
-                assert_non_null(search_best(s, &best));
-                crossed += best == 50;
-                search_free(s);
-        }
-        return crossed;
-}
-
-static void test_partners_cross_a_valley_together(void **state)
-{
-        bool partners[9] = { false };
-        int alone, together;
-
-        (void)state;
-        partners[0 * 3 + 1] = partners[1 * 3 + 0] = true;
-        alone = valley_crossings(NULL, 40);
-        together = valley_crossings(partners, 40);
-        print_message("# crossed in %d of 20 seeds alone, %d with partners\n", alone, together);
-        assert_true(together >= alone + 4);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_partners_cross_a_valley_together),
                 cmocka_unit_test(test_frozen_genes_keep_the_best),
                 cmocka_unit_test(test_choices_are_unordered),
                 cmocka_unit_test(test_same_seed_same_trajectory),
