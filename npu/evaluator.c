@@ -781,7 +781,7 @@ int npu_host_coverage(struct npu_evaluator *e, const struct npu_manifest *manife
         return 0;
 }
 
-static void launch_remember(struct store_batch *b, const struct npu_job *ev, const json_t *result);
+static void launch_note(const struct npu_job *ev, json_t *stored);
 
 static void on_backend_done(json_t *result, void *userdata)
 {
@@ -811,8 +811,12 @@ static void on_backend_done(json_t *result, void *userdata)
         if (status && strcmp(status, "infra_error") != 0 && !ev->skip_bench && !ev->build_only) {
                 struct store_batch *b = store_batch_new(e->store);
                 json_t *stored = storable(result);
+                if (stored)
+                        launch_note(ev, stored);
                 if (b && stored && store_candidate_put(b, ev->identity, stored) == 0) {
-                        launch_remember(b, ev, result);
+                        if (store_launch_put(b, ev->identity, stored) < 0)
+                                log_warning("%s: cannot file the candidate under its launch",
+                                            ev->manifest->name);
                         store_batch_commit(b);
                 }
                 json_decref(stored);
@@ -881,16 +885,15 @@ static void launch_base(const struct npu_evaluator *e, const struct candidate *c
 }
 
 /*
- * The store key of a launch: "launch/" and the digest of the base and of
- * every case's launch (its name and launch_sha256, in the manifest's
- * order).  -ENOENT when a case did not run as far as its launch.
+ * The digest of a launch: of the base and of every case's launch (its
+ * name and launch_sha256, in the manifest's order).  -ENOENT when a case
+ * did not run as far as its launch.
  */
-static int launch_key(const char *base, const struct npu_manifest *m, const json_t *result,
-                      char key[7 + SHA256_HEX_SIZE])
+static int launch_digest(const char *base, const struct npu_manifest *m, const json_t *result,
+                         char hex[SHA256_HEX_SIZE])
 {
         const json_t *cases = json_object_get(result, "cases");
         uint8_t digest[SHA256_DIGEST_SIZE];
-        char hex[SHA256_HEX_SIZE];
         struct sha256 s;
 
         if (!base[0] || json_array_size(cases) != m->n_cases || m->n_cases == 0)
@@ -909,35 +912,24 @@ static int launch_key(const char *base, const struct npu_manifest *m, const json
         }
         sha256_final(&s, digest);
         sha256_hex(digest, hex);
-        snprintf(key, 7 + SHA256_HEX_SIZE, "launch/%s", hex);
         return 0;
 }
 
-/* The key that says some measured candidate had this base. */
-static void launch_base_key(const char *base, char key[11 + SHA256_HEX_SIZE])
-{
-        snprintf(key, 11 + SHA256_HEX_SIZE, "launchbase/%s", base);
-}
-
 /*
- * Files a measured result under its launch, so that a later candidate
- * with the same base and launches is served it (written in batch b).
+ * Notes in a result to be stored which launch it measured ("launch": its
+ * key and base), so that the store files it under them here
+ * (store_launch_put) and in any store its memo is merged into.
  */
-static void launch_remember(struct store_batch *b, const struct npu_job *ev, const json_t *result)
+static void launch_note(const struct npu_job *ev, json_t *stored)
 {
-        char key[7 + SHA256_HEX_SIZE], marker[11 + SHA256_HEX_SIZE];
-        json_t *value;
+        char hex[SHA256_HEX_SIZE];
 
-        if (launch_key(ev->launch_base, ev->manifest, result, key) < 0)
+        if (launch_digest(ev->launch_base, ev->manifest, stored, hex) < 0)
                 return;
-        value = json_pack("{s:s}", "identity", ev->identity);
-        launch_base_key(ev->launch_base, marker);
-        /* the marker holds the same: any value says the base was measured */
-        if (!value || store_batch_put_json(b, STORE_CANDIDATES, key, value) < 0 ||
-            store_batch_put_json(b, STORE_CANDIDATES, marker, value) < 0)
+        if (json_object_set_new(stored, "launch",
+                                json_pack("{s:s, s:s}", "key", hex, "base", ev->launch_base)) < 0)
                 log_warning("%s: cannot remember the candidate's launch (out of memory)",
                             ev->manifest->name);
-        json_decref(value);
 }
 
 /*
@@ -948,12 +940,14 @@ static void launch_remember(struct store_batch *b, const struct npu_job *ev, con
 static json_t *launch_served(struct npu_job *ev, const json_t *probe)
 {
         struct npu_evaluator *e = ev->evaluator;
-        char key[7 + SHA256_HEX_SIZE];
+        char hex[SHA256_HEX_SIZE], key[sizeof(STORE_LAUNCH_PREFIX) + SHA256_HEX_SIZE];
         const char *measured;
         json_t *pointer = NULL, *memo = NULL;
 
-        if (launch_key(ev->launch_base, ev->manifest, probe, key) < 0 ||
-            store_get_json(e->store, STORE_CANDIDATES, key, &pointer) < 0)
+        if (launch_digest(ev->launch_base, ev->manifest, probe, hex) < 0)
+                return NULL;
+        snprintf(key, sizeof(key), STORE_LAUNCH_PREFIX "%s", hex);
+        if (store_get_json(e->store, STORE_CANDIDATES, key, &pointer) < 0)
                 return NULL;
         measured = json_string_value(json_object_get(pointer, "identity"));
         if (!measured || store_candidate_get(e->store, measured, &memo) < 0 ||
@@ -1044,14 +1038,15 @@ static int launch_probe_start(struct npu_job *ev, const struct npu_example_set *
                 .layout = ev->layout,
                 .tiling_only = true,
         };
-        char marker[11 + SHA256_HEX_SIZE], probe_dir[PATH_MAX], inputs[PATH_MAX], err[1024];
+        char marker[sizeof(STORE_LAUNCH_BASE_PREFIX) + SHA256_HEX_SIZE];
+        char probe_dir[PATH_MAX], inputs[PATH_MAX], err[1024];
         json_t *seen = NULL;
         int r;
 
         if (!req->launch_memo || !ev->launch_base[0] || req->bypass_memo || req->skip_bench ||
             req->build_only)
                 return 0;
-        launch_base_key(ev->launch_base, marker);
+        snprintf(marker, sizeof(marker), STORE_LAUNCH_BASE_PREFIX "%s", ev->launch_base);
         if (store_get_json(e->store, STORE_CANDIDATES, marker, &seen) < 0)
                 return 0;
         json_decref(seen);

@@ -8,21 +8,10 @@
  */
 #include "store.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_identity(const char *s)
-{
-        size_t n = 0;
-
-        for (; s && s[n]; n++)
-                if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
-                        return false;
-        return n == SHA256_HEX_SIZE - 1;
-}
 
 static int write_line(FILE *out, const char *identity, json_t *result)
 {
@@ -76,7 +65,7 @@ int store_memo_write(struct store *store, const char *const *identities, size_t 
                 r = store_scan(store, STORE_CANDIDATES, "", 0, write_visit, &w);
         for (size_t i = 0; identities && r == 0 && i < n; i++) {
                 json_t *result;
-                if (!is_identity(identities[i]))
+                if (!store_is_digest(identities[i]))
                         return -EINVAL;
                 r = store_candidate_get(store, identities[i], &result);
                 if (r == -ENOENT) {
@@ -152,7 +141,7 @@ static int merge_line(json_t *line, size_t lineno, void *userdata, char *why, si
         int r;
 
         (void)lineno;
-        if (json_object_size(line) != 2 || !is_identity(identity))
+        if (json_object_size(line) != 2 || !store_is_digest(identity))
                 snprintf(why, why_size,
                          "needs \"identity\" (64 lowercase hex digits) and "
                          "\"result\", nothing else");
@@ -170,6 +159,9 @@ static int merge_line(json_t *line, size_t lineno, void *userdata, char *why, si
                 return 0;
         }
         r = store_candidate_put(m->batch, identity, result);
+        /* filed under its launch too, as where it was measured */
+        if (r == 0)
+                r = store_launch_put(m->batch, identity, result);
         if (r == 0 && json_object_set_new(m->taken, identity, json_true()) < 0)
                 r = -ENOMEM;
         m->added += r == 0;

@@ -7,6 +7,7 @@
  */
 #include "store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -555,6 +556,41 @@ int store_candidate_put(struct store_batch *b, const char *identity, const json_
         if (!status || strcmp(status, "infra_error") == 0)
                 return -EINVAL;
         return store_batch_put_json(b, STORE_CANDIDATES, identity, result);
+}
+
+bool store_is_digest(const char *s)
+{
+        size_t n = 0;
+
+        for (; s && s[n]; n++)
+                if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
+                        return false;
+        return n == SHA256_HEX_SIZE - 1;
+}
+
+int store_launch_put(struct store_batch *b, const char *identity, const json_t *result)
+{
+        const json_t *launch = json_object_get(result, "launch");
+        const char *key = json_string_value(json_object_get(launch, "key"));
+        const char *base = json_string_value(json_object_get(launch, "base"));
+        char launch_key[sizeof(STORE_LAUNCH_PREFIX) + SHA256_HEX_SIZE];
+        char base_key[sizeof(STORE_LAUNCH_BASE_PREFIX) + SHA256_HEX_SIZE];
+        json_t *value;
+        int r;
+
+        if (!store_is_digest(key) || !store_is_digest(base))
+                return 0;
+        snprintf(launch_key, sizeof(launch_key), STORE_LAUNCH_PREFIX "%s", key);
+        snprintf(base_key, sizeof(base_key), STORE_LAUNCH_BASE_PREFIX "%s", base);
+        value = json_pack("{s:s}", "identity", identity);
+        if (!value)
+                return -ENOMEM;
+        /* the base's marker holds the same: any value says the base was measured */
+        r = store_batch_put_json(b, STORE_CANDIDATES, launch_key, value);
+        if (r == 0)
+                r = store_batch_put_json(b, STORE_CANDIDATES, base_key, value);
+        json_decref(value);
+        return r;
 }
 
 int store_compact(struct store *s)

@@ -142,6 +142,22 @@ int store_candidate_get(struct store *store, const char *identity, json_t **ret_
  */
 int store_candidate_put(struct store_batch *batch, const char *identity, const json_t *result);
 
+/*
+ * The launch memo's index (npu/evaluator.c, "the launch memo"): a result
+ * that carries "launch": {"key": K, "base": B}, 64 lowercase hex digits
+ * each, is filed as the one measured for launch K (STORE_LAUNCH_PREFIX K
+ * in STORE_CANDIDATES, {"identity": identity}), and base B as measured
+ * (STORE_LAUNCH_BASE_PREFIX B, the same value).  A result without it is
+ * left alone: 0.  The evaluator files what it measures; a memo merge
+ * files what another store measured.
+ */
+/* Whether s is a SHA-256 digest as the store keys spell them: 64 lowercase hex digits. */
+bool store_is_digest(const char *s);
+
+#define STORE_LAUNCH_PREFIX      "launch/"
+#define STORE_LAUNCH_BASE_PREFIX "launchbase/"
+int store_launch_put(struct store_batch *batch, const char *identity, const json_t *result);
+
 /* ------------------------------------------------------------ the memo as JSON lines */
 
 /* Limits on a memo file from elsewhere (docs/fleet.md). */

@@ -447,8 +447,8 @@ static void test_unwritten_output_is_wrong(void **state)
 }
 
 /* Evaluates one candidate with the launch memo asked for. */
-static json_t *evaluate_launch(const struct npu_override *o, const json_t *reference,
-                               bool *ret_memo_hit)
+static json_t *evaluate_launch_on(struct npu_evaluator *e, const struct npu_override *o,
+                                  const json_t *reference, bool *ret_memo_hit)
 {
         struct npu_request req = { .manifest = fx->manifest,
                                    .overrides = o,
@@ -458,11 +458,56 @@ static json_t *evaluate_launch(const struct npu_override *o, const json_t *refer
                                    .launch_memo = true };
         struct outcome out = { 0 };
 
-        assert_int_equal(npu_evaluate(fx->evaluator, &req, on_done, &out, NULL), 0);
+        assert_int_equal(npu_evaluate(e, &req, on_done, &out, NULL), 0);
         while (!out.done)
                 event_base_loop(fx->base, EVLOOP_ONCE);
         *ret_memo_hit = out.memo_hit;
         return out.result;
+}
+
+static json_t *evaluate_launch(const struct npu_override *o, const json_t *reference,
+                               bool *ret_memo_hit)
+{
+        return evaluate_launch_on(fx->evaluator, o, reference, ret_memo_hit);
+}
+
+/*
+ * Another node's store that merged this one's memo (a fleet's exchange)
+ * serves a candidate for a launch measured here; NULL unless it did.
+ */
+static json_t *served_elsewhere(const struct npu_override *o, const json_t *baseline,
+                                bool *ret_memo_hit)
+{
+        struct npu_evaluator_options options = { .base = fx->base, .timeout_s = 60 };
+        const char *id = json_string_value(json_object_get(baseline, "identity"));
+        char dir[128], scratch[128], cache[128], memo[128], err[512] = "";
+        struct npu_evaluator *node = NULL;
+        struct store *other = NULL;
+        struct store_batch *b;
+        json_t *result;
+        FILE *f;
+
+        snprintf(memo, sizeof(memo), "%s/memo.jsonl", fx->root);
+        f = fopen(memo, "w");
+        assert_non_null(f);
+        assert_int_equal(store_memo_write(fx->store, &id, 1, f, NULL), 0);
+        fclose(f);
+        snprintf(dir, sizeof(dir), "%s/node-store", fx->root);
+        assert_int_equal(store_open(dir, &other, err, sizeof(err)), 0);
+        b = store_batch_new(other);
+        assert_int_equal(store_memo_merge(b, memo, NULL, NULL, err, sizeof(err)), 0);
+        assert_int_equal(store_batch_commit(b), 0);
+        store_batch_free(b);
+        snprintf(scratch, sizeof(scratch), "%s/node-scratch", fx->root);
+        snprintf(cache, sizeof(cache), "%s/cache", fx->root);
+        options.scratch_dir = scratch;
+        options.cache_dir = cache;
+        assert_int_equal(
+            npu_evaluator_new(fx->runner, &fx->paths, other, &options, &node, err, sizeof(err)), 0);
+        result = evaluate_launch_on(node, o, baseline, ret_memo_hit);
+        npu_evaluator_free(node);
+        store_close(other);
+        return result;
 }
 
 /*
@@ -474,7 +519,7 @@ static json_t *evaluate_launch(const struct npu_override *o, const json_t *refer
 static void test_launch_memo(void **state)
 {
         char path[512], *host, *buffers;
-        json_t *baseline, *same, *again, *other, *kernel;
+        json_t *baseline, *same, *again, *other, *kernel, *elsewhere;
         bool memo_hit = false;
         const char *from;
 
@@ -513,6 +558,12 @@ static void test_launch_memo(void **state)
                 assert_null(json_object_get(again, "launch_probe"));
                 assert_string_equal(json_string_value(json_object_get(again, "identity")),
                                     json_string_value(json_object_get(same, "identity")));
+                /* another store that merged this one's memo is served the launch too */
+                elsewhere = served_elsewhere(&o, baseline, &memo_hit);
+                assert_true(memo_hit);
+                assert_string_equal(json_string_value(json_object_get(elsewhere, "launch_of")),
+                                    json_string_value(json_object_get(baseline, "identity")));
+                json_decref(elsewhere);
                 free(text);
         }
 
