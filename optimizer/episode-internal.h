@@ -30,9 +30,8 @@
 #define LLM_MAX_FAILURES       2   /* calls in a row that got no answer before the LLM is left */
 #define LLM_RECENT_ROWS        12  /* trajectory rows shown to the Stage I prompt */
 #define LLM_TILING_DATA_MAX    (16u << 10)
-#define EMBED_ENTRIES_PER_CALL 256  /* bank entries embedded per call */
-#define MAX_OVERFLOW_REPAIRS   2    /* a motif that overflowed the UB retried on tiles /2, /4 */
-#define NO_EFFECT_FRACTION     1e-4 /* a rewrite this close to the best's latency changed nothing */
+#define EMBED_ENTRIES_PER_CALL 256 /* bank entries embedded per call */
+#define MAX_OVERFLOW_REPAIRS   2   /* a motif that overflowed the UB retried on tiles /2, /4 */
 
 enum phase {
         PHASE_BASELINE,
@@ -220,8 +219,6 @@ void episode_note_constraints(struct episode *ep);
 /* episode-stage2.c: Stage II */
 const json_t *episode_dense_for_best(struct episode *ep);
 void episode_plan_overflow_repair(struct episode *ep);
-/* After motif's every-site rewrite measured the best's latency: its single sites are dropped. */
-void episode_drop_single_sites(struct episode *ep, const char *motif);
 int episode_propose_stage2(struct episode *ep);
 /* Why the plan for the current best is spent, once episode_propose_stage2 said -ENOSPC. */
 void episode_stage2_spent(struct episode *ep, char *buf, size_t size);

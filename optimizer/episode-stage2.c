@@ -77,8 +77,8 @@ static int replan(struct episode *ep, json_t *state, const char *best_identity)
         if (r < 0)
                 return r;
         /* what becomes of this best's plan, for the line that says why it is spent */
-        tally = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}, s:{}}", "measured", "measured_before",
-                          "not_applied", "unrepaired", "left_out", "no_effect");
+        tally = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "measured", "measured_before",
+                          "not_applied", "unrepaired", "left_out");
         if (!tally) {
                 json_decref(plan);
                 json_decref(diagnosis);
@@ -196,42 +196,6 @@ void episode_plan_overflow_repair(struct episode *ep)
                 log_msg(LOG_WARNING, ep->options.log_context,
                         "motif %s overflowed the UB; its repair is not planned (out of memory)",
                         motif);
-}
-
-/*
- * The plan for a best tries a motif at every site at once first and then
- * site by site, for when the every-site rewrite fails or loses: one site
- * may pay where another costs.  When the every-site rewrite measured the
- * best's latency itself, to NO_EFFECT_FRACTION, no site changed anything
- * the bench case runs (a pad between buffers the measured path never
- * touches, an L2 hint on a tensor read once), and each single site would
- * measure that latency again: on gelu_quant such repeats were 7 of 40
- * evaluations.  On a later best the motif is planned afresh.
- */
-void episode_drop_single_sites(struct episode *ep, const char *motif)
-{
-        json_t *plan = json_object_get(stage2_state(ep), "plan");
-        size_t dropped = 0;
-
-        for (size_t i = json_array_size(plan); motif && i-- > 0;) {
-                const json_t *a = json_array_get(plan, i);
-                if (json_integer_value(json_object_get(a, "site")) < 0 ||
-                    json_integer_value(json_object_get(a, "shrink")) > 0 ||
-                    strcmp(json_string_value(json_object_get(a, "motif")) ?: "", motif) != 0)
-                        continue;
-                json_array_remove(plan, i);
-                episode_bump(ep, "stage2_sites_without_effect");
-                dropped++;
-        }
-        if (!dropped)
-                return;
-        json_counter_add(
-            json_object_get(json_object_get(stage2_state(ep), "for_best"), "no_effect"), motif,
-            (json_int_t)dropped);
-        log_msg(LOG_DEBUG, ep->options.log_context,
-                "motif %s at every site measured the best's latency: its %zu single site(s) are "
-                "left out on this best",
-                motif, dropped);
 }
 
 /* Adds one to this best's tally of what became of its plan ("measured", ...) for motif. */
@@ -434,8 +398,6 @@ void episode_stage2_spent(struct episode *ep, char *buf, size_t size)
                      "overflowed the UB and could not be repaired", &first);
         append_tally(buf, size, json_object_get(t, "left_out"),
                      "at every site, failed on an earlier best", &first);
-        append_tally(buf, size, json_object_get(t, "no_effect"),
-                     "site by site, left out: every site at once changed nothing", &first);
         len = strlen(buf);
         snprintf(buf + len, size - len, "%s; nothing %sto try", first ? "" : ")",
                  measured ? "new " : "");

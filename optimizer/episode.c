@@ -508,11 +508,6 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                         episode_accept_stage2(ep, latency);
                 else if (kind && strcmp(kind, "ub_overflow") == 0)
                         episode_plan_overflow_repair(ep);
-                else if (ok && best_before > 0 &&
-                         json_integer_value(json_object_get(ep->pending_action, "site")) < 0 &&
-                         json_integer_value(json_object_get(ep->pending_action, "shrink")) == 0 &&
-                         fabs(latency - best_before) <= best_before * NO_EFFECT_FRACTION)
-                        episode_drop_single_sites(ep, what);
         } else if (new_best && ep->pending_rewrite) {
                 episode_adopt_rewrite(ep, latency);
         } else if (new_best) {
