@@ -951,6 +951,8 @@ int main(void)
         int first_seed = getenv("BENCH_FIRST_SEED") ? atoi(getenv("BENCH_FIRST_SEED")) : 1;
         /* full's turn_patience (episode.h); 0, the default's, unless said */
         int turn_patience = getenv("BENCH_TURN_PATIENCE") ? atoi(getenv("BENCH_TURN_PATIENCE")) : 0;
+        /* the stage full's alternation starts with (episode.h); 1, the default's, unless said */
+        int first_stage = getenv("BENCH_FIRST_STAGE") ? atoi(getenv("BENCH_FIRST_STAGE")) : 1;
         size_t n_ops = list_ops(ops), n_arms = 0;
         json_t *reused = load_reused_runs(budget);
         json_t *per_op = json_array(), *summary, *bank = NULL, *arms_json, *runs = json_array();
@@ -1043,6 +1045,7 @@ int main(void)
                                                              .strategy = arms[a].strategy,
                                                              .frozen_bank = true,
                                                              .turn_patience = turn_patience,
+                                                             .first_stage = first_stage,
                                                              .leave_one_out =
                                                                  arms[a].leave_one_out };
                                 snprintf(ids[a], sizeof(ids[a]), "bench-%s-%zu-s%d", arms[a].name,
@@ -1196,10 +1199,11 @@ int main(void)
                 retrieval = measure_retrieval(base, &arms[0], ops, n_ops, md);
         }
         fclose(md);
-        summary = json_pack("{s:s, s:b, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "bench",
+        summary = json_pack("{s:s, s:b, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "bench",
                             "strategies", "complete", 1, "budget", budget, "seeds", seeds,
-                            "turn_patience", turn_patience, "strategies", arms_json, "per_operator",
-                            per_op, "table", table, "retrieval", retrieval, "runs", runs);
+                            "turn_patience", turn_patience, "first_stage", first_stage,
+                            "strategies", arms_json, "per_operator", per_op, "table", table,
+                            "retrieval", retrieval, "runs", runs);
         snprintf(out_path, sizeof(out_path), "%s.json", out);
         if (!packed(summary) || packing_failed) {
                 /* the runs saved so far stay in the .json, for BENCH_REUSE */

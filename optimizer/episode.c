@@ -150,7 +150,9 @@ static json_t *schedule(struct episode *ep)
         json_t *s = json_object_get(ep->record, "schedule");
 
         if (!s) {
-                s = json_pack("{s:i, s:i, s:i}", "stage", 1, "left", steps_of(ep, 1), "round", 0);
+                int first = ep->options.first_stage == 2 ? 2 : 1;
+                s = json_pack("{s:i, s:i, s:i}", "stage", first, "left", steps_of(ep, first),
+                              "round", 0);
                 if (json_object_set_new(ep->record, "schedule", s) < 0) {
                         log_msg(LOG_ERR, ep->options.log_context,
                                 "cannot record the alternation (out of memory): stage 1 goes on");
@@ -967,9 +969,10 @@ int episode_start(struct npu_evaluator *evaluator, struct store *store, const ch
                 if (ep->record && ep->options.strategy == EPISODE_FULL &&
                     json_object_set_new(
                         ep->record, "alternation",
-                        json_pack("{s:i, s:i, s:i, s:i}", "rounds", ep->options.rounds,
+                        json_pack("{s:i, s:i, s:i, s:i, s:i}", "rounds", ep->options.rounds,
                                   "stage1_steps", steps_of(ep, 1), "stage2_steps", steps_of(ep, 2),
-                                  "turn_patience", ep->options.turn_patience)) < 0) {
+                                  "turn_patience", ep->options.turn_patience, "first_stage",
+                                  ep->options.first_stage == 2 ? 2 : 1)) < 0) {
                         json_decref(ep->record);
                         ep->record = NULL; /* -ENOMEM below */
                 }

@@ -115,6 +115,10 @@ struct episode_options {
         /* a turn also ends after this many of its evaluations in a row
          * found no new best; 0: turns run their steps */
         int turn_patience;
+        /* the stage whose turn comes first: 2, Stage II (the kernel
+         * rewrites the bank ranks, then the tiling tuned for them); any
+         * other value, Stage I */
+        int first_stage;
         int top_k;                     /* experience entries kept per diagnosis; 0: 5 */
         bool frozen_bank;              /* neither credit entries nor add new ones (benchmarks) */
         bool leave_one_out;            /* ignore entries whose "operator" is this operator */
