@@ -529,6 +529,55 @@ static void test_turn_patience_ends_a_dry_turn(void **state)
         arm_close(&a);
 }
 
+/* The stage of the first counted evaluation of the record's trajectory; 0 when none. */
+static int first_stage_of(const json_t *record)
+{
+        const json_t *s;
+        size_t i;
+
+        json_array_foreach(json_object_get(record, "trajectory"), i, s)
+        {
+                if (!json_is_true(json_object_get(s, "memo_hit")))
+                        return (int)json_integer_value(json_object_get(s, "stage"));
+        }
+        return 0;
+}
+
+/*
+ * full's alternation starts with Stage I unless first_stage says 2: then
+ * the bank's ranked rewrites go first, and Stage I takes its turn after
+ * them; the record says which.
+ */
+static void test_full_can_start_with_stage2(void **state)
+{
+        struct episode_options o = { .id = "stage1-first",
+                                     .seed = 2,
+                                     .budget = 6,
+                                     .strategy = EPISODE_FULL,
+                                     .stage1_steps = 2,
+                                     .stage2_steps = 2 };
+        struct arm a;
+        int switches;
+
+        arm_open(&a, "first-stage");
+        assert_string_equal(run(&a, fx->mul, &o), "done");
+        assert_int_equal(first_stage_of(a.record), 1);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(a.record, "alternation"), "first_stage")),
+                         1);
+
+        o.id = "stage2-first";
+        o.first_stage = 2;
+        assert_string_equal(run(&a, fx->mul, &o), "done");
+        assert_int_equal(first_stage_of(a.record), 2);
+        assert_int_equal(json_integer_value(json_object_get(
+                             json_object_get(a.record, "alternation"), "first_stage")),
+                         2);
+        longest_dry_run(a.record, &switches);
+        assert_true(switches >= 1); /* Stage I still gets its turn */
+        arm_close(&a);
+}
+
 /* Copies the corpus operator examples/ops/<rel> into the fixture; its path into dir. */
 static void copy_corpus_op(const char *rel, char *dir, size_t size)
 {
@@ -653,6 +702,7 @@ int main(void)
                 cmocka_unit_test(test_broken_rewrite_rejected),
                 cmocka_unit_test(test_full_alternates_resumes_and_adds_stage2_gains),
                 cmocka_unit_test(test_turn_patience_ends_a_dry_turn),
+                cmocka_unit_test(test_full_can_start_with_stage2),
                 cmocka_unit_test(test_overflowing_motif_is_repaired_with_a_smaller_tile),
                 cmocka_unit_test(test_overflowing_motif_is_tried_again_on_a_new_best),
         };
