@@ -50,6 +50,8 @@ static void optimize_usage(FILE *f)
                 "  --stage2-steps S      Stage II evaluations per round (default 10)\n"
                 "  --turn-patience P     a stage's turn also ends after P evaluations in a\n"
                 "                        row that found no new best (default 0: never)\n"
+                "  --first-stage N       the stage whose turn comes first: 1, the tiling\n"
+                "                        (default), or 2, the kernel rewrites\n"
                 "  --top-k K             experience entries retrieved per diagnosis (default 5)\n"
                 "  --frozen-bank         leave the bank's statistics and entries as they are\n"
                 "  --slow-factor K       stop a candidate past K times the best (default 3)\n"
@@ -310,6 +312,7 @@ int cmd_optimize(int argc, char **argv)
                 { "stage1-steps", required_argument, NULL, 'U' },
                 { "stage2-steps", required_argument, NULL, 'V' },
                 { "turn-patience", required_argument, NULL, 'P' },
+                { "first-stage", required_argument, NULL, 'G' },
                 { "top-k", required_argument, NULL, 'k' },
                 { "frozen-bank", no_argument, NULL, 'F' },
                 { "jitter", required_argument, NULL, 'J' },
@@ -387,6 +390,11 @@ int cmd_optimize(int argc, char **argv)
                                 episode_options.turn_patience = (int)number;
                         else
                                 episode_options.top_k = (int)number;
+                        break;
+                case 'G':
+                        if (cli_parse_u64(optarg, &number) < 0 || number < 1 || number > 2)
+                                return cli_usage_error("optimize", "--first-stage wants 1 or 2");
+                        episode_options.first_stage = (int)number;
                         break;
                 case 'F':
                         episode_options.frozen_bank = true;

@@ -84,6 +84,7 @@ static const struct schema episode = {
                 { "stage1_steps", &(const struct schema)INT_RANGE(0, 100000), false },
                 { "stage2_steps", &(const struct schema)INT_RANGE(0, 100000), false },
                 { "turn_patience", &(const struct schema)INT_RANGE(0, 100000), false },
+                { "first_stage", &(const struct schema)INT_RANGE(1, 2), false },
                 { "eval_timeout_s", &(const struct schema)NUM_RANGE(1, 86400), false },
                 { "wall_budget_s", &(const struct schema)NUM_RANGE(10, 30 * 86400), false },
                 { "on_supersede",
@@ -556,6 +557,7 @@ static int load_sections(struct config *c, const json_t *doc, char *err, size_t 
         c->episode.stage1_steps = (int)number_or(ep, "stage1_steps", 10);
         c->episode.stage2_steps = (int)number_or(ep, "stage2_steps", 10);
         c->episode.turn_patience = (int)number_or(ep, "turn_patience", 0);
+        c->episode.first_stage = (int)number_or(ep, "first_stage", 1);
         c->episode.eval_timeout_s = number_or(ep, "eval_timeout_s", 120);
         c->episode.wall_budget_s = number_or(ep, "wall_budget_s", 4 * 3600);
         c->episode.cancel_superseded =

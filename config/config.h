@@ -45,6 +45,7 @@ struct config_episode {
         int stage1_steps;
         int stage2_steps;
         int turn_patience; /* a turn ends after this many evaluations with no new best; 0: never */
+        int first_stage;   /* the stage whose turn comes first, 1 or 2 */
         double eval_timeout_s;
         double wall_budget_s;
         bool cancel_superseded; /* "on_supersede": "cancel" rather than "finish" */

@@ -497,6 +497,8 @@ static int job_argv(const struct fleet_run *fr, const char *opdir, char words[][
                 WORD("--turn-patience");
                 WORD("%d", c->episode.turn_patience);
         }
+        WORD("--first-stage");
+        WORD("%d", c->episode.first_stage == 2 ? 2 : 1);
         WORD("--state-dir");
         WORD("%s/state", fr->dir);
         WORD("--bank");

@@ -451,6 +451,7 @@ static void start_episode(struct running *run)
                 options.stage1_steps = c->episode.stage1_steps;
                 options.stage2_steps = c->episode.stage2_steps;
                 options.turn_patience = c->episode.turn_patience;
+                options.first_stage = c->episode.first_stage;
                 options.log_context = context;
                 options.wall_budget_s = c->episode.wall_budget_s;
                 options.base = s->deps.base;

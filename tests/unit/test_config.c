@@ -55,6 +55,7 @@ static void test_empty_config_takes_defaults(void **state)
         assert_int_equal(c->device_count, 1);
         assert_int_equal(c->episode.budget, 40);
         assert_int_equal(c->episode.rounds, 2);
+        assert_int_equal(c->episode.first_stage, 1);
         assert_true(c->publish.min_speedup > 1.019 && c->publish.min_speedup < 1.021);
         assert_string_equal(c->publish.prefix, "ascendopt/");
         assert_string_equal(c->state_dir, "/home/tester/.local/state/ascendopt");
@@ -312,6 +313,8 @@ static void test_ranges_choices_and_required(void **state)
                      "ascendoptd.json: .repos[0].branches: expected at least 1 item, got 0");
         expect_error("{\"llm\": {\"endpoint\": \"http://127.0.0.1:8000/v1\"}}",
                      "ascendoptd.json: .llm.model: missing required field");
+        expect_error("{\"episode\": {\"first_stage\": 3}}",
+                     "ascendoptd.json: .episode.first_stage: must be at most 2, got 3");
 }
 
 static void test_cross_field_rules(void **state)
