@@ -81,5 +81,7 @@ int motif_accumulate_forward(struct motif_scan *scan);
 int motif_accumulate_inverse(struct motif_scan *scan);
 int motif_queues_forward(struct motif_scan *scan);
 int motif_queues_inverse(struct motif_scan *scan);
+int motif_place_forward(struct motif_scan *scan);
+int motif_place_inverse(struct motif_scan *scan);
 
 #endif

@@ -172,6 +172,9 @@ static const struct trip trips[] = {
         { "remainder_first_cores",
           "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
           true, NULL, false },
+        /* the chain comes back in place; the second buffer stays */
+        { "out_of_place", "examples/ops/level1/gelu/op_kernel/gelu_custom.cpp", MOTIF_FORWARD,
+          false, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
 };
 
 static void test_round_trips(void **state)
@@ -644,6 +647,142 @@ static void test_kernel_in_a_header(void **state)
         op_release(&op);
 }
 
+/*
+ * out_of_place on a chain of in-place instructions: one new buffer, the
+ * chain alternating between it and the temporary; an accumulator (read
+ * before written), Axpy (reads its destination), a tensor handed to a
+ * queue and an instruction in a loop are left alone; the inverse puts
+ * the chain back in place.
+ */
+static const char *place_kernel = "class K {\n"
+                                  "public:\n"
+                                  "    __aicore__ inline void Init()\n"
+                                  "    {\n"
+                                  "        pipe.InitBuffer(inQueue, 2, n * sizeof(float));\n"
+                                  "        pipe.InitBuffer(outQueue, 2, n * sizeof(float));\n"
+                                  "        pipe.InitBuffer(tmpBuf, n * sizeof(float));\n"
+                                  "        pipe.InitBuffer(accBuf, n * sizeof(float));\n"
+                                  "    }\n"
+                                  "    __aicore__ inline void Compute()\n"
+                                  "    {\n"
+                                  "        LocalTensor<float> x = inQueue.DeQue<float>();\n"
+                                  "        LocalTensor<float> y = outQueue.AllocTensor<float>();\n"
+                                  "        LocalTensor<float> t = tmpBuf.Get<float>();\n"
+                                  "        LocalTensor<float> acc = accBuf.Get<float>();\n"
+                                  "        Mul(t, x, x, n); // x^2\n"
+                                  "        Muls(t, t, 0.5f, n);\n"
+                                  "        Adds(t, t, 1.0f, n); /* + 1 */\n"
+                                  "        Exp(t, t, n);\n"
+                                  "        Add(acc, acc, t, n);\n"
+                                  "        Axpy(y, t, 2.0f, n);\n"
+                                  "        Muls(y, y, 3.0f, n);\n"
+                                  "        outQueue.EnQue(y);\n"
+                                  "        for (uint32_t i = 0; i < 4; i++) {\n"
+                                  "            Muls(x, x, 2.0f, n);\n"
+                                  "        }\n"
+                                  "        inQueue.FreeTensor(x);\n"
+                                  "    }\n"
+                                  "    TPipe pipe;\n"
+                                  "    TQue<QuePosition::VECIN, 2> inQueue;\n"
+                                  "    TQue<QuePosition::VECOUT, 2> outQueue;\n"
+                                  "    TBuf<QuePosition::VECCALC> tmpBuf, accBuf;\n"
+                                  "    uint32_t n;\n"
+                                  "};\n";
+
+/* Two dtype branches each with an in-place Exp, a third on a buffer the others never touch. */
+static const char *place_branches = "class K {\n"
+                                    "public:\n"
+                                    "    __aicore__ inline void Init()\n"
+                                    "    {\n"
+                                    "        if (half) {\n"
+                                    "            pipe.InitBuffer(aBuf, n * sizeof(float));\n"
+                                    "        } else {\n"
+                                    "            pipe.InitBuffer(aBuf, n * sizeof(float));\n"
+                                    "            pipe.InitBuffer(bBuf, n * sizeof(float));\n"
+                                    "        }\n"
+                                    "    }\n"
+                                    "    __aicore__ inline void Compute()\n"
+                                    "    {\n"
+                                    "        if constexpr (sizeof(T) == 2) {\n"
+                                    "            LocalTensor<float> a = aBuf.Get<float>();\n"
+                                    "            Duplicate(a, 1.0f, n);\n"
+                                    "            Exp(a, a, n);\n"
+                                    "            Store(a);\n"
+                                    "        } else if constexpr (sizeof(T) == 4) {\n"
+                                    "            LocalTensor<half> a = aBuf.Get<half>();\n"
+                                    "            Duplicate(a, 2.0f, n);\n"
+                                    "            Exp(a, a, n);\n"
+                                    "            Store(a);\n"
+                                    "        } else {\n"
+                                    "            LocalTensor<float> b = bBuf.Get<float>();\n"
+                                    "            Duplicate(b, 3.0f, n);\n"
+                                    "            Exp(b, b, n);\n"
+                                    "            Store(b);\n"
+                                    "        }\n"
+                                    "        Store(n);\n"
+                                    "    }\n"
+                                    "    TBuf<QuePosition::VECCALC> aBuf;\n"
+                                    "    TBuf<QuePosition::VECCALC> bBuf;\n"
+                                    "};\n";
+
+static void test_out_of_place(void **state)
+{
+        char *once, *back, *branches;
+
+        (void)state;
+        assert_int_equal(sites("out_of_place", MOTIF_FORWARD, place_kernel), 3);
+        once = apply("out_of_place", MOTIF_FORWARD, place_kernel, MOTIF_ALL_SITES);
+        if (!strstr(once, "        pipe.InitBuffer(tmpBuf, n * sizeof(float));\n"
+                          "        pipe.InitBuffer(motifPlaceBuf, n * sizeof(float));\n") ||
+            !strstr(once, "        Mul(t, x, x, n); // x^2\n"
+                          "        LocalTensor<float> motifPlace = motifPlaceBuf.Get<float>();\n"
+                          "        Muls(motifPlace, t, 0.5f, n);\n"
+                          "        Adds(t, motifPlace, 1.0f, n); /* + 1 */\n"
+                          "        Exp(motifPlace, t, n);\n"
+                          "        Add(acc, acc, motifPlace, n);\n"
+                          "        Axpy(y, motifPlace, 2.0f, n);\n"
+                          "        Muls(y, y, 3.0f, n);\n") ||
+            !strstr(once, "            Muls(x, x, 2.0f, n);\n") ||
+            !strstr(once, "    TBuf<QuePosition::VECCALC> motifPlaceBuf;\n") ||
+            strstr(once, "motifPlaceBuf2"))
+                fail_msg("not written out of place as expected:\n%s", once);
+        assert_int_equal(sites("out_of_place", MOTIF_FORWARD, once), 0);
+        back = apply("out_of_place", MOTIF_INVERSE, once, MOTIF_ALL_SITES);
+        if (!strstr(back, "        Mul(t, x, x, n); // x^2\n"
+                          "        LocalTensor<float> motifPlace = motifPlaceBuf.Get<float>();\n"
+                          "        Muls(t, t, 0.5f, n);\n"
+                          "        Adds(t, t, 1.0f, n); /* + 1 */\n"
+                          "        Exp(t, t, n);\n"
+                          "        Add(acc, acc, t, n);\n"
+                          "        Axpy(y, t, 2.0f, n);\n"))
+                fail_msg("not back in place:\n%s", back);
+        free(once);
+        free(back);
+
+        /* each branch gets a buffer of its type; set up beside every aBuf, shared where idle */
+        assert_int_equal(sites("out_of_place", MOTIF_FORWARD, place_branches), 3);
+        branches = apply("out_of_place", MOTIF_FORWARD, place_branches, MOTIF_ALL_SITES);
+        if (!strstr(branches, "        if (half) {\n"
+                              "            pipe.InitBuffer(aBuf, n * sizeof(float));\n"
+                              "            pipe.InitBuffer(motifPlaceBuf, n * sizeof(float));\n"
+                              "        } else {\n"
+                              "            pipe.InitBuffer(aBuf, n * sizeof(float));\n"
+                              "            pipe.InitBuffer(motifPlaceBuf, n * sizeof(float));\n") ||
+            !strstr(branches,
+                    "            LocalTensor<float> motifPlace = motifPlaceBuf.Get<float>();\n"
+                    "            Exp(motifPlace, a, n);\n"
+                    "            Store(motifPlace);\n") ||
+            !strstr(branches,
+                    "            LocalTensor<half> motifPlace2 = motifPlaceBuf.Get<half>();\n"
+                    "            Exp(motifPlace2, a, n);\n") ||
+            !strstr(branches, "            LocalTensor<float> motifPlace3 = aBuf.Get<float>();\n"
+                              "            Exp(motifPlace3, b, n);\n"
+                              "            Store(motifPlace3);\n") ||
+            !strstr(branches, "        Store(n);\n"))
+                fail_msg("branches not written out of place as expected:\n%s", branches);
+        free(branches);
+}
+
 /* ------------------------------------------------------------------ on the simulator */
 
 struct sim_case {
@@ -696,6 +835,9 @@ static const struct sim_case sim_cases[] = {
           true },
         /* and the baseline's row copies merge into strided ones, faster */
         { "examples/ops/level2/narrow", "examples/ops/level2/narrow", "strided_copy", MOTIF_FORWARD,
+          true },
+        /* seven in-place instructions in a row on one temporary */
+        { "examples/ops/level1/gelu", "examples/ops/level1/gelu", "out_of_place", MOTIF_FORWARD,
           true },
         /* its host lays out two slots per queue: the tiling is left alone */
         { "examples/ops/level3/swiglu", "examples/ops/level3/swiglu/expert", "double_buffer",
@@ -764,6 +906,7 @@ int main(void)
                 cmocka_unit_test(test_double_buffer_declines),
                 cmocka_unit_test(test_prefetch_tile),
                 cmocka_unit_test(test_vector_accumulator),
+                cmocka_unit_test(test_out_of_place),
                 cmocka_unit_test(test_tbuf_queues_after_other_motifs),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
