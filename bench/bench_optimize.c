@@ -431,6 +431,24 @@ static json_t *run_facts(const struct arm *a, const char *op, int level, int see
             evals_to_95(&a->s, speedup), "nothing_to_search", a->nothing_to_search, "evaluations",
             (json_int_t)a->s.evaluations, "failures", failures, "seconds", seconds,
             "frozen_changed", (json_int_t)frozen, "frozen_checked", (json_int_t)checked));
+        {
+                /* what the roofline leaves out (optimizer/gap.h): from the best's stored profile */
+                const struct episode_point *point =
+                    a->s.best.identity ? &a->s.best : &a->s.baseline;
+                struct profile_ceiling c;
+                json_t *best = NULL;
+                if (facts && point->identity &&
+                    store_candidate_get(a->store, point->identity, &best) == 0 &&
+                    profile_ceiling(json_object_get(best, "profile"), &c) == 0 &&
+                    json_object_set_new(
+                        facts, "ceiling",
+                        packed(json_pack("{s:f, s:f, s:f, s:f, s:b}", "fraction", c.fraction,
+                                         "reached", c.reached, "vector_us", c.vector_us,
+                                         "launch_us", c.launch_us, "vector_bound",
+                                         c.vector_bound))) < 0)
+                        packing_failed = true;
+                json_decref(best);
+        }
         if (facts && !a->nothing_to_search &&
             (json_object_set_new(facts, "course", packed(run_course(&a->s))) < 0 ||
              json_object_set_new(facts, "repeats_best", json_integer(measured_repeats(&a->s))) <
@@ -666,6 +684,56 @@ static void print_expert_gaps(const json_t *runs, FILE *md)
                 printf("  against the experts: %zu of %zu bests within 15%% of the expert's "
                        "latency\n",
                        within, n);
+        }
+}
+
+/*
+ * The "What the roofline leaves out" section: per operator, each arm's
+ * best of the first seed against the ceiling its own vector work and
+ * launch allow (optimizer/gap.h), and the means; a vector-bound operator
+ * goes past its ceiling only with fewer or cheaper vector instructions.
+ */
+static void print_ceilings(const json_t *runs, int first_seed, FILE *md)
+{
+        const json_t *run;
+        size_t i, n = 0, bound = 0;
+        double after = 0, ceiling = 0;
+
+        json_array_foreach(runs, i, run)
+        {
+                const json_t *c = json_object_get(run, "ceiling");
+                if (!c || json_integer_value(json_object_get(run, "seed")) != first_seed)
+                        continue;
+                if (n++ == 0)
+                        fprintf(md,
+                                "\n### What the roofline leaves out\n\nThe roofline counts only "
+                                "the bytes at the HBM peak.  The ceiling is the most of it a "
+                                "kernel doing the best's vector work (bank conflicts aside) "
+                                "under its copies, with the best's launch, can reach "
+                                "(optimizer/gap.h); first seed.\n\n| operator | strategy | "
+                                "roofline after | ceiling | of the ceiling | vector us | "
+                                "launch us | bound |\n|---|---|---:|---:|---:|---:|---:|---|\n");
+                after += json_number_value(json_object_get(run, "roofline_after"));
+                ceiling += json_number_value(json_object_get(c, "fraction"));
+                bound += json_is_true(json_object_get(c, "vector_bound"));
+                fprintf(md, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n",
+                        json_string_value(json_object_get(run, "operator")),
+                        json_string_value(json_object_get(run, "arm")),
+                        json_number_value(json_object_get(run, "roofline_after")),
+                        json_number_value(json_object_get(c, "fraction")),
+                        json_number_value(json_object_get(c, "reached")),
+                        json_number_value(json_object_get(c, "vector_us")),
+                        json_number_value(json_object_get(c, "launch_us")),
+                        json_is_true(json_object_get(c, "vector_bound")) ? "vector" : "memory");
+        }
+        if (n) {
+                fprintf(
+                    md,
+                    "\nMean over %zu runs: roofline after %.3f, ceiling %.3f; %zu vector-bound.\n",
+                    n, after / (double)n, ceiling / (double)n, bound);
+                printf("  roofline after %.3f against a ceiling of %.3f (%zu runs, %zu "
+                       "vector-bound)\n",
+                       after / (double)n, ceiling / (double)n, n, bound);
         }
 }
 
@@ -1194,6 +1262,7 @@ int main(void)
                 bank ? json_array_size(bank) : 0, "Ascend910B2");
         table = print_table(runs, arms, n_arms, md);
         print_expert_gaps(runs, md);
+        print_ceilings(runs, first_seed, md);
         if (!getenv("BENCH_RETRIEVAL") || strcmp(getenv("BENCH_RETRIEVAL"), "0") != 0) {
                 json_decref(retrieval);
                 retrieval = measure_retrieval(base, &arms[0], ops, n_ops, md);

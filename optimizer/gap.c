@@ -171,3 +171,28 @@ int profile_gap(const json_t *profile, const json_t *faster, json_t **ret)
         *ret = gaps;
         return 0;
 }
+
+int profile_ceiling(const json_t *p, struct profile_ceiling *ret)
+{
+        struct profile_ceiling c = {
+                .roofline_us = number(p, "roofline_us"),
+                .latency_us = number(p, "latency_us"),
+                .launch_us = number(p, "launch_us"),
+                .vector_us =
+                    path_number(p, "pipes", "v", "busy_us") - number(p, "bank_conflict_us"),
+        };
+
+        if (!json_is_object(p) || !(c.roofline_us > 0) || !(c.latency_us > 0) ||
+            !json_is_number(json_object_get(p, "launch_us")) ||
+            !json_is_number(
+                json_object_get(json_object_get(json_object_get(p, "pipes"), "v"), "busy_us")))
+                return -EINVAL;
+        if (c.vector_us < 0)
+                c.vector_us = 0;
+        c.vector_bound = c.vector_us > c.roofline_us;
+        c.ceiling_us = c.launch_us + fmax(c.roofline_us, c.vector_us);
+        c.fraction = c.roofline_us / c.ceiling_us;
+        c.reached = c.ceiling_us / c.latency_us;
+        *ret = c;
+        return 0;
+}

@@ -10,6 +10,7 @@
 #define ASCENDOPT_OPTIMIZER_GAP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 /*
  * The structural differences between profile (the candidate's) and
@@ -23,5 +24,30 @@
  * -EINVAL when either lacks the fields, -ENOMEM.
  */
 int profile_gap(const json_t *profile, const json_t *faster, json_t **ret);
+
+/*
+ * How near the roofline a kernel doing this profile's vector work can get
+ * (docs/results.md, "What the roofline leaves out").  The roofline counts
+ * only the operator's bytes at the HBM peak; a kernel also pays its launch
+ * and its vector instructions.  The ceiling is the time of a kernel that
+ * ran this profile's vector instructions (the mean per core, without the
+ * beats lost to bank conflicts, which placing buffers removes) entirely
+ * under its copies, moved the bytes at the peak and launched as this one:
+ *
+ *   ceiling_us = launch_us + max(roofline_us, vector_us)
+ *
+ * fraction (roofline_us / ceiling_us) is the most of the roofline such a
+ * kernel reaches; reached (ceiling_us / latency_us) is how much of that
+ * this kernel has.  vector_bound: the vector work alone outlasts the
+ * roofline, so only fewer or cheaper vector instructions go past it.
+ */
+struct profile_ceiling {
+        double roofline_us, latency_us, launch_us, vector_us, ceiling_us;
+        double fraction, reached;
+        bool vector_bound;
+};
+
+/* Reads *ret from a result's "profile"; -EINVAL when it lacks the fields. */
+int profile_ceiling(const json_t *profile, struct profile_ceiling *ret);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "common/common.h"
 #include "optimizer/episode.h"
+#include "optimizer/gap.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -908,6 +909,41 @@ static void md_changes(struct strbuf *sb, const struct report_facts *f)
         md_llm(sb, f);
 }
 
+/* The ceiling of the best (else the baseline) from its stored profile; false when unknown. */
+static bool best_ceiling(const struct report_facts *f, struct profile_ceiling *c)
+{
+        const json_t *r = f->best_result ? f->best_result : f->baseline_result;
+
+        return r && profile_ceiling(get(r, "profile"), c) == 0;
+}
+
+/* What the roofline leaves out: the launch and the vector work (docs/results.md). */
+static void md_ceiling(struct strbuf *sb, const struct report_facts *f)
+{
+        struct profile_ceiling c;
+
+        if (!best_ceiling(f, &c))
+                return;
+        if (c.vector_bound)
+                strbuf_printf(sb,
+                              "Its vector instructions alone take %.1f us a core (bank conflicts "
+                              "aside) against the roofline's %.1f us: with its launch of %.1f us, "
+                              "no kernel doing that work passes %.1f%% of the roofline, and this "
+                              "one has %.1f%% of that. Going further takes fewer or cheaper "
+                              "vector instructions.\n\n",
+                              c.vector_us, c.roofline_us, c.launch_us, 100 * c.fraction,
+                              100 * c.reached);
+        else
+                strbuf_printf(sb,
+                              "Its vector instructions take %.1f us a core (bank conflicts "
+                              "aside), under the roofline's %.1f us: with its launch of %.1f us, "
+                              "a kernel doing this work could reach %.1f%% of the roofline, and "
+                              "this one has %.1f%% of that; the rest is in copies, overlap and "
+                              "synchronisation.\n\n",
+                              c.vector_us, c.roofline_us, c.launch_us, 100 * c.fraction,
+                              100 * c.reached);
+}
+
 static void md_results(struct strbuf *sb, const struct report_facts *f)
 {
         const json_t *c;
@@ -927,6 +963,7 @@ static void md_results(struct strbuf *sb, const struct report_facts *f)
                               f->roofline_us, 100 * f->roofline_after, 100 * f->roofline_before);
         else
                 strbuf_puts(sb, "Roofline: not recorded.\n\n");
+        md_ceiling(sb, f);
         if (!f->baseline_result) {
                 strbuf_puts(sb, "Per-case latencies: not available (no stored results).\n\n");
                 return;
@@ -1332,6 +1369,16 @@ static char *render_json(const struct report_facts *f)
         roofline =
             json_pack("{s:o, s:o, s:o}", "roofline_us", real_or_null(f->roofline_us), "before",
                       real_or_null(f->roofline_before), "after", real_or_null(f->roofline_after));
+        {
+                struct profile_ceiling c;
+                if (roofline && best_ceiling(f, &c))
+                        set(roofline, "ceiling",
+                            json_pack("{s:f, s:f, s:f, s:f, s:f, s:b}", "fraction", c.fraction,
+                                      "reached", c.reached, "vector_us", c.vector_us, "launch_us",
+                                      c.launch_us, "ceiling_us", c.ceiling_us, "vector_bound",
+                                      c.vector_bound),
+                            &oom);
+        }
         set(o, "roofline", roofline, &oom);
         set(o, "cases", json_cases(f, &oom), &oom);
         set(o, "changes", json_changes(f, &oom), &oom);

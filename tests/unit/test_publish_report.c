@@ -599,6 +599,13 @@ static void test_with_store(void **state)
         json_decref(r);
         r = result(best_id, 3.1213, 68.0597, 3.5);
         assert_non_null(r);
+        /* the bench case's profile as 'ascendopt eval --json' gives it for this relu best */
+        assert_int_equal(json_object_set_new(
+                             r, "profile",
+                             json_pack("{s:f, s:f, s:f, s:f, s:{s:{s:f}}}", "latency_us", 68.0597,
+                                       "roofline_us", 57.4139, "launch_us", 2.904,
+                                       "bank_conflict_us", 0.0, "pipes", "v", "busy_us", 5.1892)),
+                         0);
         assert_int_equal(store_candidate_put(batch, best_id, r), 0);
         json_decref(r);
         store_blob_put(batch, manifest, strlen(manifest), blob);
@@ -638,6 +645,12 @@ static void test_with_store(void **state)
         /* device time: only the baseline and best are stored, so 2.0 + 3.5 s */
         assert_contains(report.markdown, "Device time: 5.5 s running, 2.0 s compiling (2 results)");
         assert_null(strstr(report.markdown, "not available"));
+        /* memory-bound: 2.904 + 57.4139 us is the ceiling, 95.2% of the roofline; 88.6% reached */
+        assert_contains(report.markdown,
+                        "Its vector instructions take 5.2 us a core (bank conflicts aside), "
+                        "under the roofline's 57.4 us: with its launch of 2.9 us, a kernel doing "
+                        "this work could reach 95.2% of the roofline, and this one has 88.6% of "
+                        "that;");
         report_free(&report);
         store_close(store);
         json_decref(record);
