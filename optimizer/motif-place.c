@@ -9,6 +9,8 @@
  * twin that is dead at that point when the kernel has one (a chain of
  * in-place instructions then ping-pongs between two buffers), else a new
  * TBuf; the inverse writes an instruction into its dead source again.
+ * Both work at the top of a function, in a branch, and in the body of a
+ * loop whose every pass writes the tensors afresh.
  */
 #include "motifs-internal.h"
 
@@ -37,8 +39,10 @@ static bool reads_destination(const struct cxx_file *f, size_t name)
 #define PLACE_MAX_ALTS 16
 
 struct scope {
-        size_t first, close; /* S's first token, its block's '}' */
-        size_t resume;       /* the first token after the chain; func->close when none */
+        size_t first, close;   /* S's first token, its block's '}' */
+        size_t resume;         /* the first token after the chain or loop; func->close when none */
+        size_t body;           /* S's block when it is a loop's body, else CXX_NONE */
+        size_t unit, unit_end; /* the class (else the file) holding S's function: its members */
         size_t alts[PLACE_MAX_ALTS][2];
         size_t n_alts;
 };
@@ -83,19 +87,63 @@ static size_t branch_after(const struct cxx_file *f, size_t close)
         return cxx_tok_eq(f, n, "{") ? n : CXX_NONE;
 }
 
+/* Whether the block opening at open is the body of a for, while or do loop. */
+static bool is_loop_body(const struct cxx_file *f, size_t open)
+{
+        size_t p = cxx_tok_prev(f, open), q;
+
+        if (cxx_tok_eq(f, p, "do"))
+                return true;
+        if (!cxx_tok_eq(f, p, ")"))
+                return false;
+        q = cxx_tok_prev(f, cxx_bracket_open(f, p));
+        return cxx_tok_eq(f, q, "for") || cxx_tok_eq(f, q, "while");
+}
+
+/*
+ * S directly in the body of a loop that no other loop encloses: its
+ * value is read in the rest of that pass, and what follows is the loop's
+ * end.  false for any other place in a loop.
+ */
+static bool loop_scope(const struct cxx_file *f, const struct cxx_func *func,
+                       const struct cxx_stmt *st, struct scope *sc)
+{
+        size_t b = st->block, end;
+
+        if (!is_loop_body(f, b))
+                return false;
+        for (size_t o = block_enclosing(f, b); o != CXX_NONE && o != func->open;
+             o = block_enclosing(f, o))
+                if (is_loop_body(f, o))
+                        return false;
+        end = cxx_tok_eq(f, cxx_tok_prev(f, b), "do") ? cxx_stmt_last(f, cxx_tok_prev(f, b))
+                                                      : sc->close;
+        sc->body = b;
+        sc->resume = cxx_tok_next(f, end);
+        return sc->resume <= func->close;
+}
+
 static bool scope_of(const struct cxx_file *f, const struct cxx_func *func,
                      const struct cxx_stmt *st, struct scope *sc)
 {
         size_t b = st->block, close, last;
 
         memset(sc, 0, sizeof(*sc));
-        if (b == CXX_NONE || st->loop != CXX_NONE)
+        sc->body = CXX_NONE;
+        /* two kernel classes of one file may name their members alike */
+        sc->unit = block_enclosing(f, func->open);
+        sc->unit_end = sc->unit == CXX_NONE ? f->tokens.n : token_match(&f->tokens, sc->unit);
+        if (sc->unit == CXX_NONE)
+                sc->unit = 0;
+        if (b == CXX_NONE)
                 return false;
         close = token_match(&f->tokens, b);
         if (close >= f->tokens.n)
                 return false;
         sc->first = st->first;
         sc->close = close;
+        if (st->loop != CXX_NONE)
+                return loop_scope(f, func, st, sc);
         if (b == func->open) {
                 sc->resume = func->close;
                 return true;
@@ -170,11 +218,11 @@ static void origin_release(struct tensor_origin *o)
 }
 
 /* The size argument of obj's InitBuffer calls, all alike ("(obj, size)", "(obj, num, size)"). */
-static char *init_size(const struct cxx_file *f, size_t obj, bool queue)
+static char *init_size(const struct cxx_file *f, const struct scope *sc, size_t obj, bool queue)
 {
         char *size = NULL;
 
-        for (size_t k = 0; k < f->tokens.n; k = cxx_tok_next(f, k)) {
+        for (size_t k = sc->unit; k < sc->unit_end; k = cxx_tok_next(f, k)) {
                 struct cxx_call c;
                 size_t s;
                 char *this;
@@ -199,12 +247,90 @@ fail:
         return NULL;
 }
 
+/* Whether identifier x is one of the call's arguments from the second on. */
+static bool is_source(const struct cxx_file *f, const struct cxx_call *c, size_t x)
+{
+        for (size_t i = 1; i < c->n_args; i++)
+                if (tok_same(f, cxx_arg_ident(f, &c->args[i]), x))
+                        return true;
+        return false;
+}
+
+/* Whether the call mentions x anywhere but as its destination. */
+static bool reads(const struct cxx_file *f, const struct cxx_call *c, size_t x)
+{
+        for (size_t i = 1; i < c->n_args; i++)
+                if (c->args[i].first != CXX_NONE &&
+                    cxx_range_mentions(f, c->args[i].first, c->args[i].last, cxx_tok_text(f, x),
+                                       cxx_tok_len(f, x)))
+                        return true;
+        return false;
+}
+
+/*
+ * Whether the first statement in (from, to) that mentions x writes all of
+ * it without reading it (true when none mentions it): x then holds
+ * nothing that the code before from left in it.
+ */
+static bool first_use_writes(const struct cxx_file *f, size_t x, size_t from, size_t to)
+{
+        for (size_t k = cxx_tok_next(f, from); k < to; k = cxx_tok_next(f, k)) {
+                struct cxx_call c;
+                size_t s;
+                if (!tok_same(f, k, x))
+                        continue;
+                s = cxx_stmt_first(f, k);
+                /* its definition in a loop's body ("LocalTensor<T> x = buf.Get<T>();") */
+                if (cxx_tok_eq(f, s, "LocalTensor") && cxx_tok_eq(f, cxx_tok_next(f, k), "=")) {
+                        k = cxx_stmt_last(f, s);
+                        continue;
+                }
+                return cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) && is_vector_api(f, c.name) &&
+                       !reads_destination(f, c.name) && c.n_args >= 2 &&
+                       tok_same(f, cxx_arg_ident(f, &c.args[0]), x) && !reads(f, &c, x);
+        }
+        return true;
+}
+
+/* Whether x (a Get tensor) holds nothing from one run of its function to the next. */
+static bool written_first(const struct cxx_file *f, const struct cxx_func *func, size_t x,
+                          const struct tensor_origin *o)
+{
+        return first_use_writes(f, x, o->decl_last, func->close);
+}
+
+/* In a loop, whether x holds nothing from one pass to the next (true outside loops). */
+static bool fresh_each_pass(const struct cxx_file *f, const struct scope *sc, size_t x)
+{
+        return sc->body == CXX_NONE || first_use_writes(f, x, sc->body, sc->close);
+}
+
+/*
+ * Whether the use of a TBuf at token k, outside S's function, gets a
+ * tensor that its own block writes before reading
+ * ("LocalTensor<T> y = buf.Get<T>();" then a vector instruction writing
+ * y): such a function shares the buffer as scratch and reads nothing S's
+ * function leaves there.
+ */
+static bool scratch_elsewhere(const struct cxx_file *f, size_t k)
+{
+        size_t s = cxx_stmt_first(f, k), y = cxx_tok_prev(f, cxx_tok_prev(f, k)), b;
+
+        if (!cxx_tok_eq(f, s, "LocalTensor") || !cxx_tok_eq(f, cxx_tok_next(f, y), "=") ||
+            !cxx_tok_is_ident(f, y) || !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, k)), "Get"))
+                return false;
+        b = block_enclosing(f, s);
+        return b != CXX_NONE &&
+               first_use_writes(f, y, cxx_stmt_last(f, s), token_match(&f->tokens, b));
+}
+
 /*
  * The origin of LocalTensor x as S sees it: its last definition before S
  * in a block enclosing S, not assigned again in S's scope.  A TBuf's
- * other uses must all be in other branches of S's if/else chain, so that
- * no other tensor shares its storage with x and no other function reads
- * what x leaves there.  false when it is anything else.
+ * other uses must be in other branches of S's if/else chain or in other
+ * functions that use it as scratch, so that no other tensor shares its
+ * storage with x and no other function reads what x leaves there.  false
+ * when it is anything else.
  */
 static bool origin_of(const struct cxx_file *f, const struct cxx_func *func, const struct scope *sc,
                       size_t x, struct tensor_origin *o)
@@ -237,9 +363,10 @@ static bool origin_of(const struct cxx_file *f, const struct cxx_func *func, con
         if (cxx_tok_eq(f, method, "DeQue")) {
                 o->queue = true;
         } else if (cxx_tok_eq(f, method, "Get")) {
-                for (size_t k = 0; k < f->tokens.n; k = cxx_tok_next(f, k))
+                for (size_t k = sc->unit; k < sc->unit_end; k = cxx_tok_next(f, k))
                         if (tok_same(f, k, o->obj) && cxx_tok_eq(f, cxx_tok_next(f, k), ".") &&
-                            k != o->obj && !in_other_branch(sc, k))
+                            k != o->obj && !in_other_branch(sc, k) &&
+                            !((k < func->open || k > func->close) && scratch_elsewhere(f, k)))
                                 return false;
         } else {
                 return false;
@@ -250,53 +377,12 @@ static bool origin_of(const struct cxx_file *f, const struct cxx_func *func, con
         if (gt == CXX_NONE || cxx_tok_next(f, lt) >= gt || cxx_tok_next(f, gt) != def)
                 return false;
         o->type = cxx_range_dup(f, cxx_tok_next(f, lt), cxx_tok_prev(f, gt));
-        o->size = init_size(f, o->obj, o->queue);
+        o->size = init_size(f, sc, o->obj, o->queue);
         if (!o->type || !o->size) {
                 origin_release(o);
                 return false;
         }
         return true;
-}
-
-/* Whether identifier x is one of the call's arguments from the second on. */
-static bool is_source(const struct cxx_file *f, const struct cxx_call *c, size_t x)
-{
-        for (size_t i = 1; i < c->n_args; i++)
-                if (tok_same(f, cxx_arg_ident(f, &c->args[i]), x))
-                        return true;
-        return false;
-}
-
-/* Whether the call mentions x anywhere but as its destination. */
-static bool reads(const struct cxx_file *f, const struct cxx_call *c, size_t x)
-{
-        for (size_t i = 1; i < c->n_args; i++)
-                if (c->args[i].first != CXX_NONE &&
-                    cxx_range_mentions(f, c->args[i].first, c->args[i].last, cxx_tok_text(f, x),
-                                       cxx_tok_len(f, x)))
-                        return true;
-        return false;
-}
-
-/*
- * Whether x (a Get tensor) holds nothing from one run of its block to
- * the next: the first statement after its definition that mentions it is
- * a vector instruction writing x without reading it.
- */
-static bool written_first(const struct cxx_file *f, const struct cxx_func *func, size_t x,
-                          const struct tensor_origin *o)
-{
-        for (size_t k = cxx_tok_next(f, o->decl_last); k < func->close; k = cxx_tok_next(f, k)) {
-                struct cxx_call c;
-                size_t s;
-                if (!tok_same(f, k, x))
-                        continue;
-                s = cxx_stmt_first(f, k);
-                return cxx_stmt_call(f, s, cxx_stmt_last(f, s), &c) && is_vector_api(f, c.name) &&
-                       !reads_destination(f, c.name) && c.n_args >= 2 &&
-                       tok_same(f, cxx_arg_ident(f, &c.args[0]), x) && !reads(f, &c, x);
-        }
-        return false;
 }
 
 /* Renames x to name in S's block after token from, FreeTensor(x) aside. */
@@ -340,7 +426,7 @@ static size_t dead_twin(const struct cxx_file *f, const struct cxx_func *func,
                 ok = !wo.queue && wo.decl_first == cxx_stmt_first(f, w) &&
                      !tok_same(f, wo.obj, xo->obj) && strcmp(wo.type, xo->type) == 0 &&
                      strcmp(wo.size, xo->size) == 0 && !mentioned_from(f, func, sc, sc->first, w) &&
-                     written_first(f, func, w, &wo);
+                     written_first(f, func, w, &wo) && fresh_each_pass(f, sc, w);
                 origin_release(&wo);
                 if (ok)
                         return w;
@@ -349,9 +435,10 @@ static size_t dead_twin(const struct cxx_file *f, const struct cxx_func *func,
 }
 
 /* Whether every InitBuffer(obj, ...) of the file has an InitBuffer(other, size) in its block. */
-static bool initialised_beside(const struct cxx_file *f, size_t obj, size_t other, const char *size)
+static bool initialised_beside(const struct cxx_file *f, const struct scope *sc, size_t obj,
+                               size_t other, const char *size)
 {
-        for (size_t k = 0; k < f->tokens.n; k = cxx_tok_next(f, k)) {
+        for (size_t k = sc->unit; k < sc->unit_end; k = cxx_tok_next(f, k)) {
                 size_t b;
                 bool found = false;
                 if (!cxx_tok_eq(f, k, "InitBuffer") ||
@@ -388,7 +475,7 @@ static bool initialised_beside(const struct cxx_file *f, size_t obj, size_t othe
 static size_t idle_buffer(const struct cxx_file *f, const struct scope *sc,
                           const struct tensor_origin *xo)
 {
-        for (size_t i = 0; i < f->tokens.n; i = cxx_tok_next(f, i)) {
+        for (size_t i = sc->unit; i < sc->unit_end; i = cxx_tok_next(f, i)) {
                 size_t gt, k;
                 if (!cxx_tok_eq(f, i, "TBuf") || !cxx_tok_eq(f, cxx_tok_next(f, i), "<"))
                         continue;
@@ -399,11 +486,11 @@ static size_t idle_buffer(const struct cxx_file *f, const struct scope *sc,
                              ? cxx_tok_next(f, cxx_tok_next(f, k))
                              : CXX_NONE) {
                         bool idle = !tok_same(f, k, xo->obj);
-                        for (size_t j = 0; j < f->tokens.n && idle; j = cxx_tok_next(f, j))
+                        for (size_t j = sc->unit; j < sc->unit_end && idle; j = cxx_tok_next(f, j))
                                 if (tok_same(f, j, k) && cxx_tok_eq(f, cxx_tok_next(f, j), ".") &&
                                     !in_other_branch(sc, j))
                                         idle = false;
-                        if (idle && initialised_beside(f, xo->obj, k, xo->size))
+                        if (idle && initialised_beside(f, sc, xo->obj, k, xo->size))
                                 return k;
                 }
         }
@@ -411,10 +498,10 @@ static size_t idle_buffer(const struct cxx_file *f, const struct scope *sc,
 }
 
 /* Each InitBuffer(obj, ...) statement of the file gets text after it. */
-static void init_beside(struct motif_scan *scan, struct cxx_file *f, size_t obj, const char *buf,
-                        const char *size)
+static void init_beside(struct motif_scan *scan, struct cxx_file *f, const struct scope *sc,
+                        size_t obj, const char *buf, const char *size)
 {
-        for (size_t k = 0; k < f->tokens.n; k = cxx_tok_next(f, k)) {
+        for (size_t k = sc->unit; k < sc->unit_end; k = cxx_tok_next(f, k)) {
                 struct cxx_call c;
                 size_t s;
                 char *pipe, *text;
@@ -457,7 +544,7 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         if (x == CXX_NONE || !is_source(f, &c, x) || !origin_of(f, func, &sc, x, &xo))
                 return 0;
         /* x's value after S is read in S's block, and never handed on */
-        if ((!xo.queue && !written_first(f, func, x, &xo)) ||
+        if ((!xo.queue && !written_first(f, func, x, &xo)) || !fresh_each_pass(f, &sc, x) ||
             !mentioned_from(f, func, &sc, cxx_tok_next(f, st->last), x) ||
             outlives_block(f, func, &sc, x))
                 goto out;
@@ -478,7 +565,8 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         }
         /* no dead twin: a TBuf idle here, else a new one set up wherever x's buffer is */
         w = idle_buffer(f, &sc, &xo);
-        if (w == CXX_NONE && !decl_of(f, NULL, xo.obj, &od))
+        if (w == CXX_NONE && !decl_find(f, sc.unit, sc.unit_end - 1, cxx_tok_text(f, xo.obj),
+                                        cxx_tok_len(f, xo.obj), &od))
                 goto out;
         if (w != CXX_NONE)
                 cxx_tok_copy(f, w, buf, sizeof(buf));
@@ -495,7 +583,7 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         } else {
                 if (w == CXX_NONE) {
                         site_insert_after(scan, f, od.first, od.last, decl);
-                        init_beside(scan, f, xo.obj, buf, xo.size);
+                        init_beside(scan, f, &sc, xo.obj, buf, xo.size);
                 }
                 site_insert_before(scan, f, st->first, get);
                 site_replace(scan, f, c.args[0].first, c.args[0].last, name);
@@ -535,7 +623,8 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         w = cxx_arg_ident(f, &c.args[0]);
         if (w == CXX_NONE || is_source(f, &c, w) || !origin_of(f, func, &sc, w, &wo))
                 return 0;
-        if (wo.queue || !written_first(f, func, w, &wo) || outlives_block(f, func, &sc, w))
+        if (wo.queue || !written_first(f, func, w, &wo) || !fresh_each_pass(f, &sc, w) ||
+            outlives_block(f, func, &sc, w))
                 goto out;
         for (size_t i = 1; i < c.n_args; i++) {
                 struct tensor_origin xo;
@@ -547,7 +636,7 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 ok = !tok_same(f, xo.obj, wo.obj) && strcmp(xo.type, wo.type) == 0 &&
                      strcmp(xo.size, wo.size) == 0 &&
                      !mentioned_from(f, func, &sc, cxx_tok_next(f, st->last), x) &&
-                     (xo.queue || written_first(f, func, x, &xo));
+                     fresh_each_pass(f, &sc, x) && (xo.queue || written_first(f, func, x, &xo));
                 origin_release(&xo);
                 if (!ok)
                         continue;
