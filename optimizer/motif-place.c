@@ -8,7 +8,9 @@
  * such an instruction into a second buffer of the same size instead, a
  * twin that is dead at that point when the kernel has one (a chain of
  * in-place instructions then ping-pongs between two buffers), else a new
- * TBuf; the inverse writes an instruction into its dead source again.
+ * TBuf; two in-place instructions in a row can also go through a buffer
+ * dead between them, which needs no new one.  The inverse writes an
+ * instruction (or such a pair) into its dead source again.
  * Both work at the top of a function, in a branch, and in the body of a
  * loop whose every pass writes the tensors afresh.
  */
@@ -524,6 +526,118 @@ static void init_beside(struct motif_scan *scan, struct cxx_file *f, const struc
         }
 }
 
+/*
+ * The pair form: the next statement after S in its block that mentions x
+ * is again a vector instruction writing x from x, over the same count.
+ * The two can go through a buffer w that is dead between them, S writing
+ * w and the partner reading it: no new buffer, and x holds the same value
+ * after the partner as before.  The partner's first token, else CXX_NONE.
+ */
+static size_t partner_of(const struct cxx_file *f, const struct scope *sc,
+                         const struct cxx_stmt *st, const struct cxx_call *c, size_t x, size_t w,
+                         struct cxx_call *ret)
+{
+        for (size_t k = cxx_tok_next(f, st->last); k < sc->close; k = cxx_tok_next(f, k)) {
+                size_t s;
+                if (!tok_same(f, k, x) && !(w != CXX_NONE && tok_same(f, k, w)))
+                        continue;
+                s = cxx_stmt_first(f, k);
+                if (block_enclosing(f, s) != st->block ||
+                    !cxx_stmt_call(f, s, cxx_stmt_last(f, s), ret) ||
+                    !is_vector_api(f, ret->name) || reads_destination(f, ret->name) ||
+                    ret->obj != CXX_NONE || ret->n_args != c->n_args ||
+                    !tok_same(f, cxx_arg_ident(f, &ret->args[0]), x) ||
+                    !cxx_range_same(f, c->args[c->n_args - 1].first, c->args[c->n_args - 1].last,
+                                    ret->args[ret->n_args - 1].first,
+                                    ret->args[ret->n_args - 1].last))
+                        return CXX_NONE;
+                return s;
+        }
+        return CXX_NONE;
+}
+
+/* Whether x appears in the call's sources only as whole arguments (so each can be renamed). */
+static bool whole_sources(const struct cxx_file *f, const struct cxx_call *c, size_t x)
+{
+        for (size_t i = 1; i < c->n_args; i++)
+                if (c->args[i].first != CXX_NONE &&
+                    !tok_same(f, cxx_arg_ident(f, &c->args[i]), x) &&
+                    cxx_range_mentions(f, c->args[i].first, c->args[i].last, cxx_tok_text(f, x),
+                                       cxx_tok_len(f, x)))
+                        return false;
+        return true;
+}
+
+/* The call's sources that are x alone become name. */
+static void rename_sources(struct motif_scan *scan, struct cxx_file *f, const struct cxx_call *c,
+                           size_t x, const char *name)
+{
+        for (size_t i = 1; i < c->n_args; i++)
+                if (tok_same(f, cxx_arg_ident(f, &c->args[i]), x))
+                        site_replace(scan, f, c->args[i].first, c->args[i].last, name);
+}
+
+/*
+ * A LocalTensor of x's type and size, from another TBuf, that is dead
+ * from S to the end of the partner: not mentioned there, and the first
+ * statement after the partner that mentions it writes it (or none does,
+ * and it holds nothing across runs).  CXX_NONE if none.
+ */
+static size_t pair_twin(const struct cxx_file *f, const struct cxx_func *func,
+                        const struct scope *sc, size_t x, const struct tensor_origin *xo,
+                        size_t partner_last)
+{
+        for (size_t k = cxx_tok_next(f, func->open); k < sc->first; k = cxx_tok_next(f, k)) {
+                struct tensor_origin wo;
+                size_t gt, w;
+                bool ok;
+                if (!cxx_tok_eq(f, k, "LocalTensor"))
+                        continue;
+                gt = cxx_angle_match(f, cxx_tok_next(f, k));
+                w = gt == CXX_NONE ? CXX_NONE : cxx_tok_next(f, gt);
+                if (w == CXX_NONE || !cxx_tok_is_ident(f, w) || tok_same(f, w, x) ||
+                    !cxx_tok_eq(f, cxx_tok_next(f, w), "=") || !origin_of(f, func, sc, w, &wo))
+                        continue;
+                ok = !wo.queue && wo.decl_first == cxx_stmt_first(f, w) &&
+                     !tok_same(f, wo.obj, xo->obj) && strcmp(wo.type, xo->type) == 0 &&
+                     strcmp(wo.size, xo->size) == 0 &&
+                     !cxx_range_mentions(f, sc->first, partner_last, cxx_tok_text(f, w),
+                                         cxx_tok_len(f, w)) &&
+                     first_use_writes(f, w, partner_last, func->close) &&
+                     written_first(f, func, w, &wo) && fresh_each_pass(f, sc, w);
+                origin_release(&wo);
+                if (ok)
+                        return w;
+        }
+        return CXX_NONE;
+}
+
+/* Forward, pair form: "Op(x, x, ...); ... Op2(x, x, ...);" through a dead w: 1 for a site. */
+static int forward_pair(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *func,
+                        const struct cxx_stmt *st, const struct cxx_call *c, const struct scope *sc,
+                        size_t x, const struct tensor_origin *xo)
+{
+        struct cxx_call p;
+        size_t partner = partner_of(f, sc, st, c, x, CXX_NONE, &p), w;
+        char name[64];
+        int r;
+
+        if (partner == CXX_NONE || !is_source(f, &p, x) || !whole_sources(f, &p, x))
+                return 0;
+        w = pair_twin(f, func, sc, x, xo, cxx_stmt_last(f, partner));
+        if (w == CXX_NONE)
+                return 0;
+        cxx_tok_copy(f, w, name, sizeof(name));
+        site_begin(scan, f, st->first, "write %.*s and %.*s of %.*s through %s, not in place",
+                   (int)cxx_tok_len(f, c->name), cxx_tok_text(f, c->name),
+                   (int)cxx_tok_len(f, p.name), cxx_tok_text(f, p.name), (int)cxx_tok_len(f, x),
+                   cxx_tok_text(f, x), name);
+        site_replace(scan, f, c->args[0].first, c->args[0].last, name);
+        rename_sources(scan, f, &p, x, name);
+        r = site_end(scan);
+        return r < 0 ? r : 1;
+}
+
 /* Forward: "Op(x, x, ...)" writes a dead twin of x, or a new TBuf, and x's later reads follow. */
 static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
                         const struct cxx_stmt *st, void *userdata)
@@ -543,6 +657,12 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         x = cxx_arg_ident(f, &c.args[0]);
         if (x == CXX_NONE || !is_source(f, &c, x) || !origin_of(f, func, &sc, x, &xo))
                 return 0;
+        /* a pair through a dead buffer first: it needs no new one, and x keeps its value */
+        r = forward_pair(scan, f, func, st, &c, &sc, x, &xo);
+        if (r != 0) {
+                r = r < 0 ? r : 0;
+                goto out;
+        }
         /* x's value after S is read in S's block, and never handed on */
         if ((!xo.queue && !written_first(f, func, x, &xo)) || !fresh_each_pass(f, &sc, x) ||
             !mentioned_from(f, func, &sc, cxx_tok_next(f, st->last), x) ||
@@ -603,6 +723,44 @@ int motif_place_forward(struct motif_scan *scan)
 }
 
 /*
+ * Inverse, pair form: "Op(w, x, ...); ... Op2(x, w, ...);" where w is
+ * dead afterwards (as forward_pair leaves it) writes both in place on x.
+ * 1 for a site.
+ */
+static int inverse_pair(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *func,
+                        const struct cxx_stmt *st, const struct cxx_call *c, const struct scope *sc,
+                        size_t w, const struct tensor_origin *wo)
+{
+        for (size_t i = 1; i < c->n_args; i++) {
+                struct tensor_origin xo;
+                struct cxx_call p;
+                size_t x = cxx_arg_ident(f, &c->args[i]), partner;
+                bool ok;
+                char name[64];
+                int r;
+                if (x == CXX_NONE || !origin_of(f, func, sc, x, &xo))
+                        continue;
+                partner = partner_of(f, sc, st, c, x, w, &p);
+                ok = partner != CXX_NONE && is_source(f, &p, w) && whole_sources(f, &p, w) &&
+                     !is_source(f, &p, x) && !tok_same(f, xo.obj, wo->obj) &&
+                     strcmp(xo.type, wo->type) == 0 && strcmp(xo.size, wo->size) == 0 &&
+                     first_use_writes(f, w, cxx_stmt_last(f, partner), func->close);
+                origin_release(&xo);
+                if (!ok)
+                        continue;
+                cxx_tok_copy(f, x, name, sizeof(name));
+                site_begin(scan, f, st->first, "write %.*s and %.*s in place on %s",
+                           (int)cxx_tok_len(f, c->name), cxx_tok_text(f, c->name),
+                           (int)cxx_tok_len(f, p.name), cxx_tok_text(f, p.name), name);
+                site_replace(scan, f, c->args[0].first, c->args[0].last, name);
+                rename_sources(scan, f, &p, w, name);
+                r = site_end(scan);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+/*
  * Inverse: "Op(w, x, ...)" whose source x is dead afterwards writes x in
  * place, and w's later reads follow, where w and x are alike (type and
  * buffer size) and w holds nothing across runs.
@@ -623,8 +781,14 @@ static int inverse_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
         w = cxx_arg_ident(f, &c.args[0]);
         if (w == CXX_NONE || is_source(f, &c, w) || !origin_of(f, func, &sc, w, &wo))
                 return 0;
-        if (wo.queue || !written_first(f, func, w, &wo) || !fresh_each_pass(f, &sc, w) ||
-            outlives_block(f, func, &sc, w))
+        if (wo.queue || !written_first(f, func, w, &wo) || !fresh_each_pass(f, &sc, w))
+                goto out;
+        r = inverse_pair(scan, f, func, st, &c, &sc, w, &wo);
+        if (r != 0) {
+                r = r < 0 ? r : 0;
+                goto out;
+        }
+        if (outlives_block(f, func, &sc, w))
                 goto out;
         for (size_t i = 1; i < c.n_args; i++) {
                 struct tensor_origin xo;

@@ -782,7 +782,8 @@ static void test_out_of_place(void **state)
                 fail_msg("branches not written out of place as expected:\n%s", branches);
         free(branches);
 
-        /* in a loop: t written afresh every pass ping-pongs; acc, carried from pass to pass, not */
+        /* in a loop: t, written afresh every pass, moves to a new buffer; acc, carried from pass
+         * to pass, keeps its own, its two updates going through t, dead between them */
         {
                 const char *loop = "class K {\n"
                                    "public:\n"
@@ -813,10 +814,47 @@ static void test_out_of_place(void **state)
                 if (!strstr(done, "            LocalTensor<float> motifPlace = "
                                   "motifPlaceBuf.Get<float>();\n"
                                   "            Exp(motifPlace, t, n);\n"
-                                  "            Muls(acc, acc, 0.5f, n);\n"
-                                  "            Add(acc, acc, motifPlace, n);\n"))
+                                  "            Muls(t, acc, 0.5f, n);\n"
+                                  "            Add(acc, t, motifPlace, n);\n"))
                         fail_msg("loop not written out of place as expected:\n%s", done);
                 free(done);
+        }
+
+        /* two in a row through a buffer dead between them: no new buffer, v keeps its value */
+        {
+                const char *pair = "class K {\n"
+                                   "public:\n"
+                                   "    __aicore__ inline void Init()\n"
+                                   "    {\n"
+                                   "        pipe.InitBuffer(vBuf, n * 4);\n"
+                                   "        pipe.InitBuffer(tBuf, n * 4);\n"
+                                   "    }\n"
+                                   "    __aicore__ inline void Compute()\n"
+                                   "    {\n"
+                                   "        LocalTensor<float> v = vBuf.Get<float>();\n"
+                                   "        LocalTensor<float> t = tBuf.Get<float>();\n"
+                                   "        Load(v);\n"
+                                   "        if (scaled) {\n"
+                                   "            Muls(v, v, 2.0f, n);\n"
+                                   "            Adds(v, v, 1.0f, n);\n"
+                                   "        }\n"
+                                   "        Muls(t, v, -1.0f, n);\n"
+                                   "        Store(v, t);\n"
+                                   "    }\n"
+                                   "    TBuf<QuePosition::VECCALC> vBuf, tBuf;\n"
+                                   "};\n";
+                char *once = apply("out_of_place", MOTIF_FORWARD, pair, 0), *back;
+                if (!strstr(once, "            Muls(t, v, 2.0f, n);\n"
+                                  "            Adds(v, t, 1.0f, n);\n"
+                                  "        }\n"
+                                  "        Muls(t, v, -1.0f, n);\n") ||
+                    strstr(once, "motifPlace"))
+                        fail_msg("pair not written through t:\n%s", once);
+                assert_int_equal(sites("out_of_place", MOTIF_INVERSE, once), 1);
+                back = apply("out_of_place", MOTIF_INVERSE, once, 0);
+                assert_string_equal(back, pair);
+                free(once);
+                free(back);
         }
 }
 
