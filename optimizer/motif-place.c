@@ -407,12 +407,15 @@ static bool instruction_at(const struct cxx_file *f, const struct cxx_func *func
 
 /*
  * A LocalTensor other than x, defined before S in a block enclosing it,
- * that can take x's value from S on: Get from another TBuf of x's type
- * and size, holding nothing across runs, and not mentioned from S on.
- * CXX_NONE if none.
+ * Get from another TBuf of x's type and size and holding nothing across
+ * runs, that is dead where x's value is to go: with partner_last
+ * CXX_NONE, not mentioned from S on (it takes x's value from S on);
+ * else not mentioned from S to the end of the partner, and written again
+ * before anything reads it after that (the pair form).  CXX_NONE if none.
  */
-static size_t dead_twin(const struct cxx_file *f, const struct cxx_func *func,
-                        const struct scope *sc, size_t x, const struct tensor_origin *xo)
+static size_t find_twin(const struct cxx_file *f, const struct cxx_func *func,
+                        const struct scope *sc, size_t x, const struct tensor_origin *xo,
+                        size_t partner_last)
 {
         for (size_t k = cxx_tok_next(f, func->open); k < sc->first; k = cxx_tok_next(f, k)) {
                 struct tensor_origin wo;
@@ -427,8 +430,13 @@ static size_t dead_twin(const struct cxx_file *f, const struct cxx_func *func,
                         continue;
                 ok = !wo.queue && wo.decl_first == cxx_stmt_first(f, w) &&
                      !tok_same(f, wo.obj, xo->obj) && strcmp(wo.type, xo->type) == 0 &&
-                     strcmp(wo.size, xo->size) == 0 && !mentioned_from(f, func, sc, sc->first, w) &&
-                     written_first(f, func, w, &wo) && fresh_each_pass(f, sc, w);
+                     strcmp(wo.size, xo->size) == 0 && written_first(f, func, w, &wo) &&
+                     fresh_each_pass(f, sc, w) &&
+                     (partner_last == CXX_NONE
+                          ? !mentioned_from(f, func, sc, sc->first, w)
+                          : !cxx_range_mentions(f, sc->first, partner_last, cxx_tok_text(f, w),
+                                                cxx_tok_len(f, w)) &&
+                                first_use_writes(f, w, partner_last, func->close));
                 origin_release(&wo);
                 if (ok)
                         return w;
@@ -577,41 +585,6 @@ static void rename_sources(struct motif_scan *scan, struct cxx_file *f, const st
                         site_replace(scan, f, c->args[i].first, c->args[i].last, name);
 }
 
-/*
- * A LocalTensor of x's type and size, from another TBuf, that is dead
- * from S to the end of the partner: not mentioned there, and the first
- * statement after the partner that mentions it writes it (or none does,
- * and it holds nothing across runs).  CXX_NONE if none.
- */
-static size_t pair_twin(const struct cxx_file *f, const struct cxx_func *func,
-                        const struct scope *sc, size_t x, const struct tensor_origin *xo,
-                        size_t partner_last)
-{
-        for (size_t k = cxx_tok_next(f, func->open); k < sc->first; k = cxx_tok_next(f, k)) {
-                struct tensor_origin wo;
-                size_t gt, w;
-                bool ok;
-                if (!cxx_tok_eq(f, k, "LocalTensor"))
-                        continue;
-                gt = cxx_angle_match(f, cxx_tok_next(f, k));
-                w = gt == CXX_NONE ? CXX_NONE : cxx_tok_next(f, gt);
-                if (w == CXX_NONE || !cxx_tok_is_ident(f, w) || tok_same(f, w, x) ||
-                    !cxx_tok_eq(f, cxx_tok_next(f, w), "=") || !origin_of(f, func, sc, w, &wo))
-                        continue;
-                ok = !wo.queue && wo.decl_first == cxx_stmt_first(f, w) &&
-                     !tok_same(f, wo.obj, xo->obj) && strcmp(wo.type, xo->type) == 0 &&
-                     strcmp(wo.size, xo->size) == 0 &&
-                     !cxx_range_mentions(f, sc->first, partner_last, cxx_tok_text(f, w),
-                                         cxx_tok_len(f, w)) &&
-                     first_use_writes(f, w, partner_last, func->close) &&
-                     written_first(f, func, w, &wo) && fresh_each_pass(f, sc, w);
-                origin_release(&wo);
-                if (ok)
-                        return w;
-        }
-        return CXX_NONE;
-}
-
 /* Forward, pair form: "Op(x, x, ...); ... Op2(x, x, ...);" through a dead w: 1 for a site. */
 static int forward_pair(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *func,
                         const struct cxx_stmt *st, const struct cxx_call *c, const struct scope *sc,
@@ -624,7 +597,7 @@ static int forward_pair(struct motif_scan *scan, struct cxx_file *f, const struc
 
         if (partner == CXX_NONE || !is_source(f, &p, x) || !whole_sources(f, &p, x))
                 return 0;
-        w = pair_twin(f, func, sc, x, xo, cxx_stmt_last(f, partner));
+        w = find_twin(f, func, sc, x, xo, cxx_stmt_last(f, partner));
         if (w == CXX_NONE)
                 return 0;
         cxx_tok_copy(f, w, name, sizeof(name));
@@ -672,7 +645,7 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
                 if (tok_same(f, k, x) && cxx_tok_eq(f, cxx_tok_prev(f, k), "(") &&
                     cxx_tok_eq(f, cxx_tok_prev(f, cxx_tok_prev(f, k)), "EnQue"))
                         goto out;
-        w = dead_twin(f, func, &sc, x, &xo);
+        w = find_twin(f, func, &sc, x, &xo, CXX_NONE);
         if (w != CXX_NONE) {
                 cxx_tok_copy(f, w, name, sizeof(name));
                 site_begin(scan, f, st->first, "write %.*s of %.*s into %s, not in place",
