@@ -170,11 +170,12 @@ static const struct motif motifs[] = {
             .title = "Write an in-place vector instruction into a second buffer",
             .description =
                 "Op(t, t, ...) reads and writes the same UB bank on every repeat, a "
-                "read/write bank conflict.  It writes a twin of t instead (a buffer of t's "
-                "type and size that is dead there, so that a chain of in-place instructions "
-                "alternates between two buffers; a new TBuf when there is none) and t's later "
-                "reads follow it.  The inverse writes an instruction into its source when "
-                "that source is dead afterwards.",
+                "read/write bank conflict.  Two such instructions in a row go through a "
+                "buffer of t's type and size that is dead between them; a single one writes "
+                "a twin of t instead (a dead buffer, so that a chain alternates between two; "
+                "a new TBuf when there is none) and t's later reads follow it.  The inverse "
+                "writes an instruction, or a pair, into its source when that source is dead "
+                "afterwards.",
             .bottleneck = "ub_banks=conflict bound=v v_util=high",
             .forward = motif_place_forward,
             .inverse = motif_place_inverse,
