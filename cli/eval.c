@@ -145,6 +145,21 @@ static int resolve_case(const struct npu_manifest *m, const char *arg, int *ret)
         return -ENOENT;
 }
 
+/* Where a case's Chrome trace went, when it has one. */
+static void print_trace(const json_t *profile)
+{
+        const char *path = json_string_value(json_object_get(profile, "trace_path"));
+
+        if (!path)
+                return;
+        printf(
+            "    trace %s: %lld events%s; open it in https://ui.perfetto.dev or chrome://tracing\n",
+            path, (long long)json_integer_value(json_object_get(profile, "trace_events")),
+            json_is_true(json_object_get(profile, "trace_truncated"))
+                ? ", cut at the limit (the rest of the run is not in it)"
+                : "");
+}
+
 static void print_human(const json_t *result, const char *opdir)
 {
         const char *status = json_string_value(json_object_get(result, "status"));
@@ -171,6 +186,7 @@ static void print_human(const json_t *result, const char *opdir)
                 if (json_object_get(c, "latency_us"))
                         printf(" %.2f us", json_number_value(json_object_get(c, "latency_us")));
                 printf("\n");
+                print_trace(json_object_get(c, "profile"));
         }
         json_array_foreach(json_object_get(result, "correctness"), i, c)
         {

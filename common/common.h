@@ -239,6 +239,12 @@ int map_untrusted_file(const char *path, size_t max_bytes, const void **ret_data
 void unmap_file(const void *data, size_t len);
 int write_file_exclusive(const char *path, const void *data, size_t len, mode_t mode);
 /*
+ * Copies the regular file from to to (created with mode, or truncated).
+ * untrusted: from was written by a sandboxed child, so no link on its
+ * path is followed and anything but a regular file is -EINVAL.
+ */
+int copy_file(const char *from, const char *to, mode_t mode, bool untrusted);
+/*
  * Writes data to PATH.tmp, syncs it and renames it over path, so that a
  * reader finds the old file or the whole new one, never a part.
  */

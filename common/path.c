@@ -327,6 +327,52 @@ int open_no_symlinks(const char *path, int flags, mode_t mode)
         return open_walk_no_symlinks(path, flags, mode);
 }
 
+int copy_file(const char *from, const char *to, mode_t mode, bool untrusted)
+{
+        char buf[65536];
+        struct stat st;
+        ssize_t n;
+        int in, out, r = 0;
+
+        in = untrusted ? open_no_symlinks(from, O_RDONLY | O_NONBLOCK, 0)
+                       : open(from, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+                return untrusted ? in : -errno;
+        if (fstat(in, &st) < 0)
+                r = -errno;
+        else if (!S_ISREG(st.st_mode))
+                r = -EINVAL;
+        if (r < 0) {
+                close(in);
+                return r;
+        }
+        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+        if (out < 0) {
+                r = -errno;
+                close(in);
+                return r;
+        }
+        while ((n = read(in, buf, sizeof(buf))) > 0) {
+                char *p = buf;
+                while (n > 0) {
+                        ssize_t w = write(out, p, (size_t)n);
+                        if (w < 0) {
+                                r = -errno;
+                                goto out;
+                        }
+                        p += w;
+                        n -= w;
+                }
+        }
+        if (n < 0)
+                r = -errno;
+out:
+        close(in);
+        if (close(out) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
 int read_untrusted_file(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len)
 {
         struct stat st;

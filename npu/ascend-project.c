@@ -105,42 +105,6 @@ int ascend_compute_unit(const char *soc, char *buf, size_t size)
 
 /* ------------------------------------------------------------ copying */
 
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-        char buf[65536];
-        int in = open(from, O_RDONLY | O_CLOEXEC), out;
-        ssize_t n;
-        int r = 0;
-
-        if (in < 0)
-                return -errno;
-        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
-        if (out < 0) {
-                r = -errno;
-                close(in);
-                return r;
-        }
-        while ((n = read(in, buf, sizeof(buf))) > 0) {
-                char *p = buf;
-                while (n > 0) {
-                        ssize_t w = write(out, p, (size_t)n);
-                        if (w < 0) {
-                                r = -errno;
-                                goto out;
-                        }
-                        p += w;
-                        n -= w;
-                }
-        }
-        if (n < 0)
-                r = -errno;
-out:
-        close(in);
-        if (close(out) < 0 && r == 0)
-                r = -errno;
-        return r;
-}
-
 /* Entries never copied out of a repository: VCS data and build output. */
 static bool skipped_entry(const char *name)
 {
@@ -195,7 +159,7 @@ static int copy_tree(const char *from, const char *to, bool skip_operators, int 
                                 continue; /* another operator (ours is copied on its own) */
                         r = copy_tree(src, dst, skip_operators, depth + 1, err, err_size);
                 } else if (S_ISREG(st.st_mode)) {
-                        r = copy_file(src, dst, st.st_mode);
+                        r = copy_file(src, dst, st.st_mode, false);
                         if (r < 0)
                                 format_error(err, err_size, r, "copying %s to %s: %s", src, dst,
                                              strerror(-r));

@@ -30,7 +30,8 @@
 #define ASCENDOPT_DATADIR "/usr/local/share/ascendopt"
 #endif
 
-#define RESULT_MAX_BYTES (64u << 20) /* a case's result.json */
+#define RESULT_MAX_BYTES (64u << 20)  /* a case's result.json */
+#define CASE_TRACE_FILE  "trace.json" /* in case_N/, with a trace asked for */
 
 /* ------------------------------------------------------------ paths */
 
@@ -411,8 +412,12 @@ static int start_run(struct npu_sim_run *e, char *err, size_t err_size)
                                         traced = k;
                                         break;
                                 }
-                if (traced == e->next_case)
-                        json_object_set_new(spec, "trace_path", json_string(e->options.trace_path));
+                /* written inside the case's folder, the one the sandbox may
+                 * write, and copied to where it was asked for once the run ends */
+                if (traced == e->next_case &&
+                    format_path(out_dir, sizeof(out_dir), "%s/case_%zu/" CASE_TRACE_FILE,
+                                e->work_dir, e->next_case) == 0)
+                        json_object_set_new(spec, "trace_path", json_string(out_dir));
         }
         if (e->options.jitter_pct > 0) {
                 json_object_set_new(spec, "jitter_pct", json_real(e->options.jitter_pct));
@@ -615,6 +620,36 @@ static bool scratch_exceeded(struct npu_sim_run *e)
         return true;
 }
 
+/*
+ * Copies the case's trace from its folder to the path the caller asked
+ * for, and names that path in the case's profile.  A run asked for a
+ * trace it cannot deliver fails, naming the file: nothing is left for
+ * the user to find missing afterwards.  0 also when the case has none.
+ */
+static int copy_case_trace(struct npu_sim_run *e, json_t *case_result)
+{
+        json_t *profile = json_object_get(case_result, "profile");
+        char from[PATH_MAX];
+        int r;
+
+        if (!e->options.trace_path || !json_object_get(profile, "trace_path"))
+                return 0;
+        r = format_path(from, sizeof(from), "%s/case_%zu/" CASE_TRACE_FILE, e->work_dir,
+                        e->next_case);
+        if (r == 0)
+                r = copy_file(from, e->options.trace_path, 0644, true);
+        if (r < 0) {
+                char message[PATH_MAX + 128];
+                snprintf(message, sizeof(message), "cannot write the trace to %s: %s",
+                         e->options.trace_path, strerror(-r));
+                sim_run_fail(e, "runtime_error",
+                             json_pack("{s:s, s:s}", "kind", "runtime_error", "message", message));
+                return r;
+        }
+        json_object_set_new(profile, "trace_path", json_string(e->options.trace_path));
+        return 0;
+}
+
 static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
 {
         const struct npu_case *c = &e->manifest->cases[e->next_case];
@@ -640,6 +675,10 @@ static void on_run_done(struct npu_sim_run *e, const struct child_result *r)
         }
         json_object_set_new(case_result, "case", json_string(c->name));
         json_object_set_new(case_result, "bench", json_boolean(c->bench));
+        if (copy_case_trace(e, case_result) < 0) {
+                json_decref(case_result);
+                return;
+        }
         json_array_append(e->cases, case_result);
         status = json_string_value(json_object_get(case_result, "status"));
         if (!status || strcmp(status, "ok") != 0) {
