@@ -15,7 +15,9 @@
  *   - the multiple a core's share or a tile is rounded to, x / M * M or
  *     (x + M - 1) / M * M: one gene whose other literals (its twins)
  *     follow it, "share multiple of coreSize", "tile multiple of ...",
- *     "ub_budget alignment of ...", only ever coarser than written;
+ *     "ub_budget alignment of ...", only ever coarser than written; M
+ *     may be a local holding a block in elements, alignElems = 32 /
+ *     typeLength, whose literal is then the gene;
  *   - the rows per tile a row-wise program hands its kernel,
  *     rowsPerTile = 1 or set_tileRows(1), searched from 1 to 64 rows.
  *
@@ -673,9 +675,45 @@ static size_t guard_literal(const struct hidden *h, const struct cxx_expr_tree *
 }
 
 /*
+ * A multiple named by a local, "alignElems" of "uint32_t alignElems = 32 /
+ * typeLength;": the literal of bytes its only assignment divides by an
+ * element's width, else CXX_NONE.  Set coarser, it rounds every use of
+ * the name to whole 512-byte bursts alike (a core's share and its tile).
+ */
+static size_t named_multiple(const struct hidden *h, size_t name)
+{
+        const struct statement *def = NULL;
+        size_t lit, slash;
+
+        for (size_t s = 0; s < h->n_stmts; s++) {
+                const struct statement *st = &h->stmts[s];
+                if (st->setter || st->target == CXX_NONE ||
+                    cxx_tok_len(h->f, st->target) != cxx_tok_len(h->f, name) ||
+                    memcmp(cxx_tok_text(h->f, st->target), cxx_tok_text(h->f, name),
+                           cxx_tok_len(h->f, name)) != 0)
+                        continue;
+                if (def)
+                        return CXX_NONE; /* assigned twice: not one multiple */
+                def = st;
+        }
+        if (!def || def->expr_first == CXX_NONE)
+                return CXX_NONE;
+        lit = def->expr_first;
+        slash = cxx_tok_next(h->f, lit);
+        if (!cxx_tok_is_kind(h->f, lit, TOKEN_NUMBER) || !cxx_tok_eq(h->f, slash, "/") ||
+            sole_literal(h->f, def->expr_first, def->expr_last) != lit ||
+            cxx_tok_next(h->f, slash) != def->expr_last ||
+            !cxx_tok_is_ident(h->f, def->expr_last) || !is_width_name(h->f, def->expr_last))
+                return CXX_NONE;
+        return lit;
+}
+
+/*
  * "x / M * M" and "(x + M - 1) / M * M" where x is a core's share or a
  * tile: M (a literal, or a bracket holding one literal such as
- * (ALIGN_NUM * 8)) is a gene and its copies are its twins.
+ * (ALIGN_NUM * 8)) is a gene and its copies are its twins.  M may also be
+ * a local that holds a block's worth of elements (named_multiple): its
+ * definition's literal is the gene, with no twins.
  */
 static int find_rounding(struct hidden *h, const struct statement *st,
                          const struct cxx_expr_tree *t)
@@ -691,11 +729,14 @@ static int find_rounding(struct hidden *h, const struct statement *st,
                 const struct cxx_expr *m = &t->nodes[i], *d, *m2;
                 struct gene g = { 0 };
                 size_t lit, lit2, guard;
-                bool ub, share;
+                bool ub, share, named;
                 if (!is_op(h, m, "*") || !(d = NODE(t, m->a)) || !is_op(h, d, "/") ||
                     !(m2 = NODE(t, m->b)) || !spells(h, t, d->b, m2->first, m2->last))
                         continue;
                 lit = sole_literal(h->f, NODE(t, d->b)->first, NODE(t, d->b)->last);
+                named = lit == CXX_NONE && NODE(t, strip_casts(t, d->b))->kind == CXX_EXPR_NAME;
+                if (named)
+                        lit = named_multiple(h, NODE(t, strip_casts(t, d->b))->tok);
                 if (lit == CXX_NONE || taken(h, h->f->tokens.tokens[lit].start) ||
                     !literal_value(h->f, lit, &g.value) || !coarser_range(&g))
                         continue;
@@ -705,12 +746,14 @@ static int find_rounding(struct hidden *h, const struct statement *st,
                         continue;
                 if (h->n_rounding < MARKS_MAX)
                         h->rounding[h->n_rounding++] = (int)(d - t->nodes);
-                lit2 = same_place(h->f, NODE(t, d->b)->first, lit, m2->first);
-                add_twin(h, &g, lit, lit2, 0);
-                numerator_twins(h, t, d->a, NODE(t, d->b), lit, &g);
-                guard = guard_literal(h, t, g.value);
-                if (guard != CXX_NONE)
-                        add_twin(h, &g, lit, guard, 0);
+                if (!named) {
+                        lit2 = same_place(h->f, NODE(t, d->b)->first, lit, m2->first);
+                        add_twin(h, &g, lit, lit2, 0);
+                        numerator_twins(h, t, d->a, NODE(t, d->b), lit, &g);
+                        guard = guard_literal(h, t, g.value);
+                        if (guard != CXX_NONE)
+                                add_twin(h, &g, lit, guard, 0);
+                }
                 if (g.n_twins > GENE_TWINS_MAX)
                         continue;
                 target_name(h, st, name, sizeof(name));

@@ -283,6 +283,49 @@ static void test_rounding_rewrite(void **state)
         free(g);
 }
 
+/*
+ * A multiple held in a local, a block's bytes over an element's width:
+ * the literal of its one definition is the gene, and setting it coarser
+ * rounds the share and the tile that use the name alike.
+ */
+static const char *named_roundings =
+    "static ge::graphStatus TilingFunc(gert::TilingContext *context)\n"             /* 1 */
+    "{\n"                                                                           /* 2 */
+    "    uint32_t alignElems = 32 / typeLength;\n"                                  /* 3 */
+    "    uint32_t blockLength = totalLength / coreNum / alignElems * alignElems;\n" /* 4 */
+    "    uint32_t perBlock = 32 / typeLength;\n"                                    /* 5 */
+    "    uint64_t colsAligned = (cols + perBlock - 1) / perBlock * perBlock;\n"     /* 6 */
+    "    uint32_t twice = 32 / typeLength;\n"                                       /* 7 */
+    "    twice = 64 / typeLength;\n"                                                /* 8 */
+    "    uint32_t tileLength = x / twice * twice;\n"                                /* 9 */
+    "    uint32_t counted = 32 / rows;\n"                                           /* 10 */
+    "    uint32_t rowShare = total / coreNum / counted * counted;\n"                /* 11 */
+    "    return ge::GRAPH_SUCCESS;\n"
+    "}\n";
+
+static void test_rounding_named(void **state)
+{
+        struct gene *g;
+        size_t n;
+        int64_t values[1];
+        char *out;
+
+        find(named_roundings, &g, &n);
+        /* only alignElems: colsAligned is neither a share nor a tile, twice is
+         * assigned twice, and counted divides by no element width */
+        assert_int_equal(n, 1);
+        expect(named(g, n, "share multiple of blockLength"), 3, 32, GENE_POW2, 32, 1024);
+        assert_int_equal(g[0].n_twins, 0);
+        values[0] = 512;
+        out = apply(named_roundings, g, n, values);
+        assert_non_null(strstr(out,
+                               "    uint32_t alignElems = 512 / typeLength;\n"
+                               "    uint32_t blockLength = totalLength / coreNum / alignElems * "
+                               "alignElems;\n"));
+        free(out);
+        free(g);
+}
+
 /* ------------------------------------------------------------------ rows */
 
 static void test_rows_per_tile(void **state)
@@ -433,8 +476,9 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_setters),           cmocka_unit_test(test_setter_rewrite),
                 cmocka_unit_test(test_ub_budget_factors), cmocka_unit_test(test_rounding),
-                cmocka_unit_test(test_rounding_rewrite),  cmocka_unit_test(test_rows_per_tile),
-                cmocka_unit_test(test_operators),         cmocka_unit_test(test_core_count_sites),
+                cmocka_unit_test(test_rounding_rewrite),  cmocka_unit_test(test_rounding_named),
+                cmocka_unit_test(test_rows_per_tile),     cmocka_unit_test(test_operators),
+                cmocka_unit_test(test_core_count_sites),
         };
         return cmocka_run_group_tests_name("optimizer_genes_hidden", tests, NULL, NULL);
 }
