@@ -72,7 +72,9 @@ static bool is_pow2(int64_t v)
  * searched at every integer, down to 1: the best tile is usually the
  * largest the UB holds, and a count written for small tiles (TILE_NUM =
  * 700 for tiles of 6 KB) may be 30 or 60 times too many, far below a
- * sixteenth.  Not so a count of cores: below a quarter of those written
+ * sixteenth.  A power-of-two count of tiles goes down to 1 as well
+ * (bias_add_grad's TILE_NUM = 512 cuts a core's 342 rows into one-row
+ * tiles; 8 is its best).  Not so a count of cores: below a quarter of those written
  * most of the chip idles.  Other values are searched at every integer
  * from a quarter to four times.
  */
@@ -94,6 +96,9 @@ static void infer_range(struct gene *g, bool count)
                 g->hi = v <= VALUE_CAP / 4 ? v * 4 : VALUE_CAP;
         }
         if (count && g->scale == GENE_STEP && !strstr(g->name, "CORE"))
+                g->lo = 1;
+        /* a power-of-two count of tiles too: TILE_NUM = 512 written for one-row tiles */
+        if (count && g->scale == GENE_POW2 && strstr(g->name, "TILE"))
                 g->lo = 1;
 }
 
