@@ -422,21 +422,9 @@ static size_t fetched_queues(const struct cxx_file *f, const struct cxx_func *fu
         return 0;
 }
 
-/*
- * Makes queue q hold two tensors, where it holds one: its TQue's depth
- * (the second template argument) and its InitBuffer's count, a literal 1,
- * a constant defined as 1 or a value the kernel only learns at run time
- * (t.bufferNum), each become 2.  A prefetching loop holds tile i + 1
- * while tile i is computed.
- */
-struct edited {
-        size_t tokens[4 * FETCHED_QUEUES_MAX];
-        size_t n;
-};
-
 /* Replaces token tok with text once per site: queues declared together share a depth. */
-static void replace_once(struct motif_scan *scan, struct cxx_file *f, struct edited *done, size_t a,
-                         size_t b, const char *text)
+static void replace_once(struct motif_scan *scan, struct cxx_file *f, struct queue_edits *done,
+                         size_t a, size_t b, const char *text)
 {
         for (size_t k = 0; k < done->n; k++)
                 if (done->tokens[k] == a)
@@ -446,8 +434,15 @@ static void replace_once(struct motif_scan *scan, struct cxx_file *f, struct edi
         site_replace(scan, f, a, b, text);
 }
 
-static void two_buffers_for(struct motif_scan *scan, struct cxx_file *f, size_t q,
-                            struct edited *done)
+/*
+ * Makes queue q hold two tensors, where it holds one: its TQue's depth
+ * (the second template argument) and its InitBuffer's count, a literal 1,
+ * a constant defined as 1 or a value the kernel only learns at run time
+ * (t.bufferNum), each become 2.  A prefetching loop holds tile i + 1
+ * while tile i is computed.
+ */
+void site_queue_two_buffers(struct motif_scan *scan, struct cxx_file *f, size_t q,
+                            struct queue_edits *done)
 {
         const char *name = cxx_tok_text(f, q);
         size_t len = cxx_tok_len(f, q);
@@ -537,11 +532,11 @@ static int prefetch_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
                 if (!first || !guard)
                         site_fail(scan);
                 else {
-                        struct edited done = { .n = 0 };
+                        struct queue_edits done = { .n = 0 };
                         site_insert_before(scan, f, st->first, first);
                         site_replace(scan, f, fetch, fetch_last, guard);
                         for (size_t k = 0; k < n_queues; k++)
-                                two_buffers_for(scan, f, queues[k], &done);
+                                site_queue_two_buffers(scan, f, queues[k], &done);
                 }
                 free(callee);
                 free(bound);
@@ -570,7 +565,8 @@ int motif_prefetch_forward(struct motif_scan *scan)
         if (r == 0)
                 r = walk_statements(scan, f, prefetch_forward_stmt, &n_funcs);
         free(funcs);
-        return r;
+        /* loops that fetch in their own body (motif-prefetch.c) */
+        return r < 0 ? r : motif_prefetch_inline_forward(scan);
 }
 
 int motif_prefetch_inverse(struct motif_scan *scan)
@@ -589,7 +585,7 @@ int motif_prefetch_inverse(struct motif_scan *scan)
         }
         free(list.items);
         free(list.next_calls);
-        return r;
+        return r < 0 ? r : motif_prefetch_inline_inverse(scan);
 }
 
 /* ================================================================ barriers */

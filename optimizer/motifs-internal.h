@@ -48,11 +48,29 @@ size_t ident_count(const struct cxx_file *f, size_t a, size_t b, size_t name);
 /* The innermost '{' enclosing token i, or CXX_NONE. */
 size_t block_enclosing(const struct cxx_file *f, size_t i);
 
+/* ---- queues */
+
+/* The depth and InitBuffer tokens a site changed already: queues declared together share them. */
+struct queue_edits {
+        size_t tokens[16];
+        size_t n;
+};
+/*
+ * Makes queue q hold two tensors where it holds one: its TQue's depth and
+ * its InitBuffer's count (a literal 1, a constant defined as 1, or a count
+ * known at run time only) become 2 (motif-sync.c).
+ */
+void site_queue_two_buffers(struct motif_scan *scan, struct cxx_file *f, size_t q,
+                            struct queue_edits *done);
+
 /* ---- the motifs' scanners */
 int motif_double_buffer_forward(struct motif_scan *scan);
 int motif_double_buffer_inverse(struct motif_scan *scan);
 int motif_prefetch_forward(struct motif_scan *scan);
 int motif_prefetch_inverse(struct motif_scan *scan);
+/* prefetch_tile's inline form (motif-prefetch.c), run by the two above */
+int motif_prefetch_inline_forward(struct motif_scan *scan);
+int motif_prefetch_inline_inverse(struct motif_scan *scan);
 int motif_barriers_forward(struct motif_scan *scan);
 int motif_barriers_inverse(struct motif_scan *scan);
 int motif_aiv_only_forward(struct motif_scan *scan);

@@ -172,6 +172,9 @@ static const struct trip trips[] = {
         { "remainder_first_cores",
           "examples/ops/level1/reciprocal/expert/op_kernel/reciprocal_custom.cpp", MOTIF_INVERSE,
           true, NULL, false },
+        /* an inline fetch: tile off + tileLength ahead; the second buffer stays */
+        { "prefetch_tile", "examples/ops/level2/isamax/op_kernel/isamax.cpp", MOTIF_FORWARD, false,
+          "examples/ops/level2/reduce_max/op_kernel/reduce_max.cpp", false },
         /* the chain comes back in place; the second buffer stays */
         { "out_of_place", "examples/ops/level1/gelu/op_kernel/gelu_custom.cpp", MOTIF_FORWARD,
           false, "examples/ops/level1/add/expert/op_kernel/add_custom.cpp", false },
@@ -381,6 +384,112 @@ static void test_prefetch_tile(void **state)
         if (!strstr(back, "            CopyIn(i);\n            Compute(i);") ||
             strstr(back, "CopyIn(0)") || strstr(back, "i + 1"))
                 fail_msg("not unwound:\n%s", back);
+        free(once);
+        free(back);
+}
+
+/*
+ * The inline form: the tile loop allocates, copies in and enqueues its own
+ * input, and its compute reads a reduction back.  The fetch of tile off +
+ * step moves ahead of tile off's compute, with a first fetch before the
+ * loop; the queue already has two buffers, so the round trip is exact.
+ * Loops whose fetch cannot move are left alone: one that leaves early,
+ * one whose declarations call a function, one whose fetch reads what the
+ * body changes, one that calls a function of the file.
+ */
+static const char *inline_fetch_kernel =
+    "class K {\n"
+    "public:\n"
+    "\t__aicore__ inline void Process()\n"
+    "\t{\n"
+    "\t\tfloat sum = 0;\n"
+    "\t\tfor (uint32_t off = 0; off < length; off += tileLength) {\n"
+    "\t\t\tuint32_t n = length - off < tileLength ? length - off : tileLength;\n"
+    "\t\t\tLocalTensor<float> x = inQueue.AllocTensor<float>(); // one tile\n"
+    "\t\t\tif (n % 8 == 0) {\n"
+    "\t\t\t\tDataCopy(x, xGm[off], n);\n"
+    "\t\t\t} else {\n"
+    "\t\t\t\tDataCopyExtParams p{1, (uint32_t)(n * sizeof(float)), 0, 0, 0};\n"
+    "\t\t\t\tDataCopyPad(x, xGm[off], p, pad);\n"
+    "\t\t\t}\n"
+    "\t\t\tinQueue.EnQue(x);\n"
+    "\t\t\tx = inQueue.DeQue<float>();\n"
+    "\t\t\tReduceSum(red, x, work, n);\n"
+    "\t\t\tsum += red.GetValue(0);\n"
+    "\t\t\tinQueue.FreeTensor(x);\n"
+    "\t\t}\n"
+    "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
+    "\t\t\tuint32_t at = Offset(i);\n"
+    "\t\t\tLocalTensor<float> y = rowQueue.AllocTensor<float>();\n"
+    "\t\t\tDataCopy(y, xGm[at], cols);\n"
+    "\t\t\trowQueue.EnQue(y);\n"
+    "\t\t\tLocalTensor<float> z = rowQueue.DeQue<float>();\n"
+    "\t\t\trowQueue.FreeTensor(z);\n"
+    "\t\t}\n"
+    "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
+    "\t\t\tLocalTensor<float> y = rowQueue2.AllocTensor<float>();\n"
+    "\t\t\tDataCopy(y, xGm[gmOff], cols);\n"
+    "\t\t\trowQueue2.EnQue(y);\n"
+    "\t\t\ty = rowQueue2.DeQue<float>();\n"
+    "\t\t\tgmOff += cols;\n"
+    "\t\t\trowQueue2.FreeTensor(y);\n"
+    "\t\t}\n"
+    "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
+    "\t\t\tLocalTensor<float> y = rowQueue3.AllocTensor<float>();\n"
+    "\t\t\tDataCopy(y, xGm[i * cols], cols);\n"
+    "\t\t\trowQueue3.EnQue(y);\n"
+    "\t\t\ty = rowQueue3.DeQue<float>();\n"
+    "\t\t\tif (y.GetValue(0) > 0)\n"
+    "\t\t\t\tbreak;\n"
+    "\t\t\trowQueue3.FreeTensor(y);\n"
+    "\t\t}\n"
+    "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
+    "\t\t\tLocalTensor<float> y = rowQueue4.AllocTensor<float>();\n"
+    "\t\t\tDataCopy(y, xGm[i * cols], cols);\n"
+    "\t\t\trowQueue4.EnQue(y);\n"
+    "\t\t\ty = rowQueue4.DeQue<float>();\n"
+    "\t\t\tStep(y);\n"
+    "\t\t\trowQueue4.FreeTensor(y);\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\t__aicore__ inline uint32_t Offset(uint32_t i) { return i * cols; }\n"
+    "\t__aicore__ inline void Step(LocalTensor<float> &y) { Muls(y, y, 2.0f, cols); }\n"
+    "\tTQue<QuePosition::VECIN, 2> inQueue, rowQueue, rowQueue2, rowQueue3, rowQueue4;\n"
+    "};\n";
+
+static void test_prefetch_tile_inline(void **state)
+{
+        char *once, *back;
+
+        (void)state;
+        assert_int_equal(sites("prefetch_tile", MOTIF_FORWARD, inline_fetch_kernel), 1);
+        once = apply("prefetch_tile", MOTIF_FORWARD, inline_fetch_kernel, 0);
+        if (!strstr(once, "\t\tif (0 < length) {\n"
+                          "\t\t\tuint32_t nNext = length - 0 < tileLength ? length - 0 : "
+                          "tileLength;\n"
+                          "\t\t\tLocalTensor<float> xNext = inQueue.AllocTensor<float>(); // one "
+                          "tile\n"
+                          "\t\t\tif (nNext % 8 == 0) {\n"
+                          "\t\t\t\tDataCopy(xNext, xGm[0], nNext);\n") ||
+            !strstr(once, "\t\t\tinQueue.EnQue(xNext);\n"
+                          "\t\t}\n"
+                          "\t\tfor (uint32_t off = 0;") ||
+            !strstr(once, "\t\t\tuint32_t n = length - off < tileLength ? length - off : "
+                          "tileLength;\n"
+                          "\t\t\tLocalTensor<float> x = inQueue.DeQue<float>();\n"
+                          "\t\t\tif (off + tileLength < length) {\n"
+                          "\t\t\t\tuint32_t nNext = length - (off + tileLength) < tileLength ? "
+                          "length - (off + tileLength) : tileLength;\n") ||
+            !strstr(once, "\t\t\t\t\tDataCopyPad(xNext, xGm[(off + tileLength)], p, pad);\n"
+                          "\t\t\t\t}\n"
+                          "\t\t\t\tinQueue.EnQue(xNext);\n"
+                          "\t\t\t}\n"
+                          "\t\t\tReduceSum(red, x, work, n);\n"))
+                fail_msg("not fetched ahead as expected:\n%s", once);
+        assert_int_equal(sites("prefetch_tile", MOTIF_FORWARD, once), 0);
+        assert_int_equal(sites("prefetch_tile", MOTIF_INVERSE, once), 1);
+        back = apply("prefetch_tile", MOTIF_INVERSE, once, 0);
+        assert_string_equal(back, inline_fetch_kernel);
         free(once);
         free(back);
 }
@@ -917,6 +1026,9 @@ static const struct sim_case sim_cases[] = {
         /* seven in-place instructions in a row on one temporary */
         { "examples/ops/level1/gelu", "examples/ops/level1/gelu", "out_of_place", MOTIF_FORWARD,
           true },
+        /* a reduction read back each tile while the next tile waits for its copy */
+        { "examples/ops/level2/isamax", "examples/ops/level2/isamax", "prefetch_tile",
+          MOTIF_FORWARD, true },
         /* its host lays out two slots per queue: the tiling is left alone */
         { "examples/ops/level3/swiglu", "examples/ops/level3/swiglu/expert", "double_buffer",
           MOTIF_INVERSE, false },
@@ -983,6 +1095,7 @@ int main(void)
                 cmocka_unit_test(test_double_buffer_prefetch),
                 cmocka_unit_test(test_double_buffer_declines),
                 cmocka_unit_test(test_prefetch_tile),
+                cmocka_unit_test(test_prefetch_tile_inline),
                 cmocka_unit_test(test_vector_accumulator),
                 cmocka_unit_test(test_out_of_place),
                 cmocka_unit_test(test_tbuf_queues_after_other_motifs),
