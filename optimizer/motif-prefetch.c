@@ -419,11 +419,17 @@ static bool reads_assigned(const struct cxx_file *f, size_t a, size_t b, const s
         return false;
 }
 
-/* Whether the body leaves early or calls a function of the file. */
+/*
+ * Whether the body leaves early or calls a function of the file, or holds
+ * a full barrier (PipeBarrier<PIPE_ALL>, which would keep the fetch behind
+ * the compute anyway: barrier_removal comes first).
+ */
 static bool body_unsafe(const struct cxx_file *f, const struct tile_loop *l,
                         const struct cxx_func *funcs, size_t n_funcs)
 {
-        static const char *const exits[] = { "break", "continue", "return", "goto", NULL };
+        static const char *const exits[] = {
+                "break", "continue", "return", "goto", "PIPE_ALL", NULL
+        };
 
         for (size_t k = l->body; k != NONE && k < l->close; k = cxx_tok_next(f, k)) {
                 for (size_t e = 0; exits[e]; e++)
@@ -635,6 +641,292 @@ out:
         return r;
 }
 
+/* ------------------------------------------------------------ a TBuf's tile */
+
+/*
+ * The TBuf form: "LocalTensor<T> x = b.Get<T>();" before the loop, b a
+ * TBuf, and the body opening with declarations and copies into x (the
+ * run).  x becomes a tensor of a depth-2 VECIN queue: fetched ahead as in
+ * the queue form, dequeued after the run, freed after its last use.  The
+ * run's declarations stay in the body (the copies go), since the rest may
+ * read them.
+ */
+struct tbuf_loop {
+        struct tile_loop l;
+        size_t s[BODY_MAX], n;
+        size_t run;                 /* statements s[0, run) */
+        size_t x, b;                /* the tensor and its TBuf (at their declarations) */
+        size_t get_first, get_last; /* "LocalTensor<T> x = b.Get<T>();" */
+        size_t last_use;            /* the last statement of the body naming x */
+        struct motif_decl b_decl;
+        size_t init_first, init_last; /* "InitBuffer(b, size)" */
+        struct cxx_call init;
+};
+
+/* Whether x is read or written by the scalar unit in [a, b]: "x.GetValue(", "x.SetValue(". */
+static bool scalar_reads(const struct cxx_file *f, size_t a, size_t b, size_t x)
+{
+        for (size_t i = a; i != NONE && i <= b; i = cxx_tok_next(f, i))
+                if (tok_same(f, i, x) && cxx_tok_eq(f, cxx_tok_next(f, i), ".") &&
+                    (cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "GetValue") ||
+                     cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "SetValue")))
+                        return true;
+        return false;
+}
+
+/* b's one "InitBuffer(b, size)" statement in the file. */
+static bool init_of_tbuf(const struct cxx_file *f, size_t b, struct tbuf_loop *tl)
+{
+        size_t found = 0;
+
+        for (size_t i = 0; i < f->tokens.n; i++) {
+                struct cxx_call c;
+                size_t first;
+                if (!cxx_tok_eq(f, i, "InitBuffer"))
+                        continue;
+                first = cxx_stmt_first(f, i);
+                if (!cxx_stmt_call(f, first, cxx_stmt_last(f, first), &c) || c.name != i ||
+                    c.n_args != 2 || c.args[0].first != c.args[0].last ||
+                    !tok_same(f, c.args[0].first, b))
+                        continue;
+                found++;
+                tl->init = c;
+                tl->init_first = first;
+                tl->init_last = cxx_stmt_last(f, first);
+        }
+        return found == 1;
+}
+
+static bool tbuf_loop_at(const struct cxx_file *f, const struct cxx_func *func,
+                         const struct cxx_func *funcs, size_t n_funcs, size_t first,
+                         struct tbuf_loop *tl)
+{
+        struct tile_loop *l = &tl->l;
+        struct motif_decl xd;
+        size_t copies = 0, k, gt, eq, dot;
+
+        if (!tile_loop_at(f, first, l))
+                return false;
+        tl->n = statements_of(f, l->body, tl->s, BODY_MAX);
+        tl->x = NONE;
+        for (k = 0; k < tl->n; k++) {
+                size_t last = cxx_stmt_last(f, tl->s[k]);
+                struct cxx_call c;
+                if (plain_decl(f, tl->s[k], last) != NONE)
+                        continue;
+                if (tl->x == NONE && cxx_stmt_call(f, tl->s[k], last, &c) && c.obj == NONE &&
+                    (cxx_call_is(f, &c, "DataCopy") || cxx_call_is(f, &c, "DataCopyPad")) &&
+                    c.n_args >= 3 && c.args[0].first == c.args[0].last)
+                        tl->x = c.args[0].first;
+                if (tl->x == NONE || !fetch_stmt(f, tl->s[k], last, tl->x, 0))
+                        break;
+                copies++;
+        }
+        tl->run = k;
+        if (!copies || tl->run >= tl->n)
+                return false;
+        /* x: "LocalTensor<T> x = b.Get<T>();" in the function before the loop, b a TBuf */
+        if (!decl_find(f, func->open, first, cxx_tok_text(f, tl->x), cxx_tok_len(f, tl->x), &xd) ||
+            !decl_is(f, &xd, "LocalTensor") || xd.n_declarators != 1)
+                return false;
+        gt = xd.gt;
+        eq = cxx_tok_next(f, cxx_tok_next(f, gt));
+        tl->b = cxx_tok_next(f, eq);
+        dot = cxx_tok_next(f, tl->b);
+        if (!cxx_tok_eq(f, eq, "=") || !cxx_tok_eq(f, dot, ".") ||
+            !cxx_tok_eq(f, cxx_tok_next(f, dot), "Get") || !cxx_tok_eq(f, xd.last, ";"))
+                return false;
+        tl->get_first = xd.first;
+        tl->get_last = xd.last;
+        if (!decl_of(f, func, tl->b, &tl->b_decl) || !decl_is(f, &tl->b_decl, "TBuf") ||
+            !init_of_tbuf(f, tl->b, tl))
+                return false;
+        /* b: declared, set up and taken once; x: taken there and used in the loop alone */
+        if (ident_count(f, 0, f->tokens.n - 1, tl->b) != 3 ||
+            ident_count(f, func->open, func->close, tl->x) !=
+                ident_count(f, l->body, l->close, tl->x) + 1 ||
+            scalar_reads(f, l->body, l->close, tl->x))
+                return false;
+        /* the source of every copy is global memory */
+        for (k = 0; k < tl->run; k++)
+                for (size_t i = tl->s[k]; i != NONE && i <= cxx_stmt_last(f, tl->s[k]);
+                     i = cxx_tok_next(f, i)) {
+                        struct cxx_call c;
+                        struct motif_decl gd;
+                        size_t base;
+                        if (!cxx_tok_eq(f, i, "DataCopy") && !cxx_tok_eq(f, i, "DataCopyPad"))
+                                continue;
+                        if (!cxx_stmt_call(f, i, cxx_stmt_last(f, i), &c) || c.n_args < 3)
+                                return false;
+                        base = cxx_arg_base(f, &c.args[1]);
+                        if (base == NONE || !decl_of(f, func, base, &gd) ||
+                            !decl_is(f, &gd, "GlobalTensor"))
+                                return false;
+                }
+        tl->last_use = NONE;
+        for (k = tl->run; k < tl->n; k++)
+                if (ident_count(f, tl->s[k], cxx_stmt_last(f, tl->s[k]), tl->x))
+                        tl->last_use = k;
+        if (tl->last_use == NONE)
+                return false;
+        return !body_unsafe(f, l, funcs, n_funcs) &&
+               !reads_assigned(f, tl->s[0], cxx_stmt_last(f, tl->s[tl->run - 1]), l, tl->s[0],
+                               cxx_stmt_last(f, tl->s[tl->run - 1]));
+}
+
+/*
+ * The run as the queue form's fetch, for index (renamed by rs): its
+ * declarations, then the AllocTensor of x's new name, its copies and the
+ * EnQue; lines indented by indent (the first not).
+ */
+static char *tbuf_fetch_text(const struct cxx_file *f, const struct tbuf_loop *tl,
+                             const struct renames *rs, const char *type, const char *xnew,
+                             const char *indent, const char *extra)
+{
+        char *text = NULL;
+        bool ok = true;
+
+        for (size_t k = 0; k < tl->run && ok; k++)
+                if (plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k])) != NONE)
+                        ok = append_line(
+                            &text, indent,
+                            renamed(f, tl->s[k],
+                                    cxx_with_trailing_comment(f, cxx_stmt_last(f, tl->s[k])), rs,
+                                    extra));
+        ok =
+            ok && append_line(&text, indent,
+                              str_printf("LocalTensor<%s> %s = %.*s.AllocTensor<%s>();", type, xnew,
+                                         (int)cxx_tok_len(f, tl->b), cxx_tok_text(f, tl->b), type));
+        for (size_t k = 0; k < tl->run && ok; k++)
+                if (plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k])) == NONE)
+                        ok = append_line(
+                            &text, indent,
+                            renamed(f, tl->s[k],
+                                    cxx_with_trailing_comment(f, cxx_stmt_last(f, tl->s[k])), rs,
+                                    extra));
+        ok = ok && append_line(&text, indent,
+                               str_printf("%.*s.EnQue(%s);", (int)cxx_tok_len(f, tl->b),
+                                          cxx_tok_text(f, tl->b), xnew));
+        if (!ok) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+/* rs: the loop variable as index, x and each name the run declares with a "Next" suffix. */
+static int tbuf_renames(const struct cxx_file *f, const struct tbuf_loop *tl, const char *index,
+                        struct renames *rs)
+{
+        int r = renames_add(rs, f, tl->l.var, index);
+
+        for (size_t k = 0; k <= tl->run && r == 0; k++) {
+                size_t name =
+                    k == tl->run ? tl->x : plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k]));
+                char base[80], fresh[96];
+                if (name == NONE)
+                        continue;
+                snprintf(base, sizeof(base), "%.*sNext", (int)cxx_tok_len(f, name),
+                         cxx_tok_text(f, name));
+                cxx_fresh_name(f, base, fresh, sizeof(fresh));
+                r = renames_add(rs, f, name, fresh);
+        }
+        return r;
+}
+
+static int tbuf_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                             const struct cxx_func *funcs, const struct cxx_stmt *st,
+                             void *userdata)
+{
+        size_t n_funcs = *(const size_t *)userdata;
+        struct tbuf_loop tl;
+        struct renames first_rs = { .n = 0 }, next_rs = { .n = 0 };
+        char *indent = NULL, *init = NULL, *bound = NULL, *step = NULL, *var = NULL, *type = NULL,
+             *first_index = NULL, *next_index = NULL, *ahead = NULL, *inside = NULL, *in1 = NULL,
+             *in2 = NULL, *xname = NULL, *bname = NULL;
+        const char *unit = cxx_indent_unit(f);
+        int r = 0;
+
+        if (!cxx_tok_eq(f, st->first, "for") ||
+            !tbuf_loop_at(f, &funcs[st->func], funcs, n_funcs, st->first, &tl))
+                return 0;
+        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
+        init = cxx_range_dup(f, tl.l.init_a, tl.l.init_b);
+        bound = cxx_range_dup(f, tl.l.bound_a, tl.l.bound_b);
+        step = range_text(f, tl.l.step_a, tl.l.step_b);
+        var = cxx_range_dup(f, tl.l.var, tl.l.var);
+        type = local_tensor_type(f, &funcs[st->func], tl.x);
+        xname = cxx_range_dup(f, tl.x, tl.x);
+        bname = cxx_range_dup(f, tl.b, tl.b);
+        if (!indent || !init || !bound || !step || !var || !type || !xname || !bname) {
+                r = type ? -ENOMEM : 0;
+                goto out;
+        }
+        first_index = tl.l.init_a == tl.l.init_b ? strdup(init) : str_printf("(%s)", init);
+        next_index = str_printf("(%s + %s)", var, step);
+        in1 = str_printf("%s%s", indent, unit);
+        in2 = str_printf("%s%s%s", indent, unit, unit);
+        if (!first_index || !next_index || !in1 || !in2 ||
+            (r = tbuf_renames(f, &tl, first_index, &first_rs)) < 0 ||
+            (r = tbuf_renames(f, &tl, next_index, &next_rs)) < 0)
+                goto out;
+        ahead = tbuf_fetch_text(f, &tl, &first_rs, type, first_rs.r[first_rs.n - 1].to, in1, "");
+        inside = tbuf_fetch_text(f, &tl, &next_rs, type, next_rs.r[next_rs.n - 1].to, in2, unit);
+        site_begin(scan, f, st->first, "fetch tile %s + %s of %s before tile %s's compute", var,
+                   step, bname, var);
+        if (!ahead || !inside) {
+                site_fail(scan);
+        } else {
+                char *prologue =
+                    str_printf("if (%s < %s) {\n%s%s\n%s}", init, bound, in1, ahead, indent);
+                char *deq =
+                    str_printf("LocalTensor<%s> %s = %s.DeQue<%s>();\n%sif (%s + %s < "
+                               "%s) {\n%s%s\n%s}",
+                               type, xname, bname, type, in1, var, step, bound, in2, inside, in1);
+                char *free_x = str_printf("%s.FreeTensor(%s);", bname, xname);
+                char *size = cxx_range_dup(f, tl.init.args[1].first, tl.init.args[1].last);
+                if (!prologue || !deq || !free_x || !size) {
+                        site_fail(scan);
+                } else {
+                        site_redeclare(scan, f, &tl.b_decl, "TQue<QuePosition::VECIN, 2>");
+                        site_edit(scan, f, f->tokens.tokens[tl.init.args[1].first].start, 0, "2, ");
+                        site_delete_stmt(scan, f, tl.get_first, tl.get_last);
+                        site_insert_before(scan, f, st->first, prologue);
+                        for (size_t k = 0; k < tl.run; k++)
+                                if (plain_decl(f, tl.s[k], cxx_stmt_last(f, tl.s[k])) == NONE)
+                                        site_delete_stmt(scan, f, tl.s[k],
+                                                         cxx_with_trailing_comment(
+                                                             f, cxx_stmt_last(f, tl.s[k])));
+                        site_insert_before(scan, f, tl.s[tl.run], deq);
+                        site_insert_after(scan, f, tl.s[tl.last_use],
+                                          cxx_stmt_last(f, tl.s[tl.last_use]), free_x);
+                }
+                free(prologue);
+                free(deq);
+                free(free_x);
+                free(size);
+        }
+        r = site_end(scan);
+out:
+        renames_release(&first_rs);
+        renames_release(&next_rs);
+        free(indent);
+        free(init);
+        free(bound);
+        free(step);
+        free(var);
+        free(type);
+        free(xname);
+        free(bname);
+        free(first_index);
+        free(next_index);
+        free(ahead);
+        free(inside);
+        free(in1);
+        free(in2);
+        return r;
+}
+
 int motif_prefetch_inline_forward(struct motif_scan *scan)
 {
         struct cxx_file *f = kernel_of(scan);
@@ -644,6 +936,8 @@ int motif_prefetch_inline_forward(struct motif_scan *scan)
 
         if (r == 0)
                 r = walk_statements(scan, f, forward_stmt, &n_funcs);
+        if (r == 0)
+                r = walk_statements(scan, f, tbuf_forward_stmt, &n_funcs);
         free(funcs);
         return r;
 }
