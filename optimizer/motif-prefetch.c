@@ -386,6 +386,25 @@ static bool append_line(char **buf, const char *indent, char *text)
         return grown != NULL;
 }
 
+/* Appends statement first (with its trailing comment), renamed by rs, as a line of *buf. */
+static bool append_stmt(char **buf, const char *indent, const struct cxx_file *f, size_t first,
+                        const struct renames *rs, const char *extra)
+{
+        return append_line(
+            buf, indent,
+            renamed(f, first, cxx_with_trailing_comment(f, cxx_stmt_last(f, first)), rs, extra));
+}
+
+/* Adds name -> name + "Next" (a name the file does not use yet) to rs. */
+static int add_next_name(struct renames *rs, const struct cxx_file *f, size_t name)
+{
+        char base[80], fresh[96];
+
+        snprintf(base, sizeof(base), "%.*sNext", (int)cxx_tok_len(f, name), cxx_tok_text(f, name));
+        cxx_fresh_name(f, base, fresh, sizeof(fresh));
+        return renames_add(rs, f, name, fresh);
+}
+
 /* ------------------------------------------------------------ the forward */
 
 struct fetch_loop {
@@ -514,10 +533,7 @@ static char *fetch_text(const struct cxx_file *f, const struct fetch_loop *fl,
         char *text = NULL;
 
         for (size_t k = 0; k <= fl->enq; k++)
-                if (!append_line(&text, indent,
-                                 renamed(f, fl->s[k],
-                                         cxx_with_trailing_comment(f, cxx_stmt_last(f, fl->s[k])),
-                                         rs, extra))) {
+                if (!append_stmt(&text, indent, f, fl->s[k], rs, extra)) {
                         free(text);
                         return NULL;
                 }
@@ -536,15 +552,8 @@ static int fetch_renames(const struct cxx_file *f, const struct fetch_loop *fl, 
                         name = plain_decl(f, fl->s[k], last);
                 else if (k == fl->alloc)
                         name = queue_decl(f, fl->s[k], last, "AllocTensor", &q);
-                if (name == NONE)
-                        continue;
-                {
-                        char base[80], fresh[96];
-                        snprintf(base, sizeof(base), "%.*sNext", (int)cxx_tok_len(f, name),
-                                 cxx_tok_text(f, name));
-                        cxx_fresh_name(f, base, fresh, sizeof(fresh));
-                        r = renames_add(rs, f, name, fresh);
-                }
+                if (name != NONE)
+                        r = add_next_name(rs, f, name);
         }
         return r;
 }
@@ -554,66 +563,94 @@ static char *range_text(const struct cxx_file *f, size_t a, size_t b)
         return a == NONE ? strdup("1") : cxx_range_dup(f, a, b);
 }
 
+/*
+ * What both forms write around a loop: its pieces as text, the index of
+ * the first tile and of the next one, and the indents one and two levels
+ * in from the loop's.
+ */
+struct loop_text {
+        char *indent, *init, *bound, *step, *var, *first_index, *next_index, *in1, *in2;
+        const char *unit;
+};
+
+static void loop_text_release(struct loop_text *t)
+{
+        free(t->indent);
+        free(t->init);
+        free(t->bound);
+        free(t->step);
+        free(t->var);
+        free(t->first_index);
+        free(t->next_index);
+        free(t->in1);
+        free(t->in2);
+}
+
+static int loop_text_of(const struct cxx_file *f, const struct tile_loop *l, struct loop_text *t)
+{
+        memset(t, 0, sizeof(*t));
+        t->unit = cxx_indent_unit(f);
+        t->indent = cxx_indent_at(f, f->tokens.tokens[l->first].start);
+        t->init = cxx_range_dup(f, l->init_a, l->init_b);
+        t->bound = cxx_range_dup(f, l->bound_a, l->bound_b);
+        t->step = range_text(f, l->step_a, l->step_b);
+        t->var = cxx_range_dup(f, l->var, l->var);
+        if (!t->indent || !t->init || !t->bound || !t->step || !t->var)
+                return -ENOMEM;
+        t->first_index = l->init_a == l->init_b ? strdup(t->init) : str_printf("(%s)", t->init);
+        t->next_index = str_printf("(%s + %s)", t->var, t->step);
+        t->in1 = str_printf("%s%s", t->indent, t->unit);
+        t->in2 = str_printf("%s%s%s", t->indent, t->unit, t->unit);
+        return t->first_index && t->next_index && t->in1 && t->in2 ? 0 : -ENOMEM;
+}
+
+/* "if (A < B) {" the first tile's fetch "}", to go before the loop. */
+static char *first_fetch(const struct loop_text *t, const char *fetch)
+{
+        return str_printf("if (%s < %s) {\n%s%s\n%s}", t->init, t->bound, t->in1, fetch, t->indent);
+}
+
+/* deq, then "if (v + S < B) {" the next tile's fetch "}", to go in the body. */
+static char *next_fetch(const struct loop_text *t, const char *deq, const char *fetch)
+{
+        return str_printf("%s\n%sif (%s + %s < %s) {\n%s%s\n%s}", deq, t->in1, t->var, t->step,
+                          t->bound, t->in2, fetch, t->in1);
+}
+
 static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struct cxx_func *funcs,
                         const struct cxx_stmt *st, void *userdata)
 {
         size_t n_funcs = *(const size_t *)userdata;
         struct fetch_loop fl;
+        struct loop_text t;
         struct renames first_rs = { .n = 0 }, next_rs = { .n = 0 };
-        char *indent = NULL, *init = NULL, *bound = NULL, *step = NULL, *var = NULL,
-             *first_index = NULL, *next_index = NULL, *ahead = NULL, *inside = NULL,
-             *prologue = NULL, *body = NULL, *deq = NULL, *deep = NULL;
-        const char *unit = cxx_indent_unit(f);
+        char *ahead = NULL, *inside = NULL, *prologue = NULL, *body = NULL, *deq = NULL;
         struct queue_edits done = { .n = 0 };
-        int r = 0;
+        int r;
 
         if (!cxx_tok_eq(f, st->first, "for") ||
             !fetch_loop_at(f, &funcs[st->func], funcs, n_funcs, st->first, &fl))
                 return 0;
-        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
-        init = cxx_range_dup(f, fl.l.init_a, fl.l.init_b);
-        bound = cxx_range_dup(f, fl.l.bound_a, fl.l.bound_b);
-        step = range_text(f, fl.l.step_a, fl.l.step_b);
-        var = cxx_range_dup(f, fl.l.var, fl.l.var);
-        if (!indent || !init || !bound || !step || !var) {
-                r = -ENOMEM;
+        r = loop_text_of(f, &fl.l, &t);
+        if (r < 0 || (r = fetch_renames(f, &fl, t.first_index, &first_rs)) < 0 ||
+            (r = fetch_renames(f, &fl, t.next_index, &next_rs)) < 0)
                 goto out;
-        }
-        first_index = fl.l.init_a == fl.l.init_b ? strdup(init) : str_printf("(%s)", init);
-        next_index = str_printf("(%s + %s)", var, step);
-        deep = str_printf("%s%s", unit, unit);
-        if (!first_index || !next_index || !deep ||
-            (r = fetch_renames(f, &fl, first_index, &first_rs)) < 0 ||
-            (r = fetch_renames(f, &fl, next_index, &next_rs)) < 0)
-                goto out;
-        {
-                char *in1 = str_printf("%s%s", indent, unit),
-                     *in2 = str_printf("%s%s", indent, deep);
-                ahead = in1 ? fetch_text(f, &fl, &first_rs, in1, "") : NULL;
-                inside = in2 ? fetch_text(f, &fl, &next_rs, in2, unit) : NULL;
-                prologue = ahead && in1 ? str_printf("if (%s < %s) {\n%s%s\n%s}", init, bound, in1,
-                                                     ahead, indent)
-                                        : NULL;
-                if (fl.reassigned) {
-                        char *type = local_tensor_type(f, &funcs[st->func], fl.x);
-                        deq = type ? str_printf("LocalTensor<%s> %.*s = %.*s.DeQue<%s>();", type,
-                                                (int)cxx_tok_len(f, fl.x), cxx_tok_text(f, fl.x),
-                                                (int)cxx_tok_len(f, fl.q), cxx_tok_text(f, fl.q),
-                                                type)
-                                   : NULL;
-                        free(type);
-                } else {
-                        deq = cxx_range_dup(f, fl.s[fl.deq], cxx_stmt_last(f, fl.s[fl.deq]));
-                }
-                body = inside && deq && in1
-                           ? str_printf("%s\n%s%sif (%s + %s < %s) {\n%s%s\n%s%s}", deq, indent,
-                                        unit, var, step, bound, in2, inside, indent, unit)
+        ahead = fetch_text(f, &fl, &first_rs, t.in1, "");
+        inside = fetch_text(f, &fl, &next_rs, t.in2, t.unit);
+        if (fl.reassigned) {
+                char *type = local_tensor_type(f, &funcs[st->func], fl.x);
+                deq = type ? str_printf("LocalTensor<%s> %.*s = %.*s.DeQue<%s>();", type,
+                                        (int)cxx_tok_len(f, fl.x), cxx_tok_text(f, fl.x),
+                                        (int)cxx_tok_len(f, fl.q), cxx_tok_text(f, fl.q), type)
                            : NULL;
-                free(in1);
-                free(in2);
+                free(type);
+        } else {
+                deq = cxx_range_dup(f, fl.s[fl.deq], cxx_stmt_last(f, fl.s[fl.deq]));
         }
-        site_begin(scan, f, st->first, "fetch tile %s + %s before tile %s's compute", var, step,
-                   var);
+        prologue = ahead ? first_fetch(&t, ahead) : NULL;
+        body = inside && deq ? next_fetch(&t, deq, inside) : NULL;
+        site_begin(scan, f, st->first, "fetch tile %s + %s before tile %s's compute", t.var, t.step,
+                   t.var);
         if (!prologue || !body) {
                 site_fail(scan);
         } else {
@@ -625,19 +662,12 @@ static int forward_stmt(struct motif_scan *scan, struct cxx_file *f, const struc
 out:
         renames_release(&first_rs);
         renames_release(&next_rs);
-        free(indent);
-        free(init);
-        free(bound);
-        free(step);
-        free(var);
-        free(first_index);
-        free(next_index);
+        loop_text_release(&t);
         free(ahead);
         free(inside);
         free(prologue);
         free(body);
         free(deq);
-        free(deep);
         return r;
 }
 
@@ -788,22 +818,14 @@ static char *tbuf_fetch_text(const struct cxx_file *f, const struct tbuf_loop *t
 
         for (size_t k = 0; k < tl->run && ok; k++)
                 if (plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k])) != NONE)
-                        ok = append_line(
-                            &text, indent,
-                            renamed(f, tl->s[k],
-                                    cxx_with_trailing_comment(f, cxx_stmt_last(f, tl->s[k])), rs,
-                                    extra));
+                        ok = append_stmt(&text, indent, f, tl->s[k], rs, extra);
         ok =
             ok && append_line(&text, indent,
                               str_printf("LocalTensor<%s> %s = %.*s.AllocTensor<%s>();", type, xnew,
                                          (int)cxx_tok_len(f, tl->b), cxx_tok_text(f, tl->b), type));
         for (size_t k = 0; k < tl->run && ok; k++)
                 if (plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k])) == NONE)
-                        ok = append_line(
-                            &text, indent,
-                            renamed(f, tl->s[k],
-                                    cxx_with_trailing_comment(f, cxx_stmt_last(f, tl->s[k])), rs,
-                                    extra));
+                        ok = append_stmt(&text, indent, f, tl->s[k], rs, extra);
         ok = ok && append_line(&text, indent,
                                str_printf("%.*s.EnQue(%s);", (int)cxx_tok_len(f, tl->b),
                                           cxx_tok_text(f, tl->b), xnew));
@@ -823,13 +845,8 @@ static int tbuf_renames(const struct cxx_file *f, const struct tbuf_loop *tl, co
         for (size_t k = 0; k <= tl->run && r == 0; k++) {
                 size_t name =
                     k == tl->run ? tl->x : plain_decl(f, tl->s[k], cxx_stmt_last(f, tl->s[k]));
-                char base[80], fresh[96];
-                if (name == NONE)
-                        continue;
-                snprintf(base, sizeof(base), "%.*sNext", (int)cxx_tok_len(f, name),
-                         cxx_tok_text(f, name));
-                cxx_fresh_name(f, base, fresh, sizeof(fresh));
-                r = renames_add(rs, f, name, fresh);
+                if (name != NONE)
+                        r = add_next_name(rs, f, name);
         }
         return r;
 }
@@ -840,90 +857,66 @@ static int tbuf_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
 {
         size_t n_funcs = *(const size_t *)userdata;
         struct tbuf_loop tl;
+        struct loop_text t;
         struct renames first_rs = { .n = 0 }, next_rs = { .n = 0 };
-        char *indent = NULL, *init = NULL, *bound = NULL, *step = NULL, *var = NULL, *type = NULL,
-             *first_index = NULL, *next_index = NULL, *ahead = NULL, *inside = NULL, *in1 = NULL,
-             *in2 = NULL, *xname = NULL, *bname = NULL;
-        const char *unit = cxx_indent_unit(f);
-        int r = 0;
+        char *type = NULL, *ahead = NULL, *inside = NULL, *xname = NULL, *bname = NULL,
+             *prologue = NULL, *deq = NULL, *body = NULL, *free_x = NULL;
+        int r;
 
         if (!cxx_tok_eq(f, st->first, "for") ||
             !tbuf_loop_at(f, &funcs[st->func], funcs, n_funcs, st->first, &tl))
                 return 0;
-        indent = cxx_indent_at(f, f->tokens.tokens[st->first].start);
-        init = cxx_range_dup(f, tl.l.init_a, tl.l.init_b);
-        bound = cxx_range_dup(f, tl.l.bound_a, tl.l.bound_b);
-        step = range_text(f, tl.l.step_a, tl.l.step_b);
-        var = cxx_range_dup(f, tl.l.var, tl.l.var);
+        r = loop_text_of(f, &tl.l, &t);
         type = local_tensor_type(f, &funcs[st->func], tl.x);
         xname = cxx_range_dup(f, tl.x, tl.x);
         bname = cxx_range_dup(f, tl.b, tl.b);
-        if (!indent || !init || !bound || !step || !var || !type || !xname || !bname) {
-                r = type ? -ENOMEM : 0;
+        if (r < 0 || !type || !xname || !bname) {
+                r = r < 0 || type ? -ENOMEM : 0;
                 goto out;
         }
-        first_index = tl.l.init_a == tl.l.init_b ? strdup(init) : str_printf("(%s)", init);
-        next_index = str_printf("(%s + %s)", var, step);
-        in1 = str_printf("%s%s", indent, unit);
-        in2 = str_printf("%s%s%s", indent, unit, unit);
-        if (!first_index || !next_index || !in1 || !in2 ||
-            (r = tbuf_renames(f, &tl, first_index, &first_rs)) < 0 ||
-            (r = tbuf_renames(f, &tl, next_index, &next_rs)) < 0)
+        if ((r = tbuf_renames(f, &tl, t.first_index, &first_rs)) < 0 ||
+            (r = tbuf_renames(f, &tl, t.next_index, &next_rs)) < 0)
                 goto out;
-        ahead = tbuf_fetch_text(f, &tl, &first_rs, type, first_rs.r[first_rs.n - 1].to, in1, "");
-        inside = tbuf_fetch_text(f, &tl, &next_rs, type, next_rs.r[next_rs.n - 1].to, in2, unit);
-        site_begin(scan, f, st->first, "fetch tile %s + %s of %s before tile %s's compute", var,
-                   step, bname, var);
-        if (!ahead || !inside) {
+        /* x's new name is the last rename */
+        ahead = tbuf_fetch_text(f, &tl, &first_rs, type, first_rs.r[first_rs.n - 1].to, t.in1, "");
+        inside =
+            tbuf_fetch_text(f, &tl, &next_rs, type, next_rs.r[next_rs.n - 1].to, t.in2, t.unit);
+        deq = str_printf("LocalTensor<%s> %s = %s.DeQue<%s>();", type, xname, bname, type);
+        prologue = ahead ? first_fetch(&t, ahead) : NULL;
+        body = inside && deq ? next_fetch(&t, deq, inside) : NULL;
+        free_x = str_printf("%s.FreeTensor(%s);", bname, xname);
+        site_begin(scan, f, st->first, "fetch tile %s + %s of %s before tile %s's compute", t.var,
+                   t.step, bname, t.var);
+        if (!prologue || !body || !free_x) {
                 site_fail(scan);
         } else {
-                char *prologue =
-                    str_printf("if (%s < %s) {\n%s%s\n%s}", init, bound, in1, ahead, indent);
-                char *deq =
-                    str_printf("LocalTensor<%s> %s = %s.DeQue<%s>();\n%sif (%s + %s < "
-                               "%s) {\n%s%s\n%s}",
-                               type, xname, bname, type, in1, var, step, bound, in2, inside, in1);
-                char *free_x = str_printf("%s.FreeTensor(%s);", bname, xname);
-                char *size = cxx_range_dup(f, tl.init.args[1].first, tl.init.args[1].last);
-                if (!prologue || !deq || !free_x || !size) {
-                        site_fail(scan);
-                } else {
-                        site_redeclare(scan, f, &tl.b_decl, "TQue<QuePosition::VECIN, 2>");
-                        site_edit(scan, f, f->tokens.tokens[tl.init.args[1].first].start, 0, "2, ");
-                        site_delete_stmt(scan, f, tl.get_first, tl.get_last);
-                        site_insert_before(scan, f, st->first, prologue);
-                        for (size_t k = 0; k < tl.run; k++)
-                                if (plain_decl(f, tl.s[k], cxx_stmt_last(f, tl.s[k])) == NONE)
-                                        site_delete_stmt(scan, f, tl.s[k],
-                                                         cxx_with_trailing_comment(
-                                                             f, cxx_stmt_last(f, tl.s[k])));
-                        site_insert_before(scan, f, tl.s[tl.run], deq);
-                        site_insert_after(scan, f, tl.s[tl.last_use],
-                                          cxx_stmt_last(f, tl.s[tl.last_use]), free_x);
-                }
-                free(prologue);
-                free(deq);
-                free(free_x);
-                free(size);
+                site_redeclare(scan, f, &tl.b_decl, "TQue<QuePosition::VECIN, 2>");
+                site_edit(scan, f, f->tokens.tokens[tl.init.args[1].first].start, 0, "2, ");
+                site_delete_stmt(scan, f, tl.get_first, tl.get_last);
+                site_insert_before(scan, f, st->first, prologue);
+                for (size_t k = 0; k < tl.run; k++)
+                        if (plain_decl(f, tl.s[k], cxx_stmt_last(f, tl.s[k])) == NONE)
+                                site_delete_stmt(
+                                    scan, f, tl.s[k],
+                                    cxx_with_trailing_comment(f, cxx_stmt_last(f, tl.s[k])));
+                site_insert_before(scan, f, tl.s[tl.run], body);
+                site_insert_after(scan, f, tl.s[tl.last_use], cxx_stmt_last(f, tl.s[tl.last_use]),
+                                  free_x);
         }
         r = site_end(scan);
 out:
         renames_release(&first_rs);
         renames_release(&next_rs);
-        free(indent);
-        free(init);
-        free(bound);
-        free(step);
-        free(var);
+        loop_text_release(&t);
         free(type);
         free(xname);
         free(bname);
-        free(first_index);
-        free(next_index);
         free(ahead);
         free(inside);
-        free(in1);
-        free(in2);
+        free(prologue);
+        free(deq);
+        free(body);
+        free(free_x);
         return r;
 }
 
