@@ -441,11 +441,15 @@ static bool reads_assigned(const struct cxx_file *f, size_t a, size_t b, const s
 /*
  * Whether the body leaves early or calls a function of the file, or holds
  * a full barrier (PipeBarrier<PIPE_ALL>, which would keep the fetch behind
- * the compute anyway: barrier_removal comes first).
+ * the compute anyway: barrier_removal comes first), or reads nothing back
+ * on the scalar unit (GetValue): without that wait the queue's second
+ * buffer already lets the next copy run under the compute.
  */
 static bool body_unsafe(const struct cxx_file *f, const struct tile_loop *l,
                         const struct cxx_func *funcs, size_t n_funcs)
 {
+        if (!range_has(f, l->body, l->close, "GetValue"))
+                return true;
         static const char *const exits[] = {
                 "break", "continue", "return", "goto", "PIPE_ALL", NULL
         };
@@ -704,6 +708,47 @@ static bool scalar_reads(const struct cxx_file *f, size_t a, size_t b, size_t x)
         return false;
 }
 
+/* The innermost '(' around token i, not before token from; NONE when none. */
+static size_t enclosing_open(const struct cxx_file *f, size_t i, size_t from)
+{
+        for (size_t j = cxx_tok_prev(f, i); j != NONE && j >= from; j = cxx_tok_prev(f, j)) {
+                if (cxx_tok_eq(f, j, ")") || cxx_tok_eq(f, j, "]") || cxx_tok_eq(f, j, "}")) {
+                        j = cxx_bracket_open(f, j);
+                        if (j == NONE)
+                                return NONE;
+                        continue;
+                }
+                if (cxx_tok_eq(f, j, "("))
+                        return j;
+                if (cxx_tok_eq(f, j, "[") || cxx_tok_eq(f, j, "{") || cxx_tok_eq(f, j, ";"))
+                        return NONE;
+        }
+        return NONE;
+}
+
+/*
+ * Whether [a, b] writes x (x, or a part of it, as a call's first
+ * argument) or copies it out: an input tile only is read there.  A tile
+ * computed in place and copied out from is tbuf_queues' loop, which gives
+ * the result a queue of its own.
+ */
+static bool not_input_only(const struct cxx_file *f, size_t a, size_t b, size_t x)
+{
+        for (size_t i = a; i != NONE && i <= b; i = cxx_tok_next(f, i)) {
+                size_t open, name;
+                if (!tok_same(f, i, x))
+                        continue;
+                if (cxx_tok_eq(f, cxx_tok_prev(f, i), "("))
+                        return true;
+                open = enclosing_open(f, i, a);
+                name = open == NONE ? NONE : cxx_tok_prev(f, open);
+                if (name != NONE &&
+                    (cxx_tok_eq(f, name, "DataCopy") || cxx_tok_eq(f, name, "DataCopyPad")))
+                        return true;
+        }
+        return false;
+}
+
 /* b's one "InitBuffer(b, size)" statement in the file. */
 static bool init_of_tbuf(const struct cxx_file *f, size_t b, struct tbuf_loop *tl)
 {
@@ -775,7 +820,8 @@ static bool tbuf_loop_at(const struct cxx_file *f, const struct cxx_func *func,
         if (ident_count(f, 0, f->tokens.n - 1, tl->b) != 3 ||
             ident_count(f, func->open, func->close, tl->x) !=
                 ident_count(f, l->body, l->close, tl->x) + 1 ||
-            scalar_reads(f, l->body, l->close, tl->x))
+            scalar_reads(f, l->body, l->close, tl->x) ||
+            not_input_only(f, tl->s[tl->run], l->close, tl->x))
                 return false;
         /* the source of every copy is global memory */
         for (k = 0; k < tl->run; k++)

@@ -395,7 +395,8 @@ static void test_prefetch_tile(void **state)
  * loop; the queue already has two buffers, so the round trip is exact.
  * Loops whose fetch cannot move are left alone: one that leaves early,
  * one whose declarations call a function, one whose fetch reads what the
- * body changes, one that calls a function of the file.
+ * body changes, one that calls a function of the file; and one that reads
+ * nothing back, whose next copy already runs under its compute.
  */
 static const char *inline_fetch_kernel =
     "class K {\n"
@@ -444,6 +445,14 @@ static const char *inline_fetch_kernel =
     "\t\t\trowQueue3.FreeTensor(y);\n"
     "\t\t}\n"
     "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
+    "\t\t\tLocalTensor<float> y = rowQueue5.AllocTensor<float>();\n"
+    "\t\t\tDataCopy(y, xGm[i * cols], cols);\n"
+    "\t\t\trowQueue5.EnQue(y);\n"
+    "\t\t\ty = rowQueue5.DeQue<float>();\n"
+    "\t\t\tMuls(y, y, 2.0f, cols);\n"
+    "\t\t\trowQueue5.FreeTensor(y);\n"
+    "\t\t}\n"
+    "\t\tfor (uint32_t i = 0; i < rows; i++) {\n"
     "\t\t\tLocalTensor<float> y = rowQueue4.AllocTensor<float>();\n"
     "\t\t\tDataCopy(y, xGm[i * cols], cols);\n"
     "\t\t\trowQueue4.EnQue(y);\n"
@@ -454,7 +463,8 @@ static const char *inline_fetch_kernel =
     "\t}\n"
     "\t__aicore__ inline uint32_t Offset(uint32_t i) { return i * cols; }\n"
     "\t__aicore__ inline void Step(LocalTensor<float> &y) { Muls(y, y, 2.0f, cols); }\n"
-    "\tTQue<QuePosition::VECIN, 2> inQueue, rowQueue, rowQueue2, rowQueue3, rowQueue4;\n"
+    "\tTQue<QuePosition::VECIN, 2> inQueue, rowQueue, rowQueue2, rowQueue3, rowQueue4,\n"
+    "\t\trowQueue5;\n"
     "};\n";
 
 /*
