@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prefetch_tile's inline form.  A tile loop that allocates, copies in and
- * enqueues its input in its own body,
+ * prefetch_tile's inline forms.  A tile loop that allocates, copies in and
+ * enqueues its input in its own body (the queue form),
  *
  *     for (T off = A; off < B; off += S) {
  *         uint32_t n = ...;                          (declarations: "pre")
@@ -19,14 +19,20 @@
  * never overlap.  The forward fetches tile A before the loop and, in the
  * body, tile off + S right after tile off is dequeued, from copies of the
  * pre declarations and the fetch with off replaced and their names given a
- * "Next" suffix; the queue gets two buffers.  The inverse turns that form
- * back, one loop at a time.
+ * "Next" suffix; the queue gets two buffers.  The TBuf form takes a loop
+ * that copies into "LocalTensor<T> x = b.Get<T>();" taken before it: b
+ * becomes a depth-2 VECIN queue, fetched ahead the same way, and x is
+ * freed after its last use.  The inverse gives the queue form back, one
+ * loop at a time.
  *
  * Only loops whose fetch can move are taken: the pre statements declare
  * without calling anything, nothing the fetch reads is assigned in the
  * body, the body calls no function of the file (which might change a
- * member the fetch reads) and never leaves early (break, continue,
- * return, goto), and the queue serves this loop alone.
+ * member the fetch reads), never leaves early (break, continue, return,
+ * goto) and holds no PIPE_ALL barrier, and the queue serves this loop
+ * alone.  And only loops that need it: the compute reads a value back
+ * (GetValue); a TBuf's tile is only read (a tile computed in place and
+ * copied out is tbuf_queues' loop).
  */
 #include "motifs-internal.h"
 
