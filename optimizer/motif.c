@@ -34,8 +34,11 @@ static const struct motif motifs[] = {
                 "queues CopyIn fills two buffers (TQue depth and InitBuffer count).  Helps "
                 "when the compute waits on the vector unit (a reduction read back with "
                 "GetValue), which otherwise holds the next copy back until it is done.  "
-                "Needs UB room for the second buffers.  The inverse issues each copy-in in "
-                "its turn again.",
+                "A loop that allocates, copies in and enqueues its tile in its own body, or "
+                "copies into a TBuf tensor taken before it (which becomes a depth-2 queue), "
+                "gets the same: tile i+1's fetch right after tile i is dequeued.  Needs UB "
+                "room for the second buffers.  The inverse issues each copy-in in its turn "
+                "again.",
             .bottleneck = "stall=mte2_v stall=scalar_issue scalar=high stall=buffer_free",
             .forward = motif_prefetch_forward,
             .inverse = motif_prefetch_inverse,
