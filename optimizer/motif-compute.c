@@ -393,9 +393,133 @@ static int hoist_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
         return r;
 }
 
+/*
+ * The function form: "Duplicate(d, LITERAL, count);" at the top of a
+ * function the tile loop calls (Compute(count)), d a TBuf's tensor that
+ * the function only reads afterwards and nothing else ever writes.  The
+ * constant is written once instead, right after the TBuf's "InitBuffer(b,
+ * n * sizeof(T))" in another function (Init): "Duplicate(b.Get<T>(),
+ * LITERAL, n);", the whole buffer.  rsqrt and reciprocal refill a tile of
+ * ones every tile; reciprocal's expert fills it once.
+ */
+struct tbuf_fill {
+        size_t buf;                   /* the TBuf's token in "b.Get" */
+        size_t get_first, get_last;   /* "LocalTensor<T> d = b.Get<T>();" */
+        size_t init_first, init_last; /* "pipe.InitBuffer(b, n * sizeof(T));" */
+        size_t n_first, n_last;       /* n */
+        size_t type_first, type_last; /* T of the sizeof */
+};
+
+/* "LocalTensor<T> d = b.Get<T>();" declaring d in func, and b's InitBuffer elsewhere. */
+static bool tbuf_fill_of(const struct cxx_file *f, const struct cxx_func *func, size_t d,
+                         struct tbuf_fill *t)
+{
+        struct motif_decl dd, bd;
+        size_t eq, dot, init = CXX_NONE;
+        struct cxx_call c;
+
+        if (!decl_find(f, func->open, func->close, cxx_tok_text(f, d), cxx_tok_len(f, d), &dd) ||
+            !decl_is(f, &dd, "LocalTensor") || dd.n_declarators != 1)
+                return false;
+        eq = cxx_tok_next(f, dd.name);
+        t->buf = cxx_tok_next(f, eq);
+        dot = cxx_tok_next(f, t->buf);
+        if (!cxx_tok_eq(f, eq, "=") || !cxx_tok_eq(f, dot, ".") ||
+            !cxx_tok_eq(f, cxx_tok_next(f, dot), "Get") || !decl_of(f, func, t->buf, &bd) ||
+            !decl_is(f, &bd, "TBuf") || ident_count(f, 0, f->tokens.n - 1, t->buf) != 3)
+                return false;
+        t->get_first = dd.first;
+        t->get_last = dd.last;
+        for (size_t i = 0; i < f->tokens.n && init == CXX_NONE; i++) {
+                size_t first;
+                if (!cxx_tok_eq(f, i, "InitBuffer"))
+                        continue;
+                first = cxx_stmt_first(f, i);
+                if (cxx_stmt_call(f, first, cxx_stmt_last(f, first), &c) && c.name == i &&
+                    c.n_args == 2 && c.args[0].first == c.args[0].last &&
+                    same_tok(f, c.args[0].first, t->buf))
+                        init = first;
+        }
+        if (init == CXX_NONE || (init > func->open && init < func->close))
+                return false;
+        t->init_first = init;
+        t->init_last = cxx_stmt_last(f, init);
+        /* n * sizeof(T): n's tokens and T's */
+        {
+                size_t last = c.args[1].last, close = last, type_last = cxx_tok_prev(f, close),
+                       open = cxx_bracket_open(f, close), so = cxx_tok_prev(f, open),
+                       star = cxx_tok_prev(f, so);
+                if (!cxx_tok_eq(f, close, ")") || open == CXX_NONE ||
+                    !cxx_tok_eq(f, so, "sizeof") || !cxx_tok_eq(f, star, "*") ||
+                    star == c.args[1].first || cxx_tok_next(f, open) > type_last)
+                        return false;
+                t->type_first = cxx_tok_next(f, open);
+                t->type_last = type_last;
+                t->n_first = c.args[1].first;
+                t->n_last = cxx_tok_prev(f, star);
+                for (size_t i = t->n_first; i <= t->n_last; i = cxx_tok_next(f, i))
+                        if (cxx_tok_eq(f, i, "+") || cxx_tok_eq(f, i, "-") || cxx_tok_eq(f, i, "?"))
+                                return false; /* "a + b * sizeof(T)" is not n * sizeof(T) */
+        }
+        return true;
+}
+
+/* Whether tensor d is the first argument of a call (written) or set by SetValue in [a, b]. */
+static bool written_in(const struct cxx_file *f, size_t a, size_t b, size_t d)
+{
+        for (size_t i = a; i != CXX_NONE && i <= b; i = cxx_tok_next(f, i))
+                if (same_tok(f, i, d) &&
+                    (cxx_tok_eq(f, cxx_tok_prev(f, i), "(") ||
+                     (cxx_tok_eq(f, cxx_tok_next(f, i), ".") &&
+                      cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, i)), "SetValue"))))
+                        return true;
+        return false;
+}
+
+static int hoist_fn_forward_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
+                                 void *userdata)
+{
+        const struct cxx_func *func = &funcs[st->func];
+        struct cxx_call c;
+        struct tbuf_fill t;
+        size_t d;
+        char *text;
+
+        (void)userdata;
+        if (func->entry || st->block != func->open || st->loop != CXX_NONE || st->in_branch ||
+            !duplicate_call(f, st->first, st->last, &c) || c.args[1].first != c.args[1].last ||
+            !cxx_tok_is_kind(f, c.args[1].first, TOKEN_NUMBER))
+                return 0;
+        d = c.args[0].first;
+        if (!tbuf_fill_of(f, func, d, &t) ||
+            written_in(f, cxx_tok_next(f, st->last), func->close, d) ||
+            ident_count(f, func->open, st->first, d) != 1 /* its declaration */)
+                return 0;
+        text = str_printf("Duplicate(%.*s.Get<%.*s>(), %.*s, %.*s);", (int)cxx_tok_len(f, t.buf),
+                          cxx_tok_text(f, t.buf),
+                          (int)(cxx_tok_end(f, t.type_last) - f->tokens.tokens[t.type_first].start),
+                          f->text + f->tokens.tokens[t.type_first].start,
+                          (int)cxx_tok_len(f, c.args[1].first), cxx_tok_text(f, c.args[1].first),
+                          (int)(cxx_tok_end(f, t.n_last) - f->tokens.tokens[t.n_first].start),
+                          f->text + f->tokens.tokens[t.n_first].start);
+        site_begin(scan, f, st->first, "fill %.*s once, after its InitBuffer",
+                   (int)cxx_tok_len(f, t.buf), cxx_tok_text(f, t.buf));
+        if (text) {
+                site_delete_stmt(scan, f, st->first, cxx_with_trailing_comment(f, st->last));
+                site_insert_after(scan, f, t.init_first, t.init_last, text);
+        } else {
+                site_fail(scan);
+        }
+        free(text);
+        return site_end(scan);
+}
+
 int motif_hoist_forward(struct motif_scan *scan)
 {
-        return walk_statements(scan, kernel_of(scan), hoist_forward_stmt, NULL);
+        int r = walk_statements(scan, kernel_of(scan), hoist_forward_stmt, NULL);
+
+        return r < 0 ? r : walk_statements(scan, kernel_of(scan), hoist_fn_forward_stmt, NULL);
 }
 
 static int hoist_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
@@ -438,9 +562,97 @@ static int hoist_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
         return site_end(scan);
 }
 
+/*
+ * The function form's inverse: "Duplicate(b.Get<T>(), LITERAL, n);" goes
+ * back into the function that takes b's tensor, "LocalTensor<T> d =
+ * b.Get<T>();", right after that declaration, with the count of the
+ * first vector instruction there that reads d (the tile's count).
+ */
+static int hoist_fn_inverse_stmt(struct motif_scan *scan, struct cxx_file *f,
+                                 const struct cxx_func *funcs, const struct cxx_stmt *st,
+                                 void *userdata)
+{
+        const size_t n_funcs = *(const size_t *)userdata;
+        struct cxx_call c, use;
+        size_t buf, d = CXX_NONE, decl_last = CXX_NONE, count_first = CXX_NONE, count_last = 0;
+        const struct cxx_func *home = NULL;
+        char *text;
+
+        if (!cxx_stmt_call(f, st->first, st->last, &c) || !cxx_call_is(f, &c, "Duplicate") ||
+            c.obj != CXX_NONE || c.n_args != 3 || c.args[1].first != c.args[1].last ||
+            !cxx_tok_is_kind(f, c.args[1].first, TOKEN_NUMBER))
+                return 0;
+        /* "b.Get<T>()" */
+        buf = c.args[0].first;
+        if (!cxx_tok_is_ident(f, buf) || !cxx_tok_eq(f, cxx_tok_next(f, buf), ".") ||
+            !cxx_tok_eq(f, cxx_tok_next(f, cxx_tok_next(f, buf)), "Get") ||
+            ident_count(f, 0, f->tokens.n - 1, buf) != 4)
+                return 0;
+        /* the other function's "LocalTensor<T> d = b.Get<T>();" */
+        for (size_t k = 0; k < n_funcs && d == CXX_NONE; k++) {
+                if (k == st->func)
+                        continue;
+                for (size_t i = funcs[k].open; i < funcs[k].close; i = cxx_tok_next(f, i)) {
+                        struct motif_decl dd;
+                        if (!same_tok(f, i, buf) || !cxx_tok_eq(f, cxx_tok_prev(f, i), "=") ||
+                            !decl_find(f, funcs[k].open, funcs[k].close,
+                                       cxx_tok_text(f, cxx_tok_prev(f, cxx_tok_prev(f, i))),
+                                       cxx_tok_len(f, cxx_tok_prev(f, cxx_tok_prev(f, i))), &dd) ||
+                            !decl_is(f, &dd, "LocalTensor") || dd.last < i)
+                                continue;
+                        d = dd.name;
+                        decl_last = dd.last;
+                        home = &funcs[k];
+                        break;
+                }
+        }
+        if (d == CXX_NONE)
+                return 0;
+        /* the count of the first vector instruction that reads d */
+        for (size_t i = cxx_tok_next(f, decl_last); i < home->close && count_first == CXX_NONE;
+             i = cxx_tok_next(f, i)) {
+                size_t first;
+                if (!same_tok(f, i, d) || cxx_tok_eq(f, cxx_tok_prev(f, i), "("))
+                        continue;
+                first = cxx_stmt_first(f, i);
+                if (cxx_stmt_call(f, first, cxx_stmt_last(f, first), &use) &&
+                    is_vector_api(f, use.name) && use.n_args >= 3) {
+                        count_first = use.args[use.n_args - 1].first;
+                        count_last = use.args[use.n_args - 1].last;
+                }
+        }
+        if (count_first == CXX_NONE)
+                return 0;
+        text =
+            str_printf("Duplicate(%.*s, %.*s, %.*s);", (int)cxx_tok_len(f, d), cxx_tok_text(f, d),
+                       (int)cxx_tok_len(f, c.args[1].first), cxx_tok_text(f, c.args[1].first),
+                       (int)(cxx_tok_end(f, count_last) - f->tokens.tokens[count_first].start),
+                       f->text + f->tokens.tokens[count_first].start);
+        site_begin(scan, f, st->first, "fill %.*s in every call again", (int)cxx_tok_len(f, buf),
+                   cxx_tok_text(f, buf));
+        if (text) {
+                site_delete_stmt(scan, f, st->first, cxx_with_trailing_comment(f, st->last));
+                site_insert_after(scan, f, cxx_stmt_first(f, decl_last), decl_last, text);
+        } else {
+                site_fail(scan);
+        }
+        free(text);
+        return site_end(scan);
+}
+
 int motif_hoist_inverse(struct motif_scan *scan)
 {
-        return walk_statements(scan, kernel_of(scan), hoist_inverse_stmt, NULL);
+        struct cxx_file *f = kernel_of(scan);
+        struct cxx_func *funcs = NULL;
+        size_t n_funcs = 0;
+        int r = walk_statements(scan, f, hoist_inverse_stmt, NULL);
+
+        if (r == 0)
+                r = cxx_funcs_find(f, &funcs, &n_funcs);
+        if (r == 0)
+                r = walk_statements(scan, f, hoist_fn_inverse_stmt, &n_funcs);
+        free(funcs);
+        return r;
 }
 
 /* ================================================================ Axpy */

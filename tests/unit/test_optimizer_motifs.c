@@ -285,6 +285,46 @@ static const char *const prefetching_experts[] = {
  * the same site as BUFFER_NUM; the host's tiling is left alone, and the
  * forward gives back a kernel that behaves like the expert.
  */
+/*
+ * The function form, on rsqrt: Compute(count) refills a TBuf of ones every
+ * tile.  The ones are written once, after the TBuf's InitBuffer, over the
+ * whole buffer; the inverse puts the fill back into Compute with the count
+ * its first reader uses.  A tensor the function also writes later (a
+ * scratch buffer) is left alone.
+ */
+static void test_hoist_duplicate_function(void **state)
+{
+        char *text = slurp("examples/ops/level1/rsqrt/op_kernel/rsqrt_custom.cpp"), *once, *back,
+             *scratch;
+
+        (void)state;
+        assert_int_equal(sites("hoist_duplicate", MOTIF_FORWARD, text), 1);
+        once = apply("hoist_duplicate", MOTIF_FORWARD, text, 0);
+        if (!strstr(once, "pipe.InitBuffer(onesBuf, tileLength * sizeof(float));\n"
+                          "\t\tDuplicate(onesBuf.Get<float>(), 1.0f, tileLength);\n") ||
+            strstr(once, "Duplicate(ones, 1.0f, count);"))
+                fail_msg("not filled once:\n%s", once);
+        assert_int_equal(sites("hoist_duplicate", MOTIF_FORWARD, once), 0);
+        assert_int_equal(sites("hoist_duplicate", MOTIF_INVERSE, once), 1);
+        back = apply("hoist_duplicate", MOTIF_INVERSE, once, 0);
+        if (!strstr(back, "LocalTensor<float> ones = onesBuf.Get<float>();\n"
+                          "\t\tDuplicate(ones, 1.0f, count);\n") ||
+            strstr(back, "onesBuf.Get<float>(), 1.0f"))
+                fail_msg("not filled in every call again:\n%s", back);
+        /* a later write makes the buffer scratch: nothing to hoist */
+        scratch = strdup(text);
+        {
+                char *div = strstr(scratch, "Div(xf, ones, xf, count);");
+                assert_non_null(div);
+                memcpy(div, "Div(ones, ones, xf, count);", strlen("Div(ones, ones, xf, count);"));
+        }
+        assert_int_equal(sites("hoist_duplicate", MOTIF_FORWARD, scratch), 0);
+        free(text);
+        free(once);
+        free(back);
+        free(scratch);
+}
+
 static void test_double_buffer_prefetch(void **state)
 {
         for (size_t i = 0; i < sizeof(prefetching_experts) / sizeof(*prefetching_experts); i++) {
@@ -1079,6 +1119,9 @@ static const struct sim_case sim_cases[] = {
         /* a reduction read back each tile while the next tile waits for its copy */
         { "examples/ops/level2/isamax", "examples/ops/level2/isamax", "prefetch_tile",
           MOTIF_FORWARD, true, NULL },
+        /* a tile of ones refilled every tile, filled once instead */
+        { "examples/ops/level1/rsqrt", "examples/ops/level1/rsqrt", "hoist_duplicate",
+          MOTIF_FORWARD, true, NULL },
         /* a TBuf's tile fetched ahead through a queue, once its barriers are gone */
         { "examples/ops/level2/reduce_max", "examples/ops/level2/reduce_max", "prefetch_tile",
           MOTIF_FORWARD, true, "barrier_removal" },
@@ -1155,6 +1198,7 @@ int main(void)
                 cmocka_unit_test(test_double_buffer_declines),
                 cmocka_unit_test(test_prefetch_tile),
                 cmocka_unit_test(test_prefetch_tile_inline),
+                cmocka_unit_test(test_hoist_duplicate_function),
                 cmocka_unit_test(test_prefetch_tile_tbuf),
                 cmocka_unit_test(test_vector_accumulator),
                 cmocka_unit_test(test_out_of_place),
