@@ -25,6 +25,20 @@
  */
 static const struct motif motifs[] = {
         {
+            .name = "spread_over_cores",
+            .title = "Spread a one-core kernel's loop over every vector core",
+            .description = "Where every launch of the host is SetBlockDim(1) and the kernel never "
+                           "reads its block index, give each vector core its own run of the "
+                           "iterations of the top-level loop that writes the output, in multiples "
+                           "of 64 so that no two cores share a 64-byte cache line of scalar "
+                           "writes, and launch on the platform's vector cores.  The inverse runs "
+                           "the loop on one core again.",
+            .bottleneck = "bound=s bound=v bound=mte2 bound=mte3 bound=launch",
+            .forward = motif_spread_forward,
+            .inverse = motif_spread_inverse,
+            .whole_operator = true,
+        },
+        {
             .name = "prefetch_tile",
             .title = "Fetch the next tile before computing this one",
             .description =

@@ -101,5 +101,7 @@ int motif_queues_forward(struct motif_scan *scan);
 int motif_queues_inverse(struct motif_scan *scan);
 int motif_place_forward(struct motif_scan *scan);
 int motif_place_inverse(struct motif_scan *scan);
+int motif_spread_forward(struct motif_scan *scan);
+int motif_spread_inverse(struct motif_scan *scan);
 
 #endif

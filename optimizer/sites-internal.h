@@ -80,4 +80,19 @@ bool site_exists_at(const struct motif_scan *scan, const struct cxx_file *f, siz
 /* A new string, formatted; NULL when out of memory (site_edit() then fails the site). */
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- the host's tiling function (tiling-moves.c), for scanners that edit it too */
+struct tiling_fn {
+        size_t open, close; /* the body's braces */
+        char context[64];   /* the gert::TilingContext parameter's name */
+};
+/*
+ * The first tiling function of a host file whose body opens after token
+ * after (CXX_NONE: any): a function whose body calls SetBlockDim and whose
+ * parameter is a TilingContext pointer.
+ */
+bool tiling_function_after(const struct cxx_file *f, size_t after, struct tiling_fn *ret);
+/* Adds #include of header after the file's last #include when it has none of it. */
+void ensure_include(struct motif_scan *scan, struct cxx_file *f, const char *header);
+#define PLATFORM_HEADER "tiling/platform/platform_ascendc.h"
+
 #endif

@@ -30,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLATFORM_HEADER "tiling/platform/platform_ascendc.h"
-
 /* Buffers past this are not believed (a miscount): the tile move stays away. */
 #define LIVE_BUFFERS_MAX 64
 
@@ -45,17 +43,7 @@ static size_t next_tok(const struct cxx_file *f, size_t i)
         return j >= f->tokens.n ? CXX_NONE : j;
 }
 
-struct tiling_fn {
-        size_t open, close; /* the body's braces */
-        char context[64];   /* the gert::TilingContext parameter's name */
-};
-
-/*
- * The first tiling function of a host file whose body opens after token
- * after (CXX_NONE: any): a function whose body calls SetBlockDim and whose
- * parameter is a TilingContext pointer.
- */
-static bool tiling_function_after(const struct cxx_file *f, size_t after, struct tiling_fn *ret)
+bool tiling_function_after(const struct cxx_file *f, size_t after, struct tiling_fn *ret)
 {
         struct cxx_func *funcs = NULL;
         size_t n = 0;
@@ -239,8 +227,7 @@ static void drop_if_unused(struct motif_scan *scan, struct cxx_file *f, const st
         site_edit(scan, f, s, e - s, "");
 }
 
-/* Adds #include of header after the file's last #include when it has none of it. */
-static void ensure_include(struct motif_scan *scan, struct cxx_file *f, const char *header)
+void ensure_include(struct motif_scan *scan, struct cxx_file *f, const char *header)
 {
         size_t last = CXX_NONE, want = strlen(header) + 2, e;
 

@@ -1055,6 +1055,149 @@ static void test_out_of_place(void **state)
         }
 }
 
+/* ------------------------------------------------------------------ spread_over_cores */
+
+/* The first text from in op's kernel replaced by to. */
+static void spread_variant(struct op_files *op, const char *from, const char *to)
+{
+        for (size_t i = 0; i < op->n; i++) {
+                char *text = (char *)op->files[i].text, *at = strstr(text, from), *out;
+                if (!at || strncmp(op->files[i].path, "op_kernel/", 10) != 0)
+                        continue;
+                assert_true(
+                    asprintf(&out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) > 0);
+                free(text);
+                op->files[i].text = out;
+                return;
+        }
+        fail_msg("%s not found", from);
+}
+
+static size_t spread_sites(const struct op_files *op)
+{
+        struct motif_site *found = NULL;
+        size_t n = 0;
+
+        assert_int_equal(motif_detect(motif_find("spread_over_cores"), MOTIF_FORWARD, op->files,
+                                      op->n, &found, &n),
+                         0);
+        free(found);
+        return n;
+}
+
+static const char *file_text(const struct op_files *op, const char *prefix)
+{
+        for (size_t i = 0; i < op->n; i++)
+                if (strncmp(op->files[i].path, prefix, strlen(prefix)) == 0 &&
+                    strstr(op->files[i].path, ".cpp"))
+                        return op->files[i].text;
+        return NULL;
+}
+
+/*
+ * A kernel written for one core (one_core_rows: SetBlockDim(1), a loop
+ * over rows storing each mean with a scalar write): each core takes runs
+ * of 64 rows, the launch asks for the platform's cores, and the inverse
+ * gives both files back byte for byte.  Not taken: a kernel that reads
+ * its block index, a host that launches more, a loop whose count is read
+ * after it, a loop that only fills UB for work after it (sum_rows), a
+ * scalar store no loop covers; a DMA copy no loop covers is left to core
+ * 0.  A loop inside a function some loop calls stays as it is.
+ */
+static void test_spread_over_cores(void **state)
+{
+        const char *rows_loop = "\t\tfor (uint32_t r = 0; r < rows; r++) {\n";
+        struct op_files op, original;
+        struct motif_file *changed = NULL;
+        char *kernel, *host;
+        size_t n = 0;
+
+        op_load("tests/ops/ok/one_core_rows", &op);
+        op_load("tests/ops/ok/one_core_rows", &original);
+        /* a canonical loop in a function the row loop calls: not spread */
+        spread_variant(&op, "\t\tfloat total = 0.0f;\n",
+                       "\t\tfloat total = 0.0f;\n\t\tfor (uint32_t k = 0; k < 1; k++)\n\t\t\ttotal "
+                       "+= 0.0f;\n");
+        assert_int_equal(spread_sites(&op), 1);
+        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_FORWARD, op.files, op.n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         0);
+        assert_int_equal(n, 2);
+        op_update(&op, changed, n);
+        kernel = strdup(file_text(&op, "op_kernel/"));
+        host = strdup(file_text(&op, "op_host/"));
+        if (!strstr(kernel, "\t\tconst uint64_t coreChunk = ((uint64_t)(rows) + 64 * "
+                            "AscendC::GetBlockNum() - 1) / (64 * AscendC::GetBlockNum()) * 64;\n"
+                            "\t\tfor (uint32_t r = (uint32_t)(AscendC::GetBlockIdx() * coreChunk); "
+                            "r < rows && (uint64_t)(r) < (AscendC::GetBlockIdx() + 1) * coreChunk; "
+                            "r++) {\n") ||
+            !strstr(kernel, "for (uint32_t k = 0; k < 1; k++)") ||
+            strstr(kernel, "!= 0) { return; }"))
+                fail_msg("rows not spread:\n%s", kernel);
+        assert_non_null(strstr(host, "context->SetBlockDim(platform_ascendc::PlatformAscendC("
+                                     "context->GetPlatformInfo()).GetCoreNumAiv());"));
+        assert_int_equal(spread_sites(&op), 0);
+        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_INVERSE, op.files, op.n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         0);
+        op_update(&op, changed, n);
+        assert_null(strstr(file_text(&op, "op_kernel/"), "GetBlock"));
+        assert_string_equal(file_text(&op, "op_host/"), file_text(&original, "op_host/"));
+        free(kernel);
+        free(host);
+        op_release(&op);
+
+        /* a path of another tiling key that copies out on its own: core 0 alone */
+        op_load("tests/ops/ok/one_core_rows", &op);
+        spread_variant(&op, "\tTPipe pipe;\n",
+                       "\t__aicore__ inline void Zero()\n\t{\n\t\tLocalTensor<float> z = "
+                       "sumBuf.Get<float>();\n\t\tDataCopy(yGm, z, 8);\n\t}\n\n\tTPipe pipe;\n");
+        assert_int_equal(spread_sites(&op), 1);
+        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_FORWARD, op.files, op.n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         0);
+        op_update(&op, changed, n);
+        assert_non_null(strstr(file_text(&op, "op_kernel/"),
+                               "\t{\n\t\tif (AscendC::GetBlockIdx() != 0) { return; }\n"
+                               "\t\tLocalTensor<float> z"));
+        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_INVERSE, op.files, op.n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         0);
+        op_update(&op, changed, n);
+        assert_null(strstr(file_text(&op, "op_kernel/"), "GetBlock"));
+        op_release(&op);
+
+        /* declined */
+        op_load("tests/ops/ok/one_core_rows", &op);
+        spread_variant(&op, "\t\trows = t.rows;\n", "\t\trows = t.rows + 0 * GetBlockIdx();\n");
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_load("tests/ops/ok/one_core_rows", &op);
+        for (size_t i = 0; i < op.n; i++) {
+                char *at = strstr(op.files[i].text, "context->SetBlockDim(1);");
+                if (at)
+                        at[21] = '8';
+        }
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_load("tests/ops/ok/one_core_rows", &op);
+        spread_variant(&op, rows_loop,
+                       "\t\tfor (uint32_t r = 0; r < rows; r++) {\n\t\t\ttileCols++;\n");
+        spread_variant(&op, "\t}\n\nprivate:", "\t\tcols = tileCols;\n\t}\n\nprivate:");
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_load("tests/ops/ok/one_core_rows", &op);
+        spread_variant(&op, "\tTPipe pipe;\n",
+                       "\t__aicore__ inline void Mark()\n\t{\n\t\tyGm.SetValue(0, "
+                       "1.0f);\n\t}\n\n\tTPipe pipe;\n");
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_load("tests/ops/ok/sum_rows", &op);
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_release(&original);
+}
+
 /* ------------------------------------------------------------------ on the simulator */
 
 struct sim_case {
@@ -1125,6 +1268,9 @@ static const struct sim_case sim_cases[] = {
         /* a TBuf's tile fetched ahead through a queue, once its barriers are gone */
         { "examples/ops/level2/reduce_max", "examples/ops/level2/reduce_max", "prefetch_tile",
           MOTIF_FORWARD, true, "barrier_removal" },
+        /* a kernel written for one core, its rows spread over all of them */
+        { "tests/ops/ok/one_core_rows", "tests/ops/ok/one_core_rows", "spread_over_cores",
+          MOTIF_FORWARD, true, NULL },
         /* its host lays out two slots per queue: the tiling is left alone */
         { "examples/ops/level3/swiglu", "examples/ops/level3/swiglu/expert", "double_buffer",
           MOTIF_INVERSE, false, NULL },
@@ -1202,6 +1348,7 @@ int main(void)
                 cmocka_unit_test(test_prefetch_tile_tbuf),
                 cmocka_unit_test(test_vector_accumulator),
                 cmocka_unit_test(test_out_of_place),
+                cmocka_unit_test(test_spread_over_cores),
                 cmocka_unit_test(test_tbuf_queues_after_other_motifs),
                 cmocka_unit_test(test_comments_and_macros),
                 cmocka_unit_test(test_file_sets),
