@@ -268,23 +268,12 @@ static bool range_writes_gm(const struct spread *s, const struct cxx_file *f, si
 
 /* ------------------------------------------------------------ the loops */
 
-static bool is_assignment(const struct cxx_file *f, size_t i)
-{
-        static const char *const ops[] = { "=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
-                                           "|=", "^=", "<<=", ">>=", "++", "--", NULL };
-
-        for (size_t k = 0; ops[k]; k++)
-                if (cxx_tok_eq(f, i, ops[k]))
-                        return true;
-        return false;
-}
-
 /* Whether identifier tok is assigned at its use (x = , x += , x++, ++x). */
 static bool assigned_at(const struct cxx_file *f, size_t tok)
 {
         size_t prev = cxx_tok_prev(f, tok);
 
-        if (is_assignment(f, cxx_tok_next(f, tok)))
+        if (tok_assigns(f, cxx_tok_next(f, tok)))
                 return true;
         return prev != CXX_NONE && (cxx_tok_eq(f, prev, "++") || cxx_tok_eq(f, prev, "--"));
 }
@@ -301,7 +290,7 @@ static bool bound_is_plain(const struct cxx_file *f, size_t a, size_t b)
                         depth++;
                 else if (cxx_tok_eq(f, i, ")") || cxx_tok_eq(f, i, "]"))
                         depth--;
-                else if (depth == 0 && (is_assignment(f, i) || cxx_tok_eq(f, i, "<<")))
+                else if (depth == 0 && (tok_assigns(f, i) || cxx_tok_eq(f, i, "<<")))
                         return false;
                 for (size_t k = 0; depth == 0 && loose[k]; k++)
                         if (cxx_tok_eq(f, i, loose[k]))
@@ -446,58 +435,93 @@ static int loop_stmt(const struct cxx_file *f, const struct cxx_func *funcs,
 
 /* ------------------------------------------------------------ the host */
 
-/*
- * Every SetBlockDim argument of every tiling function: one core (a literal
- * 1, or a local set to 1 once and never again).  Adds their tokens to
- * args; false when any launches more, or there is none.
- */
-static bool launches_one_core(struct motif_scan *scan, size_t *args, size_t *files, size_t *n,
-                              size_t max)
+/* Called with each "SetBlockDim(" of a tiling function: its '(' at open; false stops the walk. */
+typedef bool (*launch_fn)(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
+                          size_t open, void *userdata);
+
+/* Visits every launch of every tiling function of the host files; false when a visit said so. */
+static bool for_each_launch(struct motif_scan *scan, launch_fn visit, void *userdata)
 {
-        *n = 0;
         for (size_t k = 0; k < scan->n_files; k++) {
                 struct cxx_file *f = &scan->files[k];
                 struct tiling_fn fn;
                 if (!scan_is_host(f))
                         continue;
                 for (size_t after = CXX_NONE; tiling_function_after(f, after, &fn);
-                     after = fn.close) {
-                        for (size_t i = fn.open + 1; i < fn.close; i++) {
-                                size_t open = cxx_tok_next(f, i), arg = cxx_tok_next(f, open);
-                                if (!cxx_tok_eq(f, i, "SetBlockDim") || !cxx_tok_eq(f, open, "("))
-                                        continue;
-                                if (!cxx_tok_eq(f, cxx_tok_next(f, arg), ")") || *n == max)
+                     after = fn.close)
+                        for (size_t i = fn.open + 1; i < fn.close; i++)
+                                if (cxx_tok_eq(f, i, "SetBlockDim") &&
+                                    cxx_tok_eq(f, cxx_tok_next(f, i), "(") &&
+                                    !visit(scan, f, &fn, cxx_tok_next(f, i), userdata))
                                         return false;
-                                if (cxx_tok_is_ident(f, arg)) {
-                                        size_t sets = 0;
-                                        bool one = false;
-                                        for (size_t j = fn.open + 1; j < fn.close; j++) {
-                                                if (!tok_same(f, j, arg) || !assigned_at(f, j))
-                                                        continue;
-                                                sets++;
-                                                one =
-                                                    cxx_tok_eq(f, cxx_tok_next(f, j), "=") &&
-                                                    cxx_tok_is_number(
-                                                        f, cxx_tok_next(f, cxx_tok_next(f, j)),
-                                                        "1") &&
-                                                    cxx_tok_eq(
-                                                        f,
-                                                        cxx_tok_next(
-                                                            f, cxx_tok_next(f, cxx_tok_next(f, j))),
-                                                        ";");
-                                        }
-                                        if (sets != 1 || !one)
-                                                return false;
-                                } else if (!cxx_tok_is_number(f, arg, "1")) {
-                                        return false;
-                                }
-                                args[*n] = arg;
-                                files[*n] = k;
-                                (*n)++;
-                        }
-                }
         }
-        return *n > 0;
+        return true;
+}
+
+/*
+ * A launch of one core: a literal 1, or a local of the tiling function set
+ * to 1 once and never again.  Counts it in *(size_t *)userdata.
+ */
+static bool one_core_launch(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
+                            size_t open, void *userdata)
+{
+        size_t arg = cxx_tok_next(f, open), sets = 0;
+        bool one = false;
+
+        (void)scan;
+        if (!cxx_tok_eq(f, cxx_tok_next(f, arg), ")"))
+                return false;
+        if (cxx_tok_is_number(f, arg, "1")) {
+                ++*(size_t *)userdata;
+                return true;
+        }
+        if (!cxx_tok_is_ident(f, arg))
+                return false;
+        for (size_t j = fn->open + 1; j < fn->close; j++) {
+                size_t value = cxx_tok_next(f, cxx_tok_next(f, j));
+                if (!tok_same(f, j, arg) || !assigned_at(f, j))
+                        continue;
+                sets++;
+                one = cxx_tok_eq(f, cxx_tok_next(f, j), "=") && cxx_tok_is_number(f, value, "1") &&
+                      cxx_tok_eq(f, cxx_tok_next(f, value), ";");
+        }
+        if (sets != 1 || !one)
+                return false;
+        ++*(size_t *)userdata;
+        return true;
+}
+
+#define ALL_CORES "platform_ascendc::PlatformAscendC(%s->GetPlatformInfo()).GetCoreNumAiv()"
+
+/* The forward's launch: the platform's vector cores. */
+static bool launch_all_cores(struct motif_scan *scan, struct cxx_file *f,
+                             const struct tiling_fn *fn, size_t open, void *userdata)
+{
+        char *call = str_printf(ALL_CORES, fn->context);
+
+        (void)userdata;
+        site_replace(scan, f, cxx_tok_next(f, open), cxx_tok_next(f, open), call);
+        ensure_include(scan, f, PLATFORM_HEADER);
+        free(call);
+        return true;
+}
+
+/* The inverse's: a launch as the forward wrote it goes back to one core. */
+static bool launch_one_core(struct motif_scan *scan, struct cxx_file *f, const struct tiling_fn *fn,
+                            size_t open, void *userdata)
+{
+        size_t close = token_match(&f->tokens, open);
+        char *want = str_printf(ALL_CORES, fn->context), *got = NULL;
+
+        (void)userdata;
+        if (want && close < fn->close && cxx_tok_next(f, open) < close) {
+                got = cxx_range_dup(f, cxx_tok_next(f, open), cxx_tok_prev(f, close));
+                if (got && strcmp(got, want) == 0)
+                        site_replace(scan, f, cxx_tok_next(f, open), cxx_tok_prev(f, close), "1");
+        }
+        free(want);
+        free(got);
+        return true;
 }
 
 /* ------------------------------------------------------------ forward */
@@ -691,31 +715,10 @@ static bool mentions_any(const struct motif_scan *scan, const char *const *words
         return false;
 }
 
-/* Every launch asks for the platform's vector cores. */
-static void launch_on_all_cores(struct motif_scan *scan, const size_t *args, const size_t *files,
-                                size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                struct cxx_file *f = &scan->files[files[i]];
-                struct tiling_fn fn = { .context = "context" };
-                char *call;
-                for (size_t after = CXX_NONE; tiling_function_after(f, after, &fn);
-                     after = fn.close)
-                        if (args[i] > fn.open && args[i] < fn.close)
-                                break;
-                call = str_printf("platform_ascendc::PlatformAscendC(%s->GetPlatformInfo())"
-                                  ".GetCoreNumAiv()",
-                                  fn.context);
-                site_replace(scan, f, args[i], args[i], call);
-                ensure_include(scan, f, PLATFORM_HEADER);
-                free(call);
-        }
-}
-
 int motif_spread_forward(struct motif_scan *scan)
 {
         struct spread *s = calloc(1, sizeof(*s));
-        size_t args[16], files[16], n_args = 0;
+        size_t launches = 0;
         int r;
 
         if (!s)
@@ -723,7 +726,7 @@ int motif_spread_forward(struct motif_scan *scan)
         s->scan = scan;
         r = 0;
         if (mentions_any(scan, one_core_only) ||
-            !launches_one_core(scan, args, files, &n_args, sizeof(args) / sizeof(*args)))
+            !for_each_launch(scan, one_core_launch, &launches) || launches == 0)
                 goto out;
         r = collect(s);
         if (r < 0)
@@ -767,7 +770,7 @@ int motif_spread_forward(struct motif_scan *scan)
                 spread_loop_edits(scan, f, &s->loops[k], chunk);
         }
         guard_edits(scan, s);
-        launch_on_all_cores(scan, args, files, n_args);
+        for_each_launch(scan, launch_all_cores, NULL);
         r = site_end(scan);
 out:
         free(s);
@@ -896,35 +899,6 @@ static int unspread_stmt(struct motif_scan *scan, struct cxx_file *f, const stru
         return 0;
 }
 
-/* Every launch on the platform's vector cores, as the forward wrote it, back to one core. */
-static void launch_on_one_core(struct motif_scan *scan)
-{
-        for (size_t k = 0; k < scan->n_files; k++) {
-                struct cxx_file *f = &scan->files[k];
-                struct tiling_fn fn;
-                if (!scan_is_host(f))
-                        continue;
-                for (size_t after = CXX_NONE; tiling_function_after(f, after, &fn);
-                     after = fn.close) {
-                        char *want = str_printf("platform_ascendc::PlatformAscendC(%s->"
-                                                "GetPlatformInfo()).GetCoreNumAiv()",
-                                                fn.context);
-                        for (size_t i = fn.open + 1; want && i < fn.close; i++) {
-                                size_t open = cxx_tok_next(f, i), close;
-                                if (!cxx_tok_eq(f, i, "SetBlockDim") || !cxx_tok_eq(f, open, "("))
-                                        continue;
-                                close = token_match(&f->tokens, open);
-                                if (close < fn.close && cxx_tok_next(f, open) < close &&
-                                    squeezed_is(f, cxx_tok_next(f, open), cxx_tok_prev(f, close),
-                                                want))
-                                        site_replace(scan, f, cxx_tok_next(f, open),
-                                                     cxx_tok_prev(f, close), "1");
-                        }
-                        free(want);
-                }
-        }
-}
-
 int motif_spread_inverse(struct motif_scan *scan)
 {
         struct unspread u = { scan, 0, false };
@@ -938,6 +912,6 @@ int motif_spread_inverse(struct motif_scan *scan)
                 if (r < 0 || u.n == 0)
                         return r;
         }
-        launch_on_one_core(scan);
+        for_each_launch(scan, launch_one_core, NULL);
         return site_end(scan);
 }

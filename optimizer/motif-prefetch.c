@@ -174,17 +174,6 @@ static bool calls_nothing(const struct cxx_file *f, size_t a, size_t b)
         return true;
 }
 
-static bool assigns(const struct cxx_file *f, size_t i)
-{
-        static const char *const ops[] = { "=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
-                                           "|=", "^=", "<<=", ">>=", "++", "--", NULL };
-
-        for (size_t k = 0; ops[k]; k++)
-                if (cxx_tok_eq(f, i, ops[k]))
-                        return true;
-        return false;
-}
-
 /*
  * A declaration that calls nothing, "T name = expr;" or "T name{...};":
  * the declared name's token, else NONE.
@@ -208,7 +197,7 @@ static size_t plain_decl(const struct cxx_file *f, size_t first, size_t last)
                         at = i;
                         break;
                 }
-                if (assigns(f, i) || cxx_tok_eq(f, i, "(") || cxx_tok_eq(f, i, ","))
+                if (tok_assigns(f, i) || cxx_tok_eq(f, i, "(") || cxx_tok_eq(f, i, ","))
                         return NONE;
         }
         if (at == NONE)
@@ -218,7 +207,7 @@ static size_t plain_decl(const struct cxx_file *f, size_t first, size_t last)
         if (!cxx_tok_is_ident(f, name) || name == first)
                 return NONE;
         for (size_t i = cxx_tok_next(f, at); i != NONE && i < last; i = cxx_tok_next(f, i))
-                if (assigns(f, i) && !cxx_tok_eq(f, i, "="))
+                if (tok_assigns(f, i) && !cxx_tok_eq(f, i, "="))
                         return NONE;
         return name;
 }
@@ -436,7 +425,7 @@ static bool reads_assigned(const struct cxx_file *f, size_t a, size_t b, const s
                                 continue;
                         if (!tok_same(f, k, i))
                                 continue;
-                        if (assigns(f, cxx_tok_next(f, k)) ||
+                        if (tok_assigns(f, cxx_tok_next(f, k)) ||
                             (kp != NONE && (cxx_tok_eq(f, kp, "++") || cxx_tok_eq(f, kp, "--"))))
                                 return true;
                 }

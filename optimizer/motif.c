@@ -460,6 +460,17 @@ char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, s
 }
 
 /* Whether tokens a and b are spelled alike (false when either is CXX_NONE). */
+bool tok_assigns(const struct cxx_file *f, size_t i)
+{
+        static const char *const ops[] = { "=",  "+=", "-=",  "*=",  "/=", "%=", "&=",
+                                           "|=", "^=", "<<=", ">>=", "++", "--", NULL };
+
+        for (size_t k = 0; ops[k]; k++)
+                if (cxx_tok_eq(f, i, ops[k]))
+                        return true;
+        return false;
+}
+
 bool tok_same(const struct cxx_file *f, size_t a, size_t b)
 {
         return a != CXX_NONE && b != CXX_NONE && cxx_range_same(f, a, a, b, b);

@@ -41,6 +41,8 @@ char *local_tensor_type(const struct cxx_file *f, const struct cxx_func *func, s
  */
 void site_redeclare(struct motif_scan *scan, struct cxx_file *f, const struct motif_decl *d,
                     const char *type);
+/* Whether token i assigns: =, a compound assignment, ++ or --. */
+bool tok_assigns(const struct cxx_file *f, size_t i);
 /* Whether tokens a and b are spelled alike (false when either is CXX_NONE). */
 bool tok_same(const struct cxx_file *f, size_t a, size_t b);
 /* How often the identifier spelled like token name occurs in [a, b]. */

@@ -1085,6 +1085,19 @@ static size_t spread_sites(const struct op_files *op)
         return n;
 }
 
+/* Applies spread_over_cores in dir at every site to op; how many files changed. */
+static size_t spread_apply(struct op_files *op, enum motif_direction dir)
+{
+        struct motif_file *changed = NULL;
+        size_t n = 0;
+
+        assert_int_equal(motif_apply(motif_find("spread_over_cores"), dir, op->files, op->n,
+                                     MOTIF_ALL_SITES, &changed, &n),
+                         0);
+        op_update(op, changed, n);
+        return n;
+}
+
 static const char *file_text(const struct op_files *op, const char *prefix)
 {
         for (size_t i = 0; i < op->n; i++)
@@ -1108,9 +1121,7 @@ static void test_spread_over_cores(void **state)
 {
         const char *rows_loop = "\t\tfor (uint32_t r = 0; r < rows; r++) {\n";
         struct op_files op, original;
-        struct motif_file *changed = NULL;
-        char *kernel, *host;
-        size_t n = 0;
+        char *kernel, *host, *before;
 
         op_load("tests/ops/ok/one_core_rows", &op);
         op_load("tests/ops/ok/one_core_rows", &original);
@@ -1119,11 +1130,8 @@ static void test_spread_over_cores(void **state)
                        "\t\tfloat total = 0.0f;\n\t\tfor (uint32_t k = 0; k < 1; k++)\n\t\t\ttotal "
                        "+= 0.0f;\n");
         assert_int_equal(spread_sites(&op), 1);
-        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_FORWARD, op.files, op.n,
-                                     MOTIF_ALL_SITES, &changed, &n),
-                         0);
-        assert_int_equal(n, 2);
-        op_update(&op, changed, n);
+        before = strdup(file_text(&op, "op_kernel/"));
+        assert_int_equal(spread_apply(&op, MOTIF_FORWARD), 2);
         kernel = strdup(file_text(&op, "op_kernel/"));
         host = strdup(file_text(&op, "op_host/"));
         if (!strstr(kernel, "\t\tconst uint64_t coreChunk = ((uint64_t)(rows) + 64 * "
@@ -1137,12 +1145,10 @@ static void test_spread_over_cores(void **state)
         assert_non_null(strstr(host, "context->SetBlockDim(platform_ascendc::PlatformAscendC("
                                      "context->GetPlatformInfo()).GetCoreNumAiv());"));
         assert_int_equal(spread_sites(&op), 0);
-        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_INVERSE, op.files, op.n,
-                                     MOTIF_ALL_SITES, &changed, &n),
-                         0);
-        op_update(&op, changed, n);
-        assert_null(strstr(file_text(&op, "op_kernel/"), "GetBlock"));
+        assert_int_equal(spread_apply(&op, MOTIF_INVERSE), 2);
+        assert_string_equal(file_text(&op, "op_kernel/"), before);
         assert_string_equal(file_text(&op, "op_host/"), file_text(&original, "op_host/"));
+        free(before);
         free(kernel);
         free(host);
         op_release(&op);
@@ -1153,17 +1159,11 @@ static void test_spread_over_cores(void **state)
                        "\t__aicore__ inline void Zero()\n\t{\n\t\tLocalTensor<float> z = "
                        "sumBuf.Get<float>();\n\t\tDataCopy(yGm, z, 8);\n\t}\n\n\tTPipe pipe;\n");
         assert_int_equal(spread_sites(&op), 1);
-        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_FORWARD, op.files, op.n,
-                                     MOTIF_ALL_SITES, &changed, &n),
-                         0);
-        op_update(&op, changed, n);
+        assert_int_equal(spread_apply(&op, MOTIF_FORWARD), 2);
         assert_non_null(strstr(file_text(&op, "op_kernel/"),
                                "\t{\n\t\tif (AscendC::GetBlockIdx() != 0) { return; }\n"
                                "\t\tLocalTensor<float> z"));
-        assert_int_equal(motif_apply(motif_find("spread_over_cores"), MOTIF_INVERSE, op.files, op.n,
-                                     MOTIF_ALL_SITES, &changed, &n),
-                         0);
-        op_update(&op, changed, n);
+        assert_int_equal(spread_apply(&op, MOTIF_INVERSE), 2);
         assert_null(strstr(file_text(&op, "op_kernel/"), "GetBlock"));
         op_release(&op);
 
