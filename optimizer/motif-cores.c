@@ -21,7 +21,8 @@
  * keeps 64 iterations' writes off another core's lines.
  *
  * Taken only where it is sound by the text, the outputs checked after:
- *   - no kernel file reads the block index or count, or uses atomics,
+ *   - no kernel file reads the block index or count (in any spelling), or
+ *     uses atomics,
  *     workspace, cross-core flags or the data cache;
  *   - every SetBlockDim of every tiling function launches one core (a
  *     literal 1, or a local only ever set to 1);
@@ -57,6 +58,11 @@ static const char *const one_core_only[] = {
         "GetBlockNum",
         "get_block_idx",
         "get_block_num",
+        "block_idx",
+        "block_num",
+        "GetSubBlockIdx",
+        "GetSubBlockNum",
+        "GetTaskRation",
         "SetAtomicAdd",
         "SetAtomicMax",
         "SetAtomicMin",

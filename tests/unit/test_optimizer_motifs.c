@@ -1173,6 +1173,11 @@ static void test_spread_over_cores(void **state)
         assert_int_equal(spread_sites(&op), 0);
         op_release(&op);
         op_load("tests/ops/ok/one_core_rows", &op);
+        spread_variant(&op, "\t\trows = t.rows;\n",
+                       "\t\trows = t.rows + 0 * (uint32_t)block_num;\n");
+        assert_int_equal(spread_sites(&op), 0);
+        op_release(&op);
+        op_load("tests/ops/ok/one_core_rows", &op);
         for (size_t i = 0; i < op.n; i++) {
                 char *at = strstr(op.files[i].text, "context->SetBlockDim(1);");
                 if (at)
