@@ -182,6 +182,11 @@ static bool inside_taken(const struct spread *s, const struct cxx_file *f, size_
         return false;
 }
 
+/*
+ * The kernel functions and their calls.  -E2BIG when a table is full: a
+ * function or call left out could hide a loop around a call or a write to
+ * global memory, so the caller takes no site.
+ */
 static int collect(struct spread *s)
 {
         struct motif_scan *scan = s->scan;
@@ -196,10 +201,17 @@ static int collect(struct spread *s)
                 r = cxx_funcs_find(f, &funcs, &n);
                 if (r < 0)
                         return r;
-                for (size_t j = 0; j < n && s->n_fns < SPREAD_MAX_FUNCS; j++)
-                        if (funcs[j].name != CXX_NONE)
+                for (size_t j = 0; j < n && r == 0; j++) {
+                        if (funcs[j].name == CXX_NONE)
+                                continue;
+                        if (s->n_fns == SPREAD_MAX_FUNCS)
+                                r = -E2BIG;
+                        else
                                 s->fns[s->n_fns++] = (struct spread_fn){ .f = f, .func = funcs[j] };
+                }
                 free(funcs);
+                if (r < 0)
+                        return r;
         }
         /* calls by name: an overload or a namesake method counts as the same function */
         for (size_t a = 0; a < s->n_fns; a++) {
@@ -208,11 +220,14 @@ static int collect(struct spread *s)
                         if (!cxx_tok_is_ident(caller->f, t) ||
                             !cxx_tok_eq(caller->f, cxx_tok_next(caller->f, t), "("))
                                 continue;
-                        for (size_t b = 0; b < s->n_fns && s->n_calls < SPREAD_MAX_CALLS; b++)
-                                if (same_name(caller->f, t, s->fns[b].f, s->fns[b].func.name))
-                                        s->calls[s->n_calls++] = (struct spread_call){ .caller = a,
-                                                                                       .callee = b,
-                                                                                       .tok = t };
+                        for (size_t b = 0; b < s->n_fns; b++) {
+                                if (!same_name(caller->f, t, s->fns[b].f, s->fns[b].func.name))
+                                        continue;
+                                if (s->n_calls == SPREAD_MAX_CALLS)
+                                        return -E2BIG;
+                                s->calls[s->n_calls++] =
+                                    (struct spread_call){ .caller = a, .callee = b, .tok = t };
+                        }
                 }
         }
         return 0;
@@ -735,6 +750,10 @@ int motif_spread_forward(struct motif_scan *scan)
             !for_each_launch(scan, one_core_launch, &launches) || launches == 0)
                 goto out;
         r = collect(s);
+        if (r == -E2BIG) {
+                r = 0; /* too large to read whole: no site */
+                goto out;
+        }
         if (r < 0)
                 goto out;
         propagate(s, 0);
