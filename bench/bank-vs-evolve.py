@@ -9,16 +9,34 @@
 # the lead, how many operators each arm leads, the evaluations to 95% of
 # the final best, then every operator.  A run found twice (the same
 # operator, arm and seed) must give the same speedup, else it stops.
-#   bench/bank-vs-evolve.py TABLE.json [TABLE.json ...]
+#   bench/bank-vs-evolve.py [--arm A] [--against B] [--seeds 1,2] [LABEL=]TABLE.json ...
+# --arm: the arm measured (default full-loo, else full); --against: the arm
+# it is measured against (default evolve); --seeds: only these seeds.
+# LABEL=TABLE.json names that table's full and full-loo runs LABEL: the same
+# arm run with another option (BENCH_TURN_PATIENCE, say) set beside it.
 import json, math, sys, collections
 
-if len(sys.argv) < 2:
-    sys.exit("usage: bench/bank-vs-evolve.py TABLE.json [TABLE.json ...]")
+args, opts = [], {}
+argv = sys.argv[1:]
+while argv:
+    a = argv.pop(0)
+    if a in ('--arm', '--against', '--seeds') and argv:
+        opts[a] = argv.pop(0)
+    else:
+        args.append(a)
+if not args:
+    sys.exit("usage: bench/bank-vs-evolve.py [--arm A] [--against B] [--seeds 1,2] [LABEL=]TABLE.json ...")
+only_seeds = {int(x) for x in opts['--seeds'].split(',')} if '--seeds' in opts else None
 runs, budgets = {}, set()
-for path in sys.argv[1:]:
+for arg in args:
+    label, path = arg.split('=', 1) if '=' in arg else (None, arg)
     doc = json.load(open(path))
     budgets.add(doc.get('budget'))
     for r in doc['runs']:
+        if only_seeds and r['seed'] not in only_seeds:
+            continue
+        if label and r['arm'] in ('full', 'full-loo'):
+            r = dict(r, arm=label)
         key = (r['operator'], r['arm'], r['seed'])
         if key in runs and abs(runs[key]['speedup'] - r['speedup']) > 1e-9:
             sys.exit("%s: %s %s seed %d gives %.4fx here and %.4fx in an earlier table"
@@ -27,9 +45,10 @@ for path in sys.argv[1:]:
 if len(budgets) != 1:
     sys.exit("the tables have different budgets: %s" % sorted(budgets, key=str))
 arms = {a for _, a, _ in runs}
-bank = 'full-loo' if 'full-loo' in arms else 'full'
-if bank not in arms or 'evolve' not in arms:
-    sys.exit("the tables need the arms evolve and full-loo (or full); they have %s" % sorted(arms))
+bank = opts.get('--arm') or ('full-loo' if 'full-loo' in arms else 'full')
+other = opts.get('--against', 'evolve')
+if bank not in arms or other not in arms:
+    sys.exit("the tables need the arms %s and %s; they have %s" % (bank, other, sorted(arms)))
 
 by = collections.defaultdict(lambda: collections.defaultdict(dict))
 for (op, arm, seed), r in runs.items():
@@ -37,18 +56,18 @@ for (op, arm, seed), r in runs.items():
 gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
 rows = {}
 for op, a in sorted(by.items()):
-    seeds = sorted(set(a[bank]) & set(a['evolve']))
+    seeds = sorted(set(a[bank]) & set(a[other]))
     if seeds:
         rows[op] = (seeds, gm([a[bank][s]['speedup'] for s in seeds]),
-                    gm([a['evolve'][s]['speedup'] for s in seeds]),
+                    gm([a[other][s]['speedup'] for s in seeds]),
                     sum(a[bank][s]['evals_to_95'] for s in seeds) / len(seeds),
-                    sum(a['evolve'][s]['evals_to_95'] for s in seeds) / len(seeds),
+                    sum(a[other][s]['evals_to_95'] for s in seeds) / len(seeds),
                     a[bank][seeds[0]]['group'])
 seed_counts = sorted({len(v[0]) for v in rows.values()})
-print("Budget %s, %d operators with both arms, %s seed(s) each; `%s` against `evolve`.\n"
-      % (budgets.pop(), len(rows), "/".join(map(str, seed_counts)), bank))
-print("| group | operators | %s | evolve | %s ahead by | ahead / level / behind | evals to 95%%: %s / evolve |"
-      % (bank, bank, bank))
+print("Budget %s, %d operators with both arms, %s seed(s) each; `%s` against `%s`.\n"
+      % (budgets.pop(), len(rows), "/".join(map(str, seed_counts)), bank, other))
+print("| group | operators | %s | %s | %s ahead by | ahead / level / behind | evals to 95%%: %s / %s |"
+      % (bank, other, bank, bank, other))
 print("|---|---:|---:|---:|---:|---|---:|")
 groups = sorted({v[5] for v in rows.values()}) + [None]
 for g in groups:
@@ -59,6 +78,6 @@ for g in groups:
     print("| %s | %d | %.3fx | %.3fx | %+.1f%% | %d / %d / %d | %.1f / %.1f |"
           % (g or "overall", len(sel), b, e, 100 * (b / e - 1), ahead, len(sel) - ahead - behind,
              behind, sum(v[3] for v in sel) / len(sel), sum(v[4] for v in sel) / len(sel)))
-print("\n| operator | seeds | %s | evolve |\n|---|---:|---:|---:|" % bank)
+print("\n| operator | seeds | %s | %s |\n|---|---:|---:|---:|" % (bank, other))
 for op, v in rows.items():
     print("| %s | %d | %.3fx | %.3fx |" % (op, len(v[0]), v[1], v[2]))
