@@ -180,9 +180,14 @@ static void switch_stage(struct episode *ep)
 /*
  * A counted evaluation of the alternation: one step of the stage's turn.
  * With turn_patience, "dry" counts the turn's evaluations since its last
- * new best, and the turn also ends when that reaches the patience.
+ * new best, and the turn also ends when that reaches the patience.  A draw
+ * of Stage I's first population does not count as dry: the seeding is
+ * judged as a whole, not by its first few draws.  On the corpus (budget
+ * 20, seed 1) a patience of 3 cut Stage I's first turn after three draws
+ * that missed, before the draw that found cast's and axpy's tiling (their
+ * 6th and 7th evaluations with fixed turns).
  */
-static void schedule_step(struct episode *ep, bool new_best)
+static void schedule_step(struct episode *ep, bool new_best, bool first_population)
 {
         json_t *s;
         json_int_t left, dry;
@@ -191,7 +196,7 @@ static void schedule_step(struct episode *ep, bool new_best)
                 return;
         s = schedule(ep);
         left = json_integer_value(json_object_get(s, "left")) - 1;
-        dry = new_best ? 0 : json_integer_value(json_object_get(s, "dry")) + 1;
+        dry = new_best ? 0 : json_integer_value(json_object_get(s, "dry")) + !first_population;
         json_object_set_new(s, "left", json_integer(left));
         json_object_set_new(s, "dry", json_integer(dry));
         if (left <= 0 || (ep->options.turn_patience > 0 && dry >= ep->options.turn_patience))
@@ -440,6 +445,9 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
         double best_before = 0;
         const char *what = pending_what(ep);
         const char *kind = ok ? NULL : (confirmed_ok ? failure_kind(result) : "wrong_answer");
+        /* asked before the record, which makes the draw one of the population */
+        bool first_draw = ep->pending_stage == 1 && !ep->pending_rewrite && !ep->pending_llm &&
+                          search_drawing_first_population(ep->search);
         bool new_best;
         json_t *failures = json_object_get(ep->record, "failures"), *step;
 
@@ -467,7 +475,7 @@ static bool record_candidate(struct episode *ep, const json_t *result, bool memo
                 }
         } else {
                 episode_bump(ep, "evaluations");
-                schedule_step(ep, new_best);
+                schedule_step(ep, new_best, first_draw);
                 ep->launch_hits_in_row[ep->pending_stage == 2 ? 2 : 1] = 0;
         }
         if (new_best)

@@ -113,7 +113,8 @@ struct episode_options {
         int stage1_steps;
         int stage2_steps;
         /* a turn also ends after this many of its evaluations in a row
-         * found no new best; 0: turns run their steps */
+         * found no new best, Stage I's draws of its first population
+         * not counted; 0: turns run their steps */
         int turn_patience;
         /* the stage whose turn comes first: 2, Stage II (the kernel
          * rewrites the bank ranks, then the tiling tuned for them); any

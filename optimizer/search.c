@@ -975,7 +975,7 @@ static enum search_technique choose_technique(const struct search *s, const bool
          * moves a few genes; a small space, where knobs interact (cores and
          * tiles that overflow only together), is sampled whole.
          */
-        if (s->n_seen < s->options.population / 2)
+        if (search_drawing_first_population(s))
                 return live_genes(s) > SCATTER_ABOVE && !exhausted[TECHNIQUE_SCATTER]
                            ? TECHNIQUE_SCATTER
                            : TECHNIQUE_RANDOM;
@@ -1019,6 +1019,11 @@ static void credit(struct search *s, enum search_technique technique, bool impro
         }
         s->window[technique][(*len)++] = improved;
         s->uses[technique]++;
+}
+
+bool search_drawing_first_population(const struct search *s)
+{
+        return !s->options.random_only && s->n_seen < s->options.population / 2;
 }
 
 int search_propose(struct search *s, int64_t *values, enum search_technique *ret_technique)

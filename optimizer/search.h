@@ -121,6 +121,13 @@ int search_propose(struct search *search, int64_t *values, enum search_technique
 bool search_record(struct search *search, const int64_t *values, enum search_technique technique,
                    bool ok, double latency_us, const char *failure_kind);
 
+/*
+ * Whether the next genome proposed (and the one proposed last, until it is
+ * recorded) is a draw of the first population, which is seeded around the
+ * baseline before the ensemble of moves takes over.
+ */
+bool search_drawing_first_population(const struct search *search);
+
 /* The best genome so far (NULL before any success) and its latency. */
 const int64_t *search_best(const struct search *search, double *ret_latency_us);
 
