@@ -185,7 +185,7 @@ static void switch_stage(struct episode *ep)
  * judged as a whole, not by its first few draws.  On the corpus (budget
  * 20, seed 1) a patience of 3 cut Stage I's first turn after three draws
  * that missed, before the draw that found cast's and axpy's tiling (their
- * 6th and 7th evaluations with fixed turns).
+ * 6th evaluation with fixed turns).
  */
 static void schedule_step(struct episode *ep, bool new_best, bool first_population)
 {
